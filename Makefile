@@ -1,0 +1,190 @@
+# gpulab — build, test and run. `make help` lists the targets; the probes
+# below say what was found and what will be built (`make probe`).
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+HOST ?= 127.0.0.1
+PORT ?= 8080
+SAN ?= 0
+NO_CUDA ?= 0
+CUDA_HOME ?= /usr/local/cuda
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90
+
+ifeq ($(SAN),1)
+BUILD ?= build-san
+else
+BUILD ?= build
+endif
+
+# ---- probes -----------------------------------------------------------------
+NVCC := $(if $(filter 1,$(NO_CUDA)),,$(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; }))
+EMCC_NAME ?= emcc
+EMCC := $(shell command -v $(EMCC_NAME) 2>/dev/null)
+HAVE_CHECK := $(shell pkg-config --exists check 2>/dev/null && echo 1)
+HAVE_CIVETWEB := $(shell test -f /usr/include/civetweb.h && echo 1)
+HAVE_CJSON := $(shell test -f /usr/include/cjson/cJSON.h && echo 1)
+HAVE_MD4C := $(shell pkg-config --exists md4c 2>/dev/null && echo 1)
+HAVE_CJSON_SRC := $(shell test -f third_party/cjson/cJSON.c && echo 1)
+HAVE_NODE := $(shell command -v node >/dev/null 2>&1 && echo 1)
+HAVE_CHROMIUM := $(shell test -x /usr/bin/chromium && echo 1)
+MODE := $(if $(NVCC),cuda,cpu)
+
+# ---- flags ------------------------------------------------------------------
+WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
+CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels -Iserver
+# gpulab (server + CLI) links no CUDA: cuBLAS's thread-local storage does not
+# fit CivetWeb's 100 KiB thread stacks. gpulab-worker owns the GPU.
+LDLIBS := -lcivetweb -lcjson -lm -lpthread -ldl
+WORKER_LDLIBS := -lcjson -lm -lpthread -ldl
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(MODE),cuda)
+CFLAGS += -DGPULAB_CUDA=1
+NVCCFLAGS := -O2 -std=c++17 $(CUDA_ARCH) -Ilab -Ikernels -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
+WORKER_LDLIBS += -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -lrt -lstdc++ -Wl,-rpath,$(CUDA_HOME)/lib64
+endif
+
+# ---- sources ----------------------------------------------------------------
+LAB_SRC := $(wildcard lab/*.c)
+SERVER_SRC := $(wildcard server/*.c)
+WORKER_SRC := $(wildcard server/worker/*.c)
+KERN_SRC := $(if $(filter cuda,$(MODE)),$(wildcard kernels/*.cu),kernels/none.c)
+WASM_SRC := $(wildcard wasm/*.c wasm/*/*.c)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+LESSONS := $(wildcard lessons/*/lesson.md)
+
+OBJ = $(BUILD)/obj
+LAB_OBJ := $(LAB_SRC:%.c=$(OBJ)/%.o)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(OBJ)/%.o)
+WORKER_OBJ := $(WORKER_SRC:%.c=$(OBJ)/%.o)
+KERN_OBJ := $(patsubst %.cu,$(OBJ)/%.o,$(KERN_SRC:%.c=$(OBJ)/%.o))
+BIN := $(BUILD)/bin/gpulab
+WORKER_BIN := $(BUILD)/bin/gpulab-worker
+LESSONC := $(BUILD)/bin/lessonc
+WEB := $(BUILD)/web
+WEB_FILES := $(patsubst web/%,$(WEB)/%,$(shell find web -type f 2>/dev/null))
+WASM_OUT := $(WEB)/gpulab.js
+UNIT_BIN := $(BUILD)/tests/check_all
+
+.PHONY: all help probe deps run serve test test-fast unit bench gpu-check record bundle clean lessons wasm web
+
+all: probe $(BIN) $(WORKER_BIN) $(LESSONC) web lessons wasm $(if $(HAVE_CHECK),$(UNIT_BIN))
+
+help:
+	@echo "gpulab make targets:"
+	@echo "  make deps       install missing Debian packages, cJSON source, playwright-core (idempotent)"
+	@echo "  make            build everything found by the probes (see make probe)"
+	@echo "  make run        deps + build + serve at http://\$$HOST:\$$PORT (default $(HOST):$(PORT))"
+	@echo "  make test       deps + build + every test (unit, tools, API, browser, sanitizer build)"
+	@echo "  make bench      benchmarks, as ratios against a peer measured in the same run"
+	@echo "  make gpu-check  the GPU suite (needs a usable NVIDIA GPU)"
+	@echo "  make record     record real GPU runs for the offline client"
+	@echo "  make bundle     self-contained build in .bundle/ (binary, libraries, web root) for a GPU machine"
+	@echo "  make probe      print what was found and what will be built"
+	@echo "  make clean      remove build outputs"
+	@echo "Variables: NO_CUDA=1 (CPU-mode build), SAN=1 (sanitizer build in build-san/), HOST=, PORT="
+
+probe:
+	@echo "gpulab probe: mode=$(MODE) nvcc=$(or $(NVCC),none) emcc=$(or $(EMCC),none) check=$(or $(HAVE_CHECK),0)" \
+	  "civetweb=$(or $(HAVE_CIVETWEB),0) cjson=$(or $(HAVE_CJSON),0) md4c=$(or $(HAVE_MD4C),0)" \
+	  "cjson-src=$(or $(HAVE_CJSON_SRC),0) node=$(or $(HAVE_NODE),0) chromium=$(or $(HAVE_CHROMIUM),0) build=$(BUILD)"
+	@echo "gpulab probe: will build: server+CLI ($(MODE) mode)$(if $(and $(EMCC),$(HAVE_CJSON_SRC)), wasm client,)$(if $(HAVE_MD4C), lessons,)$(if $(HAVE_CHECK), unit tests,)"
+	@$(if $(and $(HAVE_CIVETWEB),$(HAVE_CJSON)),true,echo "gpulab probe: civetweb or cJSON headers missing: run 'make deps'" >&2; false)
+
+deps:
+	@tools/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	$(BIN) serve --host $(HOST) --port $(PORT)
+
+serve: all
+	$(BIN) serve --host $(HOST) --port $(PORT)
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory SAN=1 NO_CUDA=1 all-native
+	@tests/run.sh build build-san
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bench/run.sh $(BUILD)
+
+gpu-check: all
+	@tests/gpu/run.sh $(BUILD)
+
+record: all
+	@tools/record.sh $(BUILD)
+
+bundle: all
+	@tools/bundle.sh $(BUILD) .bundle
+
+.PHONY: all-native
+all-native: $(BIN) $(WORKER_BIN) $(LESSONC) lessons $(if $(HAVE_CHECK),$(UNIT_BIN))
+
+# ---- native objects ---------------------------------------------------------
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OBJ)/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+$(BIN): $(LAB_OBJ) $(SERVER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(WORKER_BIN): $(LAB_OBJ) $(WORKER_OBJ) $(KERN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(WORKER_LDLIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(LESSONC): $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/*.c)) $(LAB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lmd4c-html -lmd4c -lcjson -lm
+
+# The browser client's plain-C files (all but the Emscripten bridge and the
+# wasm main) are also compiled natively, so the unit tests render its views
+# and drive its logic through a fake bridge (tests/unit/check_ui_app.c).
+UI_SRC := $(filter-out wasm/bridge.c wasm/main.c,$(WASM_SRC))
+UI_OBJ := $(UI_SRC:%.c=$(OBJ)/%.o)
+$(UI_OBJ): CFLAGS += -Iwasm
+$(OBJ)/tests/unit/check_ui_%.o: CFLAGS += -Iwasm
+
+$(UNIT_BIN): $(UNIT_SRC:%.c=$(OBJ)/%.o) $(LAB_OBJ) $(filter-out $(OBJ)/server/main.o,$(SERVER_OBJ)) $(UI_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs check) $(LDLIBS)
+
+# ---- web root, lessons, wasm ------------------------------------------------
+web: $(WEB_FILES)
+
+$(WEB)/%: web/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+lessons: $(WEB)/lessons/index.json
+
+$(WEB)/lessons/index.json: $(LESSONC) $(wildcard lessons/*/*)
+	@mkdir -p $(WEB)/lessons $(BUILD)/lessons
+	$(LESSONC) --web $(WEB)/lessons --keys $(BUILD)/lessons $(dir $(LESSONS))
+
+WASM_CFLAGS := -std=c11 -O2 $(WARN) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL -Ilab -Iwasm -Ithird_party/cjson
+# DYNAMIC_EXECUTION=0: no eval/new Function in gpulab.js, as the page's CSP allows none.
+WASM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulab -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=web,worker \
+  -s DYNAMIC_EXECUTION=0 \
+  -s EXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,stringToUTF8,lengthBytesUTF8 \
+  -s EXPORTED_FUNCTIONS=_main,_malloc,_free
+
+wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT))
+
+$(WASM_OUT): $(WASM_SRC) $(LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h) third_party/cjson/cJSON.c
+	@mkdir -p $(dir $@)
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_SRC) $(LAB_SRC) third_party/cjson/cJSON.c \
+	  -Wno-error=unused-command-line-argument $(WASM_LDFLAGS) -o $@
+
+clean:
+	rm -rf build build-san .bundle
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# `make bench`: figures as ratios against a peer measured in the same run.
+#  1. API: requests/s of GET /api/device and of a simulated run, each beside
+#     a static file served by the same server (the peer), with wrk on loopback.
+#  2. Simulator: median wall time of each experiment's simulation over 7 runs
+#     of the CLI, beside `gpulab version` (process start-up, the peer).
+# Usage: bench/run.sh BUILD
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+bin="$build/bin/gpulab"
+dur=${BENCH_SECONDS:-3}
+out=$(mktemp); trap 'kill $pid 2>/dev/null; rm -f "$out" /tmp/gpulab-bench-post.lua' EXIT
+"$bin" serve --host 127.0.0.1 --port 0 >"$out" 2>/dev/null & pid=$!
+for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
+url=$(grep -o 'http://[^ ]*' "$out")
+rps() { wrk -t2 -c16 -d"${dur}s" "$@" 2>/dev/null | awk '/Requests\/sec/ {print $2}'; }
+cat >/tmp/gpulab-bench-post.lua <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"backend":"simulated","params":{}}'
+wrk.headers["Content-Type"] = "application/json"
+LUA
+echo "gpulab bench — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t2 -c16 -d${dur}s on loopback"
+static=$(rps "$url/index.html")
+device=$(rps "$url/api/device")
+sim=$(rps -s /tmp/gpulab-bench-post.lua "$url/api/experiments/device")
+printf '  %-38s %10s req/s\n' "GET /index.html (peer)" "$static" "GET /api/device" "$device" \
+  "POST /api/experiments/device (sim)" "$sim"
+awk -v a="$device" -v b="$sim" -v p="$static" 'BEGIN {printf "  ratio to peer: /api/device %.2f, simulated run %.2f\n", a/p, b/p}'
+kill $pid; wait $pid 2>/dev/null || true
+
+median_ms() { # command... → median wall ms of 7 runs
+  for _ in 1 2 3 4 5 6 7; do
+    s=$(date +%s%N); "$@" >/dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000 ))
+  done | sort -n | sed -n 4p | awk '{printf "%.2f", $1/1000}'
+}
+peer=$(median_ms "$bin" version)
+echo "  CLI: median of 7 wall times; peer 'gpulab version' = $peer ms"
+for name in $("$bin" experiments --json | python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)["experiments"]))'); do
+  t=$(median_ms "$bin" run "$name" --backend simulated --json)
+  awk -v n="$name" -v t="$t" -v p="$peer" 'BEGIN {printf "  %-38s %8.2f ms  (%.1fx peer)\n", "run " n " --backend simulated", t, t/p}'
+done
+
+# On a GPU machine: real runs beside PyTorch's, in the same run.
+if "$bin" device --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["verdict"]["usable"] else 1)'; then
+  bench/gpu.sh "$build"
+else
+  echo "  GPU bench skipped: $("$bin" device | sed -n 's/^Verdict: //p')"
+fi

@@ -1,0 +1,23 @@
+/* The GPU side of a build without nvcc: every entry says "not built", so the
+ * server and CLI run in CPU mode and the verdict tells the learner why. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kern.h"
+
+void kern_runtime_view(lab_runtime_view *rt) {
+  memset(rt, 0, sizeof *rt);
+  rt->status = LAB_RT_NOT_BUILT;
+  snprintf(rt->error_name, sizeof rt->error_name, "notBuiltWithCuda");
+  snprintf(rt->error_message, sizeof rt->error_message, "gpulab was built without the CUDA toolkit (nvcc not found)");
+}
+
+#define KERN_X_NONE(name)                                                                     \
+  int kern_run_##name(const lab_params *p, cJSON **out, lab_error *err) {                    \
+    (void)p;                                                                                  \
+    *out = NULL;                                                                              \
+    return lab_fail(err, LAB_E_NO_GPU, NULL, "gpulab was built without CUDA, so " #name       \
+                    " cannot run on a GPU; use backend \"simulated\" or rebuild with nvcc"); \
+  }
+KERN_EXPERIMENTS(KERN_X_NONE)
+#undef KERN_X_NONE

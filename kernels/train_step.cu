@@ -1,0 +1,256 @@
+/* train_step on a real GPU: one SGD step of softmax regression entirely on
+ * the device (cuBLAS sgemm forward, softmax cross-entropy, mean loss,
+ * cuBLAS sgemm for dW, bias gradient, SGD update — six launches), repeated.
+ * Mode A copies the loss to the host after every step (like loss.item());
+ * mode B keeps the losses on the device and copies them every N steps.
+ * Each mode is timed with the host clock from a synchronized start to its
+ * last read, warm-up first, modes alternating, median of the samples. The
+ * first step's loss and gradients are checked against lab/'s CPU step. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.cuh"
+extern "C" {
+#include "train_step.h"
+}
+
+#define SAMPLES 5
+#define WARP 32
+
+static __device__ float warp_sum(float v) {
+  for (int o = WARP / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+
+static __device__ float warp_max(float v) {
+  for (int o = WARP / 2; o > 0; o /= 2) v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, o));
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+
+/* One warp per row: adds the bias, then loss_i = logsumexp(z) − z[y] and
+ * dlogits = (softmax − onehot) / batch, written over the logits. */
+static __global__ void softmax_ce_kernel(float *z, const float *bias, const int *y, float *row_loss, int batch,
+                                         int classes) {
+  int row = blockIdx.x * (blockDim.x / WARP) + threadIdx.x / WARP, lane = threadIdx.x % WARP;
+  if (row >= batch) return;
+  float *zr = z + (size_t)row * classes;
+  float mx = -INFINITY;
+  for (int j = lane; j < classes; j += WARP) {
+    zr[j] += bias[j];
+    mx = fmaxf(mx, zr[j]);
+  }
+  mx = warp_max(mx);
+  float sum = 0;
+  for (int j = lane; j < classes; j += WARP) sum += expf(zr[j] - mx);
+  sum = warp_sum(sum);
+  int label = y[row];
+  if (lane == 0) row_loss[row] = logf(sum) + mx - zr[label];
+  __syncwarp();
+  for (int j = lane; j < classes; j += WARP) zr[j] = (expf(zr[j] - mx) / sum - (j == label ? 1.0f : 0.0f)) / batch;
+}
+
+/* One block, fixed order: the mean loss of the step into history[step]. */
+static __global__ void mean_loss_kernel(const float *row_loss, int batch, float *history, int step) {
+  __shared__ float part[256];
+  float s = 0;
+  for (int i = threadIdx.x; i < batch; i += blockDim.x) s += row_loss[i];
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) history[step] = part[0] / batch;
+}
+
+/* One warp per class: db[j] = Σ_i dlogits[i, j]. */
+static __global__ void bias_grad_kernel(const float *dz, float *db, int batch, int classes) {
+  int j = blockIdx.x * (blockDim.x / WARP) + threadIdx.x / WARP, lane = threadIdx.x % WARP;
+  if (j >= classes) return;
+  float s = 0;
+  for (int i = lane; i < batch; i += WARP) s += dz[(size_t)i * classes + j];
+  s = warp_sum(s);
+  if (lane == 0) db[j] = s;
+}
+
+static __global__ void sgd_kernel(float *w, const float *dw, int nw, float *b, const float *db, int nb, float lr) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < nw) w[i] -= lr * dw[i];
+  else if (i - nw < nb) b[i - nw] -= lr * db[i - nw];
+}
+
+typedef struct net {
+  int batch, features, classes;
+  float lr;
+  const float *x;
+  const int *y;
+  float *w, *b, *z, *row_loss, *dw, *db, *history;
+  cublasHandle_t blas;
+} net;
+
+/* Forward and backward of step `step` (four launches plus two sgemms);
+ * with update, the SGD kernel too. Row-major tensors through column-major
+ * cuBLAS: zᵀ[C×B] = W·xᵀ, and dWᵀ[F×C] = xᵀ·dz. */
+static int launch_step(const net *n, int step, int update, lab_error *err) {
+  const float one = 1.0f, zero = 0.0f;
+  const int B = n->batch, F = n->features, C = n->classes;
+  TRY_BLAS(cublasSgemm(n->blas, CUBLAS_OP_T, CUBLAS_OP_N, C, B, F, &one, n->w, F, n->x, F, &zero, n->z, C));
+  softmax_ce_kernel<<<(B + 7) / 8, 8 * WARP>>>(n->z, n->b, n->y, n->row_loss, B, C);
+  TRY_LAUNCH();
+  mean_loss_kernel<<<1, 256>>>(n->row_loss, B, n->history, step);
+  TRY_LAUNCH();
+  TRY_BLAS(cublasSgemm(n->blas, CUBLAS_OP_N, CUBLAS_OP_T, F, C, B, &one, n->x, F, n->z, C, &zero, n->dw, F));
+  bias_grad_kernel<<<(C + 7) / 8, 8 * WARP>>>(n->z, n->db, B, C);
+  TRY_LAUNCH();
+  if (update) {
+    sgd_kernel<<<(C * F + C + 255) / 256, 256>>>(n->w, n->dw, C * F, n->b, n->db, C, n->lr);
+    TRY_LAUNCH();
+  }
+  return 0;
+cleanup:
+  return -1;
+}
+
+/* One timed run of `steps` steps reading the loss every `every` steps into
+ * host_loss; cum[s] gets the host time (ms) after step s. */
+static int run_mode(const net *n, const float *w0, const float *b0, int steps, int every, float *host_loss,
+                    float *cum, double *ms, int *syncs, lab_error *err) {
+  double t0;
+  *syncs = 0;
+  TRY(cudaMemcpy(n->w, w0, (size_t)n->classes * n->features * sizeof(float), cudaMemcpyDeviceToDevice));
+  TRY(cudaMemcpy(n->b, b0, (size_t)n->classes * sizeof(float), cudaMemcpyDeviceToDevice));
+  TRY(cudaDeviceSynchronize());
+  t0 = kern_now_us();
+  for (int s = 0; s < steps; s++) {
+    if (launch_step(n, s, 1, err)) return -1;
+    if ((s + 1) % every == 0 || s == steps - 1) {
+      int first = s / every * every;
+      /* a pageable cudaMemcpy waits for the step, as .item() does */
+      TRY(cudaMemcpy(host_loss + first, n->history + first, (size_t)(s + 1 - first) * sizeof(float),
+                     cudaMemcpyDeviceToHost));
+      (*syncs)++;
+    }
+    cum[s] = (float)((kern_now_us() - t0) / 1e3);
+  }
+  *ms = (kern_now_us() - t0) / 1e3;
+  return 0;
+cleanup:
+  return -1;
+}
+
+extern "C" int kern_run_train_step(const lab_params *p, cJSON **out, lab_error *err) {
+  const int B = (int)lab_param_int(p, "batch"), F = (int)lab_param_int(p, "features"),
+            C = (int)lab_param_int(p, "classes"), steps = (int)lab_param_int(p, "steps"),
+            every = (int)lab_param_int(p, "read_every");
+  net n;
+  memset(&n, 0, sizeof n);
+  n.batch = B, n.features = F, n.classes = C, n.lr = (float)lab_param(p, "lr");
+  lab_train_measure *m = (lab_train_measure *)calloc(1, sizeof *m);
+  float *hx = (float *)malloc((size_t)B * F * sizeof(float)), *hw = (float *)malloc((size_t)C * F * sizeof(float)),
+        *hb = (float *)malloc((size_t)C * sizeof(float)), *hdw = (float *)malloc((size_t)C * F * sizeof(float)),
+        *hdb = (float *)malloc((size_t)C * sizeof(float)), *loss_a = (float *)malloc(steps * sizeof(float)),
+        *cum = (float *)malloc(2u * SAMPLES * steps * sizeof(float));
+  int *hy = (int *)malloc((size_t)B * sizeof(int));
+  double *rdw = (double *)malloc((size_t)C * F * sizeof(double)), *rdb = (double *)malloc((size_t)C * sizeof(double)),
+         *rz = (double *)malloc((size_t)C * sizeof(double));
+  float *dx = NULL, *dw0 = NULL, *db0 = NULL;
+  int *dy = NULL;
+  cudaDeviceProp prop;
+  kern_timer timer = {NULL, NULL};
+  double ta[SAMPLES], tb[SAMPLES], ms = 0, ref_loss = 0;
+  float first_loss = 0;
+  lab_summary sa, sb;
+  int rc = -1;
+  *out = NULL;
+  if (!m || !hx || !hw || !hb || !hdw || !hdb || !loss_a || !cum || !hy || !rdw || !rdb || !rz) {
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    goto cleanup;
+  }
+  lab_train_data(B, F, C, LAB_TRAIN_SEED, hx, hy);
+  lab_train_init(F, C, LAB_TRAIN_SEED + 1, hw, hb);
+
+  TRY(cudaSetDevice(0));
+  TRY(cudaGetDeviceProperties(&prop, 0));
+  TRY(cudaMalloc(&dx, (size_t)B * F * sizeof(float)));
+  TRY(cudaMalloc(&dy, (size_t)B * sizeof(int)));
+  TRY(cudaMalloc(&dw0, (size_t)C * F * sizeof(float)));
+  TRY(cudaMalloc(&db0, (size_t)C * sizeof(float)));
+  TRY(cudaMalloc(&n.w, (size_t)C * F * sizeof(float)));
+  TRY(cudaMalloc(&n.b, (size_t)C * sizeof(float)));
+  TRY(cudaMalloc(&n.z, (size_t)B * C * sizeof(float)));
+  TRY(cudaMalloc(&n.row_loss, (size_t)B * sizeof(float)));
+  TRY(cudaMalloc(&n.dw, (size_t)C * F * sizeof(float)));
+  TRY(cudaMalloc(&n.db, (size_t)C * sizeof(float)));
+  TRY(cudaMalloc(&n.history, (size_t)steps * sizeof(float)));
+  TRY(cudaMemcpy(dx, hx, (size_t)B * F * sizeof(float), cudaMemcpyHostToDevice));
+  TRY(cudaMemcpy(dy, hy, (size_t)B * sizeof(int), cudaMemcpyHostToDevice));
+  TRY(cudaMemcpy(dw0, hw, (size_t)C * F * sizeof(float), cudaMemcpyHostToDevice));
+  TRY(cudaMemcpy(db0, hb, (size_t)C * sizeof(float), cudaMemcpyHostToDevice));
+  n.x = dx, n.y = dy;
+  TRY_BLAS(cublasCreate(&n.blas));
+  TRY(kern_timer_create(&timer));
+
+  /* Validation: step 0 without its update, against the CPU step in double. */
+  TRY(cudaMemcpy(n.w, dw0, (size_t)C * F * sizeof(float), cudaMemcpyDeviceToDevice));
+  TRY(cudaMemcpy(n.b, db0, (size_t)C * sizeof(float), cudaMemcpyDeviceToDevice));
+  if (launch_step(&n, 0, 0, err)) goto cleanup;
+  TRY(cudaMemcpy(&first_loss, n.history, sizeof(float), cudaMemcpyDeviceToHost));
+  TRY(cudaMemcpy(hdw, n.dw, (size_t)C * F * sizeof(float), cudaMemcpyDeviceToHost));
+  TRY(cudaMemcpy(hdb, n.db, (size_t)C * sizeof(float), cudaMemcpyDeviceToHost));
+  ref_loss = lab_train_cpu_step(hx, hy, hw, hb, B, F, C, 0, rdw, rdb, rz);
+  m->max_abs_err = fabs(first_loss - ref_loss);
+  for (int i = 0; i < C * F; i++) m->max_abs_err = fmax(m->max_abs_err, fabs(hdw[i] - rdw[i]));
+  for (int j = 0; j < C; j++) m->max_abs_err = fmax(m->max_abs_err, fabs(hdb[j] - rdb[j]));
+  m->validated = m->max_abs_err <= 1e-4;
+
+  /* The GPU's own time per step: events around all steps, no reads. */
+  TRY(cudaMemcpy(n.w, dw0, (size_t)C * F * sizeof(float), cudaMemcpyDeviceToDevice));
+  TRY(kern_timer_start(&timer, 0));
+  for (int s = 0; s < steps; s++)
+    if (launch_step(&n, s, 1, err)) goto cleanup;
+  TRY(kern_timer_stop_ms(&timer, 0, &ms));
+  m->gpu_step_us = ms * 1e3 / steps;
+
+  /* Warm-up of each mode, then SAMPLES alternating runs of both. */
+  for (int r = -1; r < SAMPLES; r++) {
+    float *ca = cum + (size_t)(2 * (r < 0 ? 0 : r)) * steps, *cb = ca + steps;
+    if (run_mode(&n, dw0, db0, steps, 1, loss_a, ca, &ms, &m->syncs_every_step, err)) goto cleanup;
+    if (r >= 0) ta[r] = ms;
+    if (run_mode(&n, dw0, db0, steps, every, m->loss, cb, &ms, &m->syncs_every_n, err)) goto cleanup;
+    if (r >= 0) tb[r] = ms;
+  }
+  lab_summarize(ta, SAMPLES, &sa);
+  lab_summarize(tb, SAMPLES, &sb);
+  m->steps = steps;
+  m->read_every = every;
+  m->batch_used = B;
+  m->samples = SAMPLES;
+  m->warmup = 1;
+  m->every_step_ms = sa.median;
+  m->every_n_ms = sb.median;
+  m->every_step_iqr_pct = sa.iqr_pct;
+  m->every_n_iqr_pct = sb.iqr_pct;
+  for (int r = 0; r < SAMPLES; r++) {
+    if (ta[r] == sa.median) memcpy(m->cum_every_step_ms, cum + (size_t)(2 * r) * steps, steps * sizeof(float));
+    if (tb[r] == sb.median) memcpy(m->cum_every_n_ms, cum + (size_t)(2 * r + 1) * steps, steps * sizeof(float));
+  }
+  /* Both modes ran the same deterministic kernels: the curves must agree. */
+  for (int s = 0; s < steps; s++) m->max_abs_err = fmax(m->max_abs_err, fabs((double)loss_a[s] - m->loss[s]));
+  m->validated = m->validated && m->max_abs_err <= 1e-4;
+  TRY(cudaMemcpy(hw, n.w, (size_t)C * F * sizeof(float), cudaMemcpyDeviceToHost));
+  TRY(cudaMemcpy(hb, n.b, (size_t)C * sizeof(float), cudaMemcpyDeviceToHost));
+  m->final_accuracy = lab_train_accuracy(hx, hy, hw, hb, B, F, C);
+  *out = lab_train_step_envelope(p, m, "cuda", prop.name, NULL);
+  rc = *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+
+cleanup:
+  if (n.blas) cublasDestroy(n.blas);
+  kern_timer_destroy(&timer);
+  cudaFree(dx), cudaFree(dy), cudaFree(dw0), cudaFree(db0);
+  cudaFree(n.w), cudaFree(n.b), cudaFree(n.z), cudaFree(n.row_loss), cudaFree(n.dw), cudaFree(n.db);
+  cudaFree(n.history);
+  free(m), free(hx), free(hw), free(hb), free(hdw), free(hdb), free(loss_a), free(cum), free(hy);
+  free(rdw), free(rdb), free(rz);
+  return rc;
+}

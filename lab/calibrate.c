@@ -1,0 +1,140 @@
+/* The fit: each headline figure of a real run is tied to one profile figure
+ * (bandwidths to bandwidths, per-copy overhead to copy latency, launch cost
+ * to launch_us, sgemm time to the fp32 peak). Starting from the nearest
+ * built-in profile, each tied figure is scaled by real/simulated and the
+ * simulation re-run, a few rounds; the model is close to proportional in
+ * each figure, so this settles quickly. */
+#include "calibrate.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cjson_compat.h"
+#include "registry.h"
+
+typedef struct {
+  const char *experiment; /* "transfer" | "timing" */
+  const char *metric;
+  size_t field;  /* offset of the double in lab_profile it is tied to */
+  int inverse;   /* the metric falls as the figure grows (time vs throughput) */
+} tie;
+
+static const tie ties[] = {
+    {"transfer", "h2d_pinned_gbps", offsetof(lab_profile, h2d_pinned_gbps), 0},
+    {"transfer", "d2h_pinned_gbps", offsetof(lab_profile, d2h_pinned_gbps), 0},
+    {"transfer", "h2d_pageable_gbps", offsetof(lab_profile, h2d_pageable_gbps), 0},
+    {"transfer", "d2h_pageable_gbps", offsetof(lab_profile, d2h_pageable_gbps), 0},
+    {"transfer", "per_copy_overhead_us", offsetof(lab_profile, copy_latency_us), 0},
+    {"timing", "launch_us", offsetof(lab_profile, launch_us), 0},
+    {"timing", "sgemm_ms", offsetof(lab_profile, fp32_tflops), 1},
+};
+#define N_TIES (sizeof ties / sizeof ties[0])
+#define ROUNDS 6
+
+const lab_profile *lab_calibrate_base(const lab_gpu_info *gpu) {
+  for (int i = 0; gpu && i < lab_profile_count(); i++) {
+    const lab_profile *p = lab_profile_at(i);
+    if (p->cc_major == gpu->cc_major && p->cc_minor == gpu->cc_minor && strcmp(p->name, "calibrated") != 0)
+      return p;
+  }
+  return lab_profile_default();
+}
+
+static double metric(const cJSON *env, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "metrics"), key);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const cJSON *real_of(const char *experiment, const cJSON *transfer, const cJSON *timing) {
+  return strcmp(experiment, "transfer") == 0 ? transfer : timing;
+}
+
+/* Simulates both experiments with the real runs' params; 0 or -1. */
+static int simulate_both(const lab_profile *prof, const cJSON *transfer, const cJSON *timing, cJSON **sim_transfer,
+                         cJSON **sim_timing, lab_error *err) {
+  *sim_transfer = *sim_timing = NULL;
+  if (lab_simulate_with(lab_experiment_find("transfer"), cJSON_GetObjectItemCaseSensitive(transfer, "params"), prof,
+                        sim_transfer, err))
+    return -1;
+  if (lab_simulate_with(lab_experiment_find("timing"), cJSON_GetObjectItemCaseSensitive(timing, "params"), prof,
+                        sim_timing, err)) {
+    cJSON_Delete(*sim_transfer);
+    *sim_transfer = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+static int check_inputs(const cJSON *transfer, const cJSON *timing, lab_error *err) {
+  for (size_t i = 0; i < N_TIES; i++) {
+    const cJSON *env = real_of(ties[i].experiment, transfer, timing);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(env, "experiment");
+    if (!cJSON_IsString(name) || strcmp(name->valuestring, ties[i].experiment) != 0)
+      return lab_fail(err, LAB_E_INVALID_PARAM, ties[i].experiment, "calibration needs a %s result",
+                      ties[i].experiment);
+    double v = metric(env, ties[i].metric);
+    if (!isfinite(v) || v <= 0)
+      return lab_fail(err, LAB_E_INVALID_PARAM, ties[i].metric, "the %s result has no positive %s to fit",
+                      ties[i].experiment, ties[i].metric);
+  }
+  return 0;
+}
+
+int lab_calibrate(const cJSON *real_transfer, const cJSON *real_timing, const lab_gpu_info *gpu, lab_profile *out,
+                  cJSON **report, lab_error *err) {
+  *report = NULL;
+  if (check_inputs(real_transfer, real_timing, err)) return -1;
+  const lab_profile *base = lab_calibrate_base(gpu);
+  lab_profile p = *base;
+  snprintf(p.name, sizeof p.name, "calibrated");
+  snprintf(p.label, sizeof p.label, "Calibrated on %.48s", gpu && gpu->name[0] ? gpu->name : "this GPU");
+  snprintf(p.source, sizeof p.source, "fitted by gpulab calibrate to real transfer and timing runs (from %s)",
+           base->name);
+  if (gpu && gpu->name[0]) snprintf(p.device_name, sizeof p.device_name, "%s", gpu->name);
+  if (gpu && gpu->sm_count) p.sm_count = gpu->sm_count;
+  if (gpu && gpu->mem_total_bytes) p.memory_bytes = gpu->mem_total_bytes;
+
+  cJSON *sim_transfer = NULL, *sim_timing = NULL;
+  for (int round = 0; round < ROUNDS; round++) {
+    if (simulate_both(&p, real_transfer, real_timing, &sim_transfer, &sim_timing, err)) return -1;
+    for (size_t i = 0; i < N_TIES; i++) {
+      double real = metric(real_of(ties[i].experiment, real_transfer, real_timing), ties[i].metric);
+      double sim = metric(real_of(ties[i].experiment, sim_transfer, sim_timing), ties[i].metric);
+      double *figure = (double *)((char *)&p + ties[i].field);
+      if (isfinite(sim) && sim > 0) *figure *= ties[i].inverse ? sim / real : real / sim;
+    }
+    cJSON_Delete(sim_transfer);
+    cJSON_Delete(sim_timing);
+  }
+  if (simulate_both(&p, real_transfer, real_timing, &sim_transfer, &sim_timing, err)) return -1;
+
+  cJSON *rep = cJSON_CreateObject();
+  cJSON_AddItemToObject(rep, "profile", lab_profile_json(&p));
+  cJSON_AddStringToObject(rep, "base", base->name);
+  cJSON *checks = cJSON_AddArrayToObject(rep, "checks");
+  int all_ok = 1;
+  for (size_t i = 0; i < N_TIES; i++) {
+    double real = metric(real_of(ties[i].experiment, real_transfer, real_timing), ties[i].metric);
+    double sim = metric(real_of(ties[i].experiment, sim_transfer, sim_timing), ties[i].metric);
+    double error_pct = 100.0 * fabs(sim - real) / real;
+    int ok = isfinite(error_pct) && error_pct <= LAB_CALIBRATE_TOLERANCE_PCT;
+    all_ok &= ok;
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "experiment", ties[i].experiment);
+    cJSON_AddStringToObject(c, "metric", ties[i].metric);
+    cJSON_AddNumberToObject(c, "real", real);
+    cJSON_AddNumberToObject(c, "simulated", sim);
+    cJSON_AddNumberToObject(c, "error_pct", isfinite(error_pct) ? error_pct : -1);
+    cJSON_AddBoolToObject(c, "ok", ok);
+    cJSON_AddItemToArray(checks, c);
+  }
+  cJSON_AddNumberToObject(rep, "tolerance_pct", LAB_CALIBRATE_TOLERANCE_PCT);
+  cJSON_AddBoolToObject(rep, "ok", all_ok);
+  cJSON_Delete(sim_transfer);
+  cJSON_Delete(sim_timing);
+  *out = p;
+  *report = rep;
+  return 0;
+}

@@ -1,0 +1,34 @@
+/* The result envelope every experiment returns (DESIGN.md "Result
+ * envelope"), whoever produced it: the GPU, a recording or the simulator.
+ * Builders attach children at once, so one cJSON_Delete frees everything. */
+#ifndef LAB_ENVELOPE_H
+#define LAB_ENVELOPE_H
+
+#include "error.h"
+
+#define LAB_SCHEMA_VERSION 1
+
+/* backend: "cuda" | "simulated" | "recorded". device_name may be NULL
+ * (no device), profile NULL when not simulated. Takes ownership of params.
+ * Returns NULL only when out of memory. */
+cJSON *lab_envelope_new(const char *experiment, const char *backend, const char *device_name,
+                        const char *profile, cJSON *params);
+
+void lab_env_metric(cJSON *env, const char *key, double value);
+/* Adds a series and returns its "points" array (owned by env). */
+cJSON *lab_env_series(cJSON *env, const char *id, const char *label, const char *x_unit, const char *y_unit);
+void lab_series_point(cJSON *points, double x, double y);
+void lab_env_event(cJSON *env, const char *lane, const char *label, double start_us, double end_us);
+void lab_env_finding(cJSON *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* method: one sentence on how the figures were taken. */
+void lab_env_stats(cJSON *env, int samples, int warmup, const char *median_of, double iqr_pct, const char *method);
+/* Records that a GPU result was checked against the CPU reference. */
+void lab_env_validation(cJSON *env, int validated, double max_abs_err);
+/* An experiment-specific object ("details"), created on first use. */
+cJSON *lab_env_details(cJSON *env);
+
+/* Checks an envelope's shape (keys and their types); used by tests, by the
+ * server on what a worker returns, and by the client on what it receives. */
+int lab_envelope_check(const cJSON *env, lab_error *err);
+
+#endif

@@ -1,0 +1,63 @@
+/* gpulab's error table: one X-macro gives the enum, the stable code string,
+ * the HTTP status and the default advice. Tests assert codes, never text.
+ * A lab_error carries one failure with its own message and parameter name. */
+#ifndef LAB_ERROR_H
+#define LAB_ERROR_H
+
+#include <stddef.h>
+
+typedef struct cJSON cJSON;
+
+/* X(id, code, http_status, advice) */
+#define LAB_ERRORS(X) \
+  X(LAB_OK, "ok", 200, "No error.") \
+  X(LAB_E_INVALID_JSON, "invalid_json", 400, "Send a JSON object, e.g. {\"params\":{}}.") \
+  X(LAB_E_INVALID_PARAM, "invalid_param", 400, "See GET /api/experiments for each parameter's type and bounds.") \
+  X(LAB_E_BAD_REQUEST, "bad_request", 400, "Fix the request and send it again.") \
+  X(LAB_E_UNKNOWN_EXPERIMENT, "unknown_experiment", 404, "GET /api/experiments lists the experiments.") \
+  X(LAB_E_UNKNOWN_PROFILE, "unknown_profile", 400, "GET /api/profiles lists the device profiles.") \
+  X(LAB_E_UNKNOWN_LESSON, "unknown_lesson", 404, "GET /api/lessons lists the lessons.") \
+  X(LAB_E_NOT_FOUND, "not_found", 404, "Check the address; the API lives under /api/.") \
+  X(LAB_E_METHOD_NOT_ALLOWED, "method_not_allowed", 405, "Use the method named in the Allow header.") \
+  X(LAB_E_BODY_TOO_LARGE, "body_too_large", 413, "Send a smaller body.") \
+  X(LAB_E_UNSUPPORTED_MEDIA, "unsupported_media_type", 415, "Send the body as application/json.") \
+  X(LAB_E_NO_GPU, "no_gpu", 503, "Run it with backend \"simulated\", or on a machine with a usable NVIDIA GPU.") \
+  X(LAB_E_BUSY, "busy", 503, "The GPU is running another experiment; retry in a few seconds.") \
+  X(LAB_E_DEADLINE, "deadline_exceeded", 504, "The run took longer than its deadline; try smaller parameters.") \
+  X(LAB_E_WORKER_CRASHED, "worker_crashed", 500, "The GPU worker crashed and was restarted; run it again.") \
+  X(LAB_E_GPU_OOM, "gpu_out_of_memory", 507, "Use a smaller size or batch, or free GPU memory first.") \
+  X(LAB_E_CUDA, "cuda_error", 500, "The GPU reported an error; the worker was reset, run it again.") \
+  X(LAB_E_USAGE, "usage", 400, "Run 'gpulab help' for the commands and options.") \
+  X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
+  X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")
+
+typedef enum lab_err {
+#define LAB_X_ENUM(id, code, status, advice) id,
+  LAB_ERRORS(LAB_X_ENUM)
+#undef LAB_X_ENUM
+  LAB_ERR_COUNT
+} lab_err;
+
+typedef struct lab_error {
+  lab_err code;
+  char param[48];    /* the parameter at fault, "" if none */
+  char message[320]; /* what was wrong and what to do */
+} lab_error;
+
+const char *lab_err_code(lab_err e);   /* "invalid_param" */
+int lab_err_http_status(lab_err e);    /* 400 */
+const char *lab_err_advice(lab_err e); /* default "what to do" sentence */
+/* Looks a code string up; returns LAB_E_INTERNAL for an unknown one. */
+lab_err lab_err_from_code(const char *code);
+
+/* Records an error; returns -1 so callers can write `return lab_fail(...)`.
+ * A NULL fmt uses the table's advice. err may be NULL. */
+int lab_fail(lab_error *err, lab_err code, const char *param, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* {"error":{"code":…,"message":…,"param":…}}; caller owns the result. */
+cJSON *lab_error_json(const lab_error *err);
+/* Parses an error envelope back (from the worker); returns 0 on success. */
+int lab_error_from_json(const cJSON *json, lab_error *err);
+
+#endif

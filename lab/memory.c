@@ -1,0 +1,449 @@
+/* The memory lesson's portable half: the 16 bytes/param floor plus an
+ * activation estimate, the allocation walk through the caching allocator
+ * (the GPU run and the simulator call the same walk with different device
+ * callbacks), the envelope with the fixes for an OOM, and the simulator. */
+#include "memory.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cjson_compat.h"
+#include "envelope.h"
+
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+#define MAX_TENSORS_PER_TERM 64 /* layers beyond this share a tensor: keeps the allocator's tables small */
+#define OVER_ASK_BYTES (64ull << 20) /* the deliberate OOM asks this much more than is left */
+
+static const lab_param_spec memory_params[] = {
+    {.name = "params_m", .type = LAB_P_NUM, .min = 0.1, .max = 1e6, .def = 30, .unit = "million parameters",
+     .help = "Model size in millions of parameters (GPT-2 small is 124, Llama-2-7B is 6740)."},
+    {.name = "batch", .type = LAB_P_INT, .min = 1, .max = 4096, .def = 4, .unit = "sequences",
+     .help = "Sequences per step."},
+    {.name = "seq_len", .type = LAB_P_INT, .min = 1, .max = 131072, .def = 256, .unit = "tokens",
+     .help = "Tokens per sequence."},
+    {.name = "hidden", .type = LAB_P_INT, .min = 16, .max = 65536, .def = 512, .unit = "values",
+     .help = "Hidden size of each layer (768 for GPT-2 small)."},
+    {.name = "layers", .type = LAB_P_INT, .min = 1, .max = 256, .def = 6, .unit = "layers",
+     .help = "Transformer layers."},
+    {.name = "budget_gib", .type = LAB_P_NUM, .min = 0.125, .max = 8, .def = 1, .unit = "GiB",
+     .help = "Most the caching allocator may reserve (like torch.cuda.set_per_process_memory_fraction); "
+             "the real allocations and the deliberate OOM stay inside it, so a shared GPU is safe."},
+    {.name = "force_oom", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 1, .unit = NULL,
+     .help = "When the model fits, finish by asking for 64 MiB more than is left of the budget."},
+};
+#define N_PARAMS ((int)(sizeof memory_params / sizeof memory_params[0]))
+
+void lab_memory_budget(double params, long batch, long seq, long hidden, long layers, lab_mem_budget *out) {
+  memset(out, 0, sizeof *out);
+  out->params = params;
+  out->weights = (uint64_t)(params * 4.0);
+  out->gradients = (uint64_t)(params * 4.0);
+  out->optimizer = (uint64_t)(params * 8.0);
+  out->activations = (uint64_t)((double)batch * (double)seq * (double)hidden * (double)layers * LAB_MEM_ACT_VALUES *
+                                 LAB_MEM_ACT_BYTES);
+  out->total = out->weights + out->gradients + out->optimizer + out->activations;
+}
+
+long lab_memory_max_batch(double params, long seq, long hidden, long layers, uint64_t usable) {
+  lab_mem_budget b;
+  lab_memory_budget(params, 1, seq, hidden, layers, &b);
+  uint64_t floor_b = b.total - b.activations;
+  if (floor_b >= usable || b.activations == 0) return 0;
+  double n = floor((double)(usable - floor_b) / (double)b.activations);
+  return n > (double)(1L << 20) ? 1L << 20 : (long)n;
+}
+
+/* ---- the walk ---------------------------------------------------------- */
+
+typedef struct walk {
+  lab_pool *pool;
+  const lab_mem_device *dev;
+  lab_memory_measure *m;
+  uint64_t base_used; /* device memory in use before the walk (context, other processes) */
+} walk;
+
+static void snap(walk *w, const char *label) {
+  lab_memory_measure *m = w->m;
+  if (m->n_steps >= LAB_MEM_MAX_STEPS) return;
+  uint64_t free_b = 0, total_b = 0;
+  w->dev->info(w->dev->ctx, &free_b, &total_b);
+  uint64_t used = total_b - free_b;
+  lab_mem_step *s = &m->steps[m->n_steps++];
+  s->label = label;
+  s->allocated = w->pool->allocated_bytes;
+  s->reserved = w->pool->reserved_bytes;
+  s->device_used = used > w->base_used ? used - w->base_used : 0;
+}
+
+/* Allocates `total` bytes as n tensors (one per layer, or per group of
+ * layers); the ids go to ids[0..n). Returns 0, or -1 on an out-of-memory. */
+static int alloc_term(walk *w, const char *label, uint64_t total, int n, int *ids) {
+  for (int i = 0; i < n; i++) ids[i] = -1;
+  uint64_t each = total / (uint64_t)n;
+  for (int i = 0; i < n; i++) {
+    uint64_t bytes = i == n - 1 ? total - each * (uint64_t)(n - 1) : each;
+    uintptr_t addr;
+    if (lab_pool_alloc(w->pool, bytes, &ids[i], &addr) != 0) {
+      lab_memory_measure *m = w->m;
+      m->oom = 1;
+      m->oom_kind = w->pool->last_oom;
+      m->oom_step = label;
+      m->oom_request = bytes;
+      m->oom_allocated = w->pool->allocated_bytes;
+      m->oom_reserved = w->pool->reserved_bytes;
+      ids[i] = -1;
+      snap(w, label);
+      return -1;
+    }
+  }
+  snap(w, label);
+  return 0;
+}
+
+void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_mem_device *dev, lab_memory_measure *m) {
+  static const char *const labels[] = {"start", "weights", "gradients", "Adam moments", "forward: activations",
+                                       "backward: activations freed", "empty_cache()",
+                                       "deliberate OOM: 64 MiB more than is left", "everything freed"};
+  memset(m, 0, sizeof *m);
+  long layers = lab_param_int(p, "layers");
+  lab_memory_budget(lab_param(p, "params_m") * 1e6, lab_param_int(p, "batch"), lab_param_int(p, "seq_len"),
+                    lab_param_int(p, "hidden"), layers, &m->budget);
+  m->limit_bytes = (uint64_t)(lab_param(p, "budget_gib") * GIB);
+  lab_pool_init(pool, dev->be, m->limit_bytes);
+  uint64_t free_b = 0, total_b = 0;
+  dev->info(dev->ctx, &free_b, &total_b);
+  m->capacity_bytes = total_b;
+  m->free_before_bytes = free_b;
+  walk w = {.pool = pool, .dev = dev, .m = m, .base_used = total_b - free_b};
+  snap(&w, labels[0]);
+
+  int n = layers < MAX_TENSORS_PER_TERM ? (int)layers : MAX_TENSORS_PER_TERM;
+  /* Adam keeps m and v for every parameter tensor: 2n tensors in one step. */
+  int ids[4][2 * MAX_TENSORS_PER_TERM];
+  const uint64_t term[4] = {m->budget.weights, m->budget.gradients, m->budget.optimizer, m->budget.activations};
+  const int count[4] = {n, n, 2 * n, n};
+  int ok = 1;
+  for (int t = 0; t < 4 && ok; t++) ok = alloc_term(&w, labels[1 + t], term[t], count[t], ids[t]) == 0;
+  if (ok) {
+    for (int i = 0; i < n; i++) lab_pool_free(pool, ids[3][i]);
+    snap(&w, labels[5]);
+    lab_pool_empty_cache(pool);
+    snap(&w, labels[6]);
+    if (lab_param_bool(p, "force_oom")) {
+      uint64_t left = pool->limit_bytes > pool->reserved_bytes ? pool->limit_bytes - pool->reserved_bytes : 0;
+      int id = -1;
+      ok = alloc_term(&w, labels[7], left + OVER_ASK_BYTES, 1, &id) == 0;
+      if (ok) lab_pool_free(pool, id); /* cannot happen under the limit; freed all the same */
+      m->deliberate = 1;
+    }
+  }
+  m->peak_allocated = pool->peak_allocated_bytes;
+  m->peak_reserved = pool->peak_reserved_bytes;
+  lab_pool_release_all(pool);
+  m->reserve_calls = pool->reserve_calls;
+  m->release_calls = pool->release_calls;
+  snap(&w, labels[8]);
+  dev->info(dev->ctx, &free_b, &total_b);
+  m->free_after_bytes = free_b;
+}
+
+/* ---- envelope ---------------------------------------------------------- */
+
+static double gb(uint64_t b) { return (double)b / 1e9; }
+static double mib(uint64_t b) { return (double)b / MIB; }
+
+/* Free memory came back: everything the walk took was returned. A shared
+ * GPU's other processes may move it a little, hence the 4 MiB slack. */
+static int restored(const lab_memory_measure *m) { return m->free_after_bytes + (4ull << 20) >= m->free_before_bytes; }
+
+static const char *oom_kind_name(lab_pool_oom k) {
+  switch (k) {
+    case LAB_POOL_OOM_LIMIT: return "allocator_limit";
+    case LAB_POOL_OOM_DEVICE: return "device";
+    case LAB_POOL_OOM_TABLE: return "allocator_table";
+    case LAB_POOL_OK: break;
+  }
+  return "none";
+}
+
+static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure *m) {
+  cJSON *fx = cJSON_AddArrayToObject(oom, "fixes");
+  char buf[320];
+  long batch = lab_param_int(p, "batch"), seq = lab_param_int(p, "seq_len");
+  uint64_t floor_b = m->budget.weights + m->budget.gradients + m->budget.optimizer;
+  if (floor_b > m->limit_bytes) {
+    snprintf(buf, sizeof buf,
+             "The 16 bytes/param floor alone (%.2f GB) is over the %.2f GB budget, so a smaller batch cannot help: "
+             "use a smaller model, shard the optimizer state across GPUs (ZeRO), or an 8-bit optimizer.",
+             gb(floor_b), gb(m->limit_bytes));
+    cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
+  }
+  if (batch > 1) {
+    snprintf(buf, sizeof buf, "Smaller batch: %ld instead of %ld halves the activations (%.3f GB → %.3f GB).",
+             batch / 2, batch, gb(m->budget.activations), gb(m->budget.activations) * (double)(batch / 2) / (double)batch);
+    cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
+    snprintf(buf, sizeof buf,
+             "Gradient accumulation: 2 micro-batches of %ld, adding their gradients before one optimizer step, "
+             "train like a batch of %ld with the activations of %ld.",
+             batch / 2, batch / 2 * 2, batch / 2);
+    cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
+  }
+  if (seq > 1) {
+    snprintf(buf, sizeof buf, "Shorter sequences: %ld tokens instead of %ld halve the activations as well.", seq / 2,
+             seq);
+    cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
+  }
+  snprintf(buf, sizeof buf,
+           "Mixed precision: activations in bf16 take 2 bytes instead of 4 (%.3f GB saved here); the fp32 master "
+           "weights and Adam's moments stay.",
+           gb(m->budget.activations) / 2);
+  cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
+}
+
+static void add_series(cJSON *env, const lab_params *p, const lab_memory_measure *m, uint64_t usable) {
+  long seq = lab_param_int(p, "seq_len"), hidden = lab_param_int(p, "hidden"), layers = lab_param_int(p, "layers");
+  long batch = lab_param_int(p, "batch");
+  double params = lab_param(p, "params_m") * 1e6;
+  cJSON *w = lab_env_series(env, "weights", "weights (fp32, 4 B/param)", "batch", "GB");
+  cJSON *g = lab_env_series(env, "gradients", "gradients (fp32, 4 B/param)", "batch", "GB");
+  cJSON *o = lab_env_series(env, "optimizer", "Adam m + v (fp32, 8 B/param)", "batch", "GB");
+  cJSON *a = lab_env_series(env, "activations", "activations (estimate)", "batch", "GB");
+  cJSON *c = lab_env_series(env, "capacity", "usable device memory", "batch", "GB");
+  /* Powers of two up to 4096 with the learner's batch in its place: the
+   * stacked terms against the capacity line show where the OOM begins. */
+  long xs[16];
+  int n = 0;
+  for (long b = 1; b <= 4096 && n < 15; b *= 2) {
+    if (batch < b && (n == 0 || xs[n - 1] < batch)) xs[n++] = batch;
+    xs[n++] = b;
+  }
+  if (batch > xs[n - 1]) xs[n++] = batch;
+  for (int i = 0; i < n; i++) {
+    if (i > 0 && xs[i] == xs[i - 1]) continue;
+    lab_mem_budget b;
+    lab_memory_budget(params, xs[i], seq, hidden, layers, &b);
+    lab_series_point(w, (double)xs[i], gb(b.weights));
+    lab_series_point(g, (double)xs[i], gb(b.gradients));
+    lab_series_point(o, (double)xs[i], gb(b.optimizer));
+    lab_series_point(a, (double)xs[i], gb(b.activations));
+    lab_series_point(c, (double)xs[i], gb(usable));
+  }
+  cJSON *al = lab_env_series(env, "allocated", "allocated (tensors)", "step", "MiB");
+  cJSON *re = lab_env_series(env, "reserved", "reserved (allocator's segments)", "step", "MiB");
+  cJSON *du = lab_env_series(env, "device_used", "used, as the driver sees it", "step", "MiB");
+  for (int i = 0; i < m->n_steps; i++) {
+    lab_series_point(al, i, mib(m->steps[i].allocated));
+    lab_series_point(re, i, mib(m->steps[i].reserved));
+    lab_series_point(du, i, mib(m->steps[i].device_used));
+  }
+}
+
+static void add_details(cJSON *env, const lab_params *p, const lab_memory_measure *m) {
+  cJSON *d = lab_env_details(env);
+  cJSON *terms = cJSON_AddArrayToObject(d, "terms");
+  const struct { const char *id, *label; uint64_t bytes; double per_param; } t[] = {
+      {"weights", "weights (fp32)", m->budget.weights, 4},
+      {"gradients", "gradients (fp32)", m->budget.gradients, 4},
+      {"optimizer", "Adam m and v (fp32)", m->budget.optimizer, 8},
+      {"activations", "activations kept for backward (estimate)", m->budget.activations, 0},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", t[i].id);
+    cJSON_AddStringToObject(o, "label", t[i].label);
+    cJSON_AddNumberToObject(o, "bytes", (double)t[i].bytes);
+    if (t[i].per_param > 0) cJSON_AddNumberToObject(o, "bytes_per_param", t[i].per_param);
+    else cJSON_AddNullToObject(o, "bytes_per_param");
+    cJSON_AddItemToArray(terms, o);
+  }
+  cJSON_AddStringToObject(d, "activation_estimate",
+                          "batch × seq_len × hidden × layers × 16 values × 4 bytes: about 16 hidden-size vectors "
+                          "per token per transformer layer kept for backward in fp32; attention score matrices "
+                          "(seq² per head) are not counted, as fused attention does not keep them.");
+  cJSON *steps = cJSON_AddArrayToObject(d, "steps");
+  for (int i = 0; i < m->n_steps; i++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "label", m->steps[i].label);
+    cJSON_AddNumberToObject(o, "allocated_bytes", (double)m->steps[i].allocated);
+    cJSON_AddNumberToObject(o, "reserved_bytes", (double)m->steps[i].reserved);
+    cJSON_AddNumberToObject(o, "device_used_bytes", (double)m->steps[i].device_used);
+    cJSON_AddItemToArray(steps, o);
+  }
+  cJSON *al = cJSON_AddObjectToObject(d, "allocator");
+  cJSON_AddNumberToObject(al, "limit_bytes", (double)m->limit_bytes);
+  cJSON_AddNumberToObject(al, "reserve_calls", m->reserve_calls);
+  cJSON_AddNumberToObject(al, "release_calls", m->release_calls);
+  cJSON_AddStringToObject(al, "rule",
+                          "Requests are rounded up to 512 bytes; up to 1 MiB they share 2 MiB segments, up to "
+                          "10 MiB 20 MiB segments, larger ones get their own segment; freed blocks stay cached "
+                          "until empty_cache().");
+  if (!m->oom) {
+    cJSON_AddNullToObject(d, "oom");
+    return;
+  }
+  cJSON *oom = cJSON_AddObjectToObject(d, "oom");
+  cJSON_AddStringToObject(oom, "kind", oom_kind_name(m->oom_kind));
+  cJSON_AddBoolToObject(oom, "deliberate", m->deliberate);
+  cJSON_AddStringToObject(oom, "step", m->oom_step);
+  cJSON_AddNumberToObject(oom, "requested_bytes", (double)m->oom_request);
+  cJSON_AddNumberToObject(oom, "allocated_bytes", (double)m->oom_allocated);
+  cJSON_AddNumberToObject(oom, "reserved_bytes", (double)m->oom_reserved);
+  cJSON_AddNumberToObject(oom, "limit_bytes", (double)m->limit_bytes);
+  char msg[320];
+  snprintf(msg, sizeof msg,
+           "Out of memory: asked for %.1f MiB while %.1f MiB was allocated and %.1f MiB reserved; %s.",
+           mib(m->oom_request), mib(m->oom_allocated), mib(m->oom_reserved),
+           m->oom_kind == LAB_POOL_OOM_DEVICE ? "the GPU itself had no free memory left for it"
+           : m->oom_kind == LAB_POOL_OOM_TABLE ? "the allocator's tables were full"
+                                               : "reserving it would pass the budget");
+  cJSON_AddStringToObject(oom, "message", msg);
+  add_fixes(oom, p, m);
+}
+
+static void add_findings(cJSON *env, const lab_params *p, const lab_memory_measure *m, uint64_t usable, long max_batch) {
+  const lab_mem_budget *b = &m->budget;
+  uint64_t floor_b = b->weights + b->gradients + b->optimizer;
+  lab_env_finding(env,
+                  "Training %.1f million parameters with Adam needs %.3f GB before any activation: 4 bytes of "
+                  "weights, 4 of gradients and 8 for Adam's two moments, 16 bytes per parameter.",
+                  b->params / 1e6, gb(floor_b));
+  lab_env_finding(env,
+                  "Activations for %ld × %ld tokens add about %.3f GB, so a step needs %.3f GB of the %.2f GB "
+                  "usable here: it %s.%s",
+                  lab_param_int(p, "batch"), lab_param_int(p, "seq_len"), gb(b->activations), gb(b->total),
+                  gb(usable), b->total <= usable ? "fits" : "does not fit",
+                  max_batch > 0 ? "" : " Even batch 1 would not fit: the floor is the problem.");
+  if (max_batch > 0)
+    lab_env_finding(env, "On this device the largest batch that fits is about %ld.", max_batch);
+  int after_free = -1, after_empty = -1;
+  for (int i = 0; i < m->n_steps; i++) {
+    if (strncmp(m->steps[i].label, "backward", 8) == 0) after_free = i;
+    if (strncmp(m->steps[i].label, "empty_cache", 11) == 0) after_empty = i;
+  }
+  if (after_free >= 0)
+    lab_env_finding(env,
+                    "After backward freed the activations, %.1f MiB was allocated but %.1f MiB stayed reserved "
+                    "(the driver saw %.1f MiB in use): nvidia-smi shows reserved memory, not what tensors hold.",
+                    mib(m->steps[after_free].allocated), mib(m->steps[after_free].reserved),
+                    mib(m->steps[after_free].device_used));
+  if (after_empty >= 0)
+    lab_env_finding(env, "empty_cache() gave %.1f MiB back to the device.",
+                    mib(m->steps[after_free].reserved - m->steps[after_empty].reserved));
+  if (m->oom)
+    lab_env_finding(env,
+                    "%s at '%s': asking for %.1f MiB with %.1f MiB reserved, against a budget of %.1f MiB, failed; the "
+                    "error was caught, everything freed, and the result lists the fixes.",
+                    m->deliberate ? "The deliberate out-of-memory happened" : "The model ran out of memory",
+                    m->oom_step, mib(m->oom_request), mib(m->oom_reserved), mib(m->limit_bytes));
+  if (restored(m))
+    lab_env_finding(env, "Free device memory was %.1f MiB before and %.1f MiB after: all of it came back.",
+                    mib(m->free_before_bytes), mib(m->free_after_bytes));
+  else
+    lab_env_finding(env,
+                    "Free device memory was %.1f MiB before but %.1f MiB after: %.1f MiB did not come back "
+                    "(another process on this GPU may have taken it).",
+                    mib(m->free_before_bytes), mib(m->free_after_bytes),
+                    mib(m->free_before_bytes - m->free_after_bytes));
+}
+
+cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, const char *backend,
+                           const char *device_name, const lab_profile *prof) {
+  cJSON *env = lab_envelope_new("memory", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
+  if (!env) return NULL;
+  const lab_mem_budget *b = &m->budget;
+  /* What a training job can use: free memory once the context exists. */
+  uint64_t usable = m->free_before_bytes;
+  long max_batch = lab_memory_max_batch(b->params, lab_param_int(p, "seq_len"), lab_param_int(p, "hidden"),
+                                        lab_param_int(p, "layers"), usable);
+  lab_env_metric(env, "weights_bytes", (double)b->weights);
+  lab_env_metric(env, "gradients_bytes", (double)b->gradients);
+  lab_env_metric(env, "optimizer_bytes", (double)b->optimizer);
+  lab_env_metric(env, "activations_bytes", (double)b->activations);
+  lab_env_metric(env, "floor_bytes", (double)(b->weights + b->gradients + b->optimizer));
+  lab_env_metric(env, "total_bytes", (double)b->total);
+  lab_env_metric(env, "capacity_bytes", (double)m->capacity_bytes);
+  lab_env_metric(env, "usable_bytes", (double)usable);
+  lab_env_metric(env, "fits", b->total <= usable);
+  lab_env_metric(env, "max_batch", (double)max_batch);
+  lab_env_metric(env, "budget_bytes", (double)m->limit_bytes);
+  lab_env_metric(env, "peak_allocated_bytes", (double)m->peak_allocated);
+  lab_env_metric(env, "peak_reserved_bytes", (double)m->peak_reserved);
+  lab_env_metric(env, "oom", m->oom);
+  lab_env_metric(env, "oom_requested_bytes", (double)m->oom_request);
+  lab_env_metric(env, "free_before_bytes", (double)m->free_before_bytes);
+  lab_env_metric(env, "free_after_bytes", (double)m->free_after_bytes);
+  lab_env_metric(env, "free_restored", restored(m));
+  add_series(env, p, m, usable);
+  add_details(env, p, m);
+  add_findings(env, p, m, usable, max_batch);
+  lab_env_stats(env, 1, 0, NULL, 0,
+                strcmp(backend, "simulated") == 0
+                    ? "Modelled: the same allocator bookkeeping as on a GPU, reserving from the profile's memory "
+                      "minus its CUDA context; the budget terms are arithmetic, not measurements."
+                    : "cudaMemGetInfo after each step of the walk; allocated and reserved come from the caching "
+                      "allocator's own bookkeeping; segments are real cudaMalloc/cudaFree calls.");
+  return env;
+}
+
+/* ---- the simulator ----------------------------------------------------- */
+
+/* The profile's memory: the context takes its share first; cudaMalloc
+ * hands out 2 MiB pages, so the driver's count grows in those. */
+typedef struct sim_mem {
+  uint64_t capacity, context, used;
+  uintptr_t next;
+} sim_mem;
+
+static int sim_reserve(void *ctx, uint64_t bytes, uintptr_t *addr) {
+  sim_mem *s = ctx;
+  uint64_t pages = (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+  if (s->context + s->used + pages > s->capacity) return -1;
+  s->used += pages;
+  *addr = s->next;
+  s->next += pages;
+  return 0;
+}
+
+static void sim_release(void *ctx, uintptr_t addr, uint64_t bytes) {
+  sim_mem *s = ctx;
+  (void)addr;
+  uint64_t pages = (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+  s->used -= pages;
+}
+
+static int sim_info(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes) {
+  sim_mem *s = ctx;
+  *total_bytes = s->capacity;
+  *free_bytes = s->capacity - s->context - s->used;
+  return 0;
+}
+
+static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+  sim_mem mem = {.capacity = prof->memory_bytes, .context = prof->context_bytes, .used = 0, .next = 1u << 21};
+  lab_mem_device dev = {.be = {.ctx = &mem, .reserve = sim_reserve, .release = sim_release}, .ctx = &mem,
+                        .info = sim_info};
+  lab_pool *pool = malloc(sizeof *pool);
+  lab_memory_measure *m = malloc(sizeof *m);
+  *out = NULL;
+  if (pool && m) {
+    lab_memory_walk(p, pool, &dev, m);
+    *out = lab_memory_envelope(p, m, "simulated", prof->device_name, prof);
+  }
+  free(pool);
+  free(m);
+  return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+}
+
+const lab_experiment lab_exp_memory = {
+    .name = "memory",
+    .title = "GPU memory: the budget and the out-of-memory",
+    .summary = "Weights, gradients and Adam's moments set a floor of 16 bytes per parameter; activations grow "
+               "with the batch; a caching allocator reserves more than tensors use; a safe deliberate OOM and "
+               "its fixes.",
+    .params = memory_params,
+    .n_params = N_PARAMS,
+    .simulate = simulate,
+};

@@ -1,0 +1,41 @@
+/* Median, quartiles and spread of a sample set. */
+#include "stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LAB_MAX_SAMPLES 4096
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double lab_quantile_sorted(const double *sorted, size_t n, double q) {
+  if (n == 0) return 0;
+  if (q <= 0) return sorted[0];
+  if (q >= 1) return sorted[n - 1];
+  double pos = q * (double)(n - 1);
+  size_t lo = (size_t)pos;
+  double frac = pos - (double)lo;
+  return lo + 1 < n ? sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]) : sorted[lo];
+}
+
+int lab_summarize(const double *x, size_t n, lab_summary *out) {
+  double buf[LAB_MAX_SAMPLES];
+  memset(out, 0, sizeof *out);
+  if (n == 0 || n > LAB_MAX_SAMPLES) return -1;
+  memcpy(buf, x, n * sizeof *x);
+  qsort(buf, n, sizeof *buf, cmp_double);
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) sum += buf[i];
+  out->n = n;
+  out->min = buf[0];
+  out->max = buf[n - 1];
+  out->mean = sum / (double)n;
+  out->median = lab_quantile_sorted(buf, n, 0.5);
+  out->q1 = lab_quantile_sorted(buf, n, 0.25);
+  out->q3 = lab_quantile_sorted(buf, n, 0.75);
+  out->iqr_pct = out->median != 0 ? 100.0 * (out->q3 - out->q1) / out->median : 0;
+  return 0;
+}

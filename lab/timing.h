@@ -1,0 +1,41 @@
+/* `timing`: the asynchronous timing trap. A cuBLAS sgemm of size N repeated
+ * K times, timed three ways (host clock without synchronize, host clock
+ * after synchronize, CUDA events), the first (cold) run beside warm runs,
+ * and a CPU/GPU timeline of one warm run. */
+#ifndef LAB_TIMING_H
+#define LAB_TIMING_H
+
+#include "params.h"
+#include "profiles.h"
+
+#define LAB_TIMING_MAX_SAMPLES 30
+#define LAB_TIMING_WARMUP 2
+#define LAB_TIMING_MAX_RUNS (1 + LAB_TIMING_WARMUP + LAB_TIMING_MAX_SAMPLES)
+#define LAB_TIMING_MAX_LAUNCHES 50 /* launches drawn on the timeline */
+#define LAB_TIMING_MAX_FLOP 4e12   /* bound on one batch: 2·N³·K */
+
+typedef struct lab_timing_measure {
+  int size, repeats, samples, warmup;
+  /* Medians over the warm samples (ms), and the events' spread. */
+  double host_nosync_ms, host_sync_ms, events_ms, iqr_pct;
+  double nosync_ms[LAB_TIMING_MAX_SAMPLES], sync_ms[LAB_TIMING_MAX_SAMPLES], ev_ms[LAB_TIMING_MAX_SAMPLES];
+  double cold_ms;                      /* the first batch, library load included (host clock + synchronize) */
+  int n_runs;                          /* cold + warm-up + samples */
+  double run_ms[LAB_TIMING_MAX_RUNS];  /* host-synchronized time of every batch, in order */
+  /* One warm batch on a common clock (µs from the first host call). */
+  int n_launches;
+  double launch_start_us[LAB_TIMING_MAX_LAUNCHES], launch_end_us[LAB_TIMING_MAX_LAUNCHES];
+  double gpu_start_us[LAB_TIMING_MAX_LAUNCHES], gpu_end_us[LAB_TIMING_MAX_LAUNCHES];
+  double sync_start_us, sync_end_us;
+  int validated; /* -1: not checked (simulated) */
+  double max_abs_err;
+} lab_timing_measure;
+
+/* Checks what the bounds alone cannot: one batch stays under LAB_TIMING_MAX_FLOP. */
+int lab_timing_check(const lab_params *p, lab_error *err);
+
+/* Builds the envelope (backend "cuda" or "simulated"); prof NULL for a real run. */
+cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, const char *backend,
+                           const char *device_name, const lab_profile *prof);
+
+#endif

@@ -1,0 +1,25 @@
+/* The API's resources, one file each, and the state they share. The route
+ * table lives in serve.c. */
+#ifndef SRV_API_H
+#define SRV_API_H
+
+#include "runner.h"
+
+struct mg_connection;
+
+typedef struct srv_app {
+  srv_runner runner;
+  char web_root[4096];  /* static files and the public lesson bundles */
+  char lesson_keys[4096]; /* server-only quiz answer keys */
+  size_t max_body_bytes;
+} srv_app;
+
+int srv_api_health(struct mg_connection *conn, void *app);
+int srv_api_device(struct mg_connection *conn, void *app);
+int srv_api_experiments(struct mg_connection *conn, void *app);
+int srv_api_profiles(struct mg_connection *conn, void *app);
+int srv_api_lessons(struct mg_connection *conn, void *app);
+int srv_api_not_found(struct mg_connection *conn, void *app);
+int srv_static(struct mg_connection *conn, void *app);
+
+#endif

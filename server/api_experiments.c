@@ -1,0 +1,104 @@
+/* /api/experiments: GET lists the registry; GET /api/experiments/NAME shows
+ * one; POST /api/experiments/NAME runs it with {"params","backend","profile"}. */
+#include <civetweb.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "cjson_compat.h"
+#include "http.h"
+#include "registry.h"
+#include "hooks.h"
+
+static const char *optional_string(const cJSON *body, const char *key, lab_error *err, int *bad) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(body, key);
+  if (!v || cJSON_IsNull(v)) return NULL;
+  if (!cJSON_IsString(v)) {
+    *bad = 1;
+    lab_fail(err, LAB_E_INVALID_PARAM, key, "%s must be a string", key);
+    return NULL;
+  }
+  return v->valuestring;
+}
+
+static int run(struct mg_connection *conn, srv_app *app, const char *name) {
+  lab_error err = {0};
+  char *text = NULL;
+  size_t len = 0;
+  cJSON *body = NULL, *result = NULL;
+  int rc;
+  if (srv_read_body(conn, app->max_body_bytes, 1, &text, &len, &err) != 0) goto fail;
+  if (len == 0) {
+    body = cJSON_CreateObject();
+  } else {
+    /* cJSON stops after the first value; anything but whitespace after it
+     * ("{} x", "{}{}", a NUL) makes the whole body invalid, not ignored. */
+    body = srv_parse_json(text, len);
+    if (!body) {
+      lab_fail(&err, LAB_E_INVALID_JSON, NULL, "the body is not valid JSON; send e.g. {\"params\":{},\"backend\":\"auto\"}");
+      goto fail;
+    }
+  }
+  if (!cJSON_IsObject(body)) {
+    lab_fail(&err, LAB_E_INVALID_JSON, NULL, "the body must be a JSON object like {\"params\":{…}}");
+    goto fail;
+  }
+  for (const cJSON *it = body->child; it; it = it->next)
+    if (strcmp(it->string, "params") && strcmp(it->string, "backend") && strcmp(it->string, "profile")) {
+      lab_fail(&err, LAB_E_INVALID_PARAM, it->string, "unknown field '%.40s'; the body takes params, backend, profile",
+               it->string);
+      goto fail;
+    }
+  int bad = 0;
+  const char *backend = optional_string(body, "backend", &err, &bad);
+  const char *profile = bad ? NULL : optional_string(body, "profile", &err, &bad);
+  if (bad) goto fail;
+  if (srv_run_experiment(&app->runner, name, cJSON_GetObjectItemCaseSensitive(body, "params"), backend, profile,
+                         &result, &err) != 0)
+    goto fail;
+  rc = srv_send_json(conn, 200, result);
+  goto done;
+fail:
+  rc = srv_send_error(conn, &err);
+done:
+  cJSON_Delete(result);
+  cJSON_Delete(body);
+  free(text);
+  return rc;
+}
+
+int srv_api_experiments(struct mg_connection *conn, void *cbdata) {
+  srv_app *app = cbdata;
+  const char *uri = mg_get_request_info(conn)->local_uri;
+  const char *name = uri + strlen("/api/experiments");
+  if (*name == 0) {
+    if (!srv_method_ok(conn, "GET,HEAD")) return 405;
+    cJSON *o = lab_registry_json();
+    int rc = srv_send_json(conn, 200, o);
+    cJSON_Delete(o);
+    return rc;
+  }
+  if (*name != '/') return srv_api_not_found(conn, cbdata);
+  name++;
+  if (name[0] == '_' && srv_test_hooks_enabled()) {
+    lab_error err;
+    if (srv_runner_test_hook(&app->runner, name, &err) != 0) return srv_send_error(conn, &err);
+    return srv_send_fail(conn, LAB_E_INTERNAL, NULL, "test hook %.20s returned normally", name);
+  }
+  const lab_experiment *e = lab_experiment_find(name);
+  if (!e)
+    return srv_send_fail(conn, LAB_E_UNKNOWN_EXPERIMENT, "experiment",
+                         "no experiment named '%.40s'; GET /api/experiments lists them", name);
+  if (!srv_method_ok(conn, "GET,HEAD,POST")) return 405;
+  if (strcmp(mg_get_request_info(conn)->request_method, "POST") == 0) return run(conn, app, e->name);
+  cJSON *o = lab_experiment_json(e);
+  int rc = srv_send_json(conn, 200, o);
+  cJSON_Delete(o);
+  return rc;
+}
+
+int srv_api_not_found(struct mg_connection *conn, void *cbdata) {
+  (void)cbdata;
+  return srv_send_fail(conn, LAB_E_NOT_FOUND, NULL, "no API resource at %.80s; the API is listed in README.md",
+                       mg_get_request_info(conn)->local_uri);
+}

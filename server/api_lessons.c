@@ -1,0 +1,109 @@
+/* GET /api/lessons (the index), GET /api/lessons/ID (a public bundle, no
+ * answer key), both compiled at build time into the web root, and
+ * POST /api/lessons/ID/quiz: an attempt scored against the server-only key. */
+#include <civetweb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "cjson_compat.h"
+#include "files.h"
+#include "http.h"
+#include "quiz.h"
+
+#define MAX_BUNDLE_BYTES (4 * 1024 * 1024)
+
+static int valid_id(const char *id) {
+  size_t n = strlen(id);
+  if (n == 0 || n > 64) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '0' && id[i] <= '9') || id[i] == '-')) return 0;
+  return 1;
+}
+
+static int send_file_json(struct mg_connection *conn, const char *path, const char *id) {
+  char *text = NULL;
+  size_t len = 0;
+  if (srv_read_file(path, MAX_BUNDLE_BYTES, &text, &len) != 0)
+    return srv_send_fail(conn, LAB_E_UNKNOWN_LESSON, "id", "no lesson '%.64s'; GET /api/lessons lists them", id);
+  cJSON *json = cJSON_ParseWithLength(text, len);
+  free(text);
+  if (!json) return srv_send_fail(conn, LAB_E_INTERNAL, NULL, "the lesson bundle is damaged; rebuild with 'make'");
+  int rc = srv_send_json(conn, 200, json);
+  cJSON_Delete(json);
+  return rc;
+}
+
+static int score_quiz(struct mg_connection *conn, srv_app *app, const char *id) {
+  char path[4400], *text = NULL, *body_text = NULL;
+  size_t len = 0, body_len = 0;
+  lab_error err = {0};
+  cJSON *key = NULL, *body = NULL, *result = NULL;
+  int rc;
+  snprintf(path, sizeof path, "%s/%s.key.json", app->lesson_keys, id);
+  if (srv_read_file(path, MAX_BUNDLE_BYTES, &text, &len) != 0) {
+    lab_fail(&err, LAB_E_UNKNOWN_LESSON, "id", "no quiz for lesson '%.64s'; GET /api/lessons lists them", id);
+    goto fail;
+  }
+  if (!(key = cJSON_ParseWithLength(text, len))) {
+    lab_fail(&err, LAB_E_INTERNAL, NULL, "the answer key is damaged; rebuild with 'make'");
+    goto fail;
+  }
+  if (srv_read_body(conn, app->max_body_bytes, 1, &body_text, &body_len, &err) != 0) goto fail;
+  body = srv_parse_json(body_text, body_len);
+  if (!cJSON_IsObject(body)) {
+    lab_fail(&err, LAB_E_INVALID_JSON, NULL, "send {\"answers\":{\"q1\":[\"b\"],…}} as JSON");
+    goto fail;
+  }
+  for (const cJSON *it = body->child; it; it = it->next)
+    if (strcmp(it->string, "answers") != 0) {
+      lab_fail(&err, LAB_E_INVALID_PARAM, it->string, "unknown field '%.40s'; the body takes only answers", it->string);
+      goto fail;
+    }
+  const cJSON *answers = cJSON_GetObjectItemCaseSensitive(body, "answers");
+  if (!cJSON_IsObject(answers)) {
+    lab_fail(&err, LAB_E_INVALID_PARAM, "answers", "answers must be an object of question id: [option ids]");
+    goto fail;
+  }
+  if (lab_quiz_score(key, answers, &result, &err) != 0) goto fail;
+  rc = srv_send_json(conn, 200, result);
+  goto done;
+fail:
+  rc = srv_send_error(conn, &err);
+done:
+  cJSON_Delete(result);
+  cJSON_Delete(body);
+  cJSON_Delete(key);
+  free(body_text);
+  free(text);
+  return rc;
+}
+
+int srv_api_lessons(struct mg_connection *conn, void *cbdata) {
+  srv_app *app = cbdata;
+  const char *rest = mg_get_request_info(conn)->local_uri + strlen("/api/lessons");
+  char path[4400];
+  if (*rest == 0) {
+    if (!srv_method_ok(conn, "GET,HEAD")) return 405;
+    snprintf(path, sizeof path, "%s/lessons/index.json", app->web_root);
+    return send_file_json(conn, path, "index");
+  }
+  if (*rest != '/') return srv_api_not_found(conn, cbdata);
+  char id[80];
+  snprintf(id, sizeof id, "%.79s", rest + 1);
+  char *quiz = strstr(id, "/quiz");
+  if (quiz && strcmp(quiz, "/quiz") == 0) {
+    *quiz = 0;
+    if (!valid_id(id))
+      return srv_send_fail(conn, LAB_E_UNKNOWN_LESSON, "id", "no lesson '%.64s'; GET /api/lessons lists them", id);
+    if (!srv_method_ok(conn, "POST")) return 405;
+    return score_quiz(conn, app, id);
+  }
+  if (!valid_id(id))
+    return srv_send_fail(conn, LAB_E_UNKNOWN_LESSON, "id",
+                         "lesson ids are 1 to 64 lower-case letters, digits and '-'; GET /api/lessons lists them");
+  if (!srv_method_ok(conn, "GET,HEAD")) return 405;
+  snprintf(path, sizeof path, "%s/lessons/%s.json", app->web_root, id);
+  return send_file_json(conn, path, id);
+}

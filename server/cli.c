@@ -1,0 +1,53 @@
+/* Option parsing shared by every command, and `gpulab help`. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int srv_cli_option(int argc, char **argv, int *i, const char *name, const char **value) {
+  size_t n = strlen(name);
+  const char *a = argv[*i];
+  if (strncmp(a, name, n) != 0) return 0;
+  if (a[n] == '=') {
+    *value = a + n + 1;
+    return 1;
+  }
+  if (a[n] != 0) return 0;
+  *value = *i + 1 < argc ? argv[++*i] : NULL;
+  return 1;
+}
+
+int srv_cli_long(const char *text, long min, long max, long *out) {
+  if (!text || !*text) return -1;
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno || *end || v < min || v > max) return -1;
+  *out = v;
+  return 0;
+}
+
+int srv_cli_usage(const char *message) {
+  fprintf(stderr, "gpulab: %s\nRun 'gpulab help' for the commands and options.\n", message);
+  return 2;
+}
+
+int srv_cli_help(void) {
+  puts("gpulab — learn how CUDA behaves during model training, by running it.\n"
+       "\n"
+       "Commands:\n"
+       "  gpulab device [--json]                     driver view vs runtime view, and a verdict\n"
+       "  gpulab experiments [--json]                the experiments and their parameters\n"
+       "  gpulab profiles [--json]                   device profiles for the simulator\n"
+       "  gpulab run NAME [--PARAM=VALUE ...] [--backend auto|cuda|simulated] [--profile NAME] [--json]\n"
+       "                                             run one experiment\n"
+       "  gpulab calibrate [--json] [--out FILE]    fit a profile to this GPU and check the simulator\n"
+       "  gpulab serve [--host H] [--port N] [--root DIR] [--keys DIR] [--deadline S] [--profile-file F]\n"
+       "                                             serve the web app and the API (port 0: any free port)\n"
+       "  gpulab version | help\n"
+       "\n"
+       "Exit status: 0 success, 1 the command failed, 2 usage error.");
+  return 0;
+}

@@ -1,0 +1,20 @@
+/* The command line: option parsing helpers and one function per command. */
+#ifndef SRV_CLI_H
+#define SRV_CLI_H
+
+/* Matches argv[*i] against "--name=value" or "--name value" (advancing *i);
+ * returns 1 on a match with *value set (NULL when the value is missing). */
+int srv_cli_option(int argc, char **argv, int *i, const char *name, const char **value);
+int srv_cli_long(const char *text, long min, long max, long *out);
+/* Prints "gpulab: MESSAGE" and a hint to stderr; returns 2 (usage error). */
+int srv_cli_usage(const char *message);
+int srv_cli_help(void);
+
+int srv_cmd_serve(int argc, char **argv);
+int srv_cmd_device(int argc, char **argv);
+int srv_cmd_run(int argc, char **argv);
+int srv_cmd_experiments(int argc, char **argv);
+int srv_cmd_profiles(int argc, char **argv);
+int srv_cmd_calibrate(int argc, char **argv);
+
+#endif

@@ -1,0 +1,168 @@
+/* `gpulab run`, `gpulab experiments` and `gpulab profiles`: the same
+ * experiments as the API, for SSH sessions, schedulers, tests and benches. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cjson_compat.h"
+#include "cli.h"
+#include "registry.h"
+#include "runner.h"
+
+static int print_json(const cJSON *o) {
+  char *text = cJSON_Print(o);
+  if (!text) return 1;
+  puts(text);
+  cJSON_free(text);
+  return 0;
+}
+
+static void print_result(const cJSON *env) {
+  const cJSON *dev = cJSON_GetObjectItemCaseSensitive(env, "device");
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(dev, "name");
+  const cJSON *prof = cJSON_GetObjectItemCaseSensitive(dev, "profile");
+  const char *backend = cJSON_GetObjectItemCaseSensitive(env, "backend")->valuestring;
+  printf("%s — %s", cJSON_GetObjectItemCaseSensitive(env, "experiment")->valuestring,
+         !strcmp(backend, "cuda") ? "live on " : !strcmp(backend, "simulated") ? "simulated: " : "recorded on ");
+  printf("%s", cJSON_IsString(name) ? name->valuestring : "no device");
+  if (cJSON_IsString(prof)) printf(" (profile %s)", prof->valuestring);
+  printf("\n\nMetrics\n");
+  const cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(env, "metrics")) printf("  %-32s %.6g\n", m->string,
+                                                                                   m->valuedouble);
+  const cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(env, "series")) {
+    printf("\nSeries %s (%s vs %s)\n", cJSON_GetObjectItemCaseSensitive(s, "label")->valuestring,
+           cJSON_GetObjectItemCaseSensitive(s, "y_unit")->valuestring,
+           cJSON_GetObjectItemCaseSensitive(s, "x_unit")->valuestring);
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(s, "points")) printf(
+        "  %14.6g  %.6g\n", pt->child->valuedouble, pt->child->next->valuedouble);
+  }
+  printf("\nFindings\n");
+  const cJSON *f;
+  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(env, "findings")) printf("  - %s\n", f->valuestring);
+  const cJSON *method = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "stats"), "method");
+  if (cJSON_IsString(method)) printf("\nMethod: %s\n", method->valuestring);
+}
+
+int srv_cmd_run(int argc, char **argv) {
+  if (argc < 1 || argv[0][0] == '-') return srv_cli_usage("run needs an experiment name: gpulab run NAME");
+  const lab_experiment *e = lab_experiment_find(argv[0]);
+  int json = 0;
+  const char *backend = "auto", *profile = NULL;
+  lab_error err = {0};
+  cJSON *params = cJSON_CreateObject(), *result = NULL;
+  lab_params p;
+  int rc = 1;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--json")) json = 1; /* known before any error, so errors print as JSON too */
+  if (!e) {
+    lab_fail(&err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no experiment named '%.40s'; 'gpulab experiments' lists them",
+             argv[0]);
+    goto fail;
+  }
+  lab_params_init(&p, e->params, e->n_params);
+  for (int i = 1; i < argc; i++) {
+    const char *v = NULL;
+    if (!strcmp(argv[i], "--json")) {
+      json = 1;
+      continue;
+    }
+    if (srv_cli_option(argc, argv, &i, "--backend", &v) || srv_cli_option(argc, argv, &i, "--profile", &v)) {
+      if (!v) {
+        lab_fail(&err, LAB_E_USAGE, NULL, "%s needs a value", argv[i]);
+        goto fail;
+      }
+      if (strstr(argv[i], "--backend") == argv[i] || (i > 0 && !strcmp(argv[i - 1], "--backend"))) backend = v;
+      else profile = v;
+      continue;
+    }
+    if (strncmp(argv[i], "--", 2) != 0) {
+      lab_fail(&err, LAB_E_USAGE, NULL, "unexpected argument '%.40s'; parameters look like --size=2048", argv[i]);
+      goto fail;
+    }
+    char name[64];
+    const char *eq = strchr(argv[i] + 2, '=');
+    size_t n = eq ? (size_t)(eq - argv[i] - 2) : strlen(argv[i] + 2);
+    snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), argv[i] + 2);
+    if (eq) v = eq + 1;
+    else if (i + 1 < argc) v = argv[++i];
+    if (!v) {
+      lab_fail(&err, LAB_E_USAGE, name, "--%s needs a value", name);
+      goto fail;
+    }
+    if (lab_params_set_text(&p, name, v, &err)) goto fail;
+  }
+  cJSON_Delete(params);
+  params = lab_params_to_json(&p);
+  srv_supervisor *sup = srv_supervisor_for_self();
+  srv_runner r;
+  if (!sup || srv_runner_init(&r, sup) != 0) {
+    srv_supervisor_free(sup);
+    lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
+    goto fail;
+  }
+  r.deadline_s = 300; /* a person at a terminal can wait longer than a browser */
+  int failed = srv_run_experiment(&r, e->name, params, backend, profile, &result, &err);
+  srv_runner_free(&r);
+  srv_supervisor_free(sup);
+  if (failed) goto fail;
+  rc = json ? print_json(result) : (print_result(result), 0);
+  goto done;
+fail:
+  if (json) {
+    cJSON *o = lab_error_json(&err);
+    print_json(o);
+    cJSON_Delete(o);
+  } else {
+    fprintf(stderr, "gpulab: %s [%s]\n", err.message, lab_err_code(err.code));
+  }
+  rc = err.code == LAB_E_USAGE ? 2 : 1;
+done:
+  cJSON_Delete(params);
+  cJSON_Delete(result);
+  return rc;
+}
+
+int srv_cmd_experiments(int argc, char **argv) {
+  if (argc > 1 || (argc == 1 && strcmp(argv[0], "--json")))
+    return srv_cli_usage("experiments takes only --json");
+  if (argc == 1) {
+    cJSON *o = lab_registry_json();
+    int rc = print_json(o);
+    cJSON_Delete(o);
+    return rc;
+  }
+  for (int i = 0; i < lab_experiment_count(); i++) {
+    const lab_experiment *e = lab_experiment_at(i);
+    printf("%s — %s\n  %s\n", e->name, e->title, e->summary);
+    for (int k = 0; k < e->n_params; k++) {
+      const lab_param_spec *s = &e->params[k];
+      printf("  --%s", s->name);
+      if (s->type == LAB_P_INT || s->type == LAB_P_NUM) printf("=%g (%g to %g%s%s)", s->def, s->min, s->max,
+                                                              s->unit ? " " : "", s->unit ? s->unit : "");
+      else if (s->type == LAB_P_BOOL) printf("=%s (true/false)", s->def ? "true" : "false");
+      else printf("=%s", s->choices[(int)s->def]);
+      printf("  %s\n", s->help);
+    }
+  }
+  return 0;
+}
+
+int srv_cmd_profiles(int argc, char **argv) {
+  if (argc > 1 || (argc == 1 && strcmp(argv[0], "--json")))
+    return srv_cli_usage("profiles takes only --json");
+  if (argc == 1) {
+    cJSON *o = lab_profiles_json();
+    int rc = print_json(o);
+    cJSON_Delete(o);
+    return rc;
+  }
+  for (int i = 0; i < lab_profile_count(); i++) {
+    const lab_profile *p = lab_profile_at(i);
+    printf("%-10s %s\n           %d SMs, %.0f GB, pinned H2D %.0f GB/s, launch %.1f us, FP32 %.1f TFLOPS\n", p->name,
+           p->label, p->sm_count, (double)p->memory_bytes / 1e9, p->h2d_pinned_gbps, p->launch_us, p->fp32_tflops);
+  }
+  return 0;
+}

@@ -1,0 +1,26 @@
+/* gpulab's entry point: dispatches to a command. The only place that
+ * decides the process's exit status. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "runner.h"
+
+int main(int argc, char **argv) {
+  if (argc < 2) return srv_cli_help();
+  const char *cmd = argv[1];
+  int rest_c = argc - 2;
+  char **rest = argv + 2;
+  if (!strcmp(cmd, "serve")) return srv_cmd_serve(rest_c, rest);
+  if (!strcmp(cmd, "device")) return srv_cmd_device(rest_c, rest);
+  if (!strcmp(cmd, "run")) return srv_cmd_run(rest_c, rest);
+  if (!strcmp(cmd, "experiments")) return srv_cmd_experiments(rest_c, rest);
+  if (!strcmp(cmd, "profiles")) return srv_cmd_profiles(rest_c, rest);
+  if (!strcmp(cmd, "calibrate")) return srv_cmd_calibrate(rest_c, rest);
+  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+    printf("gpulab %s\n", GPULAB_VERSION);
+    return 0;
+  }
+  if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return srv_cli_help();
+  return srv_cli_usage("unknown command");
+}

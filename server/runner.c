@@ -1,0 +1,146 @@
+/* Backend choice and the path of one run, shared by CLI and API. */
+#include "runner.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cjson_compat.h"
+#include "driver_probe.h"
+#include "envelope.h"
+#include "kern.h"
+#include "registry.h"
+#include "hooks.h"
+
+int srv_runner_init(srv_runner *r, srv_supervisor *sup) {
+  memset(r, 0, sizeof *r);
+  r->sup = sup;
+  r->deadline_s = 60;
+  r->wait_s = 30;
+  return pthread_mutex_init(&r->lock, NULL);
+}
+
+void srv_runner_free(srv_runner *r) { pthread_mutex_destroy(&r->lock); }
+
+static int fetch_runtime_view(srv_runner *r, lab_runtime_view *rt, double wait_s) {
+  cJSON *job = cJSON_CreateObject();
+  cJSON_AddStringToObject(job, "job", "runtime_view");
+  cJSON *answer = NULL;
+  lab_error err;
+  int rc = srv_supervisor_call(r->sup, job, wait_s, 20, &answer, &err);
+  cJSON_Delete(job);
+  if (rc == 0) rc = lab_runtime_view_from_json(answer, rt, &err);
+  cJSON_Delete(answer);
+  if (rc != 0) {
+    memset(rt, 0, sizeof *rt);
+    rt->status = LAB_RT_ERROR;
+    snprintf(rt->error_name, sizeof rt->error_name, "%s", lab_err_code(err.code));
+    snprintf(rt->error_message, sizeof rt->error_message, "%.199s", err.message);
+  }
+  return rc;
+}
+
+void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt) {
+  srv_driver_probe(drv);
+  pthread_mutex_lock(&r->lock);
+  int have = r->have_rt;
+  if (have) *rt = r->rt;
+  pthread_mutex_unlock(&r->lock);
+  /* A busy worker is running an experiment: answer from the cache at once. */
+  lab_runtime_view fresh;
+  if (fetch_runtime_view(r, &fresh, have ? 0.05 : r->wait_s) == 0 || !have) {
+    *rt = fresh;
+    pthread_mutex_lock(&r->lock);
+    r->rt = fresh;
+    r->have_rt = fresh.status != LAB_RT_ERROR || r->have_rt;
+    pthread_mutex_unlock(&r->lock);
+  }
+}
+
+int srv_runner_gpu_usable(srv_runner *r) {
+  lab_driver_view drv;
+  lab_runtime_view rt;
+  lab_verdict v;
+  srv_runner_views(r, &drv, &rt);
+  lab_device_verdict(&drv, &rt, &v);
+  return v.usable;
+}
+
+static int has_gpu_side(const char *name) {
+  static const char *const names[] = {
+#define SRV_X_NAME(n) #n,
+      KERN_EXPERIMENTS(SRV_X_NAME)
+#undef SRV_X_NAME
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(names[i], name) == 0) return 1;
+  return 0;
+}
+
+static int run_on_gpu(srv_runner *r, const lab_experiment *e, const cJSON *params, cJSON **out, lab_error *err) {
+  if (strcmp(e->name, "device") == 0) {
+    lab_driver_view drv;
+    lab_runtime_view rt;
+    lab_params p;
+    lab_params_init(&p, e->params, e->n_params);
+    if (lab_params_from_json(&p, params, err)) return -1;
+    srv_runner_views(r, &drv, &rt);
+    *out = lab_device_envelope(&p, &drv, &rt, "cuda", NULL);
+    return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  }
+  if (!has_gpu_side(e->name))
+    return lab_fail(err, LAB_E_NO_GPU, "backend", "%s has no GPU version; use backend \"simulated\"", e->name);
+  cJSON *job = cJSON_CreateObject();
+  cJSON_AddStringToObject(job, "job", "run");
+  cJSON_AddStringToObject(job, "experiment", e->name);
+  cJSON_AddItemToObject(job, "params", params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject());
+  int rc = srv_supervisor_call(r->sup, job, r->wait_s, r->deadline_s, out, err);
+  cJSON_Delete(job);
+  if (rc == 0 && lab_envelope_check(*out, err) != 0) {
+    cJSON_Delete(*out);
+    *out = NULL;
+    return -1;
+  }
+  return rc;
+}
+
+int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, const char *backend,
+                       const char *profile, cJSON **out, lab_error *err) {
+  *out = NULL;
+  const lab_experiment *e = lab_experiment_find(name);
+  if (!e)
+    return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment",
+                    "no experiment named '%.40s'; GET /api/experiments lists them", name ? name : "");
+  if (!backend) backend = "auto";
+  if (strcmp(backend, "auto") && strcmp(backend, "cuda") && strcmp(backend, "simulated"))
+    return lab_fail(err, LAB_E_INVALID_PARAM, "backend", "backend must be one of: auto, cuda, simulated");
+  if (profile && !lab_profile_find(profile))
+    return lab_fail(err, LAB_E_UNKNOWN_PROFILE, "profile", "unknown profile '%.40s'; GET /api/profiles lists them",
+                    profile);
+  if (strcmp(backend, "simulated") == 0) return lab_simulate(e, params, profile, out, err);
+  /* Validate before touching the GPU, so a bad parameter is a 400 even without one. */
+  lab_params p;
+  lab_params_init(&p, e->params, e->n_params);
+  if (lab_params_from_json(&p, params, err)) return -1;
+  lab_driver_view drv;
+  lab_runtime_view rt;
+  lab_verdict v;
+  srv_runner_views(r, &drv, &rt);
+  lab_device_verdict(&drv, &rt, &v);
+  /* The device check describes this machine whatever it finds: that is its lesson. */
+  if (v.usable || strcmp(e->name, "device") == 0) return run_on_gpu(r, e, params, out, err);
+  if (strcmp(backend, "cuda") == 0)
+    return lab_fail(err, LAB_E_NO_GPU, "backend", "%s. Use backend \"simulated\" (or \"auto\") to run the model.",
+                    v.summary);
+  return lab_simulate(e, params, profile, out, err);
+}
+
+int srv_runner_test_hook(srv_runner *r, const char *hook, lab_error *err) {
+  if (!srv_test_hooks_enabled())
+    return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no experiment named '%.40s'", hook);
+  cJSON *job = cJSON_CreateObject(), *answer = NULL;
+  cJSON_AddStringToObject(job, "job", hook);
+  int rc = srv_supervisor_call(r->sup, job, r->wait_s, r->deadline_s, &answer, err);
+  cJSON_Delete(job);
+  cJSON_Delete(answer);
+  return rc;
+}

@@ -1,0 +1,40 @@
+/* Runs experiments for the CLI and the API alike: picks the backend
+ * (auto: the GPU when usable, else the simulator), hands GPU work to the
+ * supervised worker process (gpulab-worker: the only binary that links CUDA
+ * and cuBLAS), and keeps the device views. */
+#ifndef SRV_RUNNER_H
+#define SRV_RUNNER_H
+
+#include <pthread.h>
+
+#include "device.h"
+#include "supervisor.h"
+
+#define GPULAB_VERSION "0.1.0"
+
+typedef struct srv_runner {
+  srv_supervisor *sup; /* the GPU worker: every CUDA call happens there */
+  double deadline_s;   /* per GPU run */
+  double wait_s;       /* how long a run waits for the GPU before "busy" */
+  pthread_mutex_t lock; /* guards the cached runtime view */
+  lab_runtime_view rt;
+  int have_rt;
+} srv_runner;
+
+int srv_runner_init(srv_runner *r, srv_supervisor *sup);
+void srv_runner_free(srv_runner *r);
+
+/* Fresh driver view; runtime view from the worker (cached while it is busy). */
+void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt);
+/* True when experiments can run on the GPU. */
+int srv_runner_gpu_usable(srv_runner *r);
+
+/* backend: "auto" | "cuda" | "simulated" (NULL = auto); profile NULL = default. */
+int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, const char *backend,
+                       const char *profile, cJSON **out, lab_error *err);
+
+/* With GPULAB_TEST_HOOKS=1: sends the worker a "_crash", "_hang" or
+ * "_sticky" job, so tests can watch the supervision replace it. */
+int srv_runner_test_hook(srv_runner *r, const char *hook, lab_error *err);
+
+#endif

@@ -1,0 +1,218 @@
+/* `gpulab serve`: CivetWeb with one flat route table, the supervised GPU
+ * worker, one log line per request, and a clean stop on SIGINT/SIGTERM. */
+#include <civetweb.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include "api.h"
+#include "cli.h"
+#include "http.h"
+#include "cjson_compat.h"
+#include "files.h"
+#include "profiles.h"
+
+static volatile sig_atomic_t stop_requested;
+static _Thread_local double request_started;
+
+static void on_signal(int sig) {
+  (void)sig;
+  stop_requested = 1;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int begin_request(struct mg_connection *conn) {
+  (void)conn;
+  request_started = now_ms();
+  return 0;
+}
+
+static void end_request(const struct mg_connection *conn, int status) {
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  char when[32];
+  time_t t = time(NULL);
+  struct tm tm;
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+  /* The query string is not logged: it may carry what a learner typed. */
+  fprintf(stderr, "%s %s %s %s %d %.1fms\n", when, ri->remote_addr, ri->request_method, ri->local_uri, status,
+          now_ms() - request_started);
+}
+
+static int log_message(const struct mg_connection *conn, const char *message) {
+  (void)conn;
+  fprintf(stderr, "civetweb: %s\n", message);
+  return 1;
+}
+
+static const struct {
+  const char *uri;
+  mg_request_handler handler;
+} routes[] = {
+    {"/api/health", srv_api_health},
+    {"/api/device", srv_api_device},
+    {"/api/experiments", srv_api_experiments},
+    {"/api/profiles", srv_api_profiles},
+    {"/api/lessons", srv_api_lessons},
+    {"/api", srv_api_not_found},
+    {"/", srv_static},
+};
+
+static int default_web_root(const char *exe, char *out, size_t n) {
+  char copy[4096];
+  snprintf(copy, sizeof copy, "%s", exe);
+  char *dir = dirname(copy);
+  if ((size_t)snprintf(out, n, "%s/../web", dir) >= n) return -1;
+  return 0;
+}
+
+/* CivetWeb's accept loop polls in 2 s steps and mg_stop waits for it; an
+ * empty connection to our own port wakes it at once, so a stop takes
+ * milliseconds instead of up to 2 s. Pokes until mg_stop has returned. */
+static volatile sig_atomic_t stop_done;
+
+static void *wake_accept_loop(void *arg) {
+  int port = *(int *)arg;
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int i = 0; i < 40 && !stop_done; i++) {
+    usleep(20 * 1000);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    (void)connect(fd, (struct sockaddr *)&a, sizeof a);
+    close(fd);
+  }
+  return NULL;
+}
+
+/* A profile from `gpulab calibrate --out`, offered beside the built-ins. */
+static int load_profile(const char *path) {
+  char *text = NULL;
+  size_t len = 0;
+  lab_error err = {0};
+  lab_profile prof;
+  if (srv_read_file(path, 1 << 20, &text, &len) != 0) {
+    fprintf(stderr, "gpulab: cannot read the profile file %s\n", path);
+    return -1;
+  }
+  cJSON *json = cJSON_ParseWithLength(text, len);
+  free(text);
+  int rc = json ? lab_profile_from_json(json, &prof, &err) : lab_fail(&err, LAB_E_INVALID_JSON, NULL, "not JSON");
+  cJSON_Delete(json);
+  if (rc == 0 && lab_profile_find(prof.name) && strcmp(prof.name, "calibrated") != 0)
+    rc = lab_fail(&err, LAB_E_INVALID_PARAM, "name", "the name '%s' is a built-in profile's", prof.name);
+  if (rc != 0) {
+    fprintf(stderr, "gpulab: the profile file %s is not usable: %s\n", path, err.message);
+    return -1;
+  }
+  snprintf(prof.name, sizeof prof.name, "calibrated");
+  lab_profile_set_calibrated(&prof);
+  return 0;
+}
+
+int srv_cmd_serve(int argc, char **argv) {
+  const char *host = "127.0.0.1", *root = NULL, *keys = NULL, *profile_file = NULL;
+  long port = 8080;
+  double deadline_s = 60;
+  for (int i = 0; i < argc; i++) {
+    const char *v = NULL;
+    if (srv_cli_option(argc, argv, &i, "--host", &v)) host = v;
+    else if (srv_cli_option(argc, argv, &i, "--port", &v)) {
+      if (srv_cli_long(v, 0, 65535, &port)) return srv_cli_usage("--port must be a number from 0 to 65535");
+    } else if (srv_cli_option(argc, argv, &i, "--root", &v)) root = v;
+    else if (srv_cli_option(argc, argv, &i, "--deadline", &v)) {
+      long d;
+      if (srv_cli_long(v, 1, 3600, &d)) return srv_cli_usage("--deadline must be 1 to 3600 seconds");
+      deadline_s = (double)d;
+    } else if (srv_cli_option(argc, argv, &i, "--keys", &v)) keys = v;
+    else if (srv_cli_option(argc, argv, &i, "--profile-file", &v)) profile_file = v;
+    else return srv_cli_usage("unknown option for serve (try: --host H --port N --root DIR --keys DIR --deadline S --profile-file F)");
+    if (!v) return srv_cli_usage("an option of serve is missing its value");
+  }
+  if (!host[0] || strlen(host) > 255 || strpbrk(host, " ,/"))
+    return srv_cli_usage("--host must be an address such as 127.0.0.1 or 0.0.0.0");
+
+  if (profile_file && load_profile(profile_file) != 0) return 1;
+
+  static srv_app app;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    fprintf(stderr, "gpulab: cannot find its own binary (/proc/self/exe)\n");
+    return 1;
+  }
+  exe[n] = 0;
+  if (root) snprintf(app.web_root, sizeof app.web_root, "%s", root);
+  else if (default_web_root(exe, app.web_root, sizeof app.web_root)) return 1;
+  /* The build puts the answer keys beside the web root, outside what it serves. */
+  if (keys) snprintf(app.lesson_keys, sizeof app.lesson_keys, "%s", keys);
+  else if (strlen(app.web_root) + 12 < sizeof app.lesson_keys)
+    snprintf(app.lesson_keys, sizeof app.lesson_keys, "%.4000s/../lessons", app.web_root);
+  char index[4200];
+  snprintf(index, sizeof index, "%s/index.html", app.web_root);
+  if (access(index, R_OK) != 0) {
+    fprintf(stderr, "gpulab: no web root at %s (index.html missing): run 'make' first, or pass --root DIR\n",
+            app.web_root);
+    return 1;
+  }
+  app.max_body_bytes = SRV_MAX_BODY_BYTES;
+  srv_supervisor *sup = srv_supervisor_for_self();
+  if (!sup || srv_runner_init(&app.runner, sup) != 0) {
+    fprintf(stderr, "gpulab: out of memory\n");
+    srv_supervisor_free(sup);
+    return 1;
+  }
+  app.runner.deadline_s = deadline_s;
+
+  char ports[300];
+  snprintf(ports, sizeof ports, "%s:%ld", host, port);
+  const char *options[] = {"listening_ports", ports, "num_threads", "64", "request_timeout_ms", "10000",
+                           "max_request_size", "16384", "enable_directory_listing", "no", NULL};
+  struct mg_callbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.begin_request = begin_request;
+  cb.end_request = end_request;
+  cb.log_message = log_message;
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  mg_init_library(0);
+  struct mg_context *ctx = mg_start(&cb, &app, options);
+  if (!ctx) {
+    fprintf(stderr, "gpulab: cannot listen on %s (in use, or not an address of this machine)\n", ports);
+    srv_runner_free(&app.runner);
+    srv_supervisor_free(sup);
+    mg_exit_library();
+    return 1;
+  }
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+    mg_set_request_handler(ctx, routes[i].uri, routes[i].handler, &app);
+  struct mg_server_port sp[4];
+  int nports = mg_get_server_ports(ctx, 4, sp);
+  printf("gpulab: listening on http://%s:%d\n", host, nports > 0 ? sp[0].port : (int)port);
+  fflush(stdout);
+  while (!stop_requested) usleep(100 * 1000);
+  fprintf(stderr, "gpulab: stopping\n");
+  int wake_port = nports > 0 ? sp[0].port : (int)port;
+  pthread_t waker;
+  int have_waker = pthread_create(&waker, NULL, wake_accept_loop, &wake_port) == 0;
+  mg_stop(ctx);
+  stop_done = 1;
+  if (have_waker) pthread_join(waker, NULL);
+  srv_runner_free(&app.runner);
+  srv_supervisor_free(sup);
+  mg_exit_library();
+  return 0;
+}

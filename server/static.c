@@ -1,0 +1,81 @@
+/* Static files from the web root only: the client, its wasm, lessons. No
+ * directory listing, nothing outside the root, the right MIME type for
+ * .wasm (streaming compilation needs application/wasm), an ETag so a
+ * reload costs a 304. */
+#include <civetweb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api.h"
+#include "files.h"
+#include "http.h"
+
+#define MAX_STATIC_BYTES (32 * 1024 * 1024)
+
+static const struct {
+  const char *ext, *type;
+} mime[] = {
+    {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
+    {".mjs", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},
+    {".wasm", "application/wasm"}, {".json", "application/json"}, {".svg", "image/svg+xml"},
+    {".png", "image/png"}, {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"},
+    {".md", "text/markdown; charset=utf-8"}, {".webmanifest", "application/manifest+json"},
+};
+
+static const char *mime_of(const char *path) {
+  const char *dot = strrchr(path, '.');
+  for (size_t i = 0; dot && i < sizeof mime / sizeof mime[0]; i++)
+    if (strcmp(dot, mime[i].ext) == 0) return mime[i].type;
+  return "application/octet-stream";
+}
+
+static int not_found(struct mg_connection *conn) {
+  static const char body[] = "<!doctype html><title>Not found</title><p>Not found. <a href=\"/\">Back to gpulab</a></p>";
+  char length[16];
+  snprintf(length, sizeof length, "%zu", sizeof body - 1);
+  mg_response_header_start(conn, 404);
+  mg_response_header_add(conn, "Content-Type", "text/html; charset=utf-8", -1);
+  mg_response_header_add(conn, "Content-Length", length, -1);
+  mg_response_header_add_lines(conn, srv_security_headers);
+  mg_response_header_send(conn);
+  if (strcmp(mg_get_request_info(conn)->request_method, "HEAD") != 0) mg_write(conn, body, sizeof body - 1);
+  return 404;
+}
+
+int srv_static(struct mg_connection *conn, void *cbdata) {
+  srv_app *app = cbdata;
+  if (!srv_method_ok(conn, "GET,HEAD")) return 405;
+  const char *uri = mg_get_request_info(conn)->local_uri;
+  char path[4096];
+  struct stat st;
+  if (strcmp(uri, "/") == 0) uri = "/index.html";
+  if (srv_resolve_under(app->web_root, uri, path, sizeof path) != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    return not_found(conn);
+  char etag[64];
+  snprintf(etag, sizeof etag, "\"%llx-%llx\"", (unsigned long long)st.st_mtime, (unsigned long long)st.st_size);
+  const char *inm = mg_get_header(conn, "If-None-Match");
+  if (inm && strcmp(inm, etag) == 0) {
+    mg_response_header_start(conn, 304);
+    mg_response_header_add(conn, "ETag", etag, -1);
+    mg_response_header_add_lines(conn, srv_security_headers);
+    mg_response_header_send(conn);
+    return 304;
+  }
+  char *body = NULL;
+  size_t len = 0;
+  if (srv_read_file(path, MAX_STATIC_BYTES, &body, &len) != 0) return not_found(conn);
+  char length[32];
+  snprintf(length, sizeof length, "%zu", len);
+  mg_response_header_start(conn, 200);
+  mg_response_header_add(conn, "Content-Type", mime_of(path), -1);
+  mg_response_header_add(conn, "Content-Length", length, -1);
+  mg_response_header_add(conn, "ETag", etag, -1);
+  mg_response_header_add(conn, "Cache-Control", "no-cache", -1);
+  mg_response_header_add_lines(conn, srv_security_headers);
+  mg_response_header_send(conn);
+  if (strcmp(mg_get_request_info(conn)->request_method, "HEAD") != 0) mg_write(conn, body, len);
+  free(body);
+  return 200;
+}

@@ -1,0 +1,236 @@
+/* The parent side of the worker: spawn, send, wait with a deadline, and
+ * replace the worker when it dies, hangs or asks to be replaced. */
+#include "supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cjson_compat.h"
+
+#define MAX_ANSWER_BYTES (8 * 1024 * 1024)
+
+struct srv_supervisor {
+  pthread_mutex_t lock; /* one job at a time: honest timings on one GPU */
+  char exe[4096];
+  pid_t pid;
+  int to_worker, from_worker;
+  _Atomic int restarts; /* read without the job lock: health must not wait for a run */
+  char *buf; /* answer buffer, MAX_ANSWER_BYTES + 1 */
+};
+
+srv_supervisor *srv_supervisor_new(const char *exe_path) {
+  srv_supervisor *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->buf = malloc(MAX_ANSWER_BYTES + 1);
+  if (!s->buf) {
+    free(s);
+    return NULL;
+  }
+  pthread_mutex_init(&s->lock, NULL);
+  snprintf(s->exe, sizeof s->exe, "%s", exe_path);
+  s->to_worker = s->from_worker = -1;
+  return s;
+}
+
+static void reap(srv_supervisor *s, int kill_it) {
+  if (s->pid > 0) {
+    if (kill_it) kill(s->pid, SIGKILL);
+    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (s->to_worker >= 0) close(s->to_worker);
+  if (s->from_worker >= 0) close(s->from_worker);
+  s->pid = 0;
+  s->to_worker = s->from_worker = -1;
+}
+
+static int spawn(srv_supervisor *s, lab_error *err) {
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0) return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot create a pipe for the worker");
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    close(in[0]);
+    close(in[1]);
+    return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot create a pipe for the worker");
+  }
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+    return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start the GPU worker (fork failed)");
+  }
+  if (pid == 0) {
+    /* Only async-signal-safe calls until exec. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    for (int fd = 3; fd < 1024; fd++) close(fd);
+    char *argv[] = {"gpulab-worker", NULL};
+    execv(s->exe, argv);
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  s->pid = pid;
+  s->to_worker = in[1];
+  s->from_worker = out[0];
+  return 0;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int lock_within(pthread_mutex_t *m, double wait_s) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + wait_s;
+  ts.tv_sec = (time_t)t;
+  ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+  return pthread_mutex_timedlock(m, &ts);
+}
+
+static int write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Reads one line; 1 = got it, 0 = EOF (worker died), -1 = deadline passed. */
+static int read_line(srv_supervisor *s, double deadline_at, size_t *len) {
+  size_t used = 0;
+  for (;;) {
+    double left = deadline_at - now_s();
+    if (left <= 0) return -1;
+    struct pollfd p = {.fd = s->from_worker, .events = POLLIN};
+    int r = poll(&p, 1, (int)(left * 1000) + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) continue;
+    ssize_t got = read(s->from_worker, s->buf + used, MAX_ANSWER_BYTES - used);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return 0;
+    used += (size_t)got;
+    char *nl = memchr(s->buf, '\n', used);
+    if (nl) {
+      *nl = 0;
+      *len = (size_t)(nl - s->buf);
+      return 1;
+    }
+    if (used == MAX_ANSWER_BYTES) return 0; /* an answer this big is a broken worker */
+  }
+}
+
+int srv_supervisor_call(srv_supervisor *s, const cJSON *job, double wait_s, double deadline_s, cJSON **answer,
+                        lab_error *err) {
+  *answer = NULL;
+  if (lock_within(&s->lock, wait_s) != 0)
+    return lab_fail(err, LAB_E_BUSY, NULL, "the GPU is busy with another experiment; retry in a few seconds");
+  int rc = -1;
+  char *line = cJSON_PrintUnformatted(job);
+  if (!line) {
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    goto out;
+  }
+  if (s->pid == 0 && spawn(s, err) != 0) goto out;
+  size_t n = strlen(line);
+  line[n] = '\n'; /* cJSON's buffer has room: it held the terminating NUL */
+  if (write_all(s->to_worker, line, n + 1) != 0) {
+    reap(s, 1);
+    s->restarts++;
+    lab_fail(err, LAB_E_WORKER_CRASHED, NULL, "the GPU worker was not running and has been restarted; run it again");
+    goto out;
+  }
+  size_t len = 0;
+  int got = read_line(s, now_s() + deadline_s, &len);
+  if (got <= 0) {
+    reap(s, 1);
+    s->restarts++;
+    if (got < 0)
+      lab_fail(err, LAB_E_DEADLINE, NULL,
+               "the run passed its %.0f s deadline and its worker was restarted; try smaller parameters", deadline_s);
+    else
+      lab_fail(err, LAB_E_WORKER_CRASHED, NULL, "the GPU worker crashed during this run and was restarted; run it again");
+    goto out;
+  }
+  cJSON *msg = cJSON_ParseWithLength(s->buf, len);
+  const cJSON *ok = cJSON_GetObjectItemCaseSensitive(msg, "ok");
+  if (cJSON_IsTrue(ok)) {
+    *answer = cJSON_DetachItemFromObjectCaseSensitive(msg, "result");
+    rc = *answer ? 0 : lab_fail(err, LAB_E_INTERNAL, NULL, "the worker answered without a result");
+  } else if (cJSON_IsFalse(ok) && lab_error_from_json(msg, err) == 0) {
+    /* A sticky CUDA error poisons the process: the worker exits after answering. */
+    if (err->code == LAB_E_CUDA) {
+      reap(s, 1);
+      s->restarts++;
+    }
+  } else {
+    reap(s, 1);
+    s->restarts++;
+    lab_fail(err, LAB_E_WORKER_CRASHED, NULL, "the GPU worker sent a broken answer and was restarted; run it again");
+  }
+  cJSON_Delete(msg);
+out:
+  cJSON_free(line);
+  pthread_mutex_unlock(&s->lock);
+  return rc;
+}
+
+int srv_supervisor_restarts(srv_supervisor *s) { return s->restarts; }
+
+int srv_supervisor_pid(srv_supervisor *s) { return (int)s->pid; }
+
+srv_supervisor *srv_supervisor_for_self(void) {
+  char exe[4096], path[4200];
+  const char *env = getenv("GPULAB_WORKER");
+  if (env) return srv_supervisor_new(env);
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return srv_supervisor_new("gpulab-worker");
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  snprintf(path, sizeof path, "%s/gpulab-worker", exe);
+  return srv_supervisor_new(path);
+}
+
+void srv_supervisor_free(srv_supervisor *s) {
+  if (!s) return;
+  pthread_mutex_lock(&s->lock);
+  if (s->to_worker >= 0) {
+    close(s->to_worker); /* EOF: the worker leaves its loop */
+    s->to_worker = -1;
+  }
+  if (s->pid > 0) {
+    for (int i = 0; i < 50; i++) {
+      pid_t r = waitpid(s->pid, NULL, WNOHANG);
+      if (r != 0) {
+        s->pid = 0; /* exited (or already reaped): nothing left to kill */
+        break;
+      }
+      usleep(20000);
+    }
+  }
+  reap(s, 1);
+  {
+  }
+  pthread_mutex_unlock(&s->lock);
+  pthread_mutex_destroy(&s->lock);
+  free(s->buf);
+  free(s);
+}

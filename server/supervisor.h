@@ -1,0 +1,28 @@
+/* The supervised GPU worker (DESIGN.md rule 3): GPU work runs in a child
+ * process, one job at a time, each under a deadline. A worker that crashes,
+ * hangs or reports a sticky CUDA error is killed and restarted; only the
+ * job that caused it fails. Jobs and answers are one JSON line each. */
+#ifndef SRV_SUPERVISOR_H
+#define SRV_SUPERVISOR_H
+
+#include "error.h"
+
+typedef struct srv_supervisor srv_supervisor;
+
+/* exe_path: the gpulab-worker binary. NULL when out of memory. */
+srv_supervisor *srv_supervisor_new(const char *exe_path);
+void srv_supervisor_free(srv_supervisor *s);
+
+/* Sends one job and waits for its answer. wait_s: how long to wait for the
+ * worker to be free (else busy); deadline_s: how long the job may run.
+ * On success *answer is the worker's "result" (caller owns). */
+int srv_supervisor_call(srv_supervisor *s, const cJSON *job, double wait_s, double deadline_s, cJSON **answer,
+                        lab_error *err);
+int srv_supervisor_restarts(srv_supervisor *s);
+int srv_supervisor_pid(srv_supervisor *s); /* 0 when no worker runs */
+
+/* A supervisor for the gpulab-worker binary beside this one (or the one
+ * named by GPULAB_WORKER). NULL when out of memory. */
+srv_supervisor *srv_supervisor_for_self(void);
+
+#endif

@@ -1,0 +1,67 @@
+/* The worker's job table: kernels/ entries by experiment name, plus the
+ * test hooks that make a worker misbehave on purpose. */
+#include "jobs.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cjson_compat.h"
+#include "hooks.h"
+#include "kern.h"
+#include "registry.h"
+
+typedef int (*gpu_run_fn)(const lab_params *p, cJSON **out, lab_error *err);
+
+static const struct {
+  const char *name;
+  gpu_run_fn run;
+} gpu_runners[] = {
+#define SRV_X_RUNNER(name) {#name, kern_run_##name},
+    KERN_EXPERIMENTS(SRV_X_RUNNER)
+#undef SRV_X_RUNNER
+    {NULL, NULL},
+};
+
+static gpu_run_fn gpu_runner(const char *experiment) {
+  for (int i = 0; experiment && gpu_runners[i].name; i++)
+    if (strcmp(gpu_runners[i].name, experiment) == 0) return gpu_runners[i].run;
+  return NULL;
+}
+
+static int run_hook(const char *name, lab_error *err) {
+  if (strcmp(name, "_crash") == 0) {
+    raise(SIGSEGV);
+  } else if (strcmp(name, "_hang") == 0) {
+    for (;;) pause();
+  } else if (strcmp(name, "_sticky") == 0) {
+    return lab_fail(err, LAB_E_CUDA, NULL, "cudaErrorIllegalAddress (test hook): the worker must be restarted");
+  }
+  return lab_fail(err, LAB_E_BAD_REQUEST, "job", "unknown test hook '%.32s'", name);
+}
+
+int srv_worker_job(const cJSON *job, cJSON **result, lab_error *err) {
+  *result = NULL;
+  const cJSON *kind = cJSON_GetObjectItemCaseSensitive(job, "job");
+  if (!cJSON_IsString(kind)) return lab_fail(err, LAB_E_BAD_REQUEST, "job", "a worker job needs a \"job\" string");
+  if (strcmp(kind->valuestring, "runtime_view") == 0) {
+    lab_runtime_view rt;
+    kern_runtime_view(&rt);
+    *result = lab_runtime_view_json(&rt);
+    return *result ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  }
+  if (kind->valuestring[0] == '_' && srv_test_hooks_enabled()) return run_hook(kind->valuestring, err);
+  if (strcmp(kind->valuestring, "run") != 0)
+    return lab_fail(err, LAB_E_BAD_REQUEST, "job", "unknown worker job '%.32s'", kind->valuestring);
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(job, "experiment");
+  const lab_experiment *e = cJSON_IsString(name) ? lab_experiment_find(name->valuestring) : NULL;
+  gpu_run_fn run = e ? gpu_runner(e->name) : NULL;
+  if (!run)
+    return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no GPU experiment named '%.40s'",
+                    cJSON_IsString(name) ? name->valuestring : "");
+  lab_params p;
+  lab_params_init(&p, e->params, e->n_params);
+  if (lab_params_from_json(&p, cJSON_GetObjectItemCaseSensitive(job, "params"), err)) return -1;
+  return run(&p, result, err);
+}

@@ -1,0 +1,54 @@
+/* The worker's side of the GPU supervision: one JSON job per line on
+ * stdin, one JSON answer per line on stdout. A sticky CUDA error ends the
+ * process after its answer, so the supervisor starts a clean one. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cjson_compat.h"
+#include "kern.h"
+#include "registry.h"
+#include "jobs.h"
+
+static int answer(cJSON *result, const lab_error *err) {
+  cJSON *msg = NULL;
+  if (result) {
+    msg = cJSON_CreateObject();
+    cJSON_AddTrueToObject(msg, "ok");
+    cJSON_AddItemToObject(msg, "result", result);
+  } else {
+    msg = lab_error_json(err);
+    cJSON_AddFalseToObject(msg, "ok");
+  }
+  char *line = cJSON_PrintUnformatted(msg);
+  cJSON_Delete(msg);
+  if (!line) return -1;
+  int rc = (fputs(line, stdout) >= 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0) ? 0 : -1;
+  cJSON_free(line);
+  return rc;
+}
+
+int srv_worker_main(void) {
+  signal(SIGPIPE, SIG_IGN);
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  int status = 0;
+  while ((n = getline(&line, &cap, stdin)) > 0) {
+    lab_error err = {0};
+    cJSON *job = cJSON_ParseWithLength(line, (size_t)n);
+    cJSON *result = NULL;
+    if (!job) lab_fail(&err, LAB_E_INVALID_JSON, NULL, "the worker got a job that is not JSON");
+    else srv_worker_job(job, &result, &err);
+    cJSON_Delete(job);
+    if (answer(result, &err) != 0) break;
+    if (!result && err.code == LAB_E_CUDA) {
+      status = 3; /* the CUDA context is poisoned: leave, the supervisor restarts us */
+      break;
+    }
+  }
+  free(line);
+  return status;
+}

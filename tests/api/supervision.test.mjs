@@ -1,0 +1,98 @@
+// The supervised GPU worker (DESIGN.md rule 3), driven by the test hooks:
+// a worker that crashes, hangs past its deadline or reports a sticky CUDA
+// error is replaced, only that job fails, and the next request succeeds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withServer, request, postRun, assertError, assertEnvelope } from './lib.mjs';
+
+const T = { timeout: 30000 };
+const HOOKS = { env: { GPULAB_TEST_HOOKS: '1' }, deadline: 2 };
+
+async function restarts(srv) {
+  const h = await request(srv, '/api/health');
+  assert.equal(h.status, 200);
+  return h.json.worker.restarts;
+}
+
+async function assertHealthyAfter(srv) {
+  const dev = await request(srv, '/api/device');
+  assert.equal(dev.status, 200, `device after a restart: ${dev.text.slice(0, 300)}`);
+  assert.equal(typeof dev.json.verdict.usable, 'boolean');
+  const run = await postRun(srv, 'device', { backend: 'simulated' });
+  assert.equal(run.status, 200, run.text.slice(0, 300));
+  assertEnvelope(run.json, { experiment: 'device', backend: 'simulated' });
+  const gpuPath = await postRun(srv, 'device', {});
+  assert.equal(gpuPath.status, 200, `device through the worker: ${gpuPath.text.slice(0, 300)}`);
+}
+
+test('a crashing worker gives 500 worker_crashed, is restarted, and the next request works', T, () =>
+  withServer({ ...HOOKS, intentionalCrash: true }, async (srv) => {
+    await request(srv, '/api/device'); // the worker is up
+    const before = await restarts(srv);
+    assertError(await postRun(srv, '_crash', {}), 500, 'worker_crashed');
+    assert.equal(await restarts(srv), before + 1);
+    await assertHealthyAfter(srv);
+    assert.equal(await restarts(srv), before + 1, 'the healthy requests needed no further restart');
+  }));
+
+test('a hanging worker gives 504 deadline_exceeded at its deadline and is restarted', T, () =>
+  withServer(HOOKS, async (srv) => {
+    await request(srv, '/api/device');
+    const before = await restarts(srv);
+    const t0 = performance.now();
+    const r = await postRun(srv, '_hang', {}, { timeoutMs: 8000 });
+    const ms = performance.now() - t0;
+    assertError(r, 504, 'deadline_exceeded');
+    assert.ok(ms >= 1900 && ms < 3000, `answered after ${ms.toFixed(0)} ms with a 2 s deadline`);
+    assert.equal(await restarts(srv), before + 1);
+    await assertHealthyAfter(srv);
+  }));
+
+test('static files and the API are served while the worker hangs', T, () =>
+  withServer(HOOKS, async (srv) => {
+    await request(srv, '/api/device'); // caches the runtime view
+    const hang = postRun(srv, '_hang', {}, { timeoutMs: 8000 });
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = performance.now();
+    const page = await request(srv, '/index.html');
+    const sim = await postRun(srv, 'device', { backend: 'simulated' });
+    const dev = await request(srv, '/api/device');
+    const ms = performance.now() - t0;
+    assert.equal(page.status, 200);
+    assert.equal(sim.status, 200);
+    assert.equal(dev.status, 200, 'the device view answers from its cache while the worker is busy');
+    assert.ok(ms < 1000, `answered in ${ms.toFixed(0)} ms while the worker hung`);
+    assertError(await hang, 504, 'deadline_exceeded');
+  }));
+
+test('a sticky CUDA error gives 500 cuda_error and the worker is replaced', T, () =>
+  withServer(HOOKS, async (srv) => {
+    await request(srv, '/api/device');
+    const before = await restarts(srv);
+    assertError(await postRun(srv, '_sticky', {}), 500, 'cuda_error');
+    assert.equal(await restarts(srv), before + 1);
+    await assertHealthyAfter(srv);
+  }));
+
+test('every hook in a row: three restarts, and the server still answers', T, () =>
+  withServer({ ...HOOKS, intentionalCrash: true }, async (srv) => {
+    assertError(await postRun(srv, '_sticky', {}), 500, 'cuda_error');
+    assertError(await postRun(srv, '_crash', {}), 500, 'worker_crashed');
+    assertError(await postRun(srv, '_hang', {}, { timeoutMs: 8000 }), 504, 'deadline_exceeded');
+    assert.equal(await restarts(srv), 3);
+    await assertHealthyAfter(srv);
+  }));
+
+test('without GPULAB_TEST_HOOKS the hooks are unknown experiments', T, () =>
+  withServer({ env: { GPULAB_TEST_HOOKS: '' } }, async (srv) => {
+    for (const hook of ['_crash', '_hang', '_sticky'])
+      assertError(await postRun(srv, hook, {}), 404, 'unknown_experiment', 'experiment');
+    assert.equal(await restarts(srv), 0);
+  }));
+
+test('an unknown hook name is refused and the worker keeps running', T, () =>
+  withServer(HOOKS, async (srv) => {
+    const r = await postRun(srv, '_nope', {});
+    assert.ok(r.status >= 400 && r.status < 500, `status ${r.status}: ${r.text}`);
+    assert.equal(await restarts(srv), 0);
+  }));

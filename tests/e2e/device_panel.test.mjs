@@ -1,0 +1,182 @@
+// The "Your GPU" panel in a real Chromium against the real server: the
+// verdict matches GET /api/device, the page runs cross-origin isolated with
+// no console errors or CSP violations, it works from the keyboard, and when
+// the API cannot be reached the client simulates the device in WebAssembly.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { getJson, haveChromium, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+
+const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
+const TEST_TIMEOUT = 90000;
+
+// One server and one browser for a test, both stopped by the test itself.
+async function setUp(t) {
+  const server = await startServer();
+  t.after(() => server.stop());
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  return { server, browser };
+}
+
+async function openPage(browser, viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  return { context, page };
+}
+
+// The id of the focused element, or its tag and text when it has none.
+function focused(page) {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return 'body';
+    return el.id ? `#${el.id}` : `${el.tagName.toLowerCase()}:${(el.textContent || '').trim().slice(0, 60)}`;
+  });
+}
+
+test('the GPU panel shows the server\'s verdict, live, with both views', { timeout: TEST_TIMEOUT }, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const { server, browser } = await setUp(t);
+  const device = await getJson(`${server.url}/api/device`);
+  assert.equal(device.status, 200);
+  const verdict = device.json.verdict;
+  assert.equal(typeof verdict.summary, 'string');
+
+  const { page } = await openPage(browser);
+  const problems = watchPage(page);
+  const response = await page.goto(`${server.url}/`);
+  assert.equal(response.status(), 200);
+  assert.match(response.headers()['content-security-policy'] || '', /script-src 'self'/);
+
+  const summary = page.locator('#gpu-body .verdict-summary');
+  await summary.waitFor();
+  assert.equal((await summary.textContent()).trim(), verdict.summary);
+  assert.match(await page.locator('#gpu-badge').textContent(), /live/);
+  const consequence = (await page.locator('#gpu-body .verdict-consequence').textContent()).trim();
+  if (verdict.simulate) assert.equal(consequence, 'The lab will simulate every experiment.');
+  else assert.equal(consequence, 'Experiments run on this GPU for real.');
+  assert.equal(await page.locator('#gpu-body .verdict-explanation').textContent(), verdict.explanation);
+  assert.match(await page.locator('#gpu-body .verdict-advice').textContent(), /What to do:/);
+  assert.deepEqual(await page.locator('#gpu-body .view-card h3').allTextContents(), ['Driver view', 'Runtime view']);
+  const runtimeCard = await page.locator('#gpu-body .view-card').nth(1).textContent();
+  if (device.json.runtime.runtime_version) assert.ok(runtimeCard.includes(device.json.runtime.runtime_version));
+  if (device.json.runtime.error_name) assert.ok(runtimeCard.includes(device.json.runtime.error_name));
+  await until(async () => /^Connected — /.test(await page.locator('#status').textContent()), 5000, 'status line');
+  assert.equal(await page.locator('#gpu-body').getAttribute('aria-busy'), 'false');
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'COOP/COEP must make the page cross-origin isolated');
+
+  // Lessons: the index from the server, the first lesson opened, its device card filled in.
+  const lessons = await getJson(`${server.url}/api/lessons`);
+  if (lessons.status === 200 && lessons.json.lessons.length > 0) {
+    const first = lessons.json.lessons[0];
+    await until(async () => (await page.locator('#lesson h2').first().textContent()) === first.title, 10000, 'lesson');
+    assert.equal(await page.locator('#nav-body [aria-current="page"]').count(), 1);
+    const cards = page.locator('#lesson .experiment[data-experiment="device"] .exp-card');
+    if (await cards.count()) assert.ok((await cards.first().textContent()).includes(verdict.summary));
+  }
+
+  await page.screenshot({ path: path.join(screenshotDir(), 'device-panel-desktop.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
+test('the page is usable from the keyboard', { timeout: TEST_TIMEOUT }, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const { server, browser } = await setUp(t);
+  const { page } = await openPage(browser);
+  const problems = watchPage(page);
+  await page.goto(`${server.url}/`);
+  await page.locator('#gpu-body .verdict-summary').waitFor();
+
+  // The first Tab reaches the skip link, and it moves focus to the main area.
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(page), 'a:Skip to the lesson');
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, 'none', 'a focused element must show a focus ring');
+  await page.keyboard.press('Enter');
+  assert.equal(await focused(page), '#main');
+
+  // Tabbing on reaches the "Check again" button; Enter re-runs the check.
+  let seen = [];
+  for (let i = 0; i < 60 && !seen.includes('button:Check again'); i++) {
+    await page.keyboard.press('Tab');
+    seen.push(await focused(page));
+  }
+  assert.ok(seen.includes('button:Check again'), `Tab order never reached "Check again": ${seen.join(', ')}`);
+  await page.keyboard.press('Enter');
+  await page.locator('#gpu-body .verdict-summary').waitFor();
+
+  // A section link in the lesson list is a real link: Enter opens the section and focuses it.
+  const sectionLink = page.locator('#nav-body .nav-sections a').first();
+  if (await sectionLink.count()) {
+    const href = await sectionLink.getAttribute('href');
+    await sectionLink.focus();
+    await page.keyboard.press('Enter');
+    const sectionId = href.split('/').pop();
+    await until(async () => (await focused(page)) === `#sec-${sectionId}`, 5000, `focus on section ${sectionId}`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('at phone width nothing overflows the screen', { timeout: TEST_TIMEOUT }, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const { server, browser } = await setUp(t);
+  const { page } = await openPage(browser, { width: 390, height: 844 });
+  const problems = watchPage(page);
+  await page.goto(`${server.url}/`);
+  await page.locator('#gpu-body .verdict-summary').waitFor();
+  await page.waitForFunction(() => document.getElementById('lesson').getAttribute('aria-busy') === 'false');
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.ok(widths[0] <= widths[1], `page is ${widths[0]} px wide in a ${widths[1]} px window`);
+  await page.screenshot({ path: path.join(screenshotDir(), 'device-panel-phone.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
+test('without the API the client says it is offline and simulates an H100', { timeout: TEST_TIMEOUT }, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const { server, browser } = await setUp(t);
+  const { page } = await openPage(browser);
+  await page.route('**/api/**', (route) => route.abort());
+  // Chromium reports each aborted request as a console error; only those are excused.
+  const problems = watchPage(page, (text, url) => /Failed to load resource/.test(text) && /\/api\//.test(url || ''));
+  await page.goto(`${server.url}/`);
+
+  await until(async () => (await page.locator('#status').textContent()) === 'offline — everything will be simulated',
+    10000, 'the offline status');
+  assert.match(await page.locator('#gpu-body .notice-offline').textContent(), /offline — everything will be simulated/);
+  assert.equal((await page.locator('#gpu-badge').textContent()).trim(), 'simulated (profile: H100 SXM)');
+  assert.match(await page.locator('#gpu-body .verdict-summary').textContent(), /^Simulated: GPU usable: NVIDIA H100/);
+  const runtimeCard = await page.locator('#gpu-body .view-card').nth(1).textContent();
+  assert.match(runtimeCard, /NVIDIA H100 80GB HBM3/);
+  assert.match(runtimeCard, /compute capability 9\.0/);
+  assert.ok(await page.locator('#gpu-body .findings li').count() > 0, 'the simulated envelope\'s findings are listed');
+
+  // The lessons still come, from the static files beside the page.
+  const index = await getJson(`${server.url}/lessons/index.json`);
+  if (index.status === 200 && index.json.lessons.length > 0) {
+    await until(async () => (await page.locator('#lesson h2').first().textContent()) === index.json.lessons[0].title,
+      10000, 'the lesson from the static bundle');
+  }
+  await page.screenshot({ path: path.join(screenshotDir(), 'device-panel-offline.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
+test('a device check that fails on the server is explained, then simulated', { timeout: TEST_TIMEOUT }, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const { server, browser } = await setUp(t);
+  const { page } = await openPage(browser);
+  await page.route('**/api/device', (route) => route.fulfill({
+    status: 500,
+    contentType: 'application/json',
+    body: JSON.stringify({ error: { code: 'internal', message: 'the <probe> crashed' } }),
+  }));
+  const problems = watchPage(page, (text, url) => /status of 500/.test(text) && /\/api\/device/.test(url || ''));
+  await page.goto(`${server.url}/`);
+  const notice = page.locator('#gpu-body .notice');
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /The server could not check its GPU\. It answered: the <probe> crashed/);
+  assert.equal(await page.locator('#gpu-body .notice probe').count(), 0, 'server text must be escaped, not markup');
+  assert.match(await page.locator('#gpu-badge').textContent(), /simulated/);
+  assert.deepEqual(problems, []);
+});

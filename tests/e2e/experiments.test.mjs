@@ -1,0 +1,183 @@
+// The experiment widgets in a real Chromium against the real server: every
+// experiment placeholder of the lesson runs (simulated on this machine) and
+// draws its chart, findings and source label; #lab/NAME shows any widget
+// alone with a chosen profile; a bad parameter gets an inline error; Run
+// works from the keyboard; a server whose GPU fails falls back to the
+// browser and says so. Screenshots of every result go to GPULAB_SCREENSHOTS.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { getJson, haveChromium, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+
+const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
+const TEST_TIMEOUT = 180000;
+const PHONE = { width: 390, height: 844 };
+const LAPTOP = { width: 1280, height: 900 };
+
+async function setUp(t) {
+  const server = await startServer();
+  t.after(() => server.stop());
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  return { server, browser };
+}
+
+async function openPage(browser, viewport = LAPTOP) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20000);
+  return page;
+}
+
+// Keeps the real CPU part of crossover short in a test run.
+async function quickParams(page, name) {
+  if (name === 'crossover') await page.fill('#exp-crossover-f-max_size', '128');
+}
+
+// Presses Run and waits for the result; returns what the widget shows.
+async function run(page, name) {
+  const out = page.locator(`#exp-${name}-out`);
+  // The click is handled synchronously by the wasm client: the running state
+  // must be on the page before the (deferred) simulation starts.
+  const during = await page.evaluate((n) => {
+    document.getElementById(`exp-${n}-run`).click();
+    return {
+      disabled: document.getElementById(`exp-${n}-run`).getAttribute('aria-disabled'),
+      busy: document.getElementById(`exp-${n}-out`).getAttribute('aria-busy'),
+      status: document.getElementById(`exp-${n}-status`).textContent,
+    };
+  }, name);
+  await until(async () => (await out.getAttribute('aria-busy')) === 'false' &&
+    (await out.locator('.exp-source, .exp-failure').count()) > 0, 60000, `${name} result`);
+  return { during, source: (await out.locator('.exp-source').textContent()).trim(), out };
+}
+
+async function checkResult(name, out) {
+  if (name === 'device') {
+    assert.ok(await out.locator('.verdict').count() > 0, 'the device result is the GPU panel');
+    return;
+  }
+  assert.ok(await out.locator('svg[role="img"]').count() > 0, `${name}: a chart`);
+  const label = await out.locator('svg[role="img"]').first().getAttribute('aria-label');
+  assert.ok(label && label.length > 20, `${name}: the chart has a summary sentence`);
+  assert.ok(await out.locator('ul.findings li').count() > 0, `${name}: findings`);
+  assert.ok(await out.locator('details.exp-numbers table').count() > 0, `${name}: the numbers as a table`);
+  assert.match(await out.locator('.exp-method').textContent(), /How it was measured:/);
+}
+
+test('every experiment of the lesson runs and draws its result', { timeout: TEST_TIMEOUT }, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const { server, browser } = await setUp(t);
+  const device = await getJson(`${server.url}/api/device`);
+  const live = device.json && device.json.verdict && device.json.verdict.usable && !device.json.verdict.simulate;
+  const page = await openPage(browser);
+  const problems = watchPage(page);
+  await page.goto(`${server.url}/`);
+  await page.locator('#lesson .exp-widget').first().waitFor();
+  const names = await page.locator('#lesson .experiment[data-experiment]').evaluateAll(
+    (els) => els.map((e) => e.getAttribute('data-experiment')));
+  assert.ok(names.length > 0, 'the lesson has experiment placeholders');
+  for (const name of names) {
+    await quickParams(page, name);
+    const { during, source, out } = await run(page, name);
+    if (during.busy === 'true') { // the device check may answer within the click on a fast server
+      assert.equal(during.disabled, 'true');
+      assert.equal(during.status, 'running…');
+    }
+    if (live || name === 'device') assert.match(source, /^(live on |simulated — profile )/);
+    else assert.match(source, /^simulated — profile H100 SXM \(in your browser\)$/);
+    await checkResult(name, out);
+    await page.locator(`#exp-${name}`).screenshot({ path: path.join(screenshotDir(), `exp-${name}-laptop.png`) });
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('#lab/NAME shows one experiment, simulated as the chosen profile, on a phone', { timeout: TEST_TIMEOUT }, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const { server, browser } = await setUp(t);
+  const list = await getJson(`${server.url}/api/experiments`);
+  const page = await openPage(browser, PHONE);
+  const problems = watchPage(page);
+  await page.goto(`${server.url}/#lab`);
+  await until(async () => (await page.locator('#lesson .exp-widget').count()) === list.json.experiments.length,
+    15000, 'every widget on the lab page');
+  for (const e of list.json.experiments) {
+    await page.goto(`${server.url}/#lab/${e.name}`);
+    await page.locator(`#exp-${e.name}`).waitFor();
+    assert.equal(await page.locator('#lesson .exp-widget').count(), 1);
+    await page.selectOption(`#exp-${e.name}-target`, 't4');
+    await quickParams(page, e.name);
+    const { source, out } = await run(page, e.name);
+    assert.equal(source, 'simulated — profile T4 (in your browser)');
+    await checkResult(e.name, out);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= PHONE.width, `${e.name}: the page scrolls sideways on a phone (${width}px)`);
+    await page.locator(`#exp-${e.name}`).screenshot({ path: path.join(screenshotDir(), `exp-${e.name}-phone.png`) });
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('a bad parameter is named inline, and Run works from the keyboard', { timeout: TEST_TIMEOUT }, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const { server, browser } = await setUp(t);
+  const page = await openPage(browser);
+  const problems = watchPage(page);
+  await page.goto(`${server.url}/#lab/timing`);
+  await page.locator('#exp-timing-run').waitFor();
+  await page.fill('#exp-timing-f-size', '5');
+  await page.click('#exp-timing-run');
+  const err = page.locator('#exp-timing-f-size-err');
+  await err.waitFor();
+  assert.match(await err.textContent(), /^size must be .*64.*8192/);
+  assert.equal(await err.getAttribute('role'), 'alert');
+  assert.equal(await page.locator('#exp-timing-f-size').getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'exp-timing-f-size');
+  assert.match(await page.locator('#exp-timing-status').textContent(), /Not run: 1 parameter to fix/);
+  assert.equal(await page.locator('#exp-timing-out .exp-source').count(), 0, 'nothing ran');
+  await page.locator('#exp-timing').screenshot({ path: path.join(screenshotDir(), 'exp-timing-invalid.png') });
+
+  // Keyboard only: fix the value, Tab to Run, press Enter.
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('512');
+  for (let i = 0; i < 40 && (await page.evaluate(() => document.activeElement.id)) !== 'exp-timing-run'; i++) {
+    await page.keyboard.press('Tab');
+  }
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'exp-timing-run');
+  await page.keyboard.press('Enter');
+  await until(async () => (await page.locator('#exp-timing-out .exp-source').count()) > 0, 30000, 'keyboard run');
+  assert.equal(await page.locator('#exp-timing-f-size-err').count(), 0, 'the error is gone');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'exp-timing-run', 'focus stays on Run');
+  assert.match(await page.locator('#exp-timing-status').textContent(), /^Done: simulated — profile/);
+  assert.match(await page.locator('#exp-timing-out').textContent(), /512×512 sgemm/);
+  assert.deepEqual(problems, []);
+});
+
+test('when the server\'s GPU fails the run, the browser simulates it and says why', { timeout: TEST_TIMEOUT }, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const { server, browser } = await setUp(t);
+  const page = await openPage(browser);
+  const problems = watchPage(page, (text) => /503/.test(text));
+  const posted = [];
+  await page.route('**/api/device', async (route) => {
+    const real = await (await route.fetch()).json();
+    real.verdict = { ...real.verdict, code: 'usable', usable: true, simulate: false, summary: 'GPU usable: test double' };
+    await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(real) });
+  });
+  await page.route('**/api/experiments/transfer', (route) => {
+    posted.push(route.request().postDataJSON());
+    return route.fulfill({ status: 503, contentType: 'application/json',
+      body: JSON.stringify({ error: { code: 'no_gpu', message: 'the GPU fell off the bus', param: 'backend' } }) });
+  });
+  await page.goto(`${server.url}/#lab/transfer`);
+  await until(async () => /the server's GPU/.test(await page.locator('#exp-transfer-target').textContent()), 10000,
+    'the picker offers the GPU');
+  const { source, out } = await run(page, 'transfer');
+  assert.equal(posted.length, 1);
+  assert.equal(posted[0].backend, 'cuda');
+  assert.equal(posted[0].params.max_bytes, 268435456);
+  assert.equal(source, 'simulated — profile H100 SXM (in your browser)');
+  assert.match(await out.locator('.exp-note').textContent(), /the GPU fell off the bus.*simulated in your browser/);
+  await checkResult('transfer', out);
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,120 @@
+// Shared helpers for gpulab's browser tests: start the real server on a free
+// port, launch the system Chromium headless, watch a page for console errors
+// and CSP violations, and save screenshots. Every helper has a deadline, so a
+// hung server or browser fails the test instead of stalling the run.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CHROMIUM = '/usr/bin/chromium';
+
+export function haveChromium() {
+  return existsSync(CHROMIUM);
+}
+
+export function serverBinary() {
+  return path.resolve(REPO, process.env.GPULAB_BIN || 'build/bin/gpulab');
+}
+
+export function screenshotDir() {
+  const dir = path.resolve(REPO, process.env.GPULAB_SCREENSHOTS || 'build/screenshots');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+// Starts `gpulab serve --host 127.0.0.1 --port 0` and resolves once it prints
+// "gpulab: listening on URL". Returns { url, stop() }; stop() ends the process
+// (SIGTERM, then SIGKILL after 3 s) and resolves when it has exited.
+export function startServer({ bin = serverBinary(), timeoutMs = 15000 } = {}) {
+  return new Promise((resolve, reject) => {
+    if (!existsSync(bin)) {
+      reject(new Error(`no server binary at ${bin}: run 'make' first or set GPULAB_BIN`));
+      return;
+    }
+    const proc = spawn(bin, ['serve', '--host', '127.0.0.1', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let exited = false;
+    const exitedPromise = new Promise((done) => proc.on('exit', () => { exited = true; done(); }));
+    const stop = async () => {
+      if (exited) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => { if (!exited) proc.kill('SIGKILL'); }, 3000);
+      await exitedPromise;
+      clearTimeout(timer);
+    };
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`server did not say it was listening within ${timeoutMs} ms; stderr: ${err}`));
+    }, timeoutMs);
+    proc.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = out.match(/gpulab: listening on (http:\/\/[^\s]+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1].replace(/\/$/, ''), stop, stderr: () => err, get exited() { return exited; } });
+      }
+    });
+    proc.stderr.on('data', (chunk) => { err += chunk; });
+    proc.on('error', (e) => { clearTimeout(timer); reject(e); });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before listening; stderr: ${err}`));
+    });
+  });
+}
+
+// GET url; resolves { status, headers, body, json } (json null when the body is not JSON).
+export function getJson(url, timeoutMs = 5000) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => { body += c; });
+      res.on('end', () => {
+        let json = null;
+        try { json = JSON.parse(body); } catch { /* not JSON */ }
+        resolve({ status: res.statusCode, headers: res.headers, body, json });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on('error', reject);
+  });
+}
+
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    timeout: 30000,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run'],
+  });
+}
+
+// Records console errors, uncaught exceptions and CSP violations on a page.
+// `ignore(text, url)` may excuse messages a test provokes on purpose.
+export function watchPage(page, ignore = () => false) {
+  const problems = [];
+  page.on('console', (msg) => {
+    const loc = msg.location();
+    if (msg.type() === 'error' && !ignore(msg.text(), loc && loc.url)) problems.push(`console: ${msg.text()}`);
+    if (/Content Security Policy/i.test(msg.text())) problems.push(`csp: ${msg.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
+  return problems;
+}
+
+// Resolves when fn() is truthy, polling every 50 ms; rejects after timeoutMs.
+export async function until(fn, timeoutMs = 5000, what = 'condition') {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

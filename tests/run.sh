@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Runs every test of gpulab against a build (and its sanitizer twin) and
+# prints one summary line: "N passed, N failed, N skipped", after the list
+# of what was skipped and why. Usage: tests/run.sh BUILD [SAN_BUILD]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+san=${2:-}
+passed=0 failed=0 skipped=0
+skips=()
+failures=()
+logdir=$(mktemp -d)
+trap 'rm -rf "$logdir"' EXIT
+stage_limit=${GPULAB_STAGE_LIMIT:-600} # seconds: a hung stage fails instead of hanging CI
+
+add() { # stage passed failed skipped
+  passed=$((passed + $2)); failed=$((failed + $3)); skipped=$((skipped + $4))
+  printf '  %-28s %4d passed, %d failed, %d skipped\n' "$1" "$2" "$3" "$4"
+  [ "$3" -gt 0 ] && failures+=("$1")
+  return 0
+}
+
+check_stage() { # name binary
+  local log="$logdir/${1//[^A-Za-z0-9]/_}.log"
+  if [ ! -x "$2" ]; then skips+=("$1: $2 was not built (Check missing?)"); add "$1" 0 0 1; return; fi
+  CK_FORK=yes timeout --kill-after=10 "$stage_limit" "$2" >"$log" 2>&1
+  local rc=$? line
+  line=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -1)
+  local n f e
+  n=$(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$line"); f=$(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")
+  e=$(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")
+  if [ -z "$line" ]; then n=0 f=1 e=0; fi
+  [ $rc -ne 0 ] && [ $((f + e)) -eq 0 ] && f=1
+  [ $((f + e)) -gt 0 ] && grep -vE '^(Running suite|100%)' "$log" | grep -E ':[EF]:|Assert|error' | head -20
+  add "$1" $((n - f - e)) $((f + e)) 0
+}
+
+tap_stage() { # name command...
+  local name=$1 log="$logdir/${1//[^A-Za-z0-9]/_}.log"
+  shift
+  timeout --kill-after=10 "$stage_limit" "$@" >"$log" 2>&1
+  local rc=$? p f s
+  if grep -qE '^# (pass|fail) ' "$log"; then
+    p=$(grep -E '^# pass ' "$log" | awk '{s+=$3} END {print s+0}')
+    f=$(grep -E '^# fail ' "$log" | awk '{s+=$3} END {print s+0}')
+    s=$(grep -E '^# (skipped|todo) ' "$log" | awk '{s+=$3} END {print s+0}')
+  else
+    p=$(grep -cE '^ok ' "$log"); f=$(grep -cE '^not ok ' "$log"); s=$(grep -cE '^ok .*# SKIP' "$log")
+    p=$((p - s))
+  fi
+  [ $rc -eq 124 ] && echo "---- $name: stopped after ${stage_limit}s ----"
+  [ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  if [ "$f" -gt 0 ]; then
+    echo "---- $name: failures ----"; grep -E -B2 -A25 '^not ok ' "$log" | head -120
+    [ "$(grep -cE '^not ok ' "$log")" -eq 0 ] && tail -40 "$log"
+  fi
+  while IFS= read -r line; do skips+=("$name: $line"); done < <(grep -E '# SKIP' "$log" | sed -E 's/^ *ok [0-9]+ - //')
+  add "$name" "$p" "$f" "$s"
+}
+
+echo "gpulab tests (build: $build${san:+, sanitizer build: $san})"
+check_stage unit "$build/tests/check_all"
+for t in tests/tools/*.sh; do
+  [ -f "$t" ] && tap_stage "tools/$(basename "$t" .sh)" bash "$t" "$build/bin/lessonc"
+done
+api_dirs=$(ls -d tests/api tests/cli 2>/dev/null | tr '\n' ' ')
+if [ -n "$api_dirs" ] && ls tests/api/*.test.mjs tests/cli/*.test.mjs >/dev/null 2>&1; then
+  GPULAB_BIN="$build/bin/gpulab" tap_stage api+cli node --test --test-reporter=tap $api_dirs
+fi
+if ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
+  GPULAB_BIN="$build/bin/gpulab" GPULAB_SCREENSHOTS="$build/screenshots" \
+    tap_stage e2e node --test --test-concurrency=1 --test-reporter=tap tests/e2e/
+fi
+if [ -n "$san" ]; then
+  export ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+  check_stage "unit (sanitizers)" "$san/tests/check_all"
+  if [ -n "$api_dirs" ] && ls tests/api/*.test.mjs >/dev/null 2>&1; then
+    GPULAB_BIN="$san/bin/gpulab" tap_stage "api+cli (sanitizers)" node --test --test-reporter=tap $api_dirs
+  fi
+fi
+
+# GPU tests need a usable device; without one they are counted as skipped, with the reason.
+gpu_tests=(tests/gpu/check_*.py)
+if [ -e "${gpu_tests[0]}" ]; then
+  verdict=$("$build/bin/gpulab" device --json 2>/dev/null | python3 -c 'import json,sys; v=json.load(sys.stdin)["verdict"]; print(("1 " if v["usable"] else "0 ")+v["summary"])' 2>/dev/null || echo "0 device check failed")
+  if [ "${verdict%% *}" = 1 ]; then
+    for t in "${gpu_tests[@]}"; do tap_stage "gpu/$(basename "$t" .py)" python3 "$t" "$build"; done
+  else
+    for t in "${gpu_tests[@]}"; do skips+=("gpu/$(basename "$t" .py): ${verdict#* } (run make gpu-check on a GPU machine)"); done
+    add "gpu" 0 0 ${#gpu_tests[@]}
+  fi
+fi
+
+if [ ${#skips[@]} -gt 0 ]; then
+  echo "skipped:"
+  for s in "${skips[@]}"; do echo "  - $s"; done
+fi
+[ ${#failures[@]} -gt 0 ] && echo "failed stages: ${failures[*]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

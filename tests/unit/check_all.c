@@ -1,0 +1,36 @@
+/* The one runner for every unit suite. Exit status is the failure count
+ * (capped), and Check prints "N%: Checks: N, Failures: N, Errors: N". */
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void) {
+  Suite *(*const suites[])(void) = {
+      make_params_suite,
+      make_envelope_suite,
+      make_device_suite,
+      make_calibrate_suite,
+      make_placement_suite,
+      make_memory_suite,
+      make_train_step_suite,
+      make_quiz_suite,
+      make_ui_html_suite,
+      make_ui_device_suite,
+      make_ui_lesson_suite,
+      make_ui_app_suite,
+      make_ui_quiz_suite,
+      make_ui_report_suite,
+      make_ui_chart_suite,
+      make_ui_experiment_suite,
+      make_stream_sim_suite,
+      make_transfer_suite,
+      make_timing_suite,
+      make_crossover_suite,
+  };
+  SRunner *sr = srunner_create(NULL);
+  for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) srunner_add_suite(sr, suites[i]());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed > 100 ? 100 : failed;
+}

@@ -1,0 +1,201 @@
+/* `crossover`: parameter bounds, the CPU matmul reference and clock, the
+ * crossover rule, and the simulated GPU side's physics on every profile.
+ * The CPU side is timed for real, so sizes here stay small. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "crossover.h"
+#include "envelope.h"
+#include "exp_test.h"
+#include "matmul_cpu.h"
+#include "profiles.h"
+#include "suites.h"
+
+#define SMALL "{\"max_size\":128,\"samples\":3}"
+
+START_TEST(crossover_rejects_out_of_bound_params) { test_exp_check_bounds("crossover"); }
+END_TEST
+
+START_TEST(crossover_sweep_doubles_up_to_max) {
+  int n[LAB_CROSSOVER_MAX_SIZES];
+  ck_assert_int_eq(lab_crossover_sizes(512, n, LAB_CROSSOVER_MAX_SIZES), 6);
+  ck_assert_int_eq(n[0], 16);
+  ck_assert_int_eq(n[5], 512);
+  ck_assert_int_eq(lab_crossover_sizes(100, n, LAB_CROSSOVER_MAX_SIZES), 4);
+  ck_assert_int_eq(n[3], 100);
+}
+END_TEST
+
+START_TEST(crossover_cpu_matmul_matches_the_reference) {
+  const int sizes[] = {1, 37, 100}; /* odd sizes cross the 64-wide blocks unevenly */
+  for (int s = 0; s < 3; s++) {
+    int n = sizes[s];
+    float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n), *c = malloc(sizeof(float) * n * n);
+    lab_crossover_inputs(a, b, n);
+    lab_matmul_cpu(a, b, c, n);
+    double worst = 0;
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) worst = fmax(worst, fabs(lab_matmul_entry(a, b, n, i, j) - c[i * n + j]));
+    ck_assert_msg(worst <= lab_matmul_tolerance(n), "n=%d err=%g", n, worst);
+    free(a);
+    free(b);
+    free(c);
+  }
+}
+END_TEST
+
+START_TEST(crossover_inputs_are_random_normal_not_zeros) {
+  float a[64 * 64], b[64 * 64];
+  lab_crossover_inputs(a, b, 64);
+  double sq = 0;
+  int zeros = 0, same = 0;
+  for (int i = 0; i < 64 * 64; i++) {
+    sq += (double)a[i] * a[i];
+    zeros += a[i] == 0;
+    same += a[i] == b[i];
+  }
+  ck_assert(fabs(sq / (64 * 64) - 1) < 0.1);
+  ck_assert_int_lt(zeros, 3);
+  ck_assert_int_lt(same, 3);
+}
+END_TEST
+
+START_TEST(crossover_clock_is_monotonic_and_advances) {
+  double t0 = lab_clock_ms(), prev = t0;
+  volatile double sink = 0;
+  for (int i = 0; i < 200000; i++) {
+    sink += i * 0.5;
+    if (i % 1000 == 0) {
+      double t = lab_clock_ms();
+      ck_assert(t >= prev);
+      prev = t;
+    }
+  }
+  ck_assert(prev > t0);
+  ck_assert(sink > 0);
+}
+END_TEST
+
+START_TEST(crossover_point_is_where_the_gpu_wins_for_good) {
+  lab_crossover_measure m;
+  memset(&m, 0, sizeof m);
+  m.n_sizes = lab_crossover_sizes(256, m.n, LAB_CROSSOVER_MAX_SIZES); /* 16 … 256 */
+  double cpu[] = {1, 2, 3, 4, 5}, gpu[] = {0.5, 9, 1, 1, 1}, never[] = {9, 9, 9, 9, 9};
+  ck_assert_int_eq(lab_crossover_point(&m, gpu, cpu), 64); /* the early win at 16 does not count */
+  ck_assert_int_eq(lab_crossover_point(&m, never, cpu), 0);
+  ck_assert_int_eq(lab_crossover_point(&m, cpu, never), 16);
+}
+END_TEST
+
+START_TEST(crossover_simulated_envelope_has_its_shape) {
+  lab_error err;
+  cJSON *env = test_exp_simulate("crossover", SMALL, "t4", &err);
+  ck_assert_ptr_nonnull(env);
+  ck_assert_int_eq(lab_envelope_check(env, &err), 0);
+  const char *keys[] = {"largest_n", "cpu_ms_largest", "gpu_ms_largest", "gpu_copies_ms_largest", "speedup_largest",
+                        "speedup_copies_largest", "cpu_ms_smallest", "gpu_ms_smallest", "gpu_overhead_us",
+                        "cpu_gflops", "gpu_kernel_gflops"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) ck_assert(test_exp_metric(env, keys[i]) > 0);
+  ck_assert(test_exp_metric(env, "crossover_n") >= 0);
+  ck_assert(test_exp_metric(env, "crossover_copies_n") >= 0);
+  const char *ids[] = {"cpu", "gpu_kernel", "gpu", "gpu_copies"};
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, ids[i])), 4);
+  ck_assert(test_exp_finding_has(env, "measured for real on this machine"));
+  ck_assert(test_exp_finding_has(env, "t4 profile"));
+  cJSON_Delete(env);
+}
+END_TEST
+
+START_TEST(crossover_gpu_model_physics_on_every_profile) {
+  for (int p = 0; p < lab_profile_count(); p++) {
+    const lab_profile *prof = lab_profile_at(p);
+    lab_error err;
+    cJSON *env = test_exp_simulate("crossover", "{\"max_size\":64,\"samples\":1}", prof->name, &err);
+    ck_assert_ptr_nonnull(env);
+    int n = cJSON_GetArraySize(test_exp_series(env, "gpu"));
+    for (int i = 0; i < n; i++) {
+      double k = test_exp_y(env, "gpu_kernel", i), g = test_exp_y(env, "gpu", i), c = test_exp_y(env, "gpu_copies", i);
+      ck_assert(k >= 0.99 * prof->kernel_min_us / 1e3);
+      ck_assert(g > k);   /* launch and synchronize come on top of the kernel */
+      ck_assert(c > g);   /* and the copies on top of that */
+      if (i) ck_assert(k >= test_exp_y(env, "gpu_kernel", i - 1) * 0.97);
+    }
+    /* Tiny work: the fixed costs dominate the GPU's time. */
+    ck_assert(test_exp_metric(env, "gpu_overhead_us") > 0.9 * (prof->launch_us + prof->sync_us));
+    ck_assert(test_exp_metric(env, "gpu_ms_smallest") > 2 * test_exp_y(env, "gpu_kernel", 0));
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
+START_TEST(crossover_cpu_time_grows_with_size) {
+  lab_error err;
+  cJSON *env = test_exp_simulate("crossover", SMALL, "h100-sxm", &err);
+  ck_assert_ptr_nonnull(env);
+  ck_assert(test_exp_y(env, "cpu", 3) > 8 * test_exp_y(env, "cpu", 0)); /* 512× the work from 16 to 128 */
+  cJSON_Delete(env);
+}
+END_TEST
+
+START_TEST(crossover_findings_name_the_crossover) {
+  lab_params p;
+  const lab_experiment *e = lab_experiment_find("crossover");
+  lab_params_init(&p, e->params, e->n_params);
+  lab_crossover_measure m;
+  memset(&m, 0, sizeof m);
+  m.n_sizes = lab_crossover_sizes(256, m.n, LAB_CROSSOVER_MAX_SIZES);
+  for (int i = 0; i < m.n_sizes; i++) {
+    double n = m.n[i];
+    m.cpu_ms[i] = n * n * n * 1e-6;     /* 1 GFLOP/s-ish CPU */
+    m.gpu_kernel_ms[i] = 0.005;
+    m.gpu_ms[i] = 0.02;                 /* fixed overhead: wins from 32 (0.033 ms) */
+    m.gpu_copies_ms[i] = 0.05 + n * n * 4e-7;
+  }
+  m.samples = 3;
+  m.validated = 1;
+  cJSON *env = lab_crossover_envelope(&p, &m, "cuda", "NVIDIA H100 80GB HBM3", NULL);
+  ck_assert_int_eq(lab_envelope_check(env, NULL), 0);
+  ck_assert_double_eq(test_exp_metric(env, "crossover_n"), 32);
+  ck_assert(test_exp_finding_has(env, "from N = 32 on"));
+  ck_assert(!test_exp_finding_has(env, "profile")); /* a real run says nothing about a model */
+  cJSON_Delete(env);
+}
+END_TEST
+
+START_TEST(crossover_gpu_model_is_deterministic) {
+  lab_error err;
+  cJSON *a = test_exp_simulate("crossover", "{\"max_size\":64,\"samples\":2}", "t4", &err);
+  cJSON *b = test_exp_simulate("crossover", "{\"max_size\":64,\"samples\":2}", "t4", &err);
+  const char *ids[] = {"gpu_kernel", "gpu", "gpu_copies"};
+  for (int s = 0; s < 3; s++) {
+    char *ta = cJSON_PrintUnformatted(test_exp_series(a, ids[s])), *tb = cJSON_PrintUnformatted(test_exp_series(b, ids[s]));
+    ck_assert_str_eq(ta, tb);
+    free(ta);
+    free(tb);
+  }
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+}
+END_TEST
+
+Suite *make_crossover_suite(void) {
+  Suite *s = suite_create("crossover");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 20); /* real CPU timing, slower under the sanitizer */
+  tcase_add_test(tc, crossover_rejects_out_of_bound_params);
+  tcase_add_test(tc, crossover_sweep_doubles_up_to_max);
+  tcase_add_test(tc, crossover_cpu_matmul_matches_the_reference);
+  tcase_add_test(tc, crossover_inputs_are_random_normal_not_zeros);
+  tcase_add_test(tc, crossover_clock_is_monotonic_and_advances);
+  tcase_add_test(tc, crossover_point_is_where_the_gpu_wins_for_good);
+  tcase_add_test(tc, crossover_simulated_envelope_has_its_shape);
+  tcase_add_test(tc, crossover_gpu_model_physics_on_every_profile);
+  tcase_add_test(tc, crossover_cpu_time_grows_with_size);
+  tcase_add_test(tc, crossover_findings_name_the_crossover);
+  tcase_add_test(tc, crossover_gpu_model_is_deterministic);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,324 @@
+/* The browser client's behaviour (wasm/app.c) driven natively through a
+ * fake bridge: requests are answered by hand, so each test decides what the
+ * server says (or that it is unreachable) and reads back what the page shows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "bridge.h"
+#include "suites.h"
+
+/* ---- the fake bridge: records what the client did to the page ---------------- */
+
+#define SLOTS 64
+
+static struct {
+  char *key[SLOTS], *val[SLOTS];
+} dom; /* "html:ID", "text:ID", "attr:ID:NAME", "fill:SELECTOR" → value */
+
+static struct {
+  char url[128];
+  ui_fetch_cb cb;
+  void *ctx;
+  int live;
+} req[SLOTS];
+
+static char hash[128], stored[128], focus_id[128], title[256];
+static ui_hash_cb on_hash;
+static ui_action_cb on_action;
+
+static void put(const char *kind, const char *id, const char *value) {
+  char key[256];
+  snprintf(key, sizeof key, "%s:%s", kind, id);
+  for (int i = 0; i < SLOTS; i++) {
+    if (dom.key[i] && strcmp(dom.key[i], key) == 0) {
+      free(dom.val[i]);
+      dom.val[i] = value ? strdup(value) : NULL;
+      return;
+    }
+  }
+  for (int i = 0; i < SLOTS; i++) {
+    if (!dom.key[i]) {
+      dom.key[i] = strdup(key);
+      dom.val[i] = value ? strdup(value) : NULL;
+      return;
+    }
+  }
+  ck_abort_msg("fake DOM full");
+}
+
+static const char *get(const char *kind, const char *id) {
+  char key[256];
+  snprintf(key, sizeof key, "%s:%s", kind, id);
+  for (int i = 0; i < SLOTS; i++)
+    if (dom.key[i] && strcmp(dom.key[i], key) == 0) return dom.val[i] ? dom.val[i] : "";
+  return "";
+}
+
+void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+  ck_assert_int_gt(timeout_ms, 0);
+  for (int i = 0; i < SLOTS; i++) {
+    if (req[i].live) continue;
+    snprintf(req[i].url, sizeof req[i].url, "%s", url);
+    req[i].cb = cb;
+    req[i].ctx = ctx;
+    req[i].live = 1;
+    return;
+  }
+  ck_abort_msg("too many requests");
+}
+
+void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+  ck_assert_ptr_nonnull(json_body);
+  ui_fetch(url, timeout_ms, cb, ctx);
+}
+int ui_form_checked(const char *form_id, char *buf, size_t n) {
+  (void)form_id;
+  return snprintf(buf, n, "{}");
+}
+void ui_download(const char *filename, const char *mime, const char *text) {
+  put("download", filename, text);
+  (void)mime;
+}
+void ui_dom_set_html(const char *id, const char *html) { put("html", id, html); }
+void ui_dom_set_text(const char *id, const char *text) { put("text", id, text); }
+void ui_dom_set_attr(const char *id, const char *name, const char *value) {
+  char key[128];
+  snprintf(key, sizeof key, "%s:%s", id, name);
+  put("attr", key, value);
+}
+void ui_dom_fill(const char *selector, const char *html) { put("fill", selector, html); }
+void ui_dom_focus(const char *id) { snprintf(focus_id, sizeof focus_id, "%s", id); }
+void ui_dom_set_title(const char *t) { snprintf(title, sizeof title, "%s", t); }
+void ui_location_hash(char *buf, size_t n) { snprintf(buf, n, "%s", hash); }
+void ui_on_hash_change(ui_hash_cb cb, void *ctx) {
+  (void)ctx;
+  on_hash = cb;
+}
+void ui_on_action(ui_action_cb cb, void *ctx) {
+  (void)ctx;
+  on_action = cb;
+}
+/* Only the last lesson is kept; other keys (progress, quiz seed, last
+ * experiment runs) read as absent and are not stored. */
+int ui_storage_get(const char *key, char *buf, size_t n) {
+  if (strcmp(key, "gpulab.lesson") != 0) return -1;
+  if (!stored[0]) return -1;
+  snprintf(buf, n, "%s", stored);
+  return (int)strlen(stored);
+}
+void ui_storage_set(const char *key, const char *value) {
+  if (strcmp(key, "gpulab.lesson") != 0) return;
+  snprintf(stored, sizeof stored, "%s", value);
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static int pending(const char *url) {
+  for (int i = 0; i < SLOTS; i++)
+    if (req[i].live && strcmp(req[i].url, url) == 0) return i;
+  return -1;
+}
+
+/* Answers the request for url (which must be pending). */
+static void answer(const char *url, int status, const char *body) {
+  int i = pending(url);
+  ck_assert_msg(i >= 0, "no request for %s is pending", url);
+  req[i].live = 0;
+  req[i].cb(status, body, strlen(body), req[i].ctx);
+}
+
+static void setup(void) {
+  memset(req, 0, sizeof req);
+  hash[0] = stored[0] = focus_id[0] = title[0] = '\0';
+  ui_app_start();
+}
+
+static void teardown(void) {
+  ui_app_shutdown();
+  for (int i = 0; i < SLOTS; i++) {
+    free(dom.key[i]);
+    free(dom.val[i]);
+    dom.key[i] = dom.val[i] = NULL;
+  }
+}
+
+#define ck_has(html, text) ck_assert_msg(strstr(html, text) != NULL, "missing \"%s\" in: %s", text, html)
+#define ck_lacks(html, text) ck_assert_msg(strstr(html, text) == NULL, "unexpected \"%s\" in: %s", text, html)
+
+static const char DEVICE[] =
+    "{\"mode\":\"cpu\",\"driver\":{\"source\":\"none\",\"present\":false,\"devices\":[]},\"runtime\":{\"status\":"
+    "\"not_built\",\"built_with_cuda\":false,\"devices\":[]},\"verdict\":{\"code\":\"not_built\",\"usable\":false,"
+    "\"simulate\":true,\"summary\":\"no usable GPU: this gpulab was built without CUDA\"}}";
+static const char INDEX[] = "{\"lessons\":[{\"id\":\"one\",\"title\":\"One\"},{\"id\":\"two\",\"title\":\"Two\"}]}";
+static const char ONE[] =
+    "{\"id\":\"one\",\"title\":\"Lesson one\",\"sections\":[{\"id\":\"intro\",\"title\":\"Intro\",\"html\":"
+    "\"<div class=\\\"experiment\\\" data-experiment=\\\"device\\\"></div>\",\"experiments\":[\"device\"]}]}";
+static const char TWO[] = "{\"id\":\"two\",\"title\":\"Lesson two\",\"sections\":[]}";
+#define DEVICE_SLOT ".experiment[data-experiment=\"device\"]"
+
+/* ---- tests -------------------------------------------------------------------- */
+
+START_TEST(app_asks_for_device_health_and_lessons_at_start) {
+  ck_assert_int_ge(pending("/api/device"), 0);
+  ck_assert_int_ge(pending("/api/health"), 0);
+  ck_assert_int_ge(pending("/api/lessons"), 0);
+  ck_has(get("html", "gpu-body"), "Asking the gpulab server");
+  ck_assert_str_eq(get("attr", "gpu-body:aria-busy"), "true");
+  ck_assert_str_eq(get("attr", "status:data-state"), "wait");
+}
+END_TEST
+
+START_TEST(app_shows_the_live_verdict_from_the_server) {
+  answer("/api/health", 200, "{\"status\":\"ok\",\"version\":\"0.1.0\",\"mode\":\"cpu\"}");
+  answer("/api/device", 200, DEVICE);
+  ck_has(get("html", "gpu-body"), "no usable GPU: this gpulab was built without CUDA");
+  ck_has(get("html", "gpu-body"), "The lab will simulate every experiment.");
+  ck_has(get("html", "gpu-badge"), "live");
+  ck_assert_str_eq(get("attr", "gpu-body:aria-busy"), "false");
+  ck_assert_str_eq(get("text", "status"), "Connected — no usable GPU, so experiments are simulated");
+  ck_assert_str_eq(get("attr", "status:data-state"), "sim");
+  ck_assert_str_eq(get("text", "build-info"), "gpulab 0.1.0 · CPU-only build");
+}
+END_TEST
+
+START_TEST(app_goes_offline_and_simulates_an_h100_when_unreachable) {
+  answer("/api/device", 0, "");
+  answer("/api/health", 0, "");
+  ck_assert_str_eq(get("text", "status"), "offline — everything will be simulated");
+  ck_assert_str_eq(get("attr", "status:data-state"), "offline");
+  ck_has(get("html", "gpu-body"), "offline — everything will be simulated");
+  ck_has(get("html", "gpu-body"), "NVIDIA H100 80GB HBM3");
+  ck_has(get("html", "gpu-badge"), "simulated (profile: H100 SXM)");
+}
+END_TEST
+
+START_TEST(app_treats_an_answer_that_is_not_json_as_offline) {
+  answer("/api/device", 200, "<!doctype html><p>some other server</p>");
+  ck_assert_str_eq(get("text", "status"), "offline — everything will be simulated");
+  ck_has(get("html", "gpu-badge"), "simulated");
+}
+END_TEST
+
+START_TEST(app_explains_a_server_error_then_simulates) {
+  answer("/api/device", 503, "{\"error\":{\"code\":\"busy\",\"message\":\"the worker is busy\"}}");
+  ck_has(get("html", "gpu-body"), "The server could not check its GPU.");
+  ck_has(get("html", "gpu-body"), "It answered: the worker is busy");
+  ck_lacks(get("html", "gpu-body"), "offline");
+  ck_assert_str_eq(get("attr", "status:data-state"), "sim");
+  answer("/api/health", 200, "{\"status\":\"ok\"}"); /* no version: the footer keeps its text */
+  ck_assert_str_eq(get("text", "build-info"), "");
+}
+END_TEST
+
+START_TEST(app_opens_the_first_lesson_and_fills_its_device_card) {
+  answer("/api/lessons", 200, INDEX);
+  ck_has(get("html", "nav-body"), "href=\"#lesson/one\"");
+  answer("/api/lessons/one", 200, ONE);
+  ck_has(get("html", "lesson"), "Lesson one");
+  ck_assert_str_eq(get("attr", "lesson:aria-busy"), "false");
+  ck_has(get("html", "nav-body"), "href=\"#lesson/one/intro\"");
+  ck_assert_str_eq(title, "Lesson one — gpulab");
+  ck_assert_str_eq(stored, "one");
+  ck_assert_str_eq(focus_id, ""); /* the first load does not move focus */
+  ck_has(get("fill", DEVICE_SLOT), "Checking this machine");
+  answer("/api/device", 200, DEVICE); /* the card follows the panel */
+  ck_has(get("fill", DEVICE_SLOT), "built without CUDA");
+}
+END_TEST
+
+START_TEST(app_falls_back_to_the_static_lesson_files) {
+  answer("/api/lessons", 0, "");
+  answer("/lessons/index.json", 200, INDEX);
+  answer("/api/lessons/one", 404, "{\"error\":{\"code\":\"unknown_lesson\",\"message\":\"no\"}}");
+  answer("/lessons/one.json", 200, ONE);
+  ck_has(get("html", "lesson"), "Lesson one");
+}
+END_TEST
+
+START_TEST(app_says_when_no_lessons_can_be_loaded_and_retries) {
+  answer("/api/lessons", 0, "");
+  answer("/lessons/index.json", 404, "<p>Not found</p>");
+  ck_has(get("html", "lesson"), "The lessons could not be loaded");
+  ck_has(get("html", "nav-body"), "data-action=\"reload-lessons\"");
+  on_action("reload-lessons", "", NULL);
+  ck_assert_int_ge(pending("/api/lessons"), 0);
+}
+END_TEST
+
+START_TEST(app_reopens_the_stored_lesson_and_follows_the_address) {
+  snprintf(stored, sizeof stored, "two");
+  answer("/api/lessons", 200, INDEX);
+  answer("/api/lessons/two", 200, TWO);
+  ck_has(get("html", "lesson"), "Lesson two");
+  /* The learner picks a section of lesson one: it loads, then gets focus. */
+  on_hash("#lesson/one/intro", NULL);
+  answer("/api/lessons/one", 200, ONE);
+  ck_assert_str_eq(focus_id, "sec-intro");
+  on_hash("#lesson/one", NULL); /* already shown: focus moves to its title, no request */
+  ck_assert_str_eq(focus_id, "lesson-title");
+  ck_assert_int_eq(pending("/api/lessons/one"), -1);
+  on_hash("#main", NULL); /* an in-page anchor is the browser's business */
+  ck_assert_str_eq(focus_id, "lesson-title");
+}
+END_TEST
+
+START_TEST(app_drops_the_answer_to_a_superseded_lesson_request) {
+  answer("/api/lessons", 200, INDEX);
+  on_hash("#lesson/two", NULL);
+  answer("/api/lessons/one", 200, ONE); /* asked first, answered last */
+  ck_lacks(get("html", "lesson"), "Lesson one");
+  answer("/api/lessons/two", 200, TWO);
+  ck_has(get("html", "lesson"), "Lesson two");
+}
+END_TEST
+
+START_TEST(app_reports_an_unknown_lesson_in_the_address) {
+  snprintf(hash, sizeof hash, "#lesson/nope");
+  answer("/api/lessons", 200, INDEX);
+  ck_has(get("html", "lesson"), "Lesson not found");
+  ck_has(get("html", "lesson"), "no lesson called &quot;nope&quot;");
+  ck_assert_int_eq(pending("/api/lessons/nope"), -1);
+}
+END_TEST
+
+START_TEST(app_rejects_a_bundle_for_another_lesson) {
+  answer("/api/lessons", 200, INDEX);
+  answer("/api/lessons/one", 200, TWO);   /* wrong id: try the static copy */
+  answer("/lessons/one.json", 200, "{"); /* damaged */
+  ck_has(get("html", "lesson"), "This lesson could not be loaded");
+}
+END_TEST
+
+START_TEST(app_checks_again_and_ignores_the_old_answer) {
+  answer("/api/device", 0, "");
+  ck_has(get("html", "gpu-badge"), "simulated");
+  on_action("recheck", "", NULL);
+  ck_has(get("html", "gpu-body"), "Asking the gpulab server");
+  answer("/api/device", 200, DEVICE);
+  ck_has(get("html", "gpu-badge"), "live");
+  ck_assert_int_eq(pending("/api/device"), -1);
+}
+END_TEST
+
+Suite *make_ui_app_suite(void) {
+  Suite *s = suite_create("ui_app");
+  TCase *tc = tcase_create("core");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, app_asks_for_device_health_and_lessons_at_start);
+  tcase_add_test(tc, app_shows_the_live_verdict_from_the_server);
+  tcase_add_test(tc, app_goes_offline_and_simulates_an_h100_when_unreachable);
+  tcase_add_test(tc, app_treats_an_answer_that_is_not_json_as_offline);
+  tcase_add_test(tc, app_explains_a_server_error_then_simulates);
+  tcase_add_test(tc, app_opens_the_first_lesson_and_fills_its_device_card);
+  tcase_add_test(tc, app_falls_back_to_the_static_lesson_files);
+  tcase_add_test(tc, app_says_when_no_lessons_can_be_loaded_and_retries);
+  tcase_add_test(tc, app_reopens_the_stored_lesson_and_follows_the_address);
+  tcase_add_test(tc, app_drops_the_answer_to_a_superseded_lesson_request);
+  tcase_add_test(tc, app_reports_an_unknown_lesson_in_the_address);
+  tcase_add_test(tc, app_rejects_a_bundle_for_another_lesson);
+  tcase_add_test(tc, app_checks_again_and_ignores_the_old_answer);
+  suite_add_tcase(s, tc);
+  return s;
+}

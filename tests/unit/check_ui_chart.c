@@ -1,0 +1,298 @@
+/* The SVG charts and result views: axis arithmetic (nice and log ticks),
+ * well-formed and escaped SVG, every experiment's result drawn from a real
+ * simulated envelope of every profile, and tables holding every point. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "registry.h"
+#include "suites.h"
+#include "views/chart.h"
+#include "views/result.h"
+
+#define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
+
+/* Tags open and close in order, attribute values are quoted, and every '&'
+ * starts an entity: enough to catch markup broken by data. Returns NULL or
+ * what is wrong. */
+static const char *well_formed(const char *s) {
+  static char why[160];
+  char stack[64][24];
+  int depth = 0;
+  for (const char *p = s; *p; p++) {
+    if (*p == '&') {
+      const char *semi = strchr(p, ';');
+      if (!semi || semi - p > 8) return "a raw '&'";
+      continue;
+    }
+    if (*p == '>') return "a raw '>' in text";
+    if (*p != '<') continue;
+    bool closing = p[1] == '/';
+    const char *name = p + (closing ? 2 : 1);
+    size_t n = strcspn(name, " />");
+    const char *end = name + n;
+    bool quoted = false;
+    while (*end && (quoted || *end != '>')) {
+      if (*end == '"') quoted = !quoted;
+      if (*end == '<' && !quoted) return "a '<' inside a tag";
+      end++;
+    }
+    if (!*end) return "an unclosed tag";
+    bool self = end[-1] == '/';
+    static const char *const voids[] = {"input", "br", "meta", "img", "hr", NULL};
+    for (int i = 0; voids[i]; i++)
+      if (strlen(voids[i]) == n && strncmp(name, voids[i], n) == 0) self = true;
+    if (closing) {
+      if (depth == 0 || strlen(stack[depth - 1]) != n || strncmp(stack[depth - 1], name, n) != 0) {
+        snprintf(why, sizeof why, "</%.*s> closes <%s>", (int)n, name, depth ? stack[depth - 1] : "nothing");
+        return why;
+      }
+      depth--;
+    } else if (!self) {
+      if (depth == 64 || n >= 24) return "nesting too deep";
+      snprintf(stack[depth++], 24, "%.*s", (int)n, name);
+    }
+    p = end;
+  }
+  if (depth) {
+    snprintf(why, sizeof why, "<%s> never closed", stack[depth - 1]);
+    return why;
+  }
+  return NULL;
+}
+
+START_TEST(nice_step_is_one_two_or_five_times_a_power_of_ten) {
+  ck_assert_double_eq_tol(ui_nice_step(10, 6), 2, 1e-12);
+  ck_assert_double_eq_tol(ui_nice_step(1, 5), 0.5, 1e-12);
+  ck_assert_double_eq_tol(ui_nice_step(700, 8), 100, 1e-9);
+  ck_assert_double_eq_tol(ui_nice_step(0.03, 4), 0.01, 1e-12);
+}
+END_TEST
+
+START_TEST(linear_axis_covers_the_data_with_round_ticks) {
+  ui_axis a;
+  ck_assert(ui_axis_fit(&a, UI_SCALE_LINEAR, 0.3, 9.7, 6, true));
+  ck_assert_double_eq(a.lo, 0);
+  ck_assert_double_eq(a.hi, 10);
+  ck_assert_int_eq(a.n, 6);
+  for (int i = 0; i < a.n; i++) ck_assert_double_eq_tol(a.tick[i], 2.0 * i, 1e-9);
+  ck_assert_double_eq_tol(ui_axis_frac(&a, 5), 0.5, 1e-12);
+  /* one value still gets a range */
+  ck_assert(ui_axis_fit(&a, UI_SCALE_LINEAR, 3, 3, 5, false));
+  ck_assert(a.lo < 3 && a.hi > 3);
+}
+END_TEST
+
+START_TEST(log2_axis_for_copy_sizes_ticks_at_powers_of_sixteen) {
+  ui_axis a;
+  char t[32];
+  static const char *const want[] = {"4 KiB", "64 KiB", "1 MiB", "16 MiB", "256 MiB"};
+  ck_assert(ui_axis_fit(&a, UI_SCALE_LOG2, 4096, 268435456, 7, false));
+  ck_assert_int_eq(a.n, 5);
+  for (int i = 0; i < 5; i++) ck_assert_str_eq(ui_fmt_tick(a.tick[i], UI_UNIT_BYTES, t), want[i]);
+  ck_assert_double_eq_tol(ui_axis_frac(&a, 1048576), 0.5, 1e-12);
+}
+END_TEST
+
+START_TEST(log10_axis_spans_whole_decades_and_labels_time_units) {
+  ui_axis a;
+  char t[32];
+  ck_assert(ui_axis_fit(&a, UI_SCALE_LOG10, 0.0016, 36.8, 8, false));
+  ck_assert_double_eq_tol(a.lo, 0.001, 1e-15);
+  ck_assert_double_eq_tol(a.hi, 100, 1e-9);
+  ck_assert_int_eq(a.n, 6);
+  ck_assert_str_eq(ui_fmt_tick(a.tick[0], UI_UNIT_MS, t), "1 µs");
+  ck_assert_str_eq(ui_fmt_tick(a.tick[3], UI_UNIT_MS, t), "1 ms");
+  ck_assert_str_eq(ui_fmt_tick(1500, UI_UNIT_MS, t), "1.5 s");
+  ck_assert_str_eq(ui_fmt_tick(2500, UI_UNIT_US, t), "2.5 ms");
+  /* many decades: every other one, still within the target */
+  ck_assert(ui_axis_fit(&a, UI_SCALE_LOG10, 1e-6, 1e6, 7, false));
+  ck_assert_int_le(a.n, 7);
+}
+END_TEST
+
+START_TEST(log_axis_ignores_values_it_cannot_draw) {
+  ui_axis a;
+  ck_assert(!ui_axis_fit(&a, UI_SCALE_LOG10, -5, 0, 6, false));
+  ck_assert(!ui_axis_fit(&a, UI_SCALE_LINEAR, NAN, 1, 6, false));
+  ck_assert(ui_axis_fit(&a, UI_SCALE_LOG10, 1, 1000, 6, false));
+  ck_assert(isnan(ui_axis_frac(&a, 0)));
+  ck_assert(isnan(ui_axis_frac(&a, -1)));
+  ck_assert(isnan(ui_axis_frac(&a, INFINITY)));
+}
+END_TEST
+
+START_TEST(svg_is_well_formed_and_escapes_data) {
+  double x[] = {1, 2, 4}, y[] = {3, NAN, 5};
+  ui_series_xy s = {"<script>alert(1)</script> & \"quotes\"", 3, x, y};
+  ui_mark m = {2, "<b>mark</b>"};
+  ui_line_chart c = {.summary = "a <summary> & more", .x_title = "x <unit>", .y_title = "y & z",
+                     .x_scale = UI_SCALE_LOG2, .y_scale = UI_SCALE_LINEAR, .series = &s, .n_series = 1, .marks = &m,
+                     .n_marks = 1};
+  ui_bar bars[2] = {{"<i>a</i>", 1}, {"b", 0.001}};
+  ui_bar_chart bc = {.summary = "<bars>", .value_title = "ms", .unit = UI_UNIT_MS, .bars = bars, .n = 2};
+  ui_span spans[2] = {{"cpu", "<launch>", 0, 5}, {"gpu", "k&r", 5, 100}};
+  ui_timeline_chart tc = {.summary = "t", .spans = spans, .n = 2, .marks = &m, .n_marks = 1};
+  ui_stack_chart sc = {.summary = "s", .value_title = "GB", .unit = UI_UNIT_GB, .bar_label = "<step>",
+                       .parts = bars, .n_parts = 2, .limits = &m, .n_limits = 1};
+  const char *labels[] = {s.label};
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_chart_lines(&b, &c);
+  ui_chart_bars(&b, &bc);
+  ui_chart_timeline(&b, &tc);
+  ui_chart_stack(&b, &sc);
+  ui_chart_legend(&b, labels, 1);
+  ui_table_xy(&b, "<cap>", "x", UI_UNIT_PLAIN, UI_UNIT_PLAIN, &s, 1);
+  ui_table_bars(&b, "<cap>", "v", UI_UNIT_MS, bars, 2);
+  ui_table_spans(&b, "<cap>", spans, 2);
+  const char *out = ui_buf_str(&b), *why = well_formed(out);
+  ck_assert_msg(why == NULL, "not well formed: %s", why);
+  ck_assert_ptr_null(strstr(out, "<script"));
+  ck_assert_ptr_null(strstr(out, "<b>"));
+  ck_assert_ptr_null(strstr(out, "<launch"));
+  ck_has(out, "&lt;script&gt;");
+  ck_has(out, "role=\"img\" aria-label=\"a &lt;summary&gt; &amp; more\"");
+  ck_has(out, "<title>a &lt;summary&gt; &amp; more</title>");
+  /* the NaN point splits the line instead of drawing nonsense */
+  ck_assert_ptr_null(strstr(out, "nan"));
+  ui_buf_free(&b);
+}
+END_TEST
+
+/* Small sizes keep the real CPU part of crossover quick. */
+static cJSON *simulate(const char *name, const char *profile) {
+  cJSON *params = strcmp(name, "crossover") == 0 ? cJSON_Parse("{\"max_size\":64,\"samples\":1}") : NULL;
+  cJSON *env = NULL;
+  lab_error err;
+  memset(&err, 0, sizeof err);
+  int rc = lab_simulate(lab_experiment_find(name), params, profile, &env, &err);
+  cJSON_Delete(params);
+  ck_assert_msg(rc == 0, "%s on %s: %s", name, profile, err.message);
+  return env;
+}
+
+START_TEST(every_experiment_renders_from_every_profile) {
+  for (int p = 0; p < lab_profile_count(); p++) {
+    const char *profile = lab_profile_at(p)->name;
+    for (int i = 0; i < lab_experiment_count(); i++) {
+      const char *name = lab_experiment_at(i)->name;
+      cJSON *env = simulate(name, profile), *f;
+      ui_buf b;
+      ui_buf_init(&b);
+      ui_view_result(&b, env, true, NULL);
+      const char *out = ui_buf_str(&b), *why = well_formed(out);
+      ck_assert_msg(!b.failed, "%s/%s: out of memory", name, profile);
+      ck_assert_msg(why == NULL, "%s/%s: %s", name, profile, why);
+      ck_has(out, "simulated — profile ");
+      ck_has(out, "(in your browser)");
+      ck_has(out, "How it was measured:");
+      if (strcmp(name, "device") == 0) {
+        ck_has(out, "verdict");
+      } else {
+        ck_has(out, "role=\"img\"");
+        ck_has(out, "Show the numbers");
+        ck_has(out, "<table");
+        /* every finding is listed (escaped like the view escapes it) */
+        cJSON_ArrayForEach(f, cJSON_GetObjectItem(env, "findings")) {
+          ui_buf esc;
+          ui_buf_init(&esc);
+          ui_buf_text(&esc, f->valuestring);
+          ck_has(out, ui_buf_str(&esc));
+          ui_buf_free(&esc);
+        }
+      }
+      ui_buf_free(&b);
+      cJSON_Delete(env);
+    }
+  }
+}
+END_TEST
+
+START_TEST(source_label_says_where_the_figures_come_from) {
+  char buf[200];
+  cJSON *env = simulate("timing", "t4");
+  ck_assert_str_eq(ui_result_source(env, true, buf, sizeof buf), "simulated — profile T4 (in your browser)");
+  ck_assert_str_eq(ui_result_source(env, false, buf, sizeof buf), "simulated — profile T4 (on the server)");
+  cJSON_ReplaceItemInObject(env, "backend", cJSON_CreateString("cuda"));
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItem(env, "device"), "name", cJSON_CreateString("NVIDIA H100 80GB HBM3"));
+  ck_assert_str_eq(ui_result_source(env, false, buf, sizeof buf), "live on NVIDIA H100 80GB HBM3");
+  cJSON_ReplaceItemInObject(env, "backend", cJSON_CreateString("recorded"));
+  cJSON_AddItemToObject(env, "recorded", cJSON_Parse("{\"device\":\"NVIDIA A100-SXM4-80GB\",\"date\":\"2026-11-02\"}"));
+  ck_assert_str_eq(ui_result_source(env, true, buf, sizeof buf), "recorded on NVIDIA A100-SXM4-80GB, 2026-11-02");
+  cJSON_Delete(env);
+}
+END_TEST
+
+START_TEST(text_alternative_holds_every_point) {
+  static const char *const names[] = {"transfer", "crossover", "train_step"};
+  for (int k = 0; k < 3; k++) {
+    cJSON *env = simulate(names[k], "h100-sxm"), *s, *pt;
+    ui_buf b;
+    char t[32], cell[48];
+    ui_buf_init(&b);
+    ui_view_result(&b, env, true, NULL);
+    const char *out = ui_buf_str(&b);
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(env, "series")) {
+      cJSON_ArrayForEach(pt, cJSON_GetObjectItem(s, "points")) {
+        snprintf(cell, sizeof cell, "<td>%s</td>", ui_fmt_value(cJSON_GetArrayItem(pt, 1)->valuedouble, UI_UNIT_PLAIN, t));
+        ck_assert_msg(strstr(out, cell) != NULL, "%s: series %s has no cell %s", names[k],
+                      cJSON_GetObjectItem(s, "id")->valuestring, cell);
+      }
+    }
+    ui_buf_free(&b);
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
+START_TEST(memory_result_shows_the_oom_and_its_fixes) {
+  cJSON *params = cJSON_Parse("{\"params_m\":6740}"), *env = NULL;
+  lab_error err;
+  ck_assert_int_eq(lab_simulate(lab_experiment_find("memory"), params, "t4", &env, &err), 0);
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "Out of memory: this model does not fit");
+  ck_has(ui_buf_str(&b), "How to fix it:");
+  ck_has(ui_buf_str(&b), "it does not fit");
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+  cJSON_Delete(params);
+}
+END_TEST
+
+START_TEST(placement_result_names_the_stray_field) {
+  cJSON *params = cJSON_Parse("{\"move_labels\":false}"), *env = NULL;
+  lab_error err;
+  ck_assert_int_eq(lab_simulate(lab_experiment_find("placement"), params, "t4", &env, &err), 0);
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "Preflight stopped the step:");
+  ck_has(ui_buf_str(&b), "labels");
+  ck_has(ui_buf_str(&b), "stray");
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+  cJSON_Delete(params);
+}
+END_TEST
+
+Suite *make_ui_chart_suite(void) {
+  Suite *s = suite_create("ui_chart");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, nice_step_is_one_two_or_five_times_a_power_of_ten);
+  tcase_add_test(tc, linear_axis_covers_the_data_with_round_ticks);
+  tcase_add_test(tc, log2_axis_for_copy_sizes_ticks_at_powers_of_sixteen);
+  tcase_add_test(tc, log10_axis_spans_whole_decades_and_labels_time_units);
+  tcase_add_test(tc, log_axis_ignores_values_it_cannot_draw);
+  tcase_add_test(tc, svg_is_well_formed_and_escapes_data);
+  tcase_add_test(tc, every_experiment_renders_from_every_profile);
+  tcase_add_test(tc, source_label_says_where_the_figures_come_from);
+  tcase_add_test(tc, text_alternative_holds_every_point);
+  tcase_add_test(tc, memory_result_shows_the_oom_and_its_fixes);
+  tcase_add_test(tc, placement_result_names_the_stray_field);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,143 @@
+/* The experiment widget: labelled controls built from the registry's
+ * parameter specs, validation with lab/params.c whose errors name the
+ * parameter, and the backend/profile picker. Also the fake bridge calls the
+ * widgets add (ui_dom_value, ui_later); check_ui_app.c fakes the rest. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "registry.h"
+#include "suites.h"
+#include "views/experiment.h"
+
+#define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\" in %s", (needle), (hay))
+
+/* No page here: no control has a value, and deferred work runs at once. */
+int ui_dom_value(const char *id, char *buf, size_t n) {
+  (void)id;
+  if (n) buf[0] = '\0';
+  return -1;
+}
+void ui_later(int delay_ms, ui_later_cb cb, void *ctx) {
+  ck_assert_int_ge(delay_ms, 0);
+  cb(ctx);
+}
+
+static int param_index(const lab_experiment *e, const char *name) {
+  for (int i = 0; i < e->n_params; i++)
+    if (strcmp(e->params[i].name, name) == 0) return i;
+  ck_abort_msg("no parameter %s", name);
+  return -1;
+}
+
+START_TEST(widget_has_a_labelled_control_for_every_parameter) {
+  const lab_experiment *e = lab_experiment_find("memory");
+  ui_exp_widget w;
+  ui_buf b;
+  ui_exp_widget_init(&w, e);
+  ui_buf_init(&b);
+  ui_view_experiment_widget(&b, &w, NULL);
+  const char *out = ui_buf_str(&b);
+  ck_has(out, "<label for=\"exp-memory-f-batch\">batch <span class=\"unit\">(sequences)</span></label>");
+  ck_has(out, "<input type=\"number\" id=\"exp-memory-f-batch\" min=\"1\" max=\"4096\" step=\"1\"");
+  ck_has(out, "id=\"exp-memory-f-params_m\" min=\"0.1\" max=\"1000000\" step=\"any\"");
+  ck_has(out, "<input type=\"checkbox\" id=\"exp-memory-f-force_oom\"");
+  ck_has(out, " checked>");
+  ck_has(out, "data-action=\"exp-run\" data-arg=\"memory\"");
+  ck_has(out, "aria-busy=\"false\"");
+  for (int i = 0; i < lab_profile_count(); i++) {
+    char opt[80];
+    snprintf(opt, sizeof opt, "<option value=\"%s\"", lab_profile_at(i)->name);
+    ck_has(out, opt);
+  }
+  ck_has(out, "simulate as T4");
+  ck_has(out, "simulate as H100 SXM");
+  ui_buf_free(&b);
+}
+END_TEST
+
+START_TEST(widget_shows_running_state_accessibly) {
+  ui_exp_widget w;
+  ui_buf b;
+  ui_exp_widget_init(&w, lab_experiment_find("timing"));
+  w.running = true;
+  ui_buf_init(&b);
+  ui_view_experiment_widget(&b, &w, NULL);
+  ck_has(ui_buf_str(&b), "aria-disabled=\"true\">Running…</button>");
+  ck_has(ui_buf_str(&b), "role=\"status\" aria-live=\"polite\">running…</span>");
+  ck_has(ui_buf_str(&b), "aria-busy=\"true\"");
+  ui_buf_free(&b);
+}
+END_TEST
+
+START_TEST(validation_errors_name_the_parameter) {
+  const lab_experiment *e = lab_experiment_find("memory");
+  ui_exp_widget w;
+  cJSON *params = NULL;
+  ui_exp_widget_init(&w, e);
+  int batch = param_index(e, "batch"), hidden = param_index(e, "hidden");
+  snprintf(w.text[batch], sizeof w.text[batch], "0");
+  snprintf(w.text[hidden], sizeof w.text[hidden], "<b>wide</b>");
+  ck_assert_int_eq(ui_exp_validate(&w, &params), 2);
+  ck_assert_ptr_null(params);
+  ck_has(w.error[batch], "batch");
+  ck_has(w.error[hidden], "hidden");
+  ck_assert_str_eq(w.error[param_index(e, "layers")], "");
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_experiment_fields(&b, &w, NULL);
+  const char *out = ui_buf_str(&b);
+  ck_has(out, "aria-describedby=\"exp-memory-f-batch-err exp-memory-f-batch-help\" aria-invalid=\"true\"");
+  ck_has(out, "<p class=\"exp-error\" id=\"exp-memory-f-batch-err\" role=\"alert\">batch must be");
+  ck_assert_ptr_null(strstr(out, "<b>wide"));
+  ck_has(out, "value=\"&lt;b&gt;wide&lt;/b&gt;\"");
+  ui_buf_free(&b);
+}
+END_TEST
+
+START_TEST(valid_values_become_the_normalised_params) {
+  const lab_experiment *e = lab_experiment_find("placement");
+  ui_exp_widget w;
+  cJSON *params = NULL;
+  ui_exp_widget_init(&w, e);
+  snprintf(w.text[param_index(e, "move_labels")], UI_EXP_TEXT_MAX, "0");
+  snprintf(w.text[param_index(e, "batch")], UI_EXP_TEXT_MAX, "32");
+  ck_assert_int_eq(ui_exp_validate(&w, &params), 0);
+  ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(params, "move_labels")));
+  ck_assert_int_eq(cJSON_GetObjectItem(params, "batch")->valueint, 32);
+  cJSON_Delete(params);
+}
+END_TEST
+
+START_TEST(an_error_reported_by_the_run_lands_on_its_field) {
+  const lab_experiment *e = lab_experiment_find("transfer");
+  ui_exp_widget w;
+  lab_error err;
+  ui_exp_widget_init(&w, e);
+  lab_fail(&err, LAB_E_INVALID_PARAM, "small_bytes", "small_copies x small_bytes must fit in max_bytes");
+  ui_exp_set_error(&w, &err);
+  ck_has(w.error[param_index(e, "small_bytes")], "must fit");
+}
+END_TEST
+
+START_TEST(unknown_experiment_is_named_safely) {
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_experiment_unknown(&b, "<warp>");
+  ck_has(ui_buf_str(&b), "<code>&lt;warp&gt;</code>");
+  ui_buf_free(&b);
+}
+END_TEST
+
+Suite *make_ui_experiment_suite(void) {
+  Suite *s = suite_create("ui_experiment");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, widget_has_a_labelled_control_for_every_parameter);
+  tcase_add_test(tc, widget_shows_running_state_accessibly);
+  tcase_add_test(tc, validation_errors_name_the_parameter);
+  tcase_add_test(tc, valid_values_become_the_normalised_params);
+  tcase_add_test(tc, an_error_reported_by_the_run_lands_on_its_field);
+  tcase_add_test(tc, unknown_experiment_is_named_safely);
+  suite_add_tcase(s, tc);
+  return s;
+}

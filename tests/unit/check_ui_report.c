@@ -1,0 +1,201 @@
+/* The lab report (wasm/views/report.c), natively: every section from real
+ * simulated envelopes (lab_simulate, as the browser computes them), the
+ * hints when a run is missing, the source label of every figure, and
+ * Markdown escaping of outside text. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cjson_compat.h"
+#include "registry.h"
+#include "suites.h"
+#include "views/report.h"
+
+#define ck_has(text, part) ck_assert_msg(strstr(text, part) != NULL, "missing \"%s\" in:\n%s", part, text)
+#define ck_lacks(text, part) ck_assert_msg(strstr(text, part) == NULL, "unexpected \"%s\" in:\n%s", part, text)
+
+static const char LESSON[] =
+    "{\"id\":\"01-cuda\",\"title\":\"CUDA intuition\",\"sections\":["
+    "{\"id\":\"check\",\"title\":\"Your GPU: two checks\",\"experiments\":[\"device\"]},"
+    "{\"id\":\"time\",\"title\":\"Time it honestly\",\"experiments\":[\"timing\"]},"
+    "{\"id\":\"mem\",\"title\":\"Memory budget\",\"experiments\":[\"memory\"]}]}";
+
+static const char LIVE_DEVICE[] =
+    "{\"driver\":{\"source\":\"nvml\",\"present\":true,\"driver_version\":\"550.54\",\"cuda_version\":\"12.4\","
+    "\"devices\":[{\"name\":\"NVIDIA <H100> | 80GB\",\"compute_capability\":\"9.0\"}]},"
+    "\"runtime\":{\"status\":\"ok\",\"built_with_cuda\":true,\"runtime_version\":\"13.0\",\"devices\":"
+    "[{\"name\":\"NVIDIA <H100> | 80GB\",\"compute_capability\":\"9.0\"}]},"
+    "\"verdict\":{\"code\":\"ok\",\"usable\":true,\"simulate\":false,\"summary\":\"usable GPU: NVIDIA H100\","
+    "\"explanation\":\"Both views agree.\",\"advice\":\"Run the experiments.\"}}";
+
+static cJSON *lesson, *device_json;
+
+static cJSON *simulate(const char *name) {
+  cJSON *env = NULL;
+  lab_error err;
+  ck_assert_int_eq(lab_simulate(lab_experiment_find(name), NULL, NULL, &env, &err), 0);
+  return env;
+}
+
+static char *report(const ui_report_input *in) {
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_report_markdown(&b, in);
+  ck_assert(!b.failed);
+  char *s = strdup(ui_buf_str(&b));
+  ui_buf_free(&b);
+  return s;
+}
+
+static void setup(void) {
+  lesson = cJSON_Parse(LESSON);
+  device_json = cJSON_Parse(LIVE_DEVICE);
+}
+
+static void teardown(void) {
+  cJSON_Delete(lesson);
+  cJSON_Delete(device_json);
+}
+
+START_TEST(report_has_every_section_from_real_runs) {
+  cJSON *timing = simulate("timing"), *memory = simulate("memory");
+  ui_device_state dev = {.views = device_json};
+  ui_progress p;
+  ui_progress_parse("{\"attempts\":2,\"best\":{\"score\":8,\"total\":9,\"passed\":true,\"date\":\"2026-11-22 10:00 UTC\"},"
+                    "\"last\":{\"score\":8,\"total\":9,\"passed\":true,\"offline\":true}}",
+                    &p);
+  ui_report_input in = {.lesson = lesson, .date = "2026-11-22 15:04 UTC", .version = "0.1.0", .device = &dev,
+                        .timing = timing, .memory = memory, .progress = &p};
+  char *md = report(&in);
+  ck_has(md, "# gpulab lab report: CUDA intuition\n");
+  ck_has(md, "- Date: 2026-11-22 15:04 UTC");
+  ck_has(md, "- gpulab: 0.1.0");
+  ck_has(md, "## 1. Device check");
+  ck_has(md, "| Answered | yes, via nvml | ok |");
+  ck_has(md, "driver 550.54, CUDA 12.4 | runtime 13.0");
+  ck_has(md, "**Verdict:** usable GPU: NVIDIA H100 (ok). Experiments run on this GPU for real.");
+  ck_has(md, "## 2. Timing: with and without synchronization");
+  ck_has(md, "| Host timer, no synchronize | ");
+  ck_has(md, "| Host timer, after synchronize | ");
+  ck_has(md, "| CUDA events (GPU time) | ");
+  ck_has(md, "Source: **simulated (profile: ");
+  ck_has(md, "## 3. Memory: the terms that can run out");
+  ck_has(md, "your last memory run");
+  ck_has(md, "| weights (fp32) | 120.0 MB | 4 bytes |");
+  ck_has(md, "Adam m and v (fp32)");
+  ck_has(md, "**Floor: weights + gradients + Adam**");
+  ck_has(md, "## 4. Quiz");
+  ck_has(md, "- Best attempt: passed, 8 of 9 right");
+  ck_has(md, "- Last attempt: passed, 8 of 9 right (scored offline, in the browser)");
+  ck_has(md, "## Where every figure comes from");
+  ck_has(md, "| Device check | live |");
+  ck_has(md, "| Quiz | scored offline in the browser |");
+  free(md);
+  cJSON_Delete(timing);
+  cJSON_Delete(memory);
+}
+END_TEST
+
+START_TEST(report_without_runs_says_which_experiment_to_run) {
+  cJSON *memory_default = simulate("memory");
+  ui_device_state dev = {.views = device_json, .simulated = true, .offline = true, .profile_label = "H100 SXM"};
+  ui_progress p;
+  ui_progress_parse(NULL, &p);
+  ui_report_input in = {.lesson = lesson, .date = "2026-11-22 15:04 UTC", .device = &dev,
+                        .memory_default = memory_default, .progress = &p};
+  char *md = report(&in);
+  ck_has(md, "version unknown (the server could not be reached)");
+  ck_has(md, "**simulated** (profile: H100 SXM) — the gpulab server could not be reached");
+  ck_has(md, "_No timing run yet._ Run the **timing** experiment (section \"Time it honestly\")");
+  ck_has(md, "the lesson's default settings, computed in your browser");
+  ck_has(md, "Run the **memory** experiment (section \"Memory budget\")");
+  ck_has(md, "| weights (fp32) |");
+  ck_has(md, "_Not taken yet._");
+  ck_has(md, "| Device check | simulated (profile: H100 SXM) |");
+  ck_has(md, "| Timing | not run yet |");
+  ck_has(md, ", lesson default |");
+  ck_has(md, "| Quiz | not taken yet |");
+  free(md);
+  cJSON_Delete(memory_default);
+}
+END_TEST
+
+START_TEST(report_before_the_device_check_finishes_says_so) {
+  ui_device_state dev = {0};
+  ui_report_input in = {.lesson = lesson, .date = "x", .device = &dev};
+  char *md = report(&in);
+  ck_has(md, "had not finished");
+  ck_has(md, "| Device check | not finished |");
+  ck_has(md, "| Memory | not available |");
+  free(md);
+}
+END_TEST
+
+START_TEST(report_escapes_outside_text_for_markdown) {
+  ui_device_state dev = {.views = device_json};
+  ui_report_input in = {.lesson = lesson, .date = "2026-11-22", .device = &dev};
+  char *md = report(&in);
+  ck_has(md, "NVIDIA \\<H100\\> \\| 80GB");
+  ck_lacks(md, "<H100>");
+  free(md);
+}
+END_TEST
+
+START_TEST(report_labels_recorded_and_live_sources) {
+  char out[200];
+  cJSON *rec = cJSON_Parse("{\"backend\":\"recorded\",\"device\":{\"name\":\"A100\"},"
+                           "\"recorded\":{\"device\":\"NVIDIA A100-SXM4-80GB\",\"date\":\"2026-01-05\"}}");
+  cJSON *live = cJSON_Parse("{\"backend\":\"cuda\",\"device\":{\"name\":\"NVIDIA H100 80GB HBM3\",\"profile\":null}}");
+  cJSON *sim = cJSON_Parse("{\"backend\":\"simulated\",\"device\":{\"name\":\"x\",\"profile\":\"t4\"}}");
+  ck_assert_str_eq(ui_report_source(rec, out, sizeof out), "recorded on NVIDIA A100-SXM4-80GB (2026-01-05)");
+  ck_assert_str_eq(ui_report_source(live, out, sizeof out), "live (NVIDIA H100 80GB HBM3)");
+  ck_assert_str_eq(ui_report_source(sim, out, sizeof out), "simulated (profile: t4)");
+  ck_assert_str_eq(ui_report_source(NULL, out, sizeof out), "unknown");
+  cJSON_Delete(rec);
+  cJSON_Delete(live);
+  cJSON_Delete(sim);
+}
+END_TEST
+
+START_TEST(report_timing_section_uses_the_learner_numbers) {
+  cJSON *timing = cJSON_Parse("{\"experiment\":\"timing\",\"backend\":\"cuda\",\"device\":{\"name\":\"RTX 4090\"},"
+                              "\"params\":{\"size\":1024,\"repeats\":5},\"metrics\":{\"events_ms\":1.5,"
+                              "\"host_nosync_ms\":0.02,\"host_sync_ms\":1.52},\"stats\":{\"samples\":9,\"warmup\":3,"
+                              "\"iqr_pct\":1.25},\"findings\":[\"Sync *first*.\"]}");
+  ui_report_input in = {.lesson = lesson, .date = "d", .timing = timing};
+  char *md = report(&in);
+  ck_has(md, "Source: **live (RTX 4090)** — your last timing run.");
+  ck_has(md, "Run: 5 matrix multiplies of 1024×1024 per sample; median of 9 samples after 3 warm-up runs, "
+             "spread (IQR) 1.25 %.");
+  ck_has(md, "| Host timer, no synchronize | 0.020 ms |");
+  ck_has(md, "| Host timer, after synchronize | 1.520 ms |");
+  ck_has(md, "| CUDA events (GPU time) | 1.500 ms |");
+  ck_has(md, "- Sync \\*first\\*.");
+  ck_has(md, "| Timing | live (RTX 4090) |");
+  free(md);
+  cJSON_Delete(timing);
+}
+END_TEST
+
+START_TEST(report_filename_names_lesson_and_day) {
+  char name[128];
+  ck_assert_str_eq(ui_report_filename("01-cuda", "2026-11-22 15:04 UTC", name, sizeof name),
+                   "gpulab-report-01-cuda-2026-11-22.md");
+  ck_assert_str_eq(ui_report_filename("../x", "bad", name, sizeof name), "gpulab-report-lesson-undated.md");
+  ck_assert_str_eq(ui_report_filename("a", "20/6/11-22", name, sizeof name), "gpulab-report-a-undated.md");
+}
+END_TEST
+
+Suite *make_ui_report_suite(void) {
+  Suite *s = suite_create("ui_report");
+  TCase *tc = tcase_create("report");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, report_has_every_section_from_real_runs);
+  tcase_add_test(tc, report_without_runs_says_which_experiment_to_run);
+  tcase_add_test(tc, report_before_the_device_check_finishes_says_so);
+  tcase_add_test(tc, report_escapes_outside_text_for_markdown);
+  tcase_add_test(tc, report_labels_recorded_and_live_sources);
+  tcase_add_test(tc, report_timing_section_uses_the_learner_numbers);
+  tcase_add_test(tc, report_filename_names_lesson_and_day);
+  suite_add_tcase(s, tc);
+  return s;
+}

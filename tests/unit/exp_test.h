@@ -1,0 +1,27 @@
+/* Helpers shared by the experiment suites (transfer, timing, crossover):
+ * run a simulator through the registry, read metrics and series, and check
+ * every numeric parameter's bounds from the experiment's own spec table. */
+#ifndef TESTS_EXP_TEST_H
+#define TESTS_EXP_TEST_H
+
+#include "cjson_compat.h"
+#include "error.h"
+#include "registry.h"
+
+/* Simulates `name` with params given as JSON text (NULL = defaults) on a
+ * profile (NULL = default). Returns the envelope, or NULL with err set. */
+cJSON *test_exp_simulate(const char *name, const char *params_json, const char *profile, lab_error *err);
+/* A metric's value; fails the test when it is missing. */
+double test_exp_metric(const cJSON *env, const char *key);
+/* The points array of series `id`, or NULL. */
+const cJSON *test_exp_series(const cJSON *env, const char *id);
+/* y of point i of series id. */
+double test_exp_y(const cJSON *env, const char *id, int i);
+/* For every INT/NUM parameter of `name`: below min, above max, a string,
+ * and (for INT) a non-integer all fail with invalid_param naming it; an
+ * unknown parameter fails naming itself. */
+void test_exp_check_bounds(const char *name);
+/* Some finding contains `text`. */
+int test_exp_finding_has(const cJSON *env, const char *text);
+
+#endif

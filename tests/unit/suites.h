@@ -1,0 +1,31 @@
+/* Every Check suite of the unit tests; check_all.c runs them all. */
+#ifndef TESTS_SUITES_H
+#define TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *make_params_suite(void);
+Suite *make_envelope_suite(void);
+Suite *make_device_suite(void);
+Suite *make_calibrate_suite(void);
+Suite *make_quiz_suite(void);
+
+Suite *make_placement_suite(void);
+Suite *make_memory_suite(void);
+Suite *make_train_step_suite(void);
+
+Suite *make_stream_sim_suite(void);
+Suite *make_transfer_suite(void);
+Suite *make_timing_suite(void);
+Suite *make_crossover_suite(void);
+
+Suite *make_ui_html_suite(void);
+Suite *make_ui_device_suite(void);
+Suite *make_ui_lesson_suite(void);
+Suite *make_ui_app_suite(void);
+Suite *make_ui_quiz_suite(void);
+Suite *make_ui_report_suite(void);
+Suite *make_ui_chart_suite(void);
+Suite *make_ui_experiment_suite(void);
+
+#endif

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Packs a self-contained gpulab for a GPU machine that has no CivetWeb or
+# cJSON: the binary, the shared libraries it needs besides the system's and
+# CUDA's (found by ldd), the web root and the GPU tests, with an $ORIGIN rpath
+# (set at link time: -Wl,-rpath,'$ORIGIN/../lib'). Usage: tools/bundle.sh BUILD OUT
+set -euo pipefail
+build=${1:?build dir}; out=${2:?output dir}
+rm -rf "$out"; mkdir -p "$out/bin" "$out/lib"
+cp "$build/bin/gpulab" "$out/bin/"
+# Libraries the GPU machine lacks; libc, libstdc++ and CUDA's own are there.
+ldd "$build/bin/gpulab" | awk '/=> \// {print $3}' | while read -r lib; do
+  case "$(basename "$lib")" in
+    libcivetweb*|libcjson*|libssl*|libcrypto*|libz.so*) cp -L "$lib" "$out/lib/" ;;
+  esac
+done
+cp -r "$build/web" "$out/web"
+[ -d "$build/lessons" ] && cp -r "$build/lessons" "$out/lessons"
+mkdir -p "$out/tests"; cp -r tests/gpu "$out/tests/"
+readelf -d "$out/bin/gpulab" | grep -q 'ORIGIN' || { echo "bundle: binary lacks an \$ORIGIN rpath" >&2; exit 1; }
+echo "bundle: $(du -sh "$out" | cut -f1) in $out (run: $out/bin/gpulab device)"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what gpulab needs on Debian, idempotently: Debian packages, the
+# cJSON source for the wasm build, and playwright-core for browser tests.
+# Without root or apt it prints the exact list of what is missing and fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS="build-essential pkg-config libcivetweb-dev libcjson-dev check emscripten
+node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev chromium
+wrk dpkg-dev curl"
+
+missing=()
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+need_src=0
+[ -f third_party/cjson/cJSON.c ] || need_src=1
+
+if [ ${#missing[@]} -gt 0 ] || [ $need_src = 1 ]; then
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    echo "deps: cannot install (need root and apt). Missing Debian packages: ${missing[*]:-none}" >&2
+    [ $need_src = 1 ] && echo "deps: also missing: cJSON source in third_party/cjson (apt-get source cjson)" >&2
+    exit 1
+  fi
+  # A deb-src entry derived from the machine's own apt sources (never a hard-coded mirror).
+  if [ $need_src = 1 ] && ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    for f in /etc/apt/sources.list.d/*.sources; do
+      [ -f "$f" ] || continue
+      awk 'BEGIN{RS=""; ORS="\n\n"} /Types:[^\n]*deb/ && !/deb-src/ {sub(/Types:[^\n]*/, "Types: deb-src"); print}' "$f"
+    done > /etc/apt/sources.list.d/gpulab-deb-src.sources
+    if [ -f /etc/apt/sources.list ]; then
+      grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' > /etc/apt/sources.list.d/gpulab-deb-src.list || true
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "deps: installing ${missing[*]}"
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+  if [ $need_src = 1 ]; then
+    tmp=$(mktemp -d)
+    (cd "$tmp" && apt-get source --download-only -qq cjson)
+    mkdir -p third_party/cjson
+    tar -xzf "$tmp"/cjson_*.orig.tar.gz -C "$tmp"
+    cp "$tmp"/cJSON-*/cJSON.c "$tmp"/cJSON-*/cJSON.h "$tmp"/cJSON-*/LICENSE third_party/cjson/
+    rm -rf "$tmp"
+  fi
+fi
+
+# playwright-core drives the system chromium (never downloads a browser).
+if [ ! -d tests/e2e/node_modules/playwright-core ]; then
+  (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent)
+fi
+echo "deps: all present"

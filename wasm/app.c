@@ -1,0 +1,372 @@
+/* The client's behaviour: ask the server about the GPU and the lessons,
+ * simulate in the browser when it cannot be reached, and follow the address
+ * (#lesson/ID/SECTION). It reaches the page only through bridge.h, so unit
+ * tests drive it with a fake bridge. */
+#include "app.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "cjson_compat.h"
+#include "html.h"
+#include "registry.h"
+#include "route.h"
+#include "views/device.h"
+#include "views/experiment_run.h"
+#include "views/json_get.h"
+#include "views/lesson.h"
+#include "views/quiz_app.h"
+
+/* Long enough for a cold server start, short enough that a hung one does not
+ * leave the learner looking at "Loading…". */
+#define FETCH_TIMEOUT_MS 8000
+#define STORE_LESSON "gpulab.lesson"
+
+static struct {
+  bool health_ok;
+  char version[32], mode[16];
+
+  cJSON *device;  /* GET /api/device answer, when live */
+  cJSON *sim_env; /* the simulated device envelope, when not */
+  ui_device_state dev;
+  bool device_done;
+  char profile_short[48];
+  char note[240];
+  char sim_error[320]; /* the simulator itself failed */
+  intptr_t device_gen;
+
+  cJSON *index; /* {"lessons":[…]} */
+  bool index_failed;
+  cJSON *lesson; /* the bundle shown */
+  char want_lesson[UI_ID_MAX], want_section[UI_ID_MAX];
+  bool focus_lesson; /* the learner navigated: move focus to what they chose */
+  intptr_t lesson_gen;
+} app;
+
+static void set_busy(const char *id, bool busy) { ui_dom_set_attr(id, "aria-busy", busy ? "true" : "false"); }
+
+static void show(const char *id, ui_buf *b) {
+  ui_dom_set_html(id, b->failed ? "<p>Out of memory while drawing this part of the page. Reload the page.</p>"
+                                : ui_buf_str(b));
+  ui_buf_free(b);
+}
+
+/* ---- status line ---------------------------------------------------------- */
+
+static void render_status(void) {
+  char text[200];
+  const char *state;
+  const cJSON *verdict = ui_json_obj(app.dev.views, "verdict");
+  if (!app.device_done) {
+    state = "wait";
+    snprintf(text, sizeof text, "Connecting to the gpulab server…");
+  } else if (app.dev.offline) {
+    state = "offline";
+    snprintf(text, sizeof text, "offline — everything will be simulated");
+  } else if (app.dev.simulated) {
+    state = "sim";
+    snprintf(text, sizeof text, "Connected — the GPU check failed, so experiments are simulated");
+  } else {
+    bool usable = ui_json_bool(verdict, "usable") == 1 && ui_json_bool(verdict, "simulate") != 1;
+    state = usable ? "live" : "sim";
+    snprintf(text, sizeof text, "Connected — %s", usable ? "experiments run on your GPU" : "no usable GPU, so experiments are simulated");
+  }
+  ui_dom_set_text("status", text);
+  ui_dom_set_attr("status", "data-state", state);
+  if (app.health_ok) {
+    snprintf(text, sizeof text, "gpulab %s · %s build", app.version,
+             strcmp(app.mode, "cuda") == 0 ? "CUDA" : "CPU-only");
+    ui_dom_set_text("build-info", text);
+  }
+}
+
+static void on_health(int status, const char *body, size_t len, void *ctx) {
+  (void)ctx;
+  cJSON *j = status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  const char *version = ui_json_str(j, "version"), *mode = ui_json_str(j, "mode");
+  app.health_ok = version && mode;
+  if (app.health_ok) {
+    snprintf(app.version, sizeof app.version, "%s", version);
+    snprintf(app.mode, sizeof app.mode, "%s", mode);
+  }
+  cJSON_Delete(j);
+  render_status();
+}
+
+/* ---- the device panel and the experiment cards ------------------------------ */
+
+static void render_experiments(void) {
+  const cJSON *s, *name;
+  cJSON_ArrayForEach(s, ui_json_arr(app.lesson, "sections")) {
+    cJSON_ArrayForEach(name, ui_json_arr(s, "experiments")) {
+      if (cJSON_IsString(name)) ui_exp_fill(name->valuestring, &app.dev);
+    }
+  }
+  ui_lab_refresh(&app.dev);
+}
+
+static void render_device(void) {
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_device_badge(&b, &app.dev);
+  show("gpu-badge", &b);
+  if (app.sim_error[0]) {
+    ui_view_lesson_message(&b, "The simulator could not run", app.sim_error);
+  } else {
+    ui_view_device_panel(&b, &app.dev);
+  }
+  show("gpu-body", &b);
+  set_busy("gpu-body", !app.device_done);
+  render_experiments();
+  render_status();
+}
+
+/* Without a usable answer from the server, the panel shows the device
+ * experiment's simulated envelope: the same lab code the server runs. */
+static void simulate_device(bool offline, const char *note) {
+  const lab_experiment *e = lab_experiment_find("device");
+  const lab_profile *prof = lab_profile_find(UI_OFFLINE_PROFILE);
+  lab_error err;
+  memset(&err, 0, sizeof err);
+  app.dev.offline = offline;
+  app.dev.simulated = true;
+  snprintf(app.note, sizeof app.note, "%s", note ? note : "");
+  app.dev.note = note ? app.note : NULL;
+  ui_profile_short_label(prof ? prof->label : UI_OFFLINE_PROFILE, app.profile_short, sizeof app.profile_short);
+  app.dev.profile_label = app.profile_short;
+  if (!e || lab_simulate(e, NULL, UI_OFFLINE_PROFILE, &app.sim_env, &err) != 0) {
+    snprintf(app.sim_error, sizeof app.sim_error, "%s", err.message[0] ? err.message : "the device experiment is missing");
+    return;
+  }
+  app.dev.views = ui_json_obj(ui_json_obj(app.sim_env, "details"), "views");
+  app.dev.findings = ui_json_arr(app.sim_env, "findings");
+  if (!app.dev.views)
+    snprintf(app.sim_error, sizeof app.sim_error, "the simulated device check returned no driver and runtime views");
+}
+
+static void on_device(int status, const char *body, size_t len, void *ctx) {
+  if ((intptr_t)ctx != app.device_gen) return; /* a newer check is under way */
+  cJSON *j = status ? cJSON_ParseWithLength(body, len) : NULL;
+  app.device_done = true;
+  if (status == 200 && ui_json_obj(j, "verdict") && ui_json_obj(j, "driver") && ui_json_obj(j, "runtime")) {
+    app.device = j;
+    app.dev.views = j;
+  } else if (status == 0 || !j) {
+    cJSON_Delete(j); /* no answer, or not JSON: no gpulab server here */
+    simulate_device(true, NULL);
+  } else {
+    char note[240];
+    const char *msg = ui_json_str(ui_json_obj(j, "error"), "message");
+    if (msg) snprintf(note, sizeof note, "It answered: %s", msg);
+    else snprintf(note, sizeof note, "It answered HTTP %d without a device report.", status);
+    cJSON_Delete(j);
+    simulate_device(false, note);
+  }
+  render_device();
+}
+
+static void check_device(void) {
+  cJSON_Delete(app.device);
+  cJSON_Delete(app.sim_env);
+  app.device = app.sim_env = NULL;
+  memset(&app.dev, 0, sizeof app.dev);
+  app.device_done = false;
+  app.sim_error[0] = '\0';
+  render_device();
+  ui_fetch("/api/device", FETCH_TIMEOUT_MS, on_device, (void *)++app.device_gen);
+  ui_fetch("/api/health", FETCH_TIMEOUT_MS, on_health, NULL);
+}
+
+/* ---- lessons --------------------------------------------------------------- */
+
+static void render_nav(void) {
+  ui_buf b;
+  ui_buf_init(&b);
+  if (app.index_failed)
+    ui_buf_raw(&b, "<p class=\"muted\">The lesson list could not be loaded. "
+                   "<button type=\"button\" class=\"button button-quiet\" data-action=\"reload-lessons\">Try again</button></p>");
+  else
+    ui_view_lesson_nav(&b, app.index, app.lesson ? ui_json_str(app.lesson, "id") : NULL, app.lesson);
+  if (app.lesson && !app.index_failed) ui_quiz_app_nav(&b, app.lesson);
+  show("nav-body", &b);
+}
+
+static void lesson_message(const char *title, const char *text) {
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_lesson_message(&b, title, text);
+  show("lesson", &b);
+  set_busy("lesson", false);
+}
+
+static void show_section(void) {
+  char id[UI_ID_MAX + 8];
+  if (app.want_section[0]) {
+    snprintf(id, sizeof id, "sec-%s", app.want_section);
+    ui_dom_focus(id);
+    ui_quiz_app_visit(app.lesson, app.want_section);
+  } else if (app.focus_lesson) {
+    ui_dom_focus("lesson-title");
+  }
+  app.want_section[0] = '\0';
+}
+
+static void render_lesson(void) {
+  ui_buf b;
+  char title[200];
+  ui_buf_init(&b);
+  ui_view_lesson(&b, app.lesson);
+  ui_quiz_app_tail(&b, app.lesson);
+  show("lesson", &b);
+  set_busy("lesson", false);
+  ui_lab_leave();
+  render_nav();
+  render_experiments();
+  snprintf(title, sizeof title, "%s — gpulab", ui_json_str(app.lesson, "title"));
+  ui_dom_set_title(title);
+  ui_storage_set(STORE_LESSON, ui_json_str(app.lesson, "id"));
+  show_section();
+}
+
+static void load_lesson(int attempt);
+
+/* ctx carries (generation << 1 | attempt): answers to superseded requests are dropped. */
+static void on_lesson(int status, const char *body, size_t len, void *ctx) {
+  intptr_t tag = (intptr_t)ctx;
+  if (tag >> 1 != app.lesson_gen) return;
+  cJSON *j = status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  if (ui_lesson_bundle_valid(j) && strcmp(ui_json_str(j, "id"), app.want_lesson) == 0) {
+    cJSON_Delete(app.lesson);
+    app.lesson = j;
+    render_lesson();
+    return;
+  }
+  cJSON_Delete(j);
+  if ((tag & 1) == 0) {
+    load_lesson(1); /* the API failed: try the static copy of the bundle */
+    return;
+  }
+  lesson_message("This lesson could not be loaded",
+                 "Neither the server nor the static lesson files answered. Check that 'gpulab serve' is running, "
+                 "then reload the page.");
+}
+
+static void load_lesson(int attempt) {
+  char url[128];
+  if (attempt == 0) snprintf(url, sizeof url, "/api/lessons/%s", app.want_lesson);
+  else snprintf(url, sizeof url, "/lessons/%s.json", app.want_lesson);
+  set_busy("lesson", true);
+  app.lesson_gen++;
+  ui_fetch(url, FETCH_TIMEOUT_MS, on_lesson, (void *)(app.lesson_gen << 1 | attempt));
+}
+
+static void go(const char *hash, bool by_learner) {
+  ui_route r;
+  char stored[UI_ID_MAX];
+  const char *id;
+  if (ui_lab_route(hash)) { /* "#lab[/NAME]": the experiments page replaces the lesson */
+    app.lesson_gen++;       /* a lesson still loading must not cover it */
+    cJSON_Delete(app.lesson);
+    app.lesson = NULL;
+    render_nav();
+    ui_lab_show(hash, &app.dev, by_learner);
+    return;
+  }
+  if (ui_route_parse(hash, &r) != 0 || !app.index) return; /* an in-page anchor, or the index will route */
+  app.focus_lesson = by_learner;
+  id = r.lesson[0] ? r.lesson : NULL;
+  if (!id && ui_storage_get(STORE_LESSON, stored, sizeof stored) > 0 && ui_lesson_listed(app.index, stored)) id = stored;
+  if (!id) id = ui_lesson_first_id(app.index);
+  if (!id) {
+    lesson_message("No lessons yet", "This server has no lessons installed. Build them with 'make lessons'.");
+    return;
+  }
+  if (!ui_lesson_listed(app.index, id)) {
+    char text[200];
+    snprintf(text, sizeof text, "There is no lesson called \"%s\". Pick one from the list of lessons.", id);
+    lesson_message("Lesson not found", text);
+    return;
+  }
+  snprintf(app.want_section, sizeof app.want_section, "%s", r.section);
+  if (app.lesson && strcmp(ui_json_str(app.lesson, "id"), id) == 0) {
+    show_section();
+    return;
+  }
+  snprintf(app.want_lesson, sizeof app.want_lesson, "%s", id);
+  load_lesson(0);
+}
+
+static void load_index(int attempt);
+
+static void on_index(int status, const char *body, size_t len, void *ctx) {
+  cJSON *j = status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  char hash[256];
+  if (ui_lesson_index_valid(j)) {
+    cJSON_Delete(app.index);
+    app.index = j;
+    app.index_failed = false;
+    render_nav();
+    ui_location_hash(hash, sizeof hash);
+    go(hash, false);
+    return;
+  }
+  cJSON_Delete(j);
+  if ((intptr_t)ctx == 0) {
+    load_index(1); /* the API failed: try the static index */
+    return;
+  }
+  app.index_failed = true;
+  render_nav();
+  lesson_message("The lessons could not be loaded",
+                 "Neither the server nor the static lesson files answered. Check that 'gpulab serve' is running, "
+                 "then press \"Try again\" in the lesson list.");
+}
+
+static void load_index(int attempt) {
+  ui_fetch(attempt == 0 ? "/api/lessons" : "/lessons/index.json", FETCH_TIMEOUT_MS, on_index,
+           (void *)(intptr_t)attempt);
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static void on_hash(const char *hash, void *ctx) {
+  (void)ctx;
+  go(hash, true);
+}
+
+static void on_action(const char *action, const char *arg, void *ctx) {
+  (void)ctx;
+  if (ui_quiz_app_action(action, arg, &app.dev, app.health_ok ? app.version : NULL)) return;
+  if (ui_exp_action(action, arg)) return;
+  if (strcmp(action, "recheck") == 0) check_device();
+  else if (strcmp(action, "reload-lessons") == 0) {
+    app.index_failed = false;
+    render_nav();
+    load_index(0);
+  }
+}
+
+void ui_app_start(void) {
+  ui_app_shutdown();
+  ui_on_hash_change(on_hash, NULL);
+  ui_on_action(on_action, NULL);
+  render_nav();
+  check_device();
+  load_index(0);
+}
+
+void ui_app_shutdown(void) {
+  ui_quiz_app_shutdown();
+  ui_exp_shutdown();
+  cJSON_Delete(app.device);
+  cJSON_Delete(app.sim_env);
+  cJSON_Delete(app.index);
+  cJSON_Delete(app.lesson);
+  intptr_t dgen = app.device_gen, lgen = app.lesson_gen;
+  memset(&app, 0, sizeof app);
+  app.device_gen = dgen; /* answers still in flight stay stale */
+  app.lesson_gen = lgen;
+}

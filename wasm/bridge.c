@@ -1,0 +1,305 @@
+/* The browser side of bridge.h, the one file that knows about Emscripten.
+ * JavaScript calls back into C through three exported entry points; pending
+ * fetches are kept in a small table so no function pointer crosses to JS. */
+#include "bridge.h"
+
+#include <emscripten.h>
+#include <string.h>
+
+#define MAX_PENDING 32
+
+static struct {
+  ui_fetch_cb cb;
+  void *ctx;
+  int used;
+} pending[MAX_PENDING];
+
+static ui_hash_cb hash_cb;
+static void *hash_ctx;
+static ui_action_cb action_cb;
+static void *action_ctx;
+static int listening; /* the document listeners are added once */
+
+EMSCRIPTEN_KEEPALIVE void ui_bridge_fetch_done(int slot, int status, const char *body, int len);
+EMSCRIPTEN_KEEPALIVE void ui_bridge_hash(const char *hash);
+EMSCRIPTEN_KEEPALIVE void ui_bridge_action(const char *action, const char *arg);
+EMSCRIPTEN_KEEPALIVE void ui_bridge_later(int slot);
+
+static struct {
+  ui_later_cb cb;
+  void *ctx;
+  int used;
+} later[MAX_PENDING];
+
+/* The body is handed to C as a temporary UTF-8 copy; every failure
+ * (network, abort on timeout) reads as status 0. */
+EM_JS(void, js_fetch, (int slot, const char *url, int timeout_ms, const char *body), {
+  const target = UTF8ToString(url);
+  const ctl = new AbortController();
+  const timer = setTimeout(function() { ctl.abort(); }, timeout_ms);
+  const init = {headers : {"Accept" : "application/json"}, cache : "no-store", signal : ctl.signal};
+  if (body) {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.body = UTF8ToString(body);
+  }
+  fetch(target, init)
+      .then(function(r) { return r.text().then(function(t) { return [ r.status, t ]; }); })
+      .catch(function() { return [ 0, "" ]; })
+      .then(function(res) {
+        clearTimeout(timer);
+        const n = lengthBytesUTF8(res[1]) + 1;
+        const p = _malloc(n);
+        stringToUTF8(res[1], p, n);
+        _ui_bridge_fetch_done(slot, res[0], p, n - 1);
+        _free(p);
+      });
+});
+
+EM_JS(void, js_set_html, (const char *id, const char *html), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (el) el.innerHTML = UTF8ToString(html);
+});
+
+EM_JS(void, js_set_text, (const char *id, const char *text), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (el) el.textContent = UTF8ToString(text);
+});
+
+EM_JS(void, js_set_attr, (const char *id, const char *name, const char *value), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (!el) return;
+  if (value) el.setAttribute(UTF8ToString(name), UTF8ToString(value));
+  else el.removeAttribute(UTF8ToString(name));
+});
+
+EM_JS(void, js_fill, (const char *selector, const char *html), {
+  const markup = UTF8ToString(html);
+  document.querySelectorAll(UTF8ToString(selector)).forEach(function(el) { el.innerHTML = markup; });
+});
+
+EM_JS(void, js_focus, (const char *id), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (!el) return;
+  el.focus({preventScroll : true});
+  el.scrollIntoView({block : "start"});
+});
+
+EM_JS(void, js_set_title, (const char *title), { document.title = UTF8ToString(title); });
+
+EM_JS(void, js_hash, (char *buf, int n), { stringToUTF8(location.hash, buf, n); });
+
+EM_JS(void, js_listen, (void), {
+  function withStrings(a, b, fn) {
+    const na = lengthBytesUTF8(a) + 1, nb = lengthBytesUTF8(b) + 1;
+    const pa = _malloc(na), pb = _malloc(nb);
+    stringToUTF8(a, pa, na);
+    stringToUTF8(b, pb, nb);
+    fn(pa, pb);
+    _free(pa);
+    _free(pb);
+  }
+  window.addEventListener("hashchange", function() {
+    withStrings(location.hash, "", function(h) { _ui_bridge_hash(h); });
+  });
+  /* A lesson section counts as seen once the learner has scrolled to its
+   * end (or it fits on the screen): reported once per element as the action
+   * "section-seen" with the element's id. Checked at most every 250 ms. */
+  const seen = new WeakSet();
+  let pendingCheck = 0;
+  function checkSeen() {
+    pendingCheck = 0;
+    document.querySelectorAll("section.lesson-section[id]").forEach(function(el) {
+      if (seen.has(el)) return;
+      const r = el.getBoundingClientRect();
+      if (r.height === 0 || r.bottom > window.innerHeight || r.bottom < 0) return;
+      seen.add(el);
+      withStrings("section-seen", el.id, function(a, b) { _ui_bridge_action(a, b); });
+    });
+  }
+  function scheduleSeen() {
+    if (!pendingCheck) pendingCheck = setTimeout(checkSeen, 250);
+  }
+  window.addEventListener("scroll", scheduleSeen, {passive : true});
+  window.addEventListener("resize", scheduleSeen);
+  new MutationObserver(scheduleSeen).observe(document.body, {childList : true, subtree : true});
+  document.addEventListener("click", function(ev) {
+    const el = ev.target instanceof Element ? ev.target.closest("[data-action]") : null;
+    if (!el) return;
+    ev.preventDefault();
+    withStrings(el.getAttribute("data-action") || "", el.getAttribute("data-arg") || "",
+                function(a, b) { _ui_bridge_action(a, b); });
+  });
+});
+
+EM_JS(int, js_form_checked, (const char *form_id, char *buf, int n), {
+  const form = document.getElementById(UTF8ToString(form_id));
+  const out = {};
+  if (form) {
+    form.querySelectorAll("input[type=checkbox]:checked, input[type=radio]:checked").forEach(function(el) {
+      if (!el.name) return;
+      (out[el.name] = out[el.name] || []).push(el.value);
+    });
+  }
+  const text = JSON.stringify(out);
+  if (lengthBytesUTF8(text) + 1 > n) return -1;
+  stringToUTF8(text, buf, n);
+  return lengthBytesUTF8(text);
+});
+
+/* The object URL is revoked after the click has started the download. */
+EM_JS(void, js_download, (const char *filename, const char *mime, const char *text), {
+  const blob = new Blob([UTF8ToString(text)], {type : UTF8ToString(mime)});
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = UTF8ToString(filename);
+  a.hidden = true;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(function() { URL.revokeObjectURL(url); }, 10000);
+});
+
+EM_JS(int, js_dom_value, (const char *id, char *buf, int n), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (!el || !("value" in el)) return -1;
+  const v = el.type === "checkbox" ? (el.checked ? "1" : "0") : String(el.value);
+  const len = lengthBytesUTF8(v);
+  if (len + 1 > n) return -1;
+  stringToUTF8(v, buf, n);
+  return len;
+});
+
+/* Two animation frames, then the timer: the first frame runs before the
+ * browser paints, the second after, so the page shows its new state first. */
+EM_JS(void, js_later, (int slot, int delay_ms), {
+  requestAnimationFrame(function() {
+    requestAnimationFrame(function() { setTimeout(function() { _ui_bridge_later(slot); }, delay_ms); });
+  });
+});
+
+/* localStorage throws when storage is disabled; that reads as "absent". */
+EM_JS(int, js_storage_get, (const char *key, char *buf, int n), {
+  try {
+    const v = localStorage.getItem(UTF8ToString(key));
+    if (v === null) return -1;
+    stringToUTF8(v, buf, n);
+    return lengthBytesUTF8(v);
+  } catch (e) {
+    return -1;
+  }
+});
+
+EM_JS(void, js_storage_set, (const char *key, const char *value), {
+  try {
+    localStorage.setItem(UTF8ToString(key), UTF8ToString(value));
+  } catch (e) {
+  }
+});
+
+static void start_fetch(const char *url, const char *body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (pending[i].used) continue;
+    pending[i].used = 1;
+    pending[i].cb = cb;
+    pending[i].ctx = ctx;
+    js_fetch(i, url, timeout_ms, body);
+    return;
+  }
+  cb(0, "", 0, ctx); /* too many requests in flight: report it as a failed request */
+}
+
+void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) { start_fetch(url, NULL, timeout_ms, cb, ctx); }
+
+void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+  start_fetch(url, json_body ? json_body : "{}", timeout_ms, cb, ctx);
+}
+
+void ui_bridge_fetch_done(int slot, int status, const char *body, int len) {
+  if (slot < 0 || slot >= MAX_PENDING || !pending[slot].used) return;
+  ui_fetch_cb cb = pending[slot].cb;
+  void *ctx = pending[slot].ctx;
+  pending[slot].used = 0;
+  cb(status, body, len > 0 ? (size_t)len : 0, ctx);
+}
+
+void ui_bridge_hash(const char *hash) {
+  if (hash_cb) hash_cb(hash, hash_ctx);
+}
+
+void ui_bridge_action(const char *action, const char *arg) {
+  if (action_cb) action_cb(action, arg, action_ctx);
+}
+
+void ui_dom_set_html(const char *id, const char *html) { js_set_html(id, html); }
+void ui_dom_set_text(const char *id, const char *text) { js_set_text(id, text); }
+void ui_dom_set_attr(const char *id, const char *name, const char *value) { js_set_attr(id, name, value); }
+void ui_dom_fill(const char *selector, const char *html) { js_fill(selector, html); }
+void ui_dom_focus(const char *id) { js_focus(id); }
+void ui_dom_set_title(const char *title) { js_set_title(title); }
+
+void ui_location_hash(char *buf, size_t n) {
+  if (n == 0) return;
+  buf[0] = '\0';
+  js_hash(buf, (int)n);
+}
+
+static void listen_once(void) {
+  if (!listening) js_listen();
+  listening = 1;
+}
+
+void ui_on_hash_change(ui_hash_cb cb, void *ctx) {
+  listen_once();
+  hash_cb = cb;
+  hash_ctx = ctx;
+}
+
+void ui_on_action(ui_action_cb cb, void *ctx) {
+  listen_once();
+  action_cb = cb;
+  action_ctx = ctx;
+}
+
+int ui_storage_get(const char *key, char *buf, size_t n) {
+  if (n == 0) return -1;
+  buf[0] = '\0';
+  return js_storage_get(key, buf, (int)n);
+}
+
+void ui_storage_set(const char *key, const char *value) { js_storage_set(key, value); }
+
+int ui_form_checked(const char *form_id, char *buf, size_t n) {
+  if (n == 0) return -1;
+  buf[0] = '\0';
+  return js_form_checked(form_id, buf, (int)n);
+}
+
+void ui_download(const char *filename, const char *mime, const char *text) { js_download(filename, mime, text); }
+
+int ui_dom_value(const char *id, char *buf, size_t n) {
+  if (n == 0) return -1;
+  buf[0] = '\0';
+  return js_dom_value(id, buf, (int)n);
+}
+
+void ui_later(int delay_ms, ui_later_cb cb, void *ctx) {
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (later[i].used) continue;
+    later[i].used = 1;
+    later[i].cb = cb;
+    later[i].ctx = ctx;
+    js_later(i, delay_ms < 0 ? 0 : delay_ms);
+    return;
+  }
+  cb(ctx); /* the table is full: run it now rather than never */
+}
+
+void ui_bridge_later(int slot) {
+  if (slot < 0 || slot >= MAX_PENDING || !later[slot].used) return;
+  ui_later_cb cb = later[slot].cb;
+  void *ctx = later[slot].ctx;
+  later[slot].used = 0;
+  cb(ctx);
+}

@@ -1,0 +1,61 @@
+/* The client's only door to the browser: DOM updates, fetch, events and
+ * localStorage. bridge.c implements it with Emscripten; unit tests give a
+ * fake one, so everything above this line is plain, testable C. */
+#ifndef UI_BRIDGE_H
+#define UI_BRIDGE_H
+
+#include <stddef.h>
+
+/* status: the HTTP status, or 0 when the request failed (network error,
+ * aborted, timed out). body is NUL-terminated and lives only for the call. */
+typedef void (*ui_fetch_cb)(int status, const char *body, size_t len, void *ctx);
+/* GET url (same origin); cb runs later, exactly once. Gives up after timeout_ms. */
+void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx);
+
+/* POST json_body (Content-Type: application/json) to url (same origin);
+ * cb as for ui_fetch: exactly once, status 0 when the request failed. */
+void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx);
+
+/* Element by id; a missing element is ignored. html is inserted as markup. */
+void ui_dom_set_html(const char *id, const char *html);
+void ui_dom_set_text(const char *id, const char *text);
+/* Sets (value != NULL) or removes an attribute. */
+void ui_dom_set_attr(const char *id, const char *name, const char *value);
+/* Sets the markup of every element matching a CSS selector. */
+void ui_dom_fill(const char *selector, const char *html);
+/* Moves keyboard focus to the element and scrolls it into view. */
+void ui_dom_focus(const char *id);
+void ui_dom_set_title(const char *title);
+
+/* The current location.hash ("#lesson/x" or ""), into buf. */
+void ui_location_hash(char *buf, size_t n);
+/* Called with location.hash after every hash change. */
+typedef void (*ui_hash_cb)(const char *hash, void *ctx);
+void ui_on_hash_change(ui_hash_cb cb, void *ctx);
+/* Called when a button with data-action="NAME" (and optional data-arg) is
+ * pressed, and with ("section-seen", element id) once a learner has scrolled
+ * to the end of a <section class="lesson-section" id=…>. */
+typedef void (*ui_action_cb)(const char *action, const char *arg, void *ctx);
+void ui_on_action(ui_action_cb cb, void *ctx);
+
+/* The checked checkboxes and radio buttons of the form with this id, as a
+ * JSON object {"NAME":["VALUE",…]} into buf ("{}" when none or no form).
+ * Returns the JSON's length, or -1 when it does not fit in n bytes. */
+int ui_form_checked(const char *form_id, char *buf, size_t n);
+/* Offers text to the learner as a file download (a Blob and an object URL). */
+void ui_download(const char *filename, const char *mime, const char *text);
+
+/* The current value of the form control with this id into buf: its text,
+ * or "1"/"0" for a checkbox. Returns the value's length, or -1 when there
+ * is no such element or the value does not fit in n bytes. */
+int ui_dom_value(const char *id, char *buf, size_t n);
+/* Runs cb(ctx) once, delay_ms after the browser has painted the page as it
+ * is now: long work (the in-browser simulator) starts after "running…" shows. */
+typedef void (*ui_later_cb)(void *ctx);
+void ui_later(int delay_ms, ui_later_cb cb, void *ctx);
+
+/* localStorage; get returns the value's length, or -1 when absent or unavailable. */
+int ui_storage_get(const char *key, char *buf, size_t n);
+void ui_storage_set(const char *key, const char *value);
+
+#endif

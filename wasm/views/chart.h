@@ -1,0 +1,94 @@
+/* SVG charts drawn by C into a ui_buf: lines over linear or log axes, bars,
+ * one stacked bar against limits, and a timeline of lanes. Every chart is
+ * role="img" with a <title> and aria-label carrying a summary sentence; the
+ * legend is HTML beside it, and ui_table_* give the numbers as a table (the
+ * text alternative). All text from data goes through ui_buf_text. */
+#ifndef UI_CHART_H
+#define UI_CHART_H
+
+#include <stdbool.h>
+
+#include "chart_axis.h"
+#include "html.h"
+
+/* Colours and dash patterns come from CSS classes c0..c5 (style.css). */
+#define UI_CHART_TONES 6
+
+typedef struct ui_series_xy {
+  const char *label;
+  int n;
+  const double *x, *y; /* n points, x ascending */
+} ui_series_xy;
+
+/* A vertical line across the plot at x, labelled. */
+typedef struct ui_mark {
+  double x;
+  const char *label;
+} ui_mark;
+
+typedef struct ui_line_chart {
+  const char *summary;         /* one sentence: the <title> and aria-label */
+  const char *x_title, *y_title; /* axis titles, units included: "matrix side N" */
+  ui_scale x_scale, y_scale;
+  ui_unit x_unit, y_unit;      /* how tick labels are written */
+  bool y_zero;                 /* a linear y axis starts at 0 */
+  const ui_series_xy *series;
+  int n_series;
+  const ui_mark *marks;
+  int n_marks;
+} ui_line_chart;
+
+typedef struct ui_bar {
+  const char *label;
+  double value;
+} ui_bar;
+
+typedef struct ui_bar_chart {
+  const char *summary;
+  const char *value_title; /* "host time (ms)" */
+  ui_unit unit;
+  const ui_bar *bars;
+  int n;
+} ui_bar_chart;
+
+/* One horizontal bar made of parts, with limit lines (capacity, budget). */
+typedef struct ui_stack_chart {
+  const char *summary;
+  const char *value_title;
+  ui_unit unit;
+  const char *bar_label; /* what the bar is: "batch 4" */
+  const ui_bar *parts;
+  int n_parts;
+  const ui_mark *limits; /* x is a value on the bar's axis */
+  int n_limits;
+} ui_stack_chart;
+
+typedef struct ui_span {
+  const char *lane, *label;
+  double start_us, end_us;
+} ui_span;
+
+typedef struct ui_timeline_chart {
+  const char *summary;
+  const ui_span *spans;
+  int n;
+  const ui_mark *marks; /* x in µs */
+  int n_marks;
+} ui_timeline_chart;
+
+void ui_chart_lines(ui_buf *b, const ui_line_chart *c);
+void ui_chart_bars(ui_buf *b, const ui_bar_chart *c);
+void ui_chart_stack(ui_buf *b, const ui_stack_chart *c);
+void ui_chart_timeline(ui_buf *b, const ui_timeline_chart *c);
+
+/* HTML legend: a swatch in the series' tone, then its label. */
+void ui_chart_legend(ui_buf *b, const char *const *labels, int n);
+
+/* Text alternatives. Series share one column of x values (their union). */
+void ui_table_xy(ui_buf *b, const char *caption, const char *x_title, ui_unit x_unit, ui_unit y_unit,
+                 const ui_series_xy *s, int n);
+void ui_table_bars(ui_buf *b, const char *caption, const char *value_title, ui_unit unit, const ui_bar *bars,
+                   int n);
+void ui_table_spans(ui_buf *b, const char *caption, const ui_span *s, int n);
+
+#endif

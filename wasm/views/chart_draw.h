@@ -1,0 +1,25 @@
+/* Pieces the chart files share: the <svg> frame with its accessible name,
+ * and axis ticks along a plot box. Internal to wasm/views/chart*.c. */
+#ifndef UI_CHART_DRAW_H
+#define UI_CHART_DRAW_H
+
+#include "chart.h"
+
+/* Plot box in SVG user units. */
+typedef struct ui_box {
+  double x0, y0, x1, y1;
+} ui_box;
+
+/* <svg role="img" …><title>summary</title>; close with ui_svg_end. */
+void ui_svg_begin(ui_buf *b, const char *cls, double w, double h, const char *summary);
+void ui_svg_end(ui_buf *b);
+/* Horizontal position of v on axis a inside box (NaN when not drawable). */
+double ui_box_x(const ui_box *bx, const ui_axis *a, double v);
+double ui_box_y(const ui_box *bx, const ui_axis *a, double v);
+/* Grid lines and tick labels: x along the bottom, y along the left. */
+void ui_axis_x(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, const char *title);
+void ui_axis_y(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, const char *title);
+/* A labelled vertical line at screen x. */
+void ui_mark_line(ui_buf *b, const ui_box *bx, double x, const char *label, int row);
+
+#endif

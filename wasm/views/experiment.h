@@ -1,0 +1,56 @@
+/* The experiment widget that replaces a lesson's placeholder
+ * (<div class="experiment" data-experiment="NAME">): title and summary from
+ * the registry, one labelled control per parameter, the backend/profile
+ * picker, a Run button and the result. This file draws it and validates
+ * what the learner typed with lab/params.c; experiment_run.c drives it. */
+#ifndef UI_VIEW_EXPERIMENT_H
+#define UI_VIEW_EXPERIMENT_H
+
+#include <stdbool.h>
+
+#include "device.h"
+#include "html.h"
+#include "registry.h"
+
+#define UI_EXP_TEXT_MAX 48
+
+typedef struct ui_exp_widget {
+  const lab_experiment *e;
+  char text[LAB_MAX_PARAMS][UI_EXP_TEXT_MAX]; /* each control's value as typed ("1"/"0" for a checkbox) */
+  char error[LAB_MAX_PARAMS][320];            /* per-parameter message, "" when valid */
+  char target[32];                            /* "auto" or a profile name */
+  bool running;
+  const cJSON *result; /* the envelope shown, or NULL */
+  bool in_browser;     /* the result was computed by the in-browser simulator */
+  const char *note;    /* why it ran somewhere else than asked, or NULL */
+  const char *failure; /* why the run gave no result, or NULL */
+} ui_exp_widget;
+
+/* Default values, target "auto", nothing run yet. */
+void ui_exp_widget_init(ui_exp_widget *w, const lab_experiment *e);
+/* true when the server's GPU can run experiments (from the device check). */
+bool ui_exp_gpu_usable(const ui_device_state *dev);
+
+/* Validates every parameter's text (each on its own, so every bad field
+ * gets its message); returns how many are invalid. On 0, *params is the
+ * normalised JSON object (caller owns). */
+int ui_exp_validate(ui_exp_widget *w, cJSON **params);
+/* Records an error the run reported (err->param names a field, or none). */
+void ui_exp_set_error(ui_exp_widget *w, const lab_error *err);
+
+/* Element ids, all "exp-NAME-…": the widget's parts that change alone. */
+void ui_exp_id(char *buf, size_t n, const lab_experiment *e, const char *part);
+void ui_exp_field_id(char *buf, size_t n, const lab_experiment *e, const lab_param_spec *s);
+
+/* The whole widget; dev may be NULL (no device check yet). */
+void ui_view_experiment_widget(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
+/* The controls alone (re-drawn with their errors after a failed check). */
+void ui_view_experiment_fields(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
+/* The result area: the hint before a run, the failure, or the result. */
+void ui_view_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
+/* A placeholder naming an experiment this build does not have. */
+void ui_view_experiment_unknown(ui_buf *b, const char *name);
+/* A fresh widget for name (unchecked text), or the "unknown" card. */
+void ui_view_experiment_card(ui_buf *b, const char *name, const ui_device_state *device);
+
+#endif

@@ -1,0 +1,356 @@
+/* The widgets' behaviour (see experiment_run.h). One slot per experiment
+ * holds what the learner typed and the last result; a generation number in
+ * every callback's context drops answers to runs that were superseded. */
+#include "experiment_run.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "bridge.h"
+#include "envelope.h"
+#include "experiment.h"
+#include "json_get.h"
+#include "profiles.h"
+#include "result.h"
+#include "route.h"
+
+/* A GPU run may queue behind others on a shared server. */
+#define RUN_TIMEOUT_MS 60000
+#define MAX_SLOTS 16
+
+typedef struct slot {
+  ui_exp_widget w;
+  bool ready;
+  cJSON *result, *params;
+  char note[420], failure[400];
+  intptr_t gen;
+} slot;
+
+static struct {
+  slot s[MAX_SLOTS];
+  const ui_device_state *dev;
+  bool lab_shown;
+} st;
+
+static slot *find(const char *name, int *index) {
+  for (int i = 0; i < lab_experiment_count() && i < MAX_SLOTS; i++) {
+    const lab_experiment *e = lab_experiment_at(i);
+    if (!name || strcmp(e->name, name) != 0) continue;
+    if (!st.s[i].ready) {
+      ui_exp_widget_init(&st.s[i].w, e);
+      st.s[i].ready = true;
+    }
+    if (index) *index = i;
+    return &st.s[i];
+  }
+  return NULL;
+}
+
+static void set_html(const char *id, ui_buf *b) {
+  ui_dom_set_html(id, b->failed ? "<p>Out of memory while drawing this part of the page. Reload the page.</p>"
+                                : ui_buf_str(b));
+  ui_buf_free(b);
+}
+
+void ui_exp_fill(const char *name, const ui_device_state *dev) {
+  char selector[128];
+  ui_buf b;
+  slot *s = find(name, NULL);
+  st.dev = dev;
+  if (!name || strlen(name) > 64) return;
+  snprintf(selector, sizeof selector, ".experiment[data-experiment=\"%s\"]", name);
+  ui_buf_init(&b);
+  if (s) ui_view_experiment_widget(&b, &s->w, dev);
+  else if (ui_id_valid(name)) ui_view_experiment_unknown(&b, name);
+  else return; /* not a name that could be put in a selector safely */
+  ui_dom_fill(selector, b.failed ? "" : ui_buf_str(&b));
+  ui_buf_free(&b);
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+static void show_output(slot *s) {
+  char id[96];
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_experiment_output(&b, &s->w, st.dev);
+  ui_exp_id(id, sizeof id, s->w.e, "out");
+  set_html(id, &b);
+  ui_dom_set_attr(id, "aria-busy", s->w.running ? "true" : "false");
+}
+
+static void set_running(slot *s, bool running) {
+  char id[96];
+  s->w.running = running;
+  ui_exp_id(id, sizeof id, s->w.e, "run");
+  ui_dom_set_attr(id, "aria-disabled", running ? "true" : NULL);
+  ui_dom_set_text(id, running ? "Running…" : "Run");
+  ui_exp_id(id, sizeof id, s->w.e, "out");
+  ui_dom_set_attr(id, "aria-busy", running ? "true" : "false");
+  ui_exp_id(id, sizeof id, s->w.e, "status");
+  ui_dom_set_text(id, running ? "running…" : "");
+}
+
+/* Shows the fields with their messages and moves focus to the first bad one. */
+static void show_field_errors(slot *s) {
+  char id[128];
+  ui_buf b;
+  int bad = 0, first = -1;
+  ui_buf_init(&b);
+  ui_view_experiment_fields(&b, &s->w, st.dev);
+  ui_exp_id(id, sizeof id, s->w.e, "fields");
+  set_html(id, &b);
+  ui_exp_id(id, sizeof id, s->w.e, "params");
+  ui_dom_set_attr(id, "open", "");
+  for (int i = 0; i < s->w.e->n_params && i < LAB_MAX_PARAMS; i++) {
+    if (!s->w.error[i][0]) continue;
+    if (first < 0) first = i;
+    bad++;
+  }
+  ui_exp_id(id, sizeof id, s->w.e, "status");
+  if (bad) {
+    char text[320];
+    snprintf(text, sizeof text, "Not run: %d parameter%s to fix. %s", bad, bad == 1 ? "" : "s", s->w.error[first]);
+    ui_dom_set_text(id, text);
+    ui_exp_field_id(id, sizeof id, s->w.e, &s->w.e->params[first]);
+    ui_dom_focus(id);
+  }
+}
+
+static void finish(slot *s, cJSON *env, bool in_browser) {
+  char id[96], text[300], src[200];
+  cJSON_Delete(s->result);
+  cJSON_Delete(s->params);
+  s->params = NULL;
+  s->result = env;
+  s->w.result = env;
+  s->w.in_browser = in_browser;
+  s->w.note = s->note[0] ? s->note : NULL;
+  s->w.failure = NULL;
+  set_running(s, false);
+  show_output(s);
+  ui_exp_id(id, sizeof id, s->w.e, "status");
+  snprintf(text, sizeof text, "Done: %s. The result is below.", ui_result_source(env, in_browser, src, sizeof src));
+  ui_dom_set_text(id, text);
+}
+
+/* A run that gave no envelope: a field's error goes beside the field. */
+static void fail(slot *s, const lab_error *err) {
+  char id[96];
+  cJSON_Delete(s->params);
+  s->params = NULL;
+  set_running(s, false);
+  if (err->param[0]) {
+    ui_exp_set_error(&s->w, err);
+    for (int i = 0; i < s->w.e->n_params; i++) {
+      if (strcmp(s->w.e->params[i].name, err->param) == 0) {
+        show_field_errors(s);
+        return;
+      }
+    }
+  }
+  snprintf(s->failure, sizeof s->failure, "%s", err->message[0] ? err->message : lab_err_advice(err->code));
+  s->w.failure = s->failure;
+  show_output(s);
+  ui_exp_id(id, sizeof id, s->w.e, "status");
+  ui_dom_set_text(id, "The experiment did not run; the reason is below.");
+}
+
+static intptr_t tag(int index, intptr_t gen) { return gen << 5 | index; }
+
+static slot *from_tag(void *ctx) {
+  intptr_t t = (intptr_t)ctx;
+  int index = (int)(t & 31);
+  if (index >= MAX_SLOTS || !st.s[index].ready || st.s[index].gen != t >> 5) return NULL;
+  return &st.s[index];
+}
+
+static void simulate_now(void *ctx) {
+  slot *s = from_tag(ctx);
+  lab_error err;
+  cJSON *env = NULL;
+  if (!s) return;
+  memset(&err, 0, sizeof err);
+  const char *profile = strcmp(s->w.target, "auto") == 0 ? UI_OFFLINE_PROFILE : s->w.target;
+  if (lab_simulate(s->w.e, s->params, profile, &env, &err) != 0) {
+    fail(s, &err);
+    return;
+  }
+  finish(s, env, true);
+}
+
+static void on_answer(int status, const char *body, size_t len, void *ctx) {
+  slot *s = from_tag(ctx);
+  lab_error err;
+  if (!s) return;
+  memset(&err, 0, sizeof err);
+  cJSON *j = status ? cJSON_ParseWithLength(body, len) : NULL;
+  if (status == 200 && j && lab_envelope_check(j, &err) == 0) {
+    finish(s, j, false);
+    return;
+  }
+  if (status == 400 && j && lab_error_from_json(j, &err) == 0) {
+    cJSON_Delete(j); /* the server refused the parameters: simulating them would not help */
+    fail(s, &err);
+    return;
+  }
+  /* No GPU after all (503 no_gpu), busy, a crash or no answer: the same lab
+   * code runs in the browser, and the result says so. */
+  if (j && lab_error_from_json(j, &err) == 0)
+    snprintf(s->note, sizeof s->note, "The server could not run it on its GPU (%s), so it was simulated in your browser.",
+             err.message);
+  else if (status == 0)
+    snprintf(s->note, sizeof s->note, "The server did not answer, so it was simulated in your browser.");
+  else
+    snprintf(s->note, sizeof s->note, "The server answered HTTP %d without a result, so it was simulated in your browser.",
+             status);
+  cJSON_Delete(j);
+  ui_later(0, simulate_now, ctx);
+}
+
+static void read_controls(slot *s) {
+  char id[128], buf[UI_EXP_TEXT_MAX];
+  for (int i = 0; i < s->w.e->n_params && i < LAB_MAX_PARAMS; i++) {
+    ui_exp_field_id(id, sizeof id, s->w.e, &s->w.e->params[i]);
+    /* a missing control (or an absurdly long value) keeps the stored text */
+    if (ui_dom_value(id, buf, sizeof buf) >= 0) snprintf(s->w.text[i], UI_EXP_TEXT_MAX, "%s", buf);
+  }
+  ui_exp_id(id, sizeof id, s->w.e, "target");
+  if (ui_dom_value(id, buf, sizeof buf) > 0 && (strcmp(buf, "auto") == 0 || lab_profile_find(buf)))
+    snprintf(s->w.target, sizeof s->w.target, "%.31s", buf);
+}
+
+static void run(slot *s, int index) {
+  cJSON *params = NULL;
+  if (s->w.running) return; /* the button is aria-disabled while it runs */
+  read_controls(s);
+  if (ui_exp_validate(&s->w, &params) > 0) {
+    show_field_errors(s);
+    return;
+  }
+  show_field_errors(s); /* clears messages from an earlier attempt */
+  cJSON_Delete(s->params);
+  s->params = params;
+  s->note[0] = '\0';
+  s->gen++;
+  set_running(s, true);
+  void *ctx = (void *)tag(index, s->gen);
+  bool server = strcmp(s->w.target, "auto") == 0 &&
+                (ui_exp_gpu_usable(st.dev) ||
+                 /* the device check describes the server's machine, GPU or not */
+                 (strcmp(s->w.e->name, "device") == 0 && st.dev && st.dev->views && !st.dev->offline &&
+                  !st.dev->simulated));
+  if (!server) {
+    ui_later(0, simulate_now, ctx);
+    return;
+  }
+  char url[128], *body;
+  cJSON *req = cJSON_CreateObject();
+  cJSON_AddItemToObject(req, "params", cJSON_Duplicate(params, 1));
+  cJSON_AddStringToObject(req, "backend", strcmp(s->w.e->name, "device") == 0 ? "auto" : "cuda");
+  body = cJSON_PrintUnformatted(req);
+  cJSON_Delete(req);
+  snprintf(url, sizeof url, "/api/experiments/%s", s->w.e->name);
+  if (!body) {
+    ui_later(0, simulate_now, ctx);
+    return;
+  }
+  ui_fetch_post(url, body, RUN_TIMEOUT_MS, on_answer, ctx);
+  cJSON_free(body);
+}
+
+bool ui_exp_action(const char *action, const char *arg) {
+  int index = 0;
+  if (strcmp(action, "exp-run") != 0) return false;
+  slot *s = find(arg, &index);
+  if (s) run(s, index);
+  return true;
+}
+
+/* ---- the lab page ------------------------------------------------------------ */
+
+/* The experiment a "#lab/NAME" hash names, "" for "#lab", NULL otherwise. */
+static const char *lab_name(const char *hash) {
+  if (!hash) return NULL;
+  if (hash[0] == '#') hash++;
+  if (strcmp(hash, "lab") == 0 || strcmp(hash, "lab/") == 0) return "";
+  if (strncmp(hash, "lab/", 4) != 0) return NULL;
+  return hash + 4;
+}
+
+bool ui_lab_route(const char *hash) { return lab_name(hash) != NULL; }
+
+static void lab_render(const char *name, const ui_device_state *dev, bool focus) {
+  ui_buf b;
+  const lab_experiment *one = name && name[0] ? lab_experiment_find(name) : NULL;
+  ui_buf_init(&b);
+  ui_buf_raw(&b, "<header class=\"lesson-head\"><p class=\"kicker\">Lab</p><h2 id=\"lesson-title\" tabindex=\"-1\">");
+  if (one) {
+    ui_buf_text(&b, one->title);
+    ui_buf_raw(&b, "</h2><p class=\"lesson-summary\"><a href=\"#lab\">All experiments</a></p></header>");
+  } else {
+    ui_buf_raw(&b, "All experiments</h2><p class=\"lesson-summary\">Every experiment of gpulab on one page. Each runs on "
+                   "the server's GPU when it has a usable one, otherwise as a simulation in your browser; every result "
+                   "says which.</p>");
+    if (name && name[0]) {
+      ui_buf_raw(&b, "<p class=\"exp-failure\" role=\"alert\">There is no experiment called <code>");
+      ui_buf_text(&b, name);
+      ui_buf_raw(&b, "</code>; here are all of them.</p>");
+    }
+    ui_buf_raw(&b, "<nav aria-label=\"Experiments\"><ul class=\"lab-index\">");
+    for (int i = 0; i < lab_experiment_count(); i++) {
+      const lab_experiment *e = lab_experiment_at(i);
+      ui_buf_rawf(&b, "<li><a href=\"#lab/%s\">", e->name);
+      ui_buf_text(&b, e->title);
+      ui_buf_raw(&b, "</a></li>");
+    }
+    ui_buf_raw(&b, "</ul></nav></header>");
+  }
+  for (int i = 0; i < lab_experiment_count(); i++) {
+    const lab_experiment *e = lab_experiment_at(i);
+    if (one && one != e) continue;
+    ui_buf_rawf(&b, "<div class=\"experiment\" data-experiment=\"%s\"></div>", e->name);
+  }
+  set_html("lesson", &b);
+  ui_dom_set_attr("lesson", "aria-busy", "false");
+  ui_dom_set_title(one ? "Lab — gpulab" : "All experiments — gpulab");
+  for (int i = 0; i < lab_experiment_count(); i++) {
+    const lab_experiment *e = lab_experiment_at(i);
+    if (!one || one == e) ui_exp_fill(e->name, dev);
+  }
+  if (focus) ui_dom_focus("lesson-title");
+}
+
+static char lab_hash[80];
+
+void ui_lab_show(const char *hash, const ui_device_state *dev, bool focus) {
+  snprintf(lab_hash, sizeof lab_hash, "%s", hash ? hash : "#lab");
+  st.lab_shown = true;
+  lab_render(lab_name(lab_hash), dev, focus);
+}
+
+void ui_lab_refresh(const ui_device_state *dev) {
+  st.dev = dev;
+  if (!st.lab_shown) return;
+  const char *name = lab_name(lab_hash);
+  for (int i = 0; i < lab_experiment_count(); i++) {
+    const lab_experiment *e = lab_experiment_at(i);
+    if (!name || !name[0] || !lab_experiment_find(name) || strcmp(name, e->name) == 0) ui_exp_fill(e->name, dev);
+  }
+}
+
+void ui_lab_leave(void) { st.lab_shown = false; }
+
+void ui_exp_shutdown(void) {
+  for (int i = 0; i < MAX_SLOTS; i++) {
+    cJSON_Delete(st.s[i].result);
+    cJSON_Delete(st.s[i].params);
+    intptr_t gen = st.s[i].gen;
+    memset(&st.s[i], 0, sizeof st.s[i]);
+    st.s[i].gen = gen + 1; /* callbacks still in flight stay stale */
+  }
+  st.dev = NULL;
+  st.lab_shown = false;
+}

@@ -1,0 +1,29 @@
+/* Lesson navigation and the lesson reader. The index and bundles come from
+ * GET /api/lessons[/ID] (or the static lessons/ID.json); section html was
+ * produced at build time by the lesson compiler and is inserted as is. */
+#ifndef UI_VIEW_LESSON_H
+#define UI_VIEW_LESSON_H
+
+#include <stdbool.h>
+
+#include "cjson_compat.h"
+#include "html.h"
+
+/* true when index looks like {"lessons":[…]}. */
+bool ui_lesson_index_valid(const cJSON *index);
+/* true when bundle has a valid id, a title and a "sections" array. */
+bool ui_lesson_bundle_valid(const cJSON *bundle);
+/* The id of the first listed lesson with a valid id, or NULL. */
+const char *ui_lesson_first_id(const cJSON *index);
+/* true when index lists a lesson with this id. */
+bool ui_lesson_listed(const cJSON *index, const char *id);
+
+/* The lesson list; the current lesson lists its sections when its bundle is
+ * loaded. index may be NULL (still loading) — then a loading line. */
+void ui_view_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, const cJSON *bundle);
+/* The lesson: title, summary, then every section with its html. */
+void ui_view_lesson(ui_buf *b, const cJSON *bundle);
+/* A message in the lesson area (not found, could not load…). */
+void ui_view_lesson_message(ui_buf *b, const char *title, const char *text);
+
+#endif

@@ -1,0 +1,33 @@
+/* What the per-experiment result files (result_*.c) share: loading series
+ * from an envelope into arrays, figure frames, and one entry per chart kind. */
+#ifndef UI_RESULT_PARTS_H
+#define UI_RESULT_PARTS_H
+
+#include "cjson_compat.h"
+#include "chart.h"
+#include "html.h"
+
+/* Loads the envelope's series with these ids (in this order; missing ones
+ * are skipped) into out; returns how many were loaded. Free with ui_res_free. */
+int ui_res_series(const cJSON *env, const char *const *ids, int n, ui_series_xy *out);
+void ui_res_free(ui_series_xy *s, int n);
+/* A metric, NaN when absent. */
+double ui_res_metric(const cJSON *env, const char *key);
+/* <figure><h5>title</h5> … ; the numbers go in a <details> "Show the numbers". */
+void ui_res_figure_begin(ui_buf *b, const char *title);
+void ui_res_numbers_begin(ui_buf *b);
+void ui_res_figure_end(ui_buf *b); /* closes the <details> and the <figure> */
+/* "T4" for the envelope's profile, or its device name. */
+const char *ui_res_device_short(const cJSON *env, char *buf, int n);
+
+void ui_result_transfer(ui_buf *b, const cJSON *env);
+void ui_result_timing(ui_buf *b, const cJSON *env);
+void ui_result_crossover(ui_buf *b, const cJSON *env);
+void ui_result_memory(ui_buf *b, const cJSON *env);
+void ui_result_train_step(ui_buf *b, const cJSON *env);
+void ui_result_placement(ui_buf *b, const cJSON *env);
+void ui_result_device(ui_buf *b, const cJSON *env, bool in_browser);
+/* The envelope's timeline as a lane chart with the synchronize marked. */
+void ui_result_timeline(ui_buf *b, const cJSON *env, const char *title, const char *summary);
+
+#endif
