@@ -109,8 +109,20 @@ test: deps
 	@tests/run.sh build build-san
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all bench-bins
 	@bench/run.sh $(BUILD)
+
+# The simulator benchmark, natively and in WebAssembly (run by node).
+.PHONY: bench-bins
+bench-bins: $(BUILD)/bench/sim_bench $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js)
+
+$(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(LAB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
+
+$(BUILD)/bench/sim_bench.js: bench/sim_bench.c $(LAB_SRC) third_party/cjson/cJSON.c
+	@mkdir -p $(dir $@)
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $^ -s ENVIRONMENT=node -s ALLOW_MEMORY_GROWTH=1 -o $@
 
 gpu-check: all
 	@tests/gpu/run.sh $(BUILD)

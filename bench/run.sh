@@ -47,3 +47,22 @@ if "$bin" device --json | python3 -c 'import json,sys; sys.exit(0 if json.load(s
 else
   echo "  GPU bench skipped: $("$bin" device | sed -n 's/^Verdict: //p')"
 fi
+
+# The browser client: first-load bytes and time to interactive (Chromium),
+# and the simulator in WebAssembly beside the same C compiled natively.
+if [ -x /usr/bin/chromium ] && [ -f "$build/web/gpulab.js" ]; then
+  echo "Client (headless Chromium, loopback)"
+  node bench/client.mjs "$build"
+fi
+if [ -x "$build/bench/sim_bench" ] && [ -f "$build/bench/sim_bench.js" ]; then
+  native=$("$build/bench/sim_bench" 5); wasm=$(node --no-experimental-fetch "$build/bench/sim_bench.js" 5)
+  python3 - "$native" "$wasm" <<'PY'
+import json, sys
+n, w = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print("Simulator speed: median ms per simulation (5 runs after a warm-up), wasm in node vs native")
+for k in n:
+    print(f"  {k:12s} native {n[k]:9.3f} ms   wasm {w[k]:9.3f} ms   wasm/native {w[k] / n[k]:5.2f}x")
+tot = sum(w.values()) / sum(n.values())
+print(f"  all experiments together: wasm/native {tot:.2f}x (budget 2x: {'met' if tot <= 2 else 'MISSED'})")
+PY
+fi

@@ -112,7 +112,7 @@ EM_JS(void, js_listen, (void), {
     document.querySelectorAll("section.lesson-section[id]").forEach(function(el) {
       if (seen.has(el)) return;
       const r = el.getBoundingClientRect();
-      if (r.height === 0 || r.bottom > window.innerHeight || r.bottom < 0) return;
+      if (r.height === 0 || r.bottom > window.innerHeight + 4 || r.bottom < 0) return; /* 4 px: subpixel layout */
       seen.add(el);
       withStrings("section-seen", el.id, function(a, b) { _ui_bridge_action(a, b); });
     });

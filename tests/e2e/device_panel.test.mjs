@@ -21,7 +21,7 @@ async function setUp(t) {
 }
 
 async function openPage(browser, viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
   const page = await context.newPage();
   page.setDefaultTimeout(15000);
   return { context, page };

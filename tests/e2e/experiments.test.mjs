@@ -23,8 +23,9 @@ async function setUp(t) {
   return { server, browser };
 }
 
-async function openPage(browser, viewport = LAPTOP) {
-  const context = await browser.newContext({ viewport });
+// serviceWorkers 'block': requests a service worker handles would bypass page.route.
+async function openPage(browser, viewport = LAPTOP, serviceWorkers = 'allow') {
+  const context = await browser.newContext({ viewport, serviceWorkers });
   const page = await context.newPage();
   page.setDefaultTimeout(20000);
   return page;
@@ -156,7 +157,7 @@ test('a bad parameter is named inline, and Run works from the keyboard', { timeo
 test('when the server\'s GPU fails the run, the browser simulates it and says why', { timeout: TEST_TIMEOUT }, async (t) => {
   if (!haveChromium()) return t.skip(NO_CHROMIUM);
   const { server, browser } = await setUp(t);
-  const page = await openPage(browser);
+  const page = await openPage(browser, LAPTOP, 'block');
   const problems = watchPage(page, (text) => /503/.test(text));
   const posted = [];
   await page.route('**/api/device', async (route) => {

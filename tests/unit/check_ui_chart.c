@@ -131,17 +131,19 @@ START_TEST(svg_is_well_formed_and_escapes_data) {
                      .n_marks = 1};
   ui_bar bars[2] = {{"<i>a</i>", 1}, {"b", 0.001}};
   ui_bar_chart bc = {.summary = "<bars>", .value_title = "ms", .unit = UI_UNIT_MS, .bars = bars, .n = 2};
-  ui_span spans[2] = {{"cpu", "<launch>", 0, 5}, {"gpu", "k&r", 5, 100}};
+  ui_span spans[2] = {{"cpu", "<launch>", 0, 5, false}, {"GPU 0, stream 0", "k&r", 5, 100, true}};
   ui_timeline_chart tc = {.summary = "t", .spans = spans, .n = 2, .marks = &m, .n_marks = 1};
-  ui_stack_chart sc = {.summary = "s", .value_title = "GB", .unit = UI_UNIT_GB, .bar_label = "<step>",
-                       .parts = bars, .n_parts = 2, .limits = &m, .n_limits = 1};
+  const char *cats[] = {"<1>", "2", "4"};
+  ui_column_chart cc = {.summary = "s", .x_title = "<batch>", .y_title = "GB", .categories = cats, .n_cat = 3,
+                        .parts = &s, .n_parts = 1, .limits = &m, .n_limits = 1, .highlight = 1,
+                        .highlight_label = "<you>"};
   const char *labels[] = {s.label};
   ui_buf b;
   ui_buf_init(&b);
   ui_chart_lines(&b, &c);
   ui_chart_bars(&b, &bc);
   ui_chart_timeline(&b, &tc);
-  ui_chart_stack(&b, &sc);
+  ui_chart_columns(&b, &cc);
   ui_chart_legend(&b, labels, 1);
   ui_table_xy(&b, "<cap>", "x", UI_UNIT_PLAIN, UI_UNIT_PLAIN, &s, 1);
   ui_table_bars(&b, "<cap>", "v", UI_UNIT_MS, bars, 2);
@@ -151,6 +153,7 @@ START_TEST(svg_is_well_formed_and_escapes_data) {
   ck_assert_ptr_null(strstr(out, "<script"));
   ck_assert_ptr_null(strstr(out, "<b>"));
   ck_assert_ptr_null(strstr(out, "<launch"));
+  ck_assert_ptr_null(strstr(out, "<you"));
   ck_has(out, "&lt;script&gt;");
   ck_has(out, "role=\"img\" aria-label=\"a &lt;summary&gt; &amp; more\"");
   ck_has(out, "<title>a &lt;summary&gt; &amp; more</title>");

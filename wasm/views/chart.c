@@ -8,8 +8,8 @@
 
 #include "chart_draw.h"
 
-#define LINE_W 560.0
-#define LINE_H 320.0
+#define LINE_W 420.0
+#define LINE_H 300.0
 
 void ui_svg_begin(ui_buf *b, const char *cls, double w, double h, const char *summary) {
   ui_buf_rawf(b, "<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", cls, w, h);

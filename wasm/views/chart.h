@@ -1,5 +1,5 @@
 /* SVG charts drawn by C into a ui_buf: lines over linear or log axes, bars,
- * one stacked bar against limits, and a timeline of lanes. Every chart is
+ * stacked columns against limits, and a timeline of lanes. Every chart is
  * role="img" with a <title> and aria-label carrying a summary sentence; the
  * legend is HTML beside it, and ui_table_* give the numbers as a table (the
  * text alternative). All text from data goes through ui_buf_text. */
@@ -51,21 +51,26 @@ typedef struct ui_bar_chart {
   int n;
 } ui_bar_chart;
 
-/* One horizontal bar made of parts, with limit lines (capacity, budget). */
-typedef struct ui_stack_chart {
+/* Stacked columns, one per category (a batch size), parts stacked in each
+ * (parts[p].y[c] is part p of category c; x is unused), against horizontal
+ * limit lines (mark.x is a value on the y axis, e.g. the device memory). */
+typedef struct ui_column_chart {
   const char *summary;
-  const char *value_title;
-  ui_unit unit;
-  const char *bar_label; /* what the bar is: "batch 4" */
-  const ui_bar *parts;
+  const char *x_title, *y_title;
+  const char *const *categories;
+  int n_cat;
+  const ui_series_xy *parts;
   int n_parts;
-  const ui_mark *limits; /* x is a value on the bar's axis */
+  const ui_mark *limits;
   int n_limits;
-} ui_stack_chart;
+  int highlight; /* category drawn outlined and labelled, or -1 */
+  const char *highlight_label;
+} ui_column_chart;
 
 typedef struct ui_span {
   const char *lane, *label;
   double start_us, end_us;
+  bool wait; /* the lane waits here (a synchronize), drawn hatched, not busy */
 } ui_span;
 
 typedef struct ui_timeline_chart {
@@ -78,7 +83,7 @@ typedef struct ui_timeline_chart {
 
 void ui_chart_lines(ui_buf *b, const ui_line_chart *c);
 void ui_chart_bars(ui_buf *b, const ui_bar_chart *c);
-void ui_chart_stack(ui_buf *b, const ui_stack_chart *c);
+void ui_chart_columns(ui_buf *b, const ui_column_chart *c);
 void ui_chart_timeline(ui_buf *b, const ui_timeline_chart *c);
 
 /* HTML legend: a swatch in the series' tone, then its label. */

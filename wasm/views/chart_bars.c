@@ -1,5 +1,5 @@
 /* Bar charts: horizontal bars (labels above each bar, so they stay legible
- * on a phone), one stacked bar against limit lines, and a timeline whose
+ * on a phone), stacked columns against limit lines, and a timeline whose
  * lanes are the CPU and the GPU streams. */
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include "chart.h"
 #include "chart_draw.h"
 
-#define BAR_W 560.0
+#define BAR_W 420.0
 #define BAR_ROW 46.0
 
 void ui_chart_bars(ui_buf *b, const ui_bar_chart *c) {
@@ -37,46 +37,67 @@ void ui_chart_bars(ui_buf *b, const ui_bar_chart *c) {
   ui_svg_end(b);
 }
 
-void ui_chart_stack(ui_buf *b, const ui_stack_chart *c) {
-  ui_axis ax;
-  double total = 0, hi = 0, h = 190;
+void ui_chart_columns(ui_buf *b, const ui_column_chart *c) {
+  ui_axis ay;
+  double hi = 0, h = 340;
   char t[32];
-  for (int i = 0; i < c->n_parts; i++)
-    if (isfinite(c->parts[i].value) && c->parts[i].value > 0) total += c->parts[i].value;
-  hi = total;
+  for (int k = 0; k < c->n_cat; k++) {
+    double sum = 0;
+    for (int p = 0; p < c->n_parts; p++)
+      if (k < c->parts[p].n && isfinite(c->parts[p].y[k]) && c->parts[p].y[k] > 0) sum += c->parts[p].y[k];
+    if (sum > hi) hi = sum;
+  }
   for (int i = 0; i < c->n_limits; i++)
     if (isfinite(c->limits[i].x) && c->limits[i].x > hi) hi = c->limits[i].x;
-  ui_box bx = {10, 20 + 18.0 * c->n_limits, BAR_W - 20, h - 52};
-  double bar_y = bx.y1 - 56;
-  ui_svg_begin(b, "chart-stack", BAR_W, h, c->summary);
-  ui_axis_fit(&ax, UI_SCALE_LINEAR, 0, hi > 0 ? hi : 1, 6, true);
-  ui_axis_x(b, &bx, &ax, UI_UNIT_PLAIN, c->value_title);
-  ui_buf_rawf(b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\">", bx.x0, bar_y - 8);
-  ui_buf_text(b, c->bar_label);
-  ui_buf_raw(b, ": ");
-  ui_buf_text(b, ui_fmt_value(total, c->unit, t));
-  ui_buf_raw(b, "</text>");
-  double x = bx.x0;
-  for (int i = 0; i < c->n_parts; i++) {
-    double v = c->parts[i].value;
-    if (!isfinite(v) || v <= 0) continue;
-    double w = ui_box_x(&bx, &ax, v) - bx.x0;
-    ui_buf_rawf(b, "<rect class=\"bar c%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"30\"><title>", i % UI_CHART_TONES,
-                x, bar_y, w > 0.5 ? w : 0.5);
-    ui_buf_text(b, c->parts[i].label);
-    ui_buf_raw(b, ": ");
-    ui_buf_text(b, ui_fmt_value(v, c->unit, t));
-    ui_buf_raw(b, "</title></rect>");
-    x += w;
+  ui_box bx = {72, 24, BAR_W - 14, h - 52};
+  ui_svg_begin(b, "chart-columns", BAR_W, h, c->summary);
+  ui_axis_fit(&ay, UI_SCALE_LINEAR, 0, hi > 0 ? hi : 1, 6, true);
+  ui_axis_y(b, &bx, &ay, UI_UNIT_PLAIN, c->y_title);
+  double slot = (bx.x1 - bx.x0) / (c->n_cat > 0 ? c->n_cat : 1), w = slot * 0.62;
+  for (int k = 0; k < c->n_cat; k++) {
+    double x = bx.x0 + slot * k + (slot - w) / 2, base = 0;
+    for (int p = 0; p < c->n_parts; p++) {
+      double v = k < c->parts[p].n ? c->parts[p].y[k] : NAN;
+      if (!isfinite(v) || v <= 0) continue;
+      double y0 = ui_box_y(&bx, &ay, base), y1 = ui_box_y(&bx, &ay, base + v);
+      ui_buf_rawf(b, "<rect class=\"bar c%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>", p % UI_CHART_TONES,
+                  x, y1, w, y0 - y1 > 0.5 ? y0 - y1 : 0.5);
+      ui_buf_text(b, c->categories[k]);
+      ui_buf_raw(b, ": ");
+      ui_buf_text(b, c->parts[p].label);
+      ui_buf_raw(b, " ");
+      ui_buf_text(b, ui_fmt_value(v, UI_UNIT_PLAIN, t));
+      ui_buf_raw(b, "</title></rect>");
+      base += v;
+    }
+    if (k == c->highlight) {
+      double top = ui_box_y(&bx, &ay, base);
+      ui_buf_rawf(b, "<rect class=\"pick\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", x - 3, top - 3, w + 6,
+                  bx.y1 - top + 3);
+      if (c->highlight_label) {
+        ui_buf_rawf(b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x - 3,
+                    top - 8 > bx.y0 + 12 ? top - 8 : bx.y0 + 12,
+                    3 * k < c->n_cat ? "start" : 3 * k > 2 * c->n_cat ? "end" : "middle");
+        ui_buf_text(b, c->highlight_label);
+        ui_buf_raw(b, "</text>");
+      }
+    }
+    if (c->n_cat > 8 && k % 2 != (c->n_cat - 1) % 2 && k != c->highlight) continue; /* every other label when crowded */
+    ui_buf_rawf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x + w / 2, bx.y1 + 18);
+    ui_buf_text(b, c->categories[k]);
+    ui_buf_raw(b, "</text>");
+  }
+  ui_buf_rawf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", bx.x0, bx.y1, bx.x1, bx.y1);
+  if (c->x_title) {
+    ui_buf_rawf(b, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (bx.x0 + bx.x1) / 2, bx.y1 + 40);
+    ui_buf_text(b, c->x_title);
+    ui_buf_raw(b, "</text>");
   }
   for (int i = 0; i < c->n_limits; i++) {
-    double lx = ui_box_x(&bx, &ax, c->limits[i].x);
-    if (!isfinite(lx)) continue;
-    bool right = lx > (bx.x0 + bx.x1) / 2;
-    ui_buf_rawf(b, "<line class=\"limit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", lx, 14 + 18.0 * i, lx,
-                bx.y1);
-    ui_buf_rawf(b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", right ? lx - 5 : lx + 5,
-                26 + 18.0 * i, right ? "end" : "start");
+    double ly = ui_box_y(&bx, &ay, c->limits[i].x);
+    if (!isfinite(ly)) continue;
+    ui_buf_rawf(b, "<line class=\"limit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", bx.x0, ly, bx.x1, ly);
+    ui_buf_rawf(b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\">", bx.x0 + 6, ly - 6);
     ui_buf_text(b, c->limits[i].label);
     ui_buf_raw(b, "</text>");
   }
@@ -98,22 +119,33 @@ void ui_chart_timeline(ui_buf *b, const ui_timeline_chart *c) {
     if (isfinite(c->spans[i].end_us) && c->spans[i].end_us > end) end = c->spans[i].end_us;
   }
   double h = 40 + 18.0 * c->n_marks + n_lanes * 52 + 52;
-  ui_box bx = {110, 20 + 18.0 * c->n_marks, BAR_W - 18, h - 52};
+  ui_box bx = {112, 20 + 18.0 * c->n_marks, BAR_W - 18, h - 52};
   ui_svg_begin(b, "chart-timeline", BAR_W, h, c->summary);
   ui_axis_fit(&ax, UI_SCALE_LINEAR, 0, end > 0 ? end : 1, 6, true);
   ui_axis_x(b, &bx, &ax, UI_UNIT_US, "time since the first launch");
   for (int l = 0; l < n_lanes; l++) {
     double y = bx.y0 + 10 + l * 52;
-    ui_buf_rawf(b, "<text class=\"lane-label\" x=\"8\" y=\"%.1f\">", y + 22);
-    ui_buf_text(b, lanes[l]);
+    /* "GPU 0, stream 0" goes on two lines, so the label column stays narrow */
+    const char *comma = strstr(lanes[l], ", ");
+    ui_buf_rawf(b, "<text class=\"lane-label\" x=\"8\" y=\"%.1f\">", comma ? y + 13 : y + 22);
+    if (comma) {
+      char first[48];
+      snprintf(first, sizeof first, "%.*s", (int)(comma - lanes[l]), lanes[l]);
+      ui_buf_text(b, first);
+      ui_buf_rawf(b, "<tspan x=\"8\" dy=\"17\">");
+      ui_buf_text(b, comma + 2);
+      ui_buf_raw(b, "</tspan>");
+    } else {
+      ui_buf_text(b, lanes[l]);
+    }
     ui_buf_raw(b, "</text>");
     for (int i = 0; i < c->n; i++) {
       const ui_span *s = &c->spans[i];
       if (strcmp(s->lane, lanes[l]) != 0) continue;
       double x0 = ui_box_x(&bx, &ax, s->start_us), x1 = ui_box_x(&bx, &ax, s->end_us);
       if (!isfinite(x0) || !isfinite(x1)) continue;
-      ui_buf_rawf(b, "<rect class=\"bar c%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"32\"><title>", l % UI_CHART_TONES,
-                  x0, y, x1 - x0 > 1.5 ? x1 - x0 : 1.5);
+      ui_buf_rawf(b, "<rect class=\"bar c%d%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"32\"><title>", l % UI_CHART_TONES,
+                  s->wait ? " wait" : "", x0, y, x1 - x0 > 1.5 ? x1 - x0 : 1.5);
       ui_buf_text(b, s->label);
       ui_buf_raw(b, ": ");
       ui_buf_text(b, ui_fmt_value(s->start_us, UI_UNIT_US, t));

@@ -125,30 +125,39 @@ static void control(ui_buf *b, const ui_exp_widget *w, int i) {
   ui_buf_raw(b, "</div>");
 }
 
-static void picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
-  char id[96], shortname[64];
+const char *ui_exp_auto_label(const ui_device_state *dev, char *buf, size_t n) {
+  char shortname[64];
   const lab_profile *def = lab_profile_find(UI_OFFLINE_PROFILE);
+  if (ui_exp_gpu_usable(dev)) snprintf(buf, n, "auto: the server's GPU");
+  else snprintf(buf, n, "auto: simulated (%s)", ui_profile_short_label(def ? def->label : "", shortname, sizeof shortname));
+  return buf;
+}
+
+const char *ui_exp_target_help(const ui_device_state *dev) {
+  return ui_exp_gpu_usable(dev)
+             ? "auto runs it for real on the server's GPU; a profile runs a model of that GPU in your browser."
+             : "No usable GPU answered, so auto runs a model of a GPU in your browser; pick a profile to model "
+               "another one.";
+}
+
+static void picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
+  char id[96], text[96];
   ui_exp_id(id, sizeof id, w->e, "target");
   ui_buf_rawf(b, "<div class=\"exp-field exp-target\"><label for=\"%s\">Run on</label><select id=\"%s\" "
-                 "aria-describedby=\"%s-help\"><option value=\"auto\"%s>",
-              id, id, id, strcmp(w->target, "auto") == 0 ? " selected" : "");
-  if (ui_exp_gpu_usable(dev)) ui_buf_raw(b, "auto: the server's GPU");
-  else ui_buf_textf(b, "auto: simulated (%s)", ui_profile_short_label(def ? def->label : "", shortname, sizeof shortname));
+                 "aria-describedby=\"%s-help\"><option id=\"%s-auto\" value=\"auto\"%s>",
+              id, id, id, id, strcmp(w->target, "auto") == 0 ? " selected" : "");
+  ui_buf_text(b, ui_exp_auto_label(dev, text, sizeof text));
   ui_buf_raw(b, "</option>");
   for (int i = 0; i < lab_profile_count(); i++) {
     const lab_profile *p = lab_profile_at(i);
     ui_buf_raw(b, "<option value=\"");
     ui_buf_text(b, p->name);
     ui_buf_rawf(b, "\"%s>simulate as ", strcmp(w->target, p->name) == 0 ? " selected" : "");
-    ui_buf_text(b, ui_profile_short_label(p->label, shortname, sizeof shortname));
+    ui_buf_text(b, ui_profile_short_label(p->label, text, sizeof text));
     ui_buf_raw(b, "</option>");
   }
   ui_buf_rawf(b, "</select><p class=\"exp-help\" id=\"%s-help\">", id);
-  if (ui_exp_gpu_usable(dev))
-    ui_buf_raw(b, "auto runs it for real on the server's GPU; a profile runs a model of that GPU in your browser.");
-  else
-    ui_buf_raw(b, "No usable GPU answered, so auto runs a model of a GPU in your browser; pick a profile to model "
-                  "another one.");
+  ui_buf_text(b, ui_exp_target_help(dev));
   ui_buf_raw(b, "</p></div>");
 }
 

@@ -13,6 +13,7 @@
 #include "experiment.h"
 #include "json_get.h"
 #include "profiles.h"
+#include "quiz_app.h"
 #include "result.h"
 #include "route.h"
 
@@ -54,12 +55,29 @@ static void set_html(const char *id, ui_buf *b) {
   ui_buf_free(b);
 }
 
+static void show_output(slot *s);
+
+static bool update_in_place(slot *s, const ui_device_state *dev) {
+  char id[96], text[96];
+  ui_exp_id(id, sizeof id, s->w.e, "target");
+  if (ui_dom_value(id, text, sizeof text) < 0) return false; /* a fresh placeholder */
+  ui_exp_id(id, sizeof id, s->w.e, "target-auto");
+  ui_dom_set_text(id, ui_exp_auto_label(dev, text, sizeof text));
+  ui_exp_id(id, sizeof id, s->w.e, "target-help");
+  ui_dom_set_text(id, ui_exp_target_help(dev));
+  if (!s->w.result && !s->w.running && !s->w.failure) show_output(s); /* the device card's verdict */
+  return true;
+}
+
 void ui_exp_fill(const char *name, const ui_device_state *dev) {
   char selector[128];
   ui_buf b;
   slot *s = find(name, NULL);
   st.dev = dev;
   if (!name || strlen(name) > 64) return;
+  /* A widget already on the page (the device check answered later) is
+   * updated in place, so what the learner is typing, and focus, stay. */
+  if (s && update_in_place(s, dev)) return;
   snprintf(selector, sizeof selector, ".experiment[data-experiment=\"%s\"]", name);
   ui_buf_init(&b);
   if (s) ui_view_experiment_widget(&b, &s->w, dev);
@@ -119,6 +137,17 @@ static void show_field_errors(slot *s) {
   }
 }
 
+/* The last result of each experiment is kept for the lab report
+ * (gpulab.last.NAME, read by views/report.c through quiz_app.c). */
+static void remember(const char *name, const cJSON *env) {
+  char key[64];
+  char *text = cJSON_PrintUnformatted(env);
+  if (!text) return;
+  snprintf(key, sizeof key, "%s%s", UI_STORE_LAST, name);
+  ui_storage_set(key, text);
+  cJSON_free(text);
+}
+
 static void finish(slot *s, cJSON *env, bool in_browser) {
   char id[96], text[300], src[200];
   cJSON_Delete(s->result);
@@ -131,6 +160,7 @@ static void finish(slot *s, cJSON *env, bool in_browser) {
   s->w.failure = NULL;
   set_running(s, false);
   show_output(s);
+  remember(s->w.e->name, env);
   ui_exp_id(id, sizeof id, s->w.e, "status");
   snprintf(text, sizeof text, "Done: %s. The result is below.", ui_result_source(env, in_browser, src, sizeof src));
   ui_dom_set_text(id, text);

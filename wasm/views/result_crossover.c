@@ -34,7 +34,7 @@ void ui_result_crossover(ui_buf *b, const cJSON *env) {
              "Matmul time against matrix side N on a log-log chart, this CPU against %s: the GPU did not win at "
              "these sizes.",
              dev);
-  ui_line_chart c = {.summary = summary, .x_title = "matrix side N (N×N times N×N, log scale)",
+  ui_line_chart c = {.summary = summary, .x_title = "matrix side N (log scale)",
                      .y_title = "time (log scale)", .x_scale = UI_SCALE_LOG2, .y_scale = UI_SCALE_LOG10,
                      .x_unit = UI_UNIT_PLAIN, .y_unit = UI_UNIT_MS, .series = s, .n_series = n, .marks = marks,
                      .n_marks = n_marks};

@@ -1,5 +1,5 @@
-/* memory: the budget terms as one stacked bar against the device's usable
- * memory and the allocator budget, the allocator's allocated and reserved
+/* memory: the budget terms stacked per batch size against the device's
+ * usable memory (up to the first batch that does not fit), the allocator's allocated and reserved
  * bytes after each step, and an out-of-memory shown with its fixes. */
 #include <math.h>
 #include <stdio.h>
@@ -7,47 +7,52 @@
 #include "json_get.h"
 #include "result_parts.h"
 
-#define MAX_TERMS 6
 #define MAX_STEPS 32
 
+#define MAX_BATCHES 24
+
 static void budget(ui_buf *b, const cJSON *env) {
-  const cJSON *t;
-  ui_bar parts[MAX_TERMS];
-  const char *labels[MAX_TERMS];
-  int n = 0;
-  char summary[400], bar_label[96], l1[96], l2[96], dev[64], v1[32], v2[32];
-  cJSON_ArrayForEach(t, ui_json_arr(ui_json_obj(env, "details"), "terms")) {
-    double bytes;
-    const char *label = ui_json_str(t, "label");
-    if (n == MAX_TERMS || !label || !ui_json_num(t, "bytes", &bytes)) continue;
-    parts[n] = (ui_bar){label, bytes / 1e9};
-    labels[n] = label;
-    n++;
+  static const char *const ids[] = {"weights", "gradients", "optimizer", "activations"};
+  ui_series_xy s[4];
+  const char *labels[4], *cats[MAX_BATCHES];
+  char names[MAX_BATCHES][16], summary[400], limit[96], pick[48], dev[64], v1[32], v2[32];
+  int parts = ui_res_series(env, ids, 4, s), shown = 0, chosen = -1;
+  double capacity = ui_res_metric(env, "usable_bytes") / 1e9, fits = ui_res_metric(env, "fits");
+  double total = ui_res_metric(env, "total_bytes") / 1e9, batch = 0;
+  ui_json_num(ui_json_obj(env, "params"), "batch", &batch);
+  if (parts == 0) goto end;
+  /* Batches up to the first one that does not fit (and at least the chosen one). */
+  for (int k = 0; k < s[0].n && shown < MAX_BATCHES; k++) {
+    double sum = 0;
+    for (int p = 0; p < parts; p++) sum += k < s[p].n ? s[p].y[k] : 0;
+    snprintf(names[shown], sizeof names[shown], "%.0f", s[0].x[k]);
+    cats[shown] = names[shown];
+    if (s[0].x[k] == batch) chosen = shown;
+    shown++;
+    if (sum > capacity && s[0].x[k] >= batch) break;
   }
-  if (n == 0) return;
-  double total = ui_res_metric(env, "total_bytes") / 1e9, usable = ui_res_metric(env, "usable_bytes") / 1e9;
-  double budget_gb = ui_res_metric(env, "budget_bytes") / 1e9, fits = ui_res_metric(env, "fits");
-  const cJSON *p = ui_json_obj(env, "params");
-  double batch = 0, seq = 0;
-  ui_json_num(p, "batch", &batch);
-  ui_json_num(p, "seq_len", &seq);
+  for (int p = 0; p < parts; p++) labels[p] = s[p].label;
   ui_res_device_short(env, dev, sizeof dev);
-  snprintf(bar_label, sizeof bar_label, "one step at batch %.0f × %.0f tokens", batch, seq);
-  snprintf(l1, sizeof l1, "usable on %s: %s", dev, ui_fmt_value(usable, UI_UNIT_GB, v1));
-  snprintf(l2, sizeof l2, "allocator budget of this run: %s", ui_fmt_value(budget_gb, UI_UNIT_GB, v2));
-  ui_mark limits[2] = {{usable, l1}, {budget_gb, l2}};
-  snprintf(summary, sizeof summary, "One training step needs %s against %s of usable memory on %s: it %s.",
-           ui_fmt_value(total, UI_UNIT_GB, v1), ui_fmt_value(usable, UI_UNIT_GB, v2), dev,
+  snprintf(limit, sizeof limit, "usable on %s: %s", dev, ui_fmt_value(capacity, UI_UNIT_GB, v1));
+  snprintf(pick, sizeof pick, "batch %.0f: %s", batch, ui_fmt_value(total, UI_UNIT_GB, v2));
+  ui_mark lim = {capacity, limit};
+  snprintf(summary, sizeof summary,
+           "Memory one training step needs for each batch size, stacked by kind, against the %s usable on %s: at "
+           "batch %.0f it needs %s, so it %s.",
+           ui_fmt_value(capacity, UI_UNIT_GB, v1), dev, batch, ui_fmt_value(total, UI_UNIT_GB, v2),
            fits == 1 ? "fits" : "does not fit");
-  ui_stack_chart c = {.summary = summary, .value_title = "memory (GB, 1 GB = 10⁹ bytes)", .unit = UI_UNIT_GB,
-                      .bar_label = bar_label, .parts = parts, .n_parts = n, .limits = limits,
-                      .n_limits = isfinite(budget_gb) && budget_gb > 0 ? 2 : 1};
-  ui_res_figure_begin(b, fits == 1 ? "The memory budget of one step: it fits" : "The memory budget of one step: it does not fit");
-  ui_chart_stack(b, &c);
-  ui_chart_legend(b, labels, n);
+  ui_column_chart c = {.summary = summary, .x_title = "batch size (sequences)",
+                       .y_title = "memory (GB, 1 GB = 10⁹ bytes)", .categories = cats, .n_cat = shown, .parts = s,
+                       .n_parts = parts, .limits = &lim, .n_limits = isfinite(capacity) ? 1 : 0, .highlight = chosen,
+                       .highlight_label = pick};
+  ui_res_figure_begin(b, fits == 1 ? "The memory one step needs: it fits" : "The memory one step needs: it does not fit");
+  ui_chart_columns(b, &c);
+  ui_chart_legend(b, labels, parts);
   ui_res_numbers_begin(b);
-  ui_table_bars(b, "What one training step keeps on the GPU", "memory", UI_UNIT_GB, parts, n);
+  ui_table_xy(b, "Memory (GB) one step needs, by batch size", "batch", UI_UNIT_PLAIN, UI_UNIT_PLAIN, s, parts);
   ui_res_figure_end(b);
+end:
+  ui_res_free(s, parts);
 }
 
 static void steps(ui_buf *b, const cJSON *env) {

@@ -45,7 +45,7 @@ static void diagram(ui_buf *b, const cJSON *tensors, const char *summary) {
     ui_buf_rawf(b, "<text class=\"lane-label\" x=\"%.0f\" y=\"32\">%s</text>", x + 12, heads[col]);
     int r = 0;
     cJSON_ArrayForEach(t, tensors) {
-      const char *dev = ui_json_str(t, "device"), *name = ui_json_str(t, "name"), *dtype = ui_json_str(t, "dtype");
+      const char *dev = ui_json_str(t, "device"), *name = ui_json_str(t, "name");
       if ((dev && strncmp(dev, "cuda", 4) == 0) != (col == 1) || !name) continue;
       bool stray = ui_json_bool(t, "stray") == 1;
       double y = 46 + r * ROW;
@@ -55,10 +55,6 @@ static void diagram(ui_buf *b, const cJSON *tensors, const char *summary) {
       ui_buf_text(b, name);
       ui_buf_raw(b, " ");
       ui_buf_text(b, shape_text(ui_json_arr(t, "shape"), shape, sizeof shape));
-      if (dtype) {
-        ui_buf_raw(b, " ");
-        ui_buf_text(b, dtype);
-      }
       if (stray) ui_buf_raw(b, " — stray!");
       ui_buf_raw(b, "</text></g>");
       r++;

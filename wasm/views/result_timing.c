@@ -37,7 +37,7 @@ void ui_result_timeline(ui_buf *b, const cJSON *env, const char *title, const ch
     double s, e;
     if (n == MAX_SPANS || !lane || !label || !ui_json_num(ev, "start_us", &s) || !ui_json_num(ev, "end_us", &e))
       continue;
-    spans[n] = (ui_span){lane_name(lane, names[n], sizeof names[n]), label, s, e};
+    spans[n] = (ui_span){lane_name(lane, names[n], sizeof names[n]), label, s, e, strstr(label, "synchronize") != NULL};
     if (n_marks == 0 && strstr(label, "synchronize")) {
       marks[n_marks++] = (ui_mark){s, "synchronize() called: the host waits"};
       marks[n_marks++] = (ui_mark){e, "the GPU is done: the host goes on"};
