@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 bin="$build/bin/gpulab"
 dur=${BENCH_SECONDS:-3}
-out=$(mktemp); trap 'kill $pid 2>/dev/null; rm -f "$out" /tmp/gpulab-bench-post.lua' EXIT
+out=$(mktemp); trap 'kill $pid 2>/dev/null || true; rm -f "$out" /tmp/gpulab-bench-post.lua' EXIT
 "$bin" serve --host 127.0.0.1 --port 0 >"$out" 2>/dev/null & pid=$!
 for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
 url=$(grep -o 'http://[^ ]*' "$out")

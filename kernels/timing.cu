@@ -124,7 +124,6 @@ extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err)
   int rc = -1, n = 0, k = 0;
   size_t elems = 0;
   double t0 = 0, x = 0, y = 0, z = 0;
-  lab_summary sn, ss, se;
   *out = NULL;
   memset(&m, 0, sizeof m);
   if (lab_timing_check(p, err)) return -1;
@@ -163,13 +162,7 @@ extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err)
   }
   if (timeline_batch(h, s, n, k, a, b, c, &m, err)) goto cleanup;
   if (validate(a, b, c, n, &m, err)) goto cleanup;
-  lab_summarize(m.nosync_ms, (size_t)m.samples, &sn);
-  lab_summarize(m.sync_ms, (size_t)m.samples, &ss);
-  lab_summarize(m.ev_ms, (size_t)m.samples, &se);
-  m.host_nosync_ms = sn.median;
-  m.host_sync_ms = ss.median;
-  m.events_ms = se.median;
-  m.iqr_pct = se.iqr_pct;
+  lab_timing_summarize(&m);
   *out = lab_timing_envelope(p, &m, "cuda", prop.name, NULL);
   rc = *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 cleanup:

@@ -70,6 +70,17 @@ static void add_findings(cJSON *env, const lab_timing_measure *m) {
     lab_env_finding(env, "The event timings spread by %.0f%% (IQR): the run was noisy; run it again.", m->iqr_pct);
 }
 
+void lab_timing_summarize(lab_timing_measure *m) {
+  lab_summary sn, ss, se;
+  lab_summarize(m->nosync_ms, (size_t)m->samples, &sn);
+  lab_summarize(m->sync_ms, (size_t)m->samples, &ss);
+  lab_summarize(m->ev_ms, (size_t)m->samples, &se);
+  m->host_nosync_ms = sn.median;
+  m->host_sync_ms = ss.median;
+  m->events_ms = se.median;
+  m->iqr_pct = se.iqr_pct;
+}
+
 cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof) {
   cJSON *env = lab_envelope_new("timing", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
@@ -182,14 +193,7 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
     m.run_ms[m.n_runs++] = m.sync_ms[i];
   }
   sim_batch(prof, m.size, m.repeats, 0, &r, &m, 1, &a, &b, &d);
-  lab_summary sn, ss, se;
-  lab_summarize(m.nosync_ms, (size_t)m.samples, &sn);
-  lab_summarize(m.sync_ms, (size_t)m.samples, &ss);
-  lab_summarize(m.ev_ms, (size_t)m.samples, &se);
-  m.host_nosync_ms = sn.median;
-  m.host_sync_ms = ss.median;
-  m.events_ms = se.median;
-  m.iqr_pct = se.iqr_pct;
+  lab_timing_summarize(&m);
   m.validated = -1;
   *out = lab_timing_envelope(p, &m, "simulated", prof->device_name, prof);
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);

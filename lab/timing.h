@@ -35,6 +35,8 @@ typedef struct lab_timing_measure {
 int lab_timing_check(const lab_params *p, lab_error *err);
 
 /* Builds the envelope (backend "cuda" or "simulated"); prof NULL for a real run. */
+/* Medians of the three clocks' samples (and the events' spread) into m. */
+void lab_timing_summarize(lab_timing_measure *m);
 cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof);
 

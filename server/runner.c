@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cjson_compat.h"
 #include "driver_probe.h"
@@ -39,7 +40,25 @@ static int fetch_runtime_view(srv_runner *r, lab_runtime_view *rt, double wait_s
   return rc;
 }
 
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Views younger than this are answered from the cache: probing costs a
+ * fork of nvidia-smi (without NVML) and a round trip to the worker. */
+#define VIEWS_FRESH_S 1.0
+
 void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt) {
+  pthread_mutex_lock(&r->lock);
+  int cached = r->have_rt && now_s() - r->views_at_s < VIEWS_FRESH_S;
+  if (cached) {
+    *drv = r->drv;
+    *rt = r->rt;
+  }
+  pthread_mutex_unlock(&r->lock);
+  if (cached) return;
   srv_driver_probe(drv);
   pthread_mutex_lock(&r->lock);
   int have = r->have_rt;
@@ -54,6 +73,10 @@ void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt)
     r->have_rt = fresh.status != LAB_RT_ERROR || r->have_rt;
     pthread_mutex_unlock(&r->lock);
   }
+  pthread_mutex_lock(&r->lock);
+  r->drv = *drv;
+  r->views_at_s = now_s();
+  pthread_mutex_unlock(&r->lock);
 }
 
 int srv_runner_gpu_usable(srv_runner *r) {

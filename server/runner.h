@@ -19,6 +19,8 @@ typedef struct srv_runner {
   pthread_mutex_t lock; /* guards the cached runtime view */
   lab_runtime_view rt;
   int have_rt;
+  lab_driver_view drv; /* the last driver view, and when both views were taken */
+  double views_at_s;
 } srv_runner;
 
 int srv_runner_init(srv_runner *r, srv_supervisor *sup);
