@@ -34,7 +34,9 @@ WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
 CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels -Iserver
 # gpulab (server + CLI) links no CUDA: cuBLAS's thread-local storage does not
 # fit CivetWeb's 100 KiB thread stacks. gpulab-worker owns the GPU.
-LDLIBS := -lcivetweb -lcjson -lm -lpthread -ldl
+# SQLite (the class store) and libcrypto (SHA-256 of session tokens): gpulab
+# and the unit tests only; the worker needs neither.
+LDLIBS := -lcivetweb -lcjson -lsqlite3 -lcrypto -lm -lpthread -ldl
 WORKER_LDLIBS := -lcjson -lm -lpthread -ldl
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -62,6 +64,7 @@ WORKER_OBJ := $(WORKER_SRC:%.c=$(OBJ)/%.o)
 KERN_OBJ := $(patsubst %.cu,$(OBJ)/%.o,$(KERN_SRC:%.c=$(OBJ)/%.o))
 BIN := $(BUILD)/bin/gpulab
 WORKER_BIN := $(BUILD)/bin/gpulab-worker
+TLS_SHIM := $(BUILD)/lib/libgpulab_ssl3.so
 LESSONC := $(BUILD)/bin/lessonc
 WEB := $(BUILD)/web
 WEB_FILES := $(patsubst web/%,$(WEB)/%,$(shell find web -type f 2>/dev/null))
@@ -70,7 +73,7 @@ UNIT_BIN := $(BUILD)/tests/check_all
 
 .PHONY: all help probe deps run serve test test-fast unit bench gpu-check record bundle clean lessons wasm web
 
-all: probe $(BIN) $(WORKER_BIN) $(LESSONC) web lessons wasm $(if $(HAVE_CHECK),$(UNIT_BIN))
+all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
@@ -134,7 +137,7 @@ bundle: all
 	@tools/bundle.sh $(BUILD) .bundle
 
 .PHONY: all-native
-all-native: $(BIN) $(WORKER_BIN) $(LESSONC) lessons $(if $(HAVE_CHECK),$(UNIT_BIN))
+all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) lessons $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 # ---- native objects ---------------------------------------------------------
 $(OBJ)/%.o: %.c
@@ -148,6 +151,12 @@ $(OBJ)/%.o: %.cu
 $(BIN): $(LAB_OBJ) $(SERVER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Debian's civetweb 1.15 was built for OpenSSL 1.1 and looks up one symbol
+# OpenSSL 3 no longer exports; the server loads this shim before TLS starts.
+$(TLS_SHIM): server/tls_shim/ssl3_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 $(WARN) -shared -fPIC -Wl,-soname,libssl.so -o $@ $< -Wl,--no-as-needed -l:libssl.so.3
 
 $(WORKER_BIN): $(LAB_OBJ) $(WORKER_OBJ) $(KERN_OBJ)
 	@mkdir -p $(dir $@)

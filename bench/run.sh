@@ -2,7 +2,8 @@
 # `make bench`: figures as ratios against a peer measured in the same run.
 #  1. API: requests/s of GET /api/device and of a simulated run, each beside
 #     a static file served by the same server (the peer), with wrk on loopback.
-#  2. Simulator: median wall time of each experiment's simulation over 7 runs
+#  2. Class load (bench/load.sh): 50 learners, throughput, p50/p99, none lost.
+#  3. Simulator: median wall time of each experiment's simulation over 7 runs
 #     of the CLI, beside `gpulab version` (process start-up, the peer).
 # Usage: bench/run.sh BUILD
 set -euo pipefail
@@ -28,6 +29,10 @@ printf '  %-38s %10s req/s\n' "GET /index.html (peer)" "$static" "GET /api/devic
   "POST /api/experiments/device (sim)" "$sim"
 awk -v a="$device" -v b="$sim" -v p="$static" 'BEGIN {printf "  ratio to peer: /api/device %.2f, simulated run %.2f\n", a/p, b/p}'
 kill $pid; wait $pid 2>/dev/null || true
+
+# 2. Class mode under load: 50 learners polling their runs and submitting
+#    simulated runs, with p50/p99 latency and a check that none was lost.
+bench/load.sh "$build" "${LOAD_SECONDS:-10}"
 
 median_ms() { # command... → median wall ms of 7 runs
   for _ in 1 2 3 4 5 6 7; do

@@ -28,6 +28,17 @@ typedef struct cJSON cJSON;
   X(LAB_E_GPU_OOM, "gpu_out_of_memory", 507, "Use a smaller size or batch, or free GPU memory first.") \
   X(LAB_E_CUDA, "cuda_error", 500, "The GPU reported an error; the worker was reset, run it again.") \
   X(LAB_E_USAGE, "usage", 400, "Run 'gpulab help' for the commands and options.") \
+  X(LAB_E_BAD_JOIN_CODE, "bad_join_code", 403, "Check the join code your instructor gave you (e.g. ABCD-EFGH) and try again.") \
+  X(LAB_E_NO_SESSION, "no_session", 401, "Join the class first (POST /api/class/join with the join code and your name).") \
+  X(LAB_E_INSTRUCTOR_ONLY, "instructor_only", 401, "Send the instructor token printed at server start as 'Authorization: Bearer TOKEN'.") \
+  X(LAB_E_STORE_BUSY, "store_busy", 503, "The class database is busy; retry in a few seconds.") \
+  X(LAB_E_STORE_UNAVAILABLE, "store_unavailable", 507, "The class database cannot be written (disk full, read-only or I/O error); tell your instructor.") \
+  X(LAB_E_UNKNOWN_RUN, "unknown_run", 404, "GET /api/session lists your runs.") \
+  X(LAB_E_NOT_CANCELLABLE, "not_cancellable", 409, "Only a queued run can be cancelled; this one has started or finished.") \
+  X(LAB_E_RATE_LIMITED, "rate_limited", 429, "Too many runs this minute; retry after the Retry-After seconds.") \
+  X(LAB_E_QUOTA_EXCEEDED, "quota_exceeded", 429, "Your session used its GPU time; run it with backend \"simulated\" or ask your instructor.") \
+  X(LAB_E_OVER_MEMORY_LIMIT, "over_memory_limit", 400, "Ask for less GPU memory; the class limit is in the message.") \
+  X(LAB_E_QUEUE_FULL, "queue_full", 503, "The GPU queue is full; retry after the Retry-After seconds.") \
   X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
   X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")
 

@@ -6,12 +6,14 @@
 #include "runner.h"
 
 struct mg_connection;
+struct srv_class;
 
 typedef struct srv_app {
   srv_runner runner;
   char web_root[4096];  /* static files and the public lesson bundles */
   char lesson_keys[4096]; /* server-only quiz answer keys */
   size_t max_body_bytes;
+  struct srv_class *cls; /* class mode (class.h); NULL for a single learner */
 } srv_app;
 
 int srv_api_health(struct mg_connection *conn, void *app);
@@ -21,5 +23,13 @@ int srv_api_profiles(struct mg_connection *conn, void *app);
 int srv_api_lessons(struct mg_connection *conn, void *app);
 int srv_api_not_found(struct mg_connection *conn, void *app);
 int srv_static(struct mg_connection *conn, void *app);
+
+/* Class mode: /api/class/join|leave, /api/session, /api/instructor/class. */
+int srv_api_class(struct mg_connection *conn, void *app);
+int srv_api_session(struct mg_connection *conn, void *app);
+int srv_api_instructor(struct mg_connection *conn, void *app);
+/* Class mode's GPU runs (api_runs.c) and the Prometheus metrics (api_metrics.c). */
+int srv_api_runs(struct mg_connection *conn, void *app);
+int srv_api_metrics(struct mg_connection *conn, void *app);
 
 #endif

@@ -9,6 +9,8 @@
 #include "http.h"
 #include "registry.h"
 #include "hooks.h"
+#include "session.h"
+#include "api_runs.h"
 
 static const char *optional_string(const cJSON *body, const char *key, lab_error *err, int *bad) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(body, key);
@@ -21,12 +23,35 @@ static const char *optional_string(const cJSON *body, const char *key, lab_error
   return v->valuestring;
 }
 
+/* ---- class mode: a run answered at once is stored with the session -------- */
+/* Simulated runs (and any run not queued) are kept as done at once, with
+ * their whole envelope, and cost no GPU time. */
+static int store_answered_run(srv_app *app, int64_t session_id, const char *name, const cJSON *result,
+                              lab_error *err) {
+  const cJSON *backend = cJSON_GetObjectItemCaseSensitive(result, "backend");
+  char *params = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(result, "params"));
+  char *envelope = cJSON_PrintUnformatted(result);
+  int64_t id = 0;
+  int rc = -1;
+  if (!params || !envelope) lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  else
+    rc = srv_store_run_record(app->cls->store, session_id, name, params,
+                              cJSON_IsString(backend) ? backend->valuestring : "simulated", envelope, &id, err);
+  cJSON_free(params);
+  cJSON_free(envelope);
+  return rc;
+}
+/* ---- end of class mode ---------------------------------------------------- */
+
 static int run(struct mg_connection *conn, srv_app *app, const char *name) {
   lab_error err = {0};
   char *text = NULL;
   size_t len = 0;
   cJSON *body = NULL, *result = NULL;
   int rc;
+  srv_store_session sess = {0};
+  /* class mode: every run belongs to a session */
+  if (app->cls && srv_session_require(conn, app->cls, &sess, &err) != 0) goto fail;
   if (srv_read_body(conn, app->max_body_bytes, 1, &text, &len, &err) != 0) goto fail;
   if (len == 0) {
     body = cJSON_CreateObject();
@@ -53,9 +78,14 @@ static int run(struct mg_connection *conn, srv_app *app, const char *name) {
   const char *backend = optional_string(body, "backend", &err, &bad);
   const char *profile = bad ? NULL : optional_string(body, "profile", &err, &bad);
   if (bad) goto fail;
+  /* class mode: a GPU run waits in the fair queue and answers 202 (api_runs.c) */
+  if (app->cls && srv_api_runs_submit(conn, app, sess.id, name, cJSON_GetObjectItemCaseSensitive(body, "params"),
+                                      backend, &rc))
+    goto done;
   if (srv_run_experiment(&app->runner, name, cJSON_GetObjectItemCaseSensitive(body, "params"), backend, profile,
                          &result, &err) != 0)
     goto fail;
+  if (app->cls && store_answered_run(app, sess.id, name, result, &err) != 0) goto fail; /* class mode */
   rc = srv_send_json(conn, 200, result);
   goto done;
 fail:

@@ -11,6 +11,7 @@
 #include "files.h"
 #include "http.h"
 #include "quiz.h"
+#include "session.h"
 
 #define MAX_BUNDLE_BYTES (4 * 1024 * 1024)
 
@@ -35,12 +36,28 @@ static int send_file_json(struct mg_connection *conn, const char *path, const ch
   return rc;
 }
 
+/* class mode: keeps a scored attempt (score, pass, the answers given). */
+static int store_attempt(srv_app *app, int64_t session_id, const char *lesson, const cJSON *answers,
+                         const cJSON *result, lab_error *err) {
+  char *given = cJSON_PrintUnformatted(answers);
+  if (!given) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  int rc = srv_store_quiz_add(app->cls->store, session_id, lesson,
+                              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(result, "score")),
+                              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(result, "total")),
+                              cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed")), given, err);
+  cJSON_free(given);
+  return rc;
+}
+
 static int score_quiz(struct mg_connection *conn, srv_app *app, const char *id) {
   char path[4400], *text = NULL, *body_text = NULL;
   size_t len = 0, body_len = 0;
   lab_error err = {0};
   cJSON *key = NULL, *body = NULL, *result = NULL;
   int rc;
+  srv_store_session sess = {0};
+  /* class mode: an attempt belongs to a session and is kept with it */
+  if (app->cls && srv_session_require(conn, app->cls, &sess, &err) != 0) goto fail;
   snprintf(path, sizeof path, "%s/%s.key.json", app->lesson_keys, id);
   if (srv_read_file(path, MAX_BUNDLE_BYTES, &text, &len) != 0) {
     lab_fail(&err, LAB_E_UNKNOWN_LESSON, "id", "no quiz for lesson '%.64s'; GET /api/lessons lists them", id);
@@ -67,6 +84,7 @@ static int score_quiz(struct mg_connection *conn, srv_app *app, const char *id) 
     goto fail;
   }
   if (lab_quiz_score(key, answers, &result, &err) != 0) goto fail;
+  if (app->cls && store_attempt(app, sess.id, id, answers, result, &err) != 0) goto fail; /* class mode */
   rc = srv_send_json(conn, 200, result);
   goto done;
 fail:

@@ -1,6 +1,8 @@
 /* Option parsing shared by every command, and `gpulab help`. */
 #include "cli.h"
 
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,7 @@ int srv_cli_help(void) {
        "                                             serve the web app and the API (port 0: any free port)\n"
        "  gpulab version | help\n"
        "\n"
-       "Exit status: 0 success, 1 the command failed, 2 usage error.");
+       "Exit status: 0 success, 1 the command failed, 2 usage error.\n");
+  fputs(srv_class_help, stdout);
   return 0;
 }

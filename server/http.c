@@ -56,7 +56,8 @@ int srv_send_json(struct mg_connection *conn, int status, const cJSON *json) {
 
 int srv_send_error(struct mg_connection *conn, const lab_error *err) {
   cJSON *json = lab_error_json(err);
-  const char *extra = err->code == LAB_E_BUSY || err->code == LAB_E_NO_GPU ? "Retry-After: 5\r\n" : NULL;
+  const char *extra =
+      err->code == LAB_E_BUSY || err->code == LAB_E_NO_GPU || err->code == LAB_E_STORE_BUSY ? "Retry-After: 5\r\n" : NULL;
   int rc = send_json_extra(conn, lab_err_http_status(err->code), json, extra);
   cJSON_Delete(json);
   return rc;

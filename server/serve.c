@@ -19,6 +19,14 @@
 #include "cjson_compat.h"
 #include "files.h"
 #include "profiles.h"
+/* class mode (sessions, store): */
+#include "class.h"
+#include "hooks.h"
+#include "session.h"
+/* class mode's GPU queue, metrics and the log line: */
+#include "metrics.h"
+#include "runs.h"
+#include "tls.h"
 
 static volatile sig_atomic_t stop_requested;
 static _Thread_local double request_started;
@@ -37,6 +45,7 @@ static double now_ms(void) {
 static int begin_request(struct mg_connection *conn) {
   (void)conn;
   request_started = now_ms();
+  srv_session_log_reset();
   return 0;
 }
 
@@ -46,9 +55,13 @@ static void end_request(const struct mg_connection *conn, int status) {
   time_t t = time(NULL);
   struct tm tm;
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-  /* The query string is not logged: it may carry what a learner typed. */
-  fprintf(stderr, "%s %s %s %s %d %.1fms\n", when, ri->remote_addr, ri->request_method, ri->local_uri, status,
-          now_ms() - request_started);
+  /* The query string is not logged: it may carry what a learner typed; a
+   * session is named by its id, never its token. */
+  char line[1200];
+  srv_log_line(line, sizeof line, when, ri->remote_addr, ri->request_method, ri->local_uri, status,
+               now_ms() - request_started, srv_session_log_id());
+  fprintf(stderr, "%s\n", line);
+  srv_metrics_request(status);
 }
 
 static int log_message(const struct mg_connection *conn, const char *message) {
@@ -66,7 +79,13 @@ static const struct {
     {"/api/experiments", srv_api_experiments},
     {"/api/profiles", srv_api_profiles},
     {"/api/lessons", srv_api_lessons},
+    /* class mode: each answers not_found when no class runs */
+    {"/api/class", srv_api_class},
+    {"/api/session", srv_api_session},
+    {"/api/instructor", srv_api_instructor},
+    {"/api/runs", srv_api_runs},
     {"/api", srv_api_not_found},
+    {"/metrics", srv_api_metrics},
     {"/", srv_static},
 };
 
@@ -122,10 +141,62 @@ static int load_profile(const char *path) {
   return 0;
 }
 
+/* ---- class mode: start-up and shutdown ----------------------------------- */
+
+/* Opens the class (store, join code, instructor token) and prints how to
+ * join; the token is printed here once and kept only as a hash. */
+static int class_start(srv_class *cls, const srv_class_config *cfg, char token[SRV_TOKEN_HEX + 1]) {
+  lab_error err = {0};
+  if (srv_class_open(cls, cfg, token, &err) != 0) {
+    fprintf(stderr, "gpulab: %s\n", err.message);
+    return -1;
+  }
+  /* Test hook: cap the database so a test sees a full disk answered. */
+  const char *pages = getenv("GPULAB_TEST_STORE_EXTRA_PAGES");
+  long extra;
+  if (srv_test_hooks_enabled() && pages && srv_cli_long(pages, 0, 1000000, &extra) == 0 &&
+      srv_store_sqlite_cap_pages(cls->store, extra, &err) != 0) {
+    fprintf(stderr, "gpulab: %s\n", err.message);
+    srv_class_close(cls);
+    return -1;
+  }
+  return 0;
+}
+
+static void class_announce(const srv_class *cls, const char *token) {
+  printf("gpulab: class \"%s\" join code: %.4s-%.4s\n", cls->cfg.name, cls->join_code, cls->join_code + 4);
+  if (token[0]) printf("gpulab: instructor token: %s\n", token);
+  else printf("gpulab: instructor token: (the one in GPULAB_INSTRUCTOR_TOKEN)\n");
+}
+
+/* The GPU queue: one worker thread per configured GPU; runs a previous
+ * server left are requeued (or failed, if they were running). */
+static int class_queue_start(srv_class *cls, srv_runner *runner) {
+  static srv_class_runs runs;
+  lab_error err = {0};
+  if (srv_class_runs_start(&runs, &cls->cfg, cls->store, runner, &err) != 0) {
+    fprintf(stderr, "gpulab: cannot start the GPU queue: %s\n", err.message);
+    return -1;
+  }
+  cls->runs = &runs;
+  return 0;
+}
+
+static void class_queue_stop(srv_class *cls) {
+  if (!cls || !cls->runs) return;
+  srv_class_runs_stop(cls->runs);
+  cls->runs = NULL;
+}
+
+/* ---- serve ---------------------------------------------------------------- */
+
 int srv_cmd_serve(int argc, char **argv) {
   const char *host = "127.0.0.1", *root = NULL, *keys = NULL, *profile_file = NULL;
   long port = 8080;
   double deadline_s = 60;
+  int deadline_given = 0;
+  srv_class_flags class_flags = {0};
+  char class_msg[512];
   for (int i = 0; i < argc; i++) {
     const char *v = NULL;
     if (srv_cli_option(argc, argv, &i, "--host", &v)) host = v;
@@ -136,15 +207,33 @@ int srv_cmd_serve(int argc, char **argv) {
       long d;
       if (srv_cli_long(v, 1, 3600, &d)) return srv_cli_usage("--deadline must be 1 to 3600 seconds");
       deadline_s = (double)d;
+      deadline_given = 1;
     } else if (srv_cli_option(argc, argv, &i, "--keys", &v)) keys = v;
     else if (srv_cli_option(argc, argv, &i, "--profile-file", &v)) profile_file = v;
-    else return srv_cli_usage("unknown option for serve (try: --host H --port N --root DIR --keys DIR --deadline S --profile-file F)");
+    else {
+      int m = srv_class_flag(argc, argv, &i, &class_flags, class_msg, sizeof class_msg);
+      if (m < 0) return srv_cli_usage(class_msg);
+      if (m == 0)
+        return srv_cli_usage("unknown option for serve (try: --host H --port N --root DIR --keys DIR --deadline S "
+                             "--profile-file F, or --class FILE and the class options in 'gpulab help')");
+      v = "";
+    }
     if (!v) return srv_cli_usage("an option of serve is missing its value");
   }
   if (!host[0] || strlen(host) > 255 || strpbrk(host, " ,/"))
     return srv_cli_usage("--host must be an address such as 127.0.0.1 or 0.0.0.0");
 
   if (profile_file && load_profile(profile_file) != 0) return 1;
+
+  /* class mode: the file, then the flags over it; exit 2 on a bad value */
+  static srv_class_config class_cfg;
+  static srv_class cls;
+  int class_mode = srv_class_config_build(&class_flags, &class_cfg, class_msg, sizeof class_msg);
+  if (class_mode < 0) return srv_cli_usage(class_msg);
+  if (class_mode) {
+    if (deadline_given) class_cfg.deadline_s = (long)deadline_s;
+    deadline_s = (double)class_cfg.deadline_s;
+  }
 
   static srv_app app;
   char exe[4096];
@@ -175,11 +264,46 @@ int srv_cmd_serve(int argc, char **argv) {
     return 1;
   }
   app.runner.deadline_s = deadline_s;
+  char class_token[SRV_TOKEN_HEX + 1] = "";
+  if (class_mode) {
+    if (class_start(&cls, &class_cfg, class_token) != 0) {
+      srv_runner_free(&app.runner);
+      srv_supervisor_free(sup);
+      return 1;
+    }
+    app.cls = &cls;
+    app.max_body_bytes = (size_t)class_cfg.max_body_kib * 1024;
+    if (class_queue_start(&cls, &app.runner) != 0) {
+      srv_class_close(&cls);
+      srv_runner_free(&app.runner);
+      srv_supervisor_free(sup);
+      return 1;
+    }
+  }
 
-  char ports[300];
-  snprintf(ports, sizeof ports, "%s:%ld", host, port);
-  const char *options[] = {"listening_ports", ports, "num_threads", "64", "request_timeout_ms", "10000",
-                           "max_request_size", "16384", "enable_directory_listing", "no", NULL};
+  /* TLS: civetweb reads the key from its certificate file, so a separate
+   * key is joined with the certificate into a private temporary file that
+   * is removed as soon as the server has loaded it (tls.h). */
+  srv_tls tls = {0};
+  int use_tls = app.cls && app.cls->cfg.tls_cert[0];
+  if (use_tls && (srv_tls_library(class_msg, sizeof class_msg) ||
+                  srv_tls_prepare(&tls, app.cls->cfg.tls_cert, app.cls->cfg.tls_key, class_msg, sizeof class_msg))) {
+    fprintf(stderr, "gpulab: %s\n", class_msg);
+    class_queue_stop(app.cls);
+    srv_class_close(app.cls);
+    srv_runner_free(&app.runner);
+    srv_supervisor_free(sup);
+    return 1;
+  }
+  char ports[300], threads[16];
+  snprintf(ports, sizeof ports, "%s:%ld%s", host, port, use_tls ? "s" : "");
+  /* Each connection holds one civetweb thread; past max_connections new
+   * connections wait in the accept queue (they are not refused) until a
+   * thread is free or request_timeout_ms passes. */
+  snprintf(threads, sizeof threads, "%ld", app.cls ? app.cls->cfg.max_connections : 64L);
+  const char *options[] = {"listening_ports", ports, "num_threads", threads, "request_timeout_ms", "10000",
+                           "max_request_size", "16384", "enable_directory_listing", "no",
+                           use_tls ? "ssl_certificate" : NULL, tls.pem_path, NULL};
   struct mg_callbacks cb;
   memset(&cb, 0, sizeof cb);
   cb.begin_request = begin_request;
@@ -188,10 +312,14 @@ int srv_cmd_serve(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  mg_init_library(0);
+  mg_init_library(use_tls ? MG_FEATURES_TLS : 0);
   struct mg_context *ctx = mg_start(&cb, &app, options);
+  srv_tls_loaded(&tls); /* loaded (or refused): the joined key file goes now */
   if (!ctx) {
-    fprintf(stderr, "gpulab: cannot listen on %s (in use, or not an address of this machine)\n", ports);
+    fprintf(stderr, "gpulab: cannot listen on %s (in use, not an address of this machine%s)\n", ports,
+            use_tls ? ", or the TLS certificate and key are not usable: see the civetweb line above" : "");
+    class_queue_stop(app.cls);
+    if (app.cls) srv_class_close(app.cls);
     srv_runner_free(&app.runner);
     srv_supervisor_free(sup);
     mg_exit_library();
@@ -201,16 +329,22 @@ int srv_cmd_serve(int argc, char **argv) {
     mg_set_request_handler(ctx, routes[i].uri, routes[i].handler, &app);
   struct mg_server_port sp[4];
   int nports = mg_get_server_ports(ctx, 4, sp);
-  printf("gpulab: listening on http://%s:%d\n", host, nports > 0 ? sp[0].port : (int)port);
+  printf("gpulab: listening on %s://%s:%d\n", use_tls ? "https" : "http", host, nports > 0 ? sp[0].port : (int)port);
+  if (app.cls) class_announce(app.cls, class_token);
+  memset(class_token, 0, sizeof class_token);
   fflush(stdout);
   while (!stop_requested) usleep(100 * 1000);
   fprintf(stderr, "gpulab: stopping\n");
+  /* The GPU queue first, while the HTTP threads live (runs.h says why). */
+  if (app.cls && app.cls->runs) srv_class_runs_halt(app.cls->runs);
   int wake_port = nports > 0 ? sp[0].port : (int)port;
   pthread_t waker;
   int have_waker = pthread_create(&waker, NULL, wake_accept_loop, &wake_port) == 0;
   mg_stop(ctx);
   stop_done = 1;
   if (have_waker) pthread_join(waker, NULL);
+  class_queue_stop(app.cls); /* frees it; before the store closes */
+  if (app.cls) srv_class_close(app.cls);
   srv_runner_free(&app.runner);
   srv_supervisor_free(sup);
   mg_exit_library();

@@ -26,7 +26,11 @@ struct srv_supervisor {
   int to_worker, from_worker;
   _Atomic int restarts; /* read without the job lock: health must not wait for a run */
   char *buf; /* answer buffer, MAX_ANSWER_BYTES + 1 */
+  _Atomic int live_pid; /* pid for srv_supervisor_kill, which must not wait for the job lock */
+  char gpu_env[48]; /* "CUDA_VISIBLE_DEVICES=N", or "" to inherit the server's */
 };
+
+extern char **environ;
 
 srv_supervisor *srv_supervisor_new(const char *exe_path) {
   srv_supervisor *s = calloc(1, sizeof *s);
@@ -51,6 +55,7 @@ static void reap(srv_supervisor *s, int kill_it) {
   if (s->to_worker >= 0) close(s->to_worker);
   if (s->from_worker >= 0) close(s->from_worker);
   s->pid = 0;
+  s->live_pid = 0;
   s->to_worker = s->from_worker = -1;
 }
 
@@ -62,9 +67,26 @@ static int spawn(srv_supervisor *s, lab_error *err) {
     close(in[1]);
     return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot create a pipe for the worker");
   }
+  /* The child's environment is built before fork: setenv after fork is not
+   * async-signal-safe in a threaded server. */
+  char **envp = NULL;
+  if (s->gpu_env[0]) {
+    size_t n = 0;
+    while (environ[n]) n++;
+    envp = calloc(n + 2, sizeof *envp);
+    if (!envp) {
+      close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+      return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+      if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) != 0) envp[k++] = environ[i];
+    envp[k] = s->gpu_env;
+  }
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
+    free(envp);
     close(in[0]), close(in[1]), close(out[0]), close(out[1]);
     return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start the GPU worker (fork failed)");
   }
@@ -76,12 +98,15 @@ static int spawn(srv_supervisor *s, lab_error *err) {
     dup2(out[1], 1);
     for (int fd = 3; fd < 1024; fd++) close(fd);
     char *argv[] = {"gpulab-worker", NULL};
-    execv(s->exe, argv);
+    if (envp) execve(s->exe, argv, envp);
+    else execv(s->exe, argv);
     _exit(127);
   }
+  free(envp);
   close(in[0]);
   close(out[1]);
   s->pid = pid;
+  s->live_pid = pid;
   s->to_worker = in[1];
   s->from_worker = out[0];
   return 0;
@@ -194,6 +219,20 @@ out:
 
 int srv_supervisor_restarts(srv_supervisor *s) { return s->restarts; }
 
+void srv_supervisor_kill(srv_supervisor *s) {
+  /* The pid stays valid until the job thread reaps it under the lock. */
+  int pid = s->live_pid;
+  if (pid > 0) kill(pid, SIGKILL);
+}
+
+int srv_supervisor_set_gpu(srv_supervisor *s, int gpu) {
+  if (gpu < 0) {
+    s->gpu_env[0] = 0;
+    return 0;
+  }
+  return snprintf(s->gpu_env, sizeof s->gpu_env, "CUDA_VISIBLE_DEVICES=%d", gpu) < (int)sizeof s->gpu_env ? 0 : -1;
+}
+
 int srv_supervisor_pid(srv_supervisor *s) { return (int)s->pid; }
 
 srv_supervisor *srv_supervisor_for_self(void) {
@@ -227,8 +266,6 @@ void srv_supervisor_free(srv_supervisor *s) {
     }
   }
   reap(s, 1);
-  {
-  }
   pthread_mutex_unlock(&s->lock);
   pthread_mutex_destroy(&s->lock);
   free(s->buf);

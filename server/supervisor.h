@@ -20,6 +20,13 @@ int srv_supervisor_call(srv_supervisor *s, const cJSON *job, double wait_s, doub
                         lab_error *err);
 int srv_supervisor_restarts(srv_supervisor *s);
 int srv_supervisor_pid(srv_supervisor *s); /* 0 when no worker runs */
+/* Kills the worker now, without waiting for the job in progress: that job
+ * fails with worker_crashed and the next one starts a fresh worker. */
+void srv_supervisor_kill(srv_supervisor *s);
+/* Pins the worker to one GPU (CUDA_VISIBLE_DEVICES=gpu in its environment;
+ * the worker then sees it as device 0). gpu < 0 inherits the server's. Call
+ * before the first job: a running worker keeps its environment. */
+int srv_supervisor_set_gpu(srv_supervisor *s, int gpu);
 
 /* A supervisor for the gpulab-worker binary beside this one (or the one
  * named by GPULAB_WORKER). NULL when out of memory. */

@@ -10,9 +10,10 @@ cp "$build/bin/gpulab" "$out/bin/"
 # Libraries the GPU machine lacks; libc, libstdc++ and CUDA's own are there.
 ldd "$build/bin/gpulab" | awk '/=> \// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in
-    libcivetweb*|libcjson*|libssl*|libcrypto*|libz.so*) cp -L "$lib" "$out/lib/" ;;
+    libcivetweb*|libcjson*|libssl*|libcrypto*|libz.so*|libsqlite3*) cp -L "$lib" "$out/lib/" ;;
   esac
 done
+[ -d "$build/lib" ] && cp "$build/lib/"*.so "$out/lib/"
 cp -r "$build/web" "$out/web"
 [ -d "$build/lessons" ] && cp -r "$build/lessons" "$out/lessons"
 mkdir -p "$out/tests"; cp -r tests/gpu "$out/tests/"

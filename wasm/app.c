@@ -14,6 +14,7 @@
 #include "html.h"
 #include "registry.h"
 #include "route.h"
+#include "views/class_app.h"
 #include "views/device.h"
 #include "views/experiment_run.h"
 #include "views/json_get.h"
@@ -92,6 +93,7 @@ static void on_health(int status, const char *body, size_t len, void *ctx) {
     snprintf(app.version, sizeof app.version, "%s", version);
     snprintf(app.mode, sizeof app.mode, "%s", mode);
   }
+  ui_class_app_health(app.health_ok ? j : NULL); /* a class server: the join form or the session bar */
   cJSON_Delete(j);
   render_status();
 }
@@ -341,6 +343,7 @@ static void on_action(const char *action, const char *arg, void *ctx) {
   (void)ctx;
   if (ui_quiz_app_action(action, arg, &app.dev, app.health_ok ? app.version : NULL)) return;
   if (ui_exp_action(action, arg)) return;
+  if (ui_class_app_action(action, arg)) return;
   if (strcmp(action, "recheck") == 0) check_device();
   else if (strcmp(action, "reload-lessons") == 0) {
     app.index_failed = false;
@@ -360,6 +363,7 @@ void ui_app_start(void) {
 
 void ui_app_shutdown(void) {
   ui_quiz_app_shutdown();
+  ui_class_app_shutdown();
   ui_exp_shutdown();
   cJSON_Delete(app.device);
   cJSON_Delete(app.sim_env);

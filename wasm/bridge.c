@@ -33,13 +33,12 @@ static struct {
 
 /* The body is handed to C as a temporary UTF-8 copy; every failure
  * (network, abort on timeout) reads as status 0. */
-EM_JS(void, js_fetch, (int slot, const char *url, int timeout_ms, const char *body), {
+EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeout_ms, const char *body), {
   const target = UTF8ToString(url);
   const ctl = new AbortController();
   const timer = setTimeout(function() { ctl.abort(); }, timeout_ms);
-  const init = {headers : {"Accept" : "application/json"}, cache : "no-store", signal : ctl.signal};
+  const init = {method : UTF8ToString(method), headers : {"Accept" : "application/json"}, cache : "no-store", signal : ctl.signal};
   if (body) {
-    init.method = "POST";
     init.headers["Content-Type"] = "application/json";
     init.body = UTF8ToString(body);
   }
@@ -198,22 +197,29 @@ EM_JS(void, js_storage_set, (const char *key, const char *value), {
   }
 });
 
-static void start_fetch(const char *url, const char *body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+static void start_fetch(const char *method, const char *url, const char *body, int timeout_ms, ui_fetch_cb cb,
+                        void *ctx) {
   for (int i = 0; i < MAX_PENDING; i++) {
     if (pending[i].used) continue;
     pending[i].used = 1;
     pending[i].cb = cb;
     pending[i].ctx = ctx;
-    js_fetch(i, url, timeout_ms, body);
+    js_fetch(i, method, url, timeout_ms, body);
     return;
   }
   cb(0, "", 0, ctx); /* too many requests in flight: report it as a failed request */
 }
 
-void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) { start_fetch(url, NULL, timeout_ms, cb, ctx); }
+void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+  start_fetch("GET", url, NULL, timeout_ms, cb, ctx);
+}
+
+void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+  start_fetch("DELETE", url, NULL, timeout_ms, cb, ctx);
+}
 
 void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
-  start_fetch(url, json_body ? json_body : "{}", timeout_ms, cb, ctx);
+  start_fetch("POST", url, json_body ? json_body : "{}", timeout_ms, cb, ctx);
 }
 
 void ui_bridge_fetch_done(int slot, int status, const char *body, int len) {

@@ -16,6 +16,10 @@ void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx);
  * cb as for ui_fetch: exactly once, status 0 when the request failed. */
 void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx);
 
+/* DELETE url (same origin; cancels a queued run on a class server); cb as
+ * for ui_fetch. */
+void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx);
+
 /* Element by id; a missing element is ignored. html is inserted as markup. */
 void ui_dom_set_html(const char *id, const char *html);
 void ui_dom_set_text(const char *id, const char *text);

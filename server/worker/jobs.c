@@ -1,5 +1,6 @@
 /* The worker's job table: kernels/ entries by experiment name, plus the
- * test hooks that make a worker misbehave on purpose. */
+ * test hooks that make a worker misbehave on purpose and the test-only
+ * fake GPU (fake_gpu.h). */
 #include "jobs.h"
 
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "cjson_compat.h"
+#include "fake_gpu.h"
 #include "hooks.h"
 #include "kern.h"
 #include "registry.h"
@@ -47,7 +49,8 @@ int srv_worker_job(const cJSON *job, cJSON **result, lab_error *err) {
   if (!cJSON_IsString(kind)) return lab_fail(err, LAB_E_BAD_REQUEST, "job", "a worker job needs a \"job\" string");
   if (strcmp(kind->valuestring, "runtime_view") == 0) {
     lab_runtime_view rt;
-    kern_runtime_view(&rt);
+    if (srv_fake_gpu_ms() >= 0) srv_fake_gpu_runtime_view(&rt);
+    else kern_runtime_view(&rt);
     *result = lab_runtime_view_json(&rt);
     return *result ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   }
@@ -55,6 +58,8 @@ int srv_worker_job(const cJSON *job, cJSON **result, lab_error *err) {
   if (strcmp(kind->valuestring, "run") != 0)
     return lab_fail(err, LAB_E_BAD_REQUEST, "job", "unknown worker job '%.32s'", kind->valuestring);
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(job, "experiment");
+  if (srv_fake_gpu_ms() >= 0 && cJSON_IsString(name))
+    return srv_fake_gpu_run(name->valuestring, cJSON_GetObjectItemCaseSensitive(job, "params"), result, err);
   const lab_experiment *e = cJSON_IsString(name) ? lab_experiment_find(name->valuestring) : NULL;
   gpu_run_fn run = e ? gpu_runner(e->name) : NULL;
   if (!run)

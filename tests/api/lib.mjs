@@ -118,6 +118,7 @@ export async function startServer({ root, deadline, env = {}, intentionalCrash =
     proc,
     exited,
     stderr: () => err,
+    stdout: () => out, // everything printed so far (class mode prints its join code and token after listening)
     // Stops the server; resolves to { code, signal, ms }. CivetWeb's accept
     // loop polls in 2 s steps, so by default empty connections are made
     // while it stops to wake that loop (keeps the suite fast); pass

@@ -26,16 +26,19 @@ export function screenshotDir() {
   return dir;
 }
 
-// Starts `gpulab serve --host 127.0.0.1 --port 0` and resolves once it prints
-// "gpulab: listening on URL". Returns { url, stop() }; stop() ends the process
+// Starts `gpulab serve --host 127.0.0.1 --port 0 ...args` (env added to the
+// environment) and resolves once it prints "gpulab: listening on URL" and,
+// with `classMode`, the join code and instructor token lines that follow.
+// Returns { url, stop(), joinCode, instructorToken }; stop() ends the process
 // (SIGTERM, then SIGKILL after 3 s) and resolves when it has exited.
-export function startServer({ bin = serverBinary(), timeoutMs = 15000 } = {}) {
+export function startServer({ bin = serverBinary(), timeoutMs = 15000, args = [], env = {}, classMode = false } = {}) {
   return new Promise((resolve, reject) => {
     if (!existsSync(bin)) {
       reject(new Error(`no server binary at ${bin}: run 'make' first or set GPULAB_BIN`));
       return;
     }
-    const proc = spawn(bin, ['serve', '--host', '127.0.0.1', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(bin, ['serve', '--host', '127.0.0.1', '--port', '0', ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let out = '';
     let err = '';
     let exited = false;
@@ -53,10 +56,15 @@ export function startServer({ bin = serverBinary(), timeoutMs = 15000 } = {}) {
     }, timeoutMs);
     proc.stdout.on('data', (chunk) => {
       out += chunk;
-      const m = out.match(/gpulab: listening on (http:\/\/[^\s]+)/);
-      if (m) {
+      const m = out.match(/gpulab: listening on (https?:\/\/[^\s]+)/);
+      const code = out.match(/gpulab: class ".*" join code: ([A-Z0-9-]+)/);
+      const token = out.match(/gpulab: instructor token: ([0-9a-f]{64})/);
+      if (m && (!classMode || (code && token))) {
         clearTimeout(timer);
-        resolve({ url: m[1].replace(/\/$/, ''), stop, stderr: () => err, get exited() { return exited; } });
+        resolve({
+          url: m[1].replace(/\/$/, ''), stop, stderr: () => err, get exited() { return exited; },
+          joinCode: code ? code[1] : null, instructorToken: token ? token[1] : null,
+        });
       }
     });
     proc.stderr.on('data', (chunk) => { err += chunk; });

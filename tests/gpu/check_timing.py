@@ -5,54 +5,36 @@ synchronize sees under 10 % of the event time of >= 1 ms matmuls; with
 synchronize it is within 5 %; the cold run is slower than a warm one.
 Usage: python3 tests/gpu/check_timing.py BUILD_DIR   (prints TAP)"""
 import json
-import subprocess
+import os
 import sys
 
-build = sys.argv[1] if len(sys.argv) > 1 else "build"
-n = 0
-failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpulib  # noqa: E402  (found beside this file, in the repo or a bundle)
 
-
-def tap(ok, what, detail=""):
-    global n, failed
-    n += 1
-    failed += not ok
-    print(("ok" if ok else "not ok") + f" {n} - timing: {what}" + (f" # {detail}" if detail and not ok else ""))
-
-
-def run(*params):
-    cmd = [f"{build}/bin/gpulab", "run", "timing", "--backend", "cuda", "--json", *params]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    try:
-        return p.returncode, json.loads(p.stdout)
-    except json.JSONDecodeError:
-        return p.returncode, {"error": {"code": "bad_output", "message": p.stdout[-300:] + p.stderr[-300:]}}
-
-
-rc, env = run("--size=4096", "--repeats=10", "--samples=7")
-tap(rc == 0 and "error" not in env, "a 4096 run succeeds", json.dumps(env.get("error")))
+t = gpulib.Tap("timing")
+rc, env = gpulib.run("timing", size=4096, repeats=10, samples=7)
+t.check(rc == 0 and "error" not in env, "a 4096 run succeeds", json.dumps(env.get("error")))
 if rc == 0 and "error" not in env:
     m = env["metrics"]
     ev = m["events_ms"]
-    tap(env.get("validated") is True, "sgemm matches the CPU reference", f"max_abs_err={env.get('max_abs_err')}")
-    tap(env.get("max_abs_err", 1) <= 1e-3 * 4096 ** 0.5, "max_abs_err within the fp32 bound", f"{env.get('max_abs_err')}")
-    tap(m["sgemm_ms"] >= 1.0, "each sgemm takes >= 1 ms (the check needs it)", f"{m['sgemm_ms']:.3f} ms")
-    tap(m["host_nosync_ms"] < 0.10 * ev, "host timer without synchronize < 10 % of events",
-        f"nosync {m['host_nosync_ms']:.3f} ms vs events {ev:.2f} ms")
-    tap(abs(m["host_sync_ms"] - ev) <= 0.05 * ev, "host timer after synchronize within 5 % of events",
-        f"sync {m['host_sync_ms']:.3f} ms vs events {ev:.2f} ms")
-    tap(m["cold_ms"] > m["warm_ms"], "the cold run is slower than a warm one", f"{m['cold_ms']:.1f} vs {m['warm_ms']:.2f}")
+    t.check(env.get("validated") is True, "sgemm matches the CPU reference", f"max_abs_err={env.get('max_abs_err')}")
+    t.check(env.get("max_abs_err", 1) <= 1e-3 * 4096 ** 0.5, "max_abs_err within the fp32 bound", f"{env.get('max_abs_err')}")
+    t.check(m["sgemm_ms"] >= 1.0, "each sgemm takes >= 1 ms (the check needs it)", f"{m['sgemm_ms']:.3f} ms")
+    t.check(m["host_nosync_ms"] < 0.10 * ev, "host timer without synchronize < 10 % of events",
+            f"nosync {m['host_nosync_ms']:.3f} ms vs events {ev:.2f} ms")
+    t.check(abs(m["host_sync_ms"] - ev) <= 0.05 * ev, "host timer after synchronize within 5 % of events",
+            f"sync {m['host_sync_ms']:.3f} ms vs events {ev:.2f} ms")
+    t.check(m["cold_ms"] > m["warm_ms"], "the cold run is slower than a warm one", f"{m['cold_ms']:.1f} vs {m['warm_ms']:.2f}")
     lanes = {e["lane"] for e in env["timeline"]}
-    tap(lanes == {"cpu", "gpu:0/stream0"}, "timeline has the cpu and gpu lanes", str(lanes))
+    t.check(lanes == {"cpu", "gpu:0/stream0"}, "timeline has the cpu and gpu lanes", str(lanes))
     gpu = [e for e in env["timeline"] if e["lane"] != "cpu"]
     launches = [e for e in env["timeline"] if e["lane"] == "cpu" and e["label"].startswith("launch")]
-    tap(len(gpu) == 10 and launches[-1]["end_us"] < gpu[-1]["end_us"],
-        "launches end long before the GPU's work does", f"{launches[-1]['end_us'] if launches else None}")
-    tap(len(env["findings"]) >= 4, "findings are written")
+    t.check(len(gpu) == 10 and launches[-1]["end_us"] < gpu[-1]["end_us"],
+            "launches end long before the GPU's work does", f"{launches[-1]['end_us'] if launches else None}")
+    t.check(len(env["findings"]) >= 4, "findings are written")
 
-rc, env = run("--size=8192", "--repeats=100")
-tap(rc != 0 and env.get("error", {}).get("param") == "repeats", "an oversized batch is refused on repeats",
-    json.dumps(env)[:200])
+rc, env = gpulib.run("timing", size=8192, repeats=100)
+t.check(rc != 0 and env.get("error", {}).get("param") == "repeats", "an oversized batch is refused on repeats",
+        json.dumps(env)[:200])
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+sys.exit(t.done())

@@ -22,10 +22,17 @@ int main(void) {
       make_ui_report_suite,
       make_ui_chart_suite,
       make_ui_experiment_suite,
+      make_ui_class_suite,
+      make_queue_suite,
+      make_limits_suite,
+      make_metrics_suite,
       make_stream_sim_suite,
       make_transfer_suite,
       make_timing_suite,
       make_crossover_suite,
+      make_store_suite,
+      make_session_suite,
+      make_config_suite,
   };
   SRunner *sr = srunner_create(NULL);
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) srunner_add_suite(sr, suites[i]());

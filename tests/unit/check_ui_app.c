@@ -73,6 +73,7 @@ void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fe
   ck_assert_ptr_nonnull(json_body);
   ui_fetch(url, timeout_ms, cb, ctx);
 }
+void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) { ui_fetch(url, timeout_ms, cb, ctx); }
 int ui_form_checked(const char *form_id, char *buf, size_t n) {
   (void)form_id;
   return snprintf(buf, n, "{}");

@@ -19,6 +19,10 @@ Suite *make_transfer_suite(void);
 Suite *make_timing_suite(void);
 Suite *make_crossover_suite(void);
 
+Suite *make_store_suite(void);
+Suite *make_session_suite(void);
+Suite *make_config_suite(void);
+
 Suite *make_ui_html_suite(void);
 Suite *make_ui_device_suite(void);
 Suite *make_ui_lesson_suite(void);
@@ -27,5 +31,9 @@ Suite *make_ui_quiz_suite(void);
 Suite *make_ui_report_suite(void);
 Suite *make_ui_chart_suite(void);
 Suite *make_ui_experiment_suite(void);
+Suite *make_ui_class_suite(void);
+Suite *make_queue_suite(void);
+Suite *make_limits_suite(void);
+Suite *make_metrics_suite(void);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "bridge.h"
+#include "class_queue.h"
 #include "envelope.h"
 #include "experiment.h"
 #include "json_get.h"
@@ -211,12 +212,26 @@ static void simulate_now(void *ctx) {
   finish(s, env, true);
 }
 
+/* A run queued on a class server ended (class_queue.c). */
+static void on_class_done(cJSON *env, const lab_error *err, void *ctx) {
+  slot *s = from_tag(ctx);
+  if (!s) cJSON_Delete(env);
+  else if (env) finish(s, env, false);
+  else fail(s, err);
+}
+
 static void on_answer(int status, const char *body, size_t len, void *ctx) {
   slot *s = from_tag(ctx);
   lab_error err;
   if (!s) return;
   memset(&err, 0, sizeof err);
   cJSON *j = status ? cJSON_ParseWithLength(body, len) : NULL;
+  int queued = ui_class_queue_answer(status, j, s->w.e->name, on_class_done, ctx, &err); /* 202, or a class limit */
+  if (queued != 0) {
+    cJSON_Delete(j);
+    if (queued < 0) fail(s, &err);
+    return;
+  }
   if (status == 200 && j && lab_envelope_check(j, &err) == 0) {
     finish(s, j, false);
     return;

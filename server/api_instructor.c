@@ -1,0 +1,79 @@
+/* GET /api/instructor/class: the whole class for its instructor (who joined,
+ * runs per learner, quiz results, the GPU queue, the worker's health, the
+ * GPU's memory). Needs "Authorization: Bearer <instructor token>"; the token
+ * never travels in a URL, so it cannot leak into logs or browser history. */
+#include <civetweb.h>
+#include <string.h>
+
+#include "api.h"
+#include "cjson_compat.h"
+#include "http.h"
+#include "runs.h"
+#include "session.h"
+
+static cJSON *class_info(const srv_class *cls) {
+  const srv_class_config *c = &cls->cfg;
+  cJSON *o = cJSON_CreateObject(), *limits = NULL, *gpus = NULL;
+  char code[SRV_JOIN_CODE_LEN + 2];
+  snprintf(code, sizeof code, "%.4s-%.4s", cls->join_code, cls->join_code + 4);
+  int ok = o && cJSON_AddStringToObject(o, "name", c->name) && cJSON_AddStringToObject(o, "join_code", code) &&
+           cJSON_AddBoolToObject(o, "tls", c->tls_cert[0] != 0) && (limits = cJSON_AddObjectToObject(o, "limits")) &&
+           (gpus = cJSON_AddArrayToObject(o, "gpus"));
+  const struct {
+    const char *key;
+    long v;
+  } l[] = {{"runs_per_minute", c->runs_per_minute}, {"gpu_seconds_per_session", c->gpu_seconds_per_session},
+           {"max_gpu_mem_gib", c->max_gpu_mem_gib}, {"deadline_s", c->deadline_s},
+           {"queue_max", c->queue_max},             {"max_body_kib", c->max_body_kib},
+           {"max_connections", c->max_connections}};
+  for (size_t i = 0; ok && i < sizeof l / sizeof l[0]; i++) ok = cJSON_AddNumberToObject(limits, l[i].key, (double)l[i].v) != NULL;
+  for (int i = 0; ok && i < c->gpu_count; i++) ok = cJSON_AddItemToArray(gpus, cJSON_CreateNumber(c->gpus[i]));
+  if (!ok) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* The worker's health and the device views (driver view: memory in use). */
+static cJSON *gpu_info(srv_app *app) {
+  lab_driver_view drv;
+  lab_runtime_view rt;
+  srv_runner_views(&app->runner, &drv, &rt);
+  cJSON *o = cJSON_CreateObject(), *worker = NULL;
+  int restarts = app->cls->runs ? srv_class_runs_restarts(app->cls->runs) : srv_supervisor_restarts(app->runner.sup);
+  int ok = o && (worker = cJSON_AddObjectToObject(o, "worker")) &&
+           cJSON_AddNumberToObject(worker, "pid", srv_supervisor_pid(app->runner.sup)) &&
+           cJSON_AddNumberToObject(worker, "restarts", restarts) &&
+           cJSON_AddItemToObject(o, "device", lab_device_json(&drv, &rt));
+  if (!ok) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+static int overview(struct mg_connection *conn, srv_app *app) {
+  lab_error err = {0};
+  cJSON *out = NULL;
+  if (srv_instructor_require(conn, app->cls, &err) != 0 ||
+      srv_store_class_overview(app->cls->store, &out, &err) != 0)
+    return srv_send_error(conn, &err);
+  cJSON *queue = app->cls->runs ? srv_queue_json(app->cls->runs->queue) : cJSON_CreateArray();
+  int ok = cJSON_AddItemToObject(out, "class", class_info(app->cls)) && cJSON_AddItemToObject(out, "queue", queue);
+  if (ok) queue = NULL;
+  ok = ok && cJSON_AddItemToObject(out, "gpu", gpu_info(app));
+  int rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");
+  cJSON_Delete(queue);
+  cJSON_Delete(out);
+  return rc;
+}
+
+int srv_api_instructor(struct mg_connection *conn, void *cbdata) {
+  srv_app *app = cbdata;
+  if (!app->cls) return srv_class_not_running(conn);
+  if (strcmp(mg_get_request_info(conn)->local_uri, "/api/instructor/class") != 0)
+    return srv_api_not_found(conn, cbdata);
+  if (!srv_method_ok(conn, "GET,HEAD")) return 405;
+  return overview(conn, app);
+}

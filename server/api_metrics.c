@@ -1,0 +1,60 @@
+/* GET /metrics: Prometheus text format 0.0.4. Open like /api/health (it
+ * holds counts, never names or tokens); the gauges are read here, the GPU
+ * memory from the runtime view the worker last reported (a scrape never
+ * waits for a busy GPU). */
+#include <civetweb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "class.h"
+#include "http.h"
+#include "metrics.h"
+#include "runs.h"
+
+static void gauges(srv_app *app, srv_metrics_gauges *g) {
+  memset(g, 0, sizeof *g);
+  g->sessions_active = -1;
+  srv_class_runs *cr = app->cls ? app->cls->runs : NULL;
+  if (cr) {
+    g->queue_length = srv_queue_waiting(cr->queue);
+    g->queue_running = srv_queue_running(cr->queue);
+    g->worker_restarts = srv_class_runs_restarts(cr);
+  } else {
+    g->worker_restarts = srv_supervisor_restarts(app->runner.sup);
+  }
+  int64_t active = 0;
+  lab_error err;
+  if (app->cls && srv_store_sessions_active(app->cls->store, &active, &err) == 0) g->sessions_active = (long)active;
+  pthread_mutex_lock(&app->runner.lock);
+  if (app->runner.have_rt && app->runner.rt.status == LAB_RT_OK) {
+    const lab_runtime_view *rt = &app->runner.rt;
+    for (int i = 0; i < rt->device_count && i < 8; i++) {
+      g->gpu_total_bytes[i] = (double)rt->dev[i].mem_total_bytes;
+      g->gpu_used_bytes[i] = (double)(rt->dev[i].mem_total_bytes - rt->dev[i].mem_free_bytes);
+      g->gpus = i + 1;
+    }
+  }
+  pthread_mutex_unlock(&app->runner.lock);
+}
+
+int srv_api_metrics(struct mg_connection *conn, void *cbdata) {
+  if (!srv_method_ok(conn, "GET,HEAD")) return 405;
+  srv_metrics_gauges g;
+  gauges(cbdata, &g);
+  char *text = srv_metrics_text(&g);
+  if (!text) return srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory; retry in a few seconds");
+  char length[32];
+  size_t len = strlen(text);
+  snprintf(length, sizeof length, "%zu", len);
+  mg_response_header_start(conn, 200);
+  mg_response_header_add(conn, "Content-Type", "text/plain; version=0.0.4; charset=utf-8", -1);
+  mg_response_header_add(conn, "Content-Length", length, -1);
+  mg_response_header_add(conn, "Cache-Control", "no-store", -1);
+  mg_response_header_add_lines(conn, srv_security_headers);
+  mg_response_header_send(conn);
+  if (strcmp(mg_get_request_info(conn)->request_method, "HEAD") != 0) mg_write(conn, text, len);
+  free(text);
+  return 200;
+}

@@ -1,0 +1,60 @@
+/* Class mode's configuration: a JSON file (`serve --class FILE`) and/or
+ * flags that override it. Strict: an unknown key, a wrong type or a value
+ * out of bounds is a usage error naming the file, the key and the bounds. */
+#ifndef SRV_CONFIG_H
+#define SRV_CONFIG_H
+
+#include <stddef.h>
+
+#define SRV_MAX_GPUS 16
+#define SRV_CLASS_NAME_MAX 80
+#define SRV_JOIN_CODE_LEN 8 /* A-Z and 2-9 without O, I (so no 0/O or 1/I mix-ups) */
+
+typedef struct srv_class_config {
+  char name[SRV_CLASS_NAME_MAX + 1];
+  char db[4096];                          /* SQLite file; relative paths in the file are from its folder */
+  char join_code[SRV_JOIN_CODE_LEN + 1];  /* normalised; "" = generate one at start */
+  long runs_per_minute;                   /* per session */
+  long gpu_seconds_per_session;
+  long max_gpu_mem_gib;                   /* the most GPU memory one experiment may ask for */
+  long deadline_s;                        /* per GPU run */
+  long queue_max;                         /* runs waiting for the GPU, whole class */
+  long max_body_kib;
+  long max_connections;
+  char tls_cert[4096], tls_key[4096];     /* both "" = plain HTTP */
+  int gpus[SRV_MAX_GPUS];
+  int gpu_count;
+} srv_class_config;
+
+/* The flags seen on the command line, kept raw until the file is read:
+ * flags override the file whatever their order. */
+enum { SRV_CLASS_FLAG_COUNT = 14 };
+typedef struct srv_class_flags {
+  const char *file;                        /* --class FILE */
+  const char *value[SRV_CLASS_FLAG_COUNT]; /* by position in config.c's table */
+} srv_class_flags;
+
+/* Matches argv[*i] against a class option ("--db F" or "--db=F"), recording
+ * it in f. Returns 1 when matched, 0 when not a class option, -1 when its
+ * value is missing (msg says which). --deadline is matched too: in class
+ * mode it overrides limits.deadline_s, alone it does not turn class mode on. */
+int srv_class_flag(int argc, char **argv, int *i, srv_class_flags *f, char *msg, size_t n);
+
+/* Builds the configuration: defaults, then the file, then the flags.
+ * Returns 1 for class mode (cfg filled), 0 when no class option was given,
+ * -1 with msg ("FILE: limits.queue_max: must be an integer from 1 to 10000"). */
+int srv_class_config_build(const srv_class_flags *f, srv_class_config *cfg, char *msg, size_t n);
+
+void srv_class_config_defaults(srv_class_config *cfg);
+
+/* Reads a config file into cfg (on top of what it holds). 0 or -1 with msg. */
+int srv_class_config_load(const char *path, srv_class_config *cfg, char *msg, size_t n);
+
+/* Normalises a join code typed by a person ("abcd-efgh", "ABCDEFGH") to 8
+ * upper-case characters; returns 0, or -1 when it cannot be one. */
+int srv_join_code_normalise(const char *text, char out[SRV_JOIN_CODE_LEN + 1]);
+
+/* The class options for `gpulab help`, with their bounds. */
+extern const char srv_class_help[];
+
+#endif

@@ -1,0 +1,175 @@
+/* Counters for /metrics and the request log line (see metrics.h). The run
+ * time histogram's buckets span a fake 0.1 s run to the longest deadline
+ * a class is likely to allow (300 s). */
+#include "metrics.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_STATUS 600
+static _Atomic unsigned long requests[N_STATUS];
+
+static const double bucket_le[] = {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300};
+#define N_BUCKETS (sizeof bucket_le / sizeof bucket_le[0])
+#define N_RUN_STATUS 4
+static const char *const run_status[N_RUN_STATUS] = {"done", "failed", "cancelled", "other"};
+
+static pthread_mutex_t runs_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long run_buckets[N_BUCKETS]; /* not cumulative; summed when printed */
+static unsigned long run_count, runs_by_status[N_RUN_STATUS];
+static double run_sum_s;
+
+void srv_metrics_request(int status) {
+  if (status >= 100 && status < N_STATUS) requests[status]++;
+}
+
+void srv_metrics_run(double seconds, const char *status) {
+  int k = N_RUN_STATUS - 1;
+  for (int i = 0; i < N_RUN_STATUS - 1; i++)
+    if (status && strcmp(status, run_status[i]) == 0) k = i;
+  pthread_mutex_lock(&runs_lock);
+  runs_by_status[k]++;
+  if (k == 2) { /* a cancelled run never ran: it has no run time */
+    pthread_mutex_unlock(&runs_lock);
+    return;
+  }
+  for (size_t i = 0; i < N_BUCKETS; i++)
+    if (seconds <= bucket_le[i]) {
+      run_buckets[i]++;
+      break;
+    }
+  run_count++;
+  run_sum_s += seconds;
+  pthread_mutex_unlock(&runs_lock);
+}
+
+void srv_metrics_reset(void) {
+  for (int i = 0; i < N_STATUS; i++) requests[i] = 0;
+  pthread_mutex_lock(&runs_lock);
+  memset(run_buckets, 0, sizeof run_buckets);
+  memset(runs_by_status, 0, sizeof runs_by_status);
+  run_count = 0;
+  run_sum_s = 0;
+  pthread_mutex_unlock(&runs_lock);
+}
+
+typedef struct sbuf {
+  char *p;
+  size_t len, cap;
+  int failed;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...) {
+  if (b->failed) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      b->failed = 1;
+      return;
+    }
+    if ((size_t)n < b->cap - b->len) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t cap = b->cap * 2 + (size_t)n;
+    char *grown = realloc(b->p, cap);
+    if (!grown) {
+      b->failed = 1;
+      return;
+    }
+    b->p = grown;
+    b->cap = cap;
+  }
+}
+
+char *srv_metrics_text(const srv_metrics_gauges *g) {
+  sbuf b = {.p = malloc(4096), .cap = 4096};
+  if (!b.p) return NULL;
+  b.p[0] = 0;
+  put(&b, "# HELP gpulab_requests_total HTTP requests answered, by status code.\n"
+          "# TYPE gpulab_requests_total counter\n");
+  for (int i = 100; i < N_STATUS; i++) {
+    unsigned long n = requests[i];
+    if (n) put(&b, "gpulab_requests_total{code=\"%d\"} %lu\n", i, n);
+  }
+  put(&b, "# HELP gpulab_queue_length GPU runs waiting in the queue.\n# TYPE gpulab_queue_length gauge\n"
+          "gpulab_queue_length %ld\n",
+      g->queue_length);
+  put(&b, "# HELP gpulab_queue_running GPU runs on a GPU now.\n# TYPE gpulab_queue_running gauge\n"
+          "gpulab_queue_running %ld\n",
+      g->queue_running);
+  pthread_mutex_lock(&runs_lock);
+  put(&b, "# HELP gpulab_run_seconds Wall time of finished GPU runs (worker call, queue wait excluded).\n"
+          "# TYPE gpulab_run_seconds histogram\n");
+  unsigned long cum = 0;
+  for (size_t i = 0; i < N_BUCKETS; i++) {
+    cum += run_buckets[i];
+    put(&b, "gpulab_run_seconds_bucket{le=\"%g\"} %lu\n", bucket_le[i], cum);
+  }
+  put(&b, "gpulab_run_seconds_bucket{le=\"+Inf\"} %lu\ngpulab_run_seconds_sum %.6f\ngpulab_run_seconds_count %lu\n",
+      run_count, run_sum_s, run_count);
+  put(&b, "# HELP gpulab_runs_total Finished GPU runs, by final status.\n# TYPE gpulab_runs_total counter\n");
+  for (int i = 0; i < N_RUN_STATUS; i++)
+    put(&b, "gpulab_runs_total{status=\"%s\"} %lu\n", run_status[i], runs_by_status[i]);
+  pthread_mutex_unlock(&runs_lock);
+  put(&b, "# HELP gpulab_worker_restarts_total GPU worker processes replaced after a crash, hang or sticky error.\n"
+          "# TYPE gpulab_worker_restarts_total counter\ngpulab_worker_restarts_total %ld\n",
+      g->worker_restarts);
+  put(&b, "# HELP gpulab_gpu_memory_used_bytes Device memory in use, as the GPU worker last saw it.\n"
+          "# TYPE gpulab_gpu_memory_used_bytes gauge\n");
+  for (int i = 0; i < g->gpus && i < 8; i++)
+    put(&b, "gpulab_gpu_memory_used_bytes{gpu=\"%d\"} %.0f\n", i, g->gpu_used_bytes[i]);
+  put(&b, "# HELP gpulab_gpu_memory_total_bytes Device memory in all.\n# TYPE gpulab_gpu_memory_total_bytes gauge\n");
+  for (int i = 0; i < g->gpus && i < 8; i++)
+    put(&b, "gpulab_gpu_memory_total_bytes{gpu=\"%d\"} %.0f\n", i, g->gpu_total_bytes[i]);
+  if (g->sessions_active >= 0)
+    put(&b, "# HELP gpulab_sessions_active Lab sessions joined and not ended.\n"
+            "# TYPE gpulab_sessions_active gauge\ngpulab_sessions_active %ld\n",
+        g->sessions_active);
+  if (b.failed) {
+    free(b.p);
+    return NULL;
+  }
+  return b.p;
+}
+
+static size_t put_escaped(char *buf, size_t n, size_t at, const char *s) {
+  static const char hex[] = "0123456789ABCDEF";
+  for (const unsigned char *p = (const unsigned char *)(s ? s : "-"); *p && at + 4 < n; p++) {
+    if (*p > 0x20 && *p < 0x7f && *p != '"' && *p != '%' && *p != '\\') {
+      buf[at++] = (char)*p;
+    } else {
+      buf[at++] = '%';
+      buf[at++] = hex[*p >> 4];
+      buf[at++] = hex[*p & 15];
+    }
+  }
+  buf[at] = 0;
+  return at;
+}
+
+size_t srv_log_line(char *buf, size_t n, const char *when, const char *remote, const char *method, const char *path,
+                    int status, double ms, int64_t session_id) {
+  if (n < 8) return 0;
+  size_t at = 0;
+  const char *keys[] = {"time=", " remote=", " method=", " path="};
+  const char *vals[] = {when, remote, method, path};
+  buf[0] = 0;
+  for (int i = 0; i < 4; i++) {
+    int w = snprintf(buf + at, n - at, "%s", keys[i]);
+    if (w < 0 || (size_t)w >= n - at) return strlen(buf); /* cut short */
+    at = put_escaped(buf, n, at + (size_t)w, vals[i]);
+  }
+  int w = session_id > 0 ? snprintf(buf + at, n - at, " status=%d ms=%.1f session=%lld", status, ms,
+                                     (long long)session_id)
+                          : snprintf(buf + at, n - at, " status=%d ms=%.1f session=-", status, ms);
+  (void)w; /* snprintf cut it at the buffer's end if need be */
+  return strlen(buf);
+}

@@ -1,0 +1,38 @@
+/* Operations: counters the server keeps for `GET /metrics` (Prometheus text
+ * format 0.0.4) and the one-line request log. Counters are process-wide
+ * (one server per process) and thread-safe; gauges are read at scrape time
+ * by the caller and passed in. */
+#ifndef SRV_METRICS_H
+#define SRV_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One answered request, by HTTP status. */
+void srv_metrics_request(int status);
+/* One finished GPU run: its wall time and final status (done, failed…). */
+void srv_metrics_run(double seconds, const char *status);
+/* Zeroes every counter (tests). */
+void srv_metrics_reset(void);
+
+typedef struct srv_metrics_gauges {
+  long queue_length;  /* runs waiting */
+  long queue_running; /* runs on a GPU now */
+  long worker_restarts; /* summed over the GPU workers (a counter: it only grows) */
+  long sessions_active; /* -1 when not in class mode */
+  int gpus;             /* entries in gpu_used/gpu_total */
+  double gpu_used_bytes[8], gpu_total_bytes[8];
+} srv_metrics_gauges;
+
+/* The whole exposition, malloc'd (caller frees); NULL when out of memory. */
+char *srv_metrics_text(const srv_metrics_gauges *g);
+
+/* The request log's one key=value line (no newline): time, remote,
+ * method, path (no query; bytes outside printable ASCII, spaces, quotes,
+ * '\\' and '%' escaped as %XX so a path cannot forge a field or a line),
+ * status, ms, session (its id, never its token; "-" when session_id ≤ 0).
+ * Returns the length written. */
+size_t srv_log_line(char *buf, size_t n, const char *when, const char *remote, const char *method, const char *path,
+                    int status, double ms, int64_t session_id);
+
+#endif

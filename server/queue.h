@@ -1,0 +1,80 @@
+/* The class's GPU queue: runs wait here until a GPU is free, fair across
+ * sessions (round-robin between sessions with waiting runs, first come first
+ * served inside one session), so one learner clicking fast cannot starve the
+ * class. One worker thread per GPU drains it through an exec callback; the
+ * queue also answers position, an estimate from recent run times per
+ * experiment, and cancels a run that has not started. */
+#ifndef SRV_QUEUE_H
+#define SRV_QUEUE_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+typedef struct srv_queue srv_queue;
+
+typedef struct srv_queue_job {
+  int64_t run_id, session_id;
+  char experiment[32];
+  cJSON *params; /* owned by the job */
+  double queued_at_s;  /* monotonic clock */
+  double started_at_s; /* 0 while waiting */
+  int gpu_slot;        /* which worker runs it (index into the GPU list), -1 while waiting */
+} srv_queue_job;
+
+typedef enum srv_queue_state { SRV_Q_UNKNOWN, SRV_Q_QUEUED, SRV_Q_RUNNING } srv_queue_state;
+
+typedef struct srv_queue_status {
+  srv_queue_state state;
+  int64_t session_id;
+  int position;      /* 1 = next to start; 0 while running */
+  double estimate_s; /* seconds until the result is expected (wait + run) */
+  double elapsed_s;  /* running: seconds since it started */
+  double run_estimate_s; /* this experiment's typical run time */
+} srv_queue_status;
+
+/* Runs one job on GPU slot `slot`; the queue measures its wall time and
+ * frees the job afterwards. Called on the slot's own worker thread. */
+typedef void (*srv_queue_exec_fn)(void *ctx, int slot, srv_queue_job *job);
+
+/* max_len: waiting runs allowed (queue_full past it). NULL when out of memory. */
+srv_queue *srv_queue_new(int max_len);
+/* Stops taking jobs, gives running ones grace_s to finish, then calls
+ * abort_fn(ctx) (which must make them return, e.g. kill their worker
+ * processes) and joins the threads. Waiting jobs stay queued (and stored:
+ * the next start requeues them). Safe to call twice. */
+void srv_queue_stop(srv_queue *q, double grace_s, void (*abort_fn)(void *ctx));
+/* Stops (no grace) if needed and frees the queue and any waiting jobs. */
+void srv_queue_free(srv_queue *q);
+
+/* Starts one worker thread per GPU slot. Returns 0, or -1. */
+int srv_queue_start(srv_queue *q, int slots, srv_queue_exec_fn exec, void *ctx);
+
+/* Queues a run (takes params, even on failure). A full queue fails with
+ * queue_full; *retry_after_s says when a place is expected to free up. */
+int srv_queue_push(srv_queue *q, int64_t run_id, int64_t session_id, const char *experiment, cJSON *params,
+                   double *retry_after_s, lab_error *err);
+/* 0 when a run can be queued now; -1 with queue_full (and retry) when not. */
+int srv_queue_full(srv_queue *q, double *retry_after_s, lab_error *err);
+/* Removes a waiting run of that session: 1 removed, 0 running (not
+ * cancellable), -1 not in the queue (or another session's). */
+int srv_queue_cancel(srv_queue *q, int64_t run_id, int64_t session_id);
+/* The state of a run still in the queue or running (SRV_Q_UNKNOWN otherwise). */
+void srv_queue_status_of(srv_queue *q, int64_t run_id, srv_queue_status *st);
+
+/* Takes the next job fairly (blocks while none; NULL once stopping) and
+ * marks it running on `slot`. Workers call it; tests drive it directly. */
+srv_queue_job *srv_queue_take(srv_queue *q, int slot, int block);
+/* Records a finished job's run time for the estimates and frees it. */
+void srv_queue_done(srv_queue *q, srv_queue_job *job, double run_s);
+
+int srv_queue_waiting(srv_queue *q);
+int srv_queue_running(srv_queue *q);
+/* The typical run time of an experiment: mean of its recent runs, else of
+ * all recent runs, else a default of 5 s. */
+double srv_queue_run_estimate(srv_queue *q, const char *experiment);
+/* [{"id","session_id","experiment","status","position","estimate_s"}…] in
+ * start order, running first. Caller owns. */
+cJSON *srv_queue_json(srv_queue *q);
+
+#endif

@@ -1,0 +1,297 @@
+/* Class-mode GPU runs (see runs.h). The order of the checks matters: the
+ * cheap, definite refusals (bad params, too much memory, quota, a full
+ * queue) come before the rate window counts the run, so a refused request
+ * does not use up a learner's minute. */
+#include "runs.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cjson_compat.h"
+#include "envelope.h"
+#include "kern.h"
+#include "metrics.h"
+#include "registry.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int has_gpu_side(const char *name) {
+  static const char *const names[] = {
+#define SRV_X_NAME(n) #n,
+      KERN_EXPERIMENTS(SRV_X_NAME)
+#undef SRV_X_NAME
+  };
+  for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(names[i], name) == 0) return 1;
+  return 0;
+}
+
+static void log_store_error(const char *what, int64_t run_id, const lab_error *err) {
+  fprintf(stderr, "gpulab: run %lld: %s failed: %s (%s)\n", (long long)run_id, what, lab_err_code(err->code),
+          err->message);
+}
+
+/* Stores a run's end; the error envelope stands in for the result of a failed run. */
+static void finish(srv_class_runs *cr, int64_t run_id, const char *status, const lab_error *fail, const cJSON *result,
+                   double gpu_ms) {
+  cJSON *errj = fail ? lab_error_json(fail) : NULL;
+  char *text = result ? cJSON_PrintUnformatted(result) : errj ? cJSON_PrintUnformatted(errj) : NULL;
+  lab_error err;
+  if (srv_store_run_finish(cr->store, run_id, status, fail ? lab_err_code(fail->code) : NULL, text, gpu_ms, &err) != 0)
+    log_store_error("storing its end", run_id, &err);
+  cJSON_free(text);
+  cJSON_Delete(errj);
+}
+
+/* The queue's exec callback: one run on GPU slot `slot`, on its thread. */
+static void exec_run(void *ctx, int slot, srv_queue_job *job) {
+  srv_class_runs *cr = ctx;
+  lab_error err = {0};
+  if (srv_store_run_start(cr->store, job->run_id, &err) != 0) log_store_error("marking it running", job->run_id, &err);
+  cJSON *req = cJSON_CreateObject(), *out = NULL;
+  int rc = -1;
+  double t0 = now_s();
+  if (req && cJSON_AddStringToObject(req, "job", "run") && cJSON_AddStringToObject(req, "experiment", job->experiment) &&
+      cJSON_AddItemToObject(req, "params", job->params ? cJSON_Duplicate(job->params, 1) : cJSON_CreateObject()))
+    rc = srv_supervisor_call(cr->sup[slot], req, cr->runner->wait_s, cr->deadline_s, &out, &err);
+  else
+    lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
+  double run_s = now_s() - t0;
+  cJSON_Delete(req);
+  if (rc == 0 && lab_envelope_check(out, &err) != 0) rc = -1;
+  const char *status = rc == 0 ? "done" : "failed";
+  finish(cr, job->run_id, status, rc == 0 ? NULL : &err, rc == 0 ? out : NULL, run_s * 1000.0);
+  srv_metrics_run(run_s, status);
+  cJSON_Delete(out);
+}
+
+int srv_class_runs_queued(srv_class_runs *cr, const char *experiment, const char *backend) {
+  if (!cr || !has_gpu_side(experiment)) return 0;
+  if (backend && strcmp(backend, "simulated") == 0) return 0;
+  if (backend && strcmp(backend, "cuda") == 0) return srv_runner_gpu_usable(cr->runner);
+  return (!backend || strcmp(backend, "auto") == 0) && srv_runner_gpu_usable(cr->runner);
+}
+
+static cJSON *run_brief(srv_class_runs *cr, int64_t run_id) {
+  srv_queue_status st;
+  srv_queue_status_of(cr->queue, run_id, &st);
+  cJSON *o = cJSON_CreateObject(), *run = cJSON_AddObjectToObject(o, "run");
+  cJSON_AddNumberToObject(run, "id", (double)run_id);
+  /* A worker may already have taken it; otherwise it is waiting. */
+  cJSON_AddStringToObject(run, "status", st.state == SRV_Q_RUNNING ? "running" : "queued");
+  cJSON_AddNumberToObject(run, "position", st.position);
+  cJSON_AddNumberToObject(run, "estimate_s", st.estimate_s);
+  return o;
+}
+
+int srv_class_runs_submit(srv_class_runs *cr, int64_t session_id, const char *experiment, const cJSON *params,
+                          cJSON **out, double *retry_after_s, lab_error *err) {
+  *out = NULL;
+  *retry_after_s = 0;
+  const lab_experiment *e = lab_experiment_find(experiment);
+  if (!e || !has_gpu_side(e->name))
+    return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no GPU experiment named '%.40s'",
+                    experiment ? experiment : "");
+  lab_params p;
+  lab_params_init(&p, e->params, e->n_params);
+  if (lab_params_from_json(&p, params, err) != 0) return -1;
+  if (srv_limits_gpu_mem(e->name, &p, cr->max_gpu_mem_gib, err) != 0) return -1;
+  double used_ms = 0;
+  if (srv_store_session_gpu_ms(cr->store, session_id, &used_ms, err) != 0) return -1;
+  if (srv_limits_quota(used_ms, cr->gpu_seconds, err) != 0) return -1;
+  /* Checked again (atomically) by the push; this early look keeps a full
+   * queue from using up the learner's rate window. */
+  if (srv_queue_full(cr->queue, retry_after_s, err) != 0) return -1;
+  if (srv_limits_rate(cr->limits, session_id, now_s(), retry_after_s, err) != 0) return -1;
+  cJSON *normal = lab_params_to_json(&p);
+  char *params_text = normal ? cJSON_PrintUnformatted(normal) : NULL;
+  int64_t run_id = 0;
+  int rc = -1;
+  if (!params_text) {
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  } else if (srv_store_run_add(cr->store, session_id, e->name, params_text, "cuda", &run_id, err) == 0) {
+    double ra = 0;
+    rc = srv_queue_push(cr->queue, run_id, session_id, e->name, normal, &ra, err);
+    normal = NULL; /* the queue took it */
+    if (rc != 0) {
+      *retry_after_s = ra;
+      finish(cr, run_id, "failed", err, NULL, 0);
+    }
+  }
+  cJSON_Delete(normal);
+  cJSON_free(params_text);
+  if (rc != 0) {
+    srv_limits_rate_undo(cr->limits, session_id);
+    return -1;
+  }
+  *out = run_brief(cr, run_id);
+  return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+}
+
+/* Adds the live queue state to a stored run; a failed run's stored error
+ * envelope becomes its "error". */
+static void merge_live(srv_class_runs *cr, cJSON *run) {
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(run, "id");
+  const cJSON *status = cJSON_GetObjectItemCaseSensitive(run, "status");
+  srv_queue_status st;
+  srv_queue_status_of(cr->queue, cJSON_IsNumber(id) ? (int64_t)id->valuedouble : 0, &st);
+  cJSON *progress = cJSON_CreateObject();
+  if (st.state == SRV_Q_QUEUED) {
+    cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString("queued"));
+    cJSON_AddNumberToObject(run, "position", st.position);
+    cJSON_AddNumberToObject(run, "estimate_s", st.estimate_s);
+    cJSON_AddStringToObject(progress, "state", "queued");
+  } else if (st.state == SRV_Q_RUNNING) {
+    cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString("running"));
+    cJSON_AddNumberToObject(run, "position", 0);
+    cJSON_AddNumberToObject(run, "estimate_s", st.estimate_s);
+    cJSON_AddStringToObject(progress, "state", "running");
+    cJSON_AddNumberToObject(progress, "elapsed_s", st.elapsed_s);
+    /* A kernel cannot report how far it got: the fraction is elapsed time
+     * over this experiment's recent run time, capped below 1. */
+    double f = st.run_estimate_s > 0 ? st.elapsed_s / st.run_estimate_s : 0;
+    cJSON_AddNumberToObject(progress, "fraction", f < 0.99 ? f : 0.99);
+    cJSON_AddBoolToObject(progress, "estimated", 1);
+  } else {
+    const char *s = cJSON_IsString(status) ? status->valuestring : "";
+    /* Queued or running in the store but not in this queue: it is being
+     * handed over (a worker just finished it); the next poll shows the end. */
+    cJSON_AddStringToObject(progress, "state", strcmp(s, "queued") == 0 || strcmp(s, "running") == 0 ? s : "done");
+    cJSON *result = cJSON_GetObjectItemCaseSensitive(run, "result");
+    cJSON *error = cJSON_GetObjectItemCaseSensitive(result, "error");
+    if (strcmp(s, "failed") == 0 && error) {
+      cJSON_AddItemToObject(run, "error", cJSON_DetachItemViaPointer(result, error));
+      cJSON_ReplaceItemInObjectCaseSensitive(run, "result", cJSON_CreateNull());
+    }
+  }
+  cJSON_AddItemToObject(run, "progress", progress);
+}
+
+int srv_class_runs_get(srv_class_runs *cr, int64_t session_id, int64_t run_id, cJSON **out, lab_error *err) {
+  *out = NULL;
+  cJSON *run = NULL;
+  if (srv_store_run_get(cr->store, session_id, run_id, &run, err) != 0) return -1;
+  merge_live(cr, run);
+  *out = cJSON_CreateObject();
+  if (!*out) {
+    cJSON_Delete(run);
+    return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  }
+  cJSON_AddItemToObject(*out, "run", run);
+  return 0;
+}
+
+int srv_class_runs_cancel(srv_class_runs *cr, int64_t session_id, int64_t run_id, cJSON **out, lab_error *err) {
+  *out = NULL;
+  cJSON *run = NULL;
+  /* The store answers whose run it is before the queue is touched. */
+  if (srv_store_run_get(cr->store, session_id, run_id, &run, err) != 0) return -1;
+  cJSON_Delete(run);
+  int rc = srv_queue_cancel(cr->queue, run_id, session_id);
+  if (rc != 1)
+    return lab_fail(err, LAB_E_NOT_CANCELLABLE, "id",
+                    "run %lld has %s; only a queued run can be cancelled", (long long)run_id,
+                    rc == 0 ? "started on the GPU (it ends at its deadline at the latest)" : "finished");
+  if (srv_store_run_finish(cr->store, run_id, "cancelled", NULL, NULL, 0, err) != 0) return -1;
+  srv_metrics_run(0, "cancelled");
+  return srv_class_runs_get(cr, session_id, run_id, out, err);
+}
+
+int srv_class_runs_restarts(srv_class_runs *cr) {
+  int n = 0;
+  for (int i = 0; i < cr->slots; i++) n += srv_supervisor_restarts(cr->sup[i]);
+  return n;
+}
+
+/* Runs a previous server left: queued ones go back in the queue (in their
+ * old order), running ones died with it. */
+static int recover(srv_class_runs *cr, lab_error *err) {
+  cJSON *rows = NULL;
+  if (srv_store_runs_unfinished(cr->store, &rows, err) != 0) return -1;
+  int requeued = 0, failed = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, rows) {
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "id");
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(r, "session_id");
+    const cJSON *exp = cJSON_GetObjectItemCaseSensitive(r, "experiment");
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(r, "status");
+    if (!cJSON_IsNumber(id) || !cJSON_IsNumber(sid) || !cJSON_IsString(exp) || !cJSON_IsString(status)) continue;
+    int64_t run_id = (int64_t)id->valuedouble;
+    lab_error why = {0};
+    if (strcmp(status->valuestring, "queued") == 0 && has_gpu_side(exp->valuestring)) {
+      const cJSON *params = cJSON_GetObjectItemCaseSensitive(r, "params");
+      double ra;
+      if (srv_queue_push(cr->queue, run_id, (int64_t)sid->valuedouble, exp->valuestring,
+                         cJSON_IsObject(params) ? cJSON_Duplicate(params, 1) : NULL, &ra, &why) == 0) {
+        requeued++;
+        continue;
+      }
+    } else {
+      lab_fail(&why, LAB_E_WORKER_CRASHED, NULL,
+               "the server stopped while this run was on the GPU; its worker is gone: run it again");
+    }
+    finish(cr, run_id, "failed", &why, NULL, 0);
+    failed++;
+  }
+  cJSON_Delete(rows);
+  if (requeued || failed)
+    fprintf(stderr, "gpulab: recovered the queue: %d run(s) requeued, %d failed (they were running)\n", requeued,
+            failed);
+  return 0;
+}
+
+int srv_class_runs_start(srv_class_runs *cr, const srv_class_config *cfg, srv_store *store, srv_runner *runner,
+                         lab_error *err) {
+  memset(cr, 0, sizeof *cr);
+  cr->store = store;
+  cr->runner = runner;
+  cr->deadline_s = (double)cfg->deadline_s;
+  cr->gpu_seconds = (double)cfg->gpu_seconds_per_session;
+  cr->max_gpu_mem_gib = (double)cfg->max_gpu_mem_gib;
+  runner->deadline_s = cr->deadline_s;
+  cr->limits = srv_limits_new((int)cfg->runs_per_minute);
+  cr->queue = srv_queue_new((int)cfg->queue_max);
+  if (!cr->limits || !cr->queue) goto oom;
+  int n = cfg->gpu_count > 0 ? cfg->gpu_count : 1;
+  for (int i = 0; i < n && i < SRV_MAX_GPUS; i++) {
+    cr->sup[i] = i == 0 ? runner->sup : srv_supervisor_for_self();
+    if (!cr->sup[i]) goto oom;
+    cr->slots = i + 1;
+    if (cfg->gpu_count > 0) srv_supervisor_set_gpu(cr->sup[i], cfg->gpus[i]);
+  }
+  if (recover(cr, err) != 0) goto fail;
+  if (srv_queue_start(cr->queue, cr->slots, exec_run, cr) != 0) {
+    lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start the GPU queue's worker threads");
+    goto fail;
+  }
+  return 0;
+oom:
+  lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+fail:
+  srv_class_runs_stop(cr);
+  return -1;
+}
+
+static void kill_workers(void *ctx) {
+  srv_class_runs *cr = ctx;
+  for (int i = 0; i < cr->slots; i++) srv_supervisor_kill(cr->sup[i]);
+}
+
+void srv_class_runs_halt(srv_class_runs *cr) {
+  if (cr->queue) srv_queue_stop(cr->queue, 2.0, kill_workers);
+}
+
+void srv_class_runs_stop(srv_class_runs *cr) {
+  srv_class_runs_halt(cr);
+  srv_queue_free(cr->queue);
+  srv_limits_free(cr->limits);
+  for (int i = 1; i < cr->slots; i++) srv_supervisor_free(cr->sup[i]);
+  memset(cr, 0, sizeof *cr);
+}

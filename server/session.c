@@ -1,0 +1,141 @@
+/* Tokens, hashes, cookies and the per-request checks of class mode. A
+ * session token is 32 bytes from getrandom; only its SHA-256 is stored, so
+ * a copy of the database opens no session. Lookups go by that hash: a timing
+ * difference reveals at most a hash prefix of a guess, which does not help
+ * to forge a token; secrets held in memory (the instructor token's hash)
+ * are compared in constant time. */
+#include "session.h"
+
+#include "http.h"
+
+#include <civetweb.h>
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+
+static _Thread_local int64_t log_session_id;
+
+int64_t srv_session_log_id(void) { return log_session_id; }
+void srv_session_log_reset(void) { log_session_id = 0; }
+
+static int random_bytes(unsigned char *buf, size_t n, lab_error *err) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = getrandom(buf + got, n - got, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return lab_fail(err, LAB_E_INTERNAL, NULL, "the kernel's random source failed (getrandom)");
+    got += (size_t)r;
+  }
+  return 0;
+}
+
+int srv_token_new(char out[SRV_TOKEN_HEX + 1], lab_error *err) {
+  unsigned char raw[SRV_TOKEN_HEX / 2];
+  if (random_bytes(raw, sizeof raw, err) != 0) return -1;
+  static const char hex[] = "0123456789abcdef";
+  for (size_t i = 0; i < sizeof raw; i++) {
+    out[2 * i] = hex[raw[i] >> 4];
+    out[2 * i + 1] = hex[raw[i] & 15];
+  }
+  out[SRV_TOKEN_HEX] = 0;
+  return 0;
+}
+
+int srv_join_code_new(char out[SRV_JOIN_CODE_LEN + 1], lab_error *err) {
+  /* 32 symbols: a byte mod 32 is uniform, and 8 symbols give 40 bits. */
+  static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  _Static_assert(sizeof alphabet - 1 == 32, "the join-code alphabet has 32 symbols");
+  unsigned char raw[SRV_JOIN_CODE_LEN];
+  if (random_bytes(raw, sizeof raw, err) != 0) return -1;
+  for (int i = 0; i < SRV_JOIN_CODE_LEN; i++) out[i] = alphabet[raw[i] & 31];
+  out[SRV_JOIN_CODE_LEN] = 0;
+  return 0;
+}
+
+void srv_sha256(const void *data, size_t len, unsigned char out[SRV_HASH_BYTES]) {
+  unsigned int n = SRV_HASH_BYTES;
+  if (!EVP_Digest(data, len, out, &n, EVP_sha256(), NULL)) memset(out, 0, SRV_HASH_BYTES);
+}
+
+int srv_equal_ct(const void *a, const void *b, size_t n) {
+  const volatile unsigned char *x = a, *y = b;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < n; i++) diff |= (unsigned char)(x[i] ^ y[i]);
+  return diff == 0;
+}
+
+int srv_token_valid(const char *text) {
+  size_t i = 0;
+  for (; text[i]; i++)
+    if (i == SRV_TOKEN_HEX || !((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f'))) return 0;
+  return i == SRV_TOKEN_HEX;
+}
+
+int srv_cookie_token(const char *header, char out[SRV_TOKEN_HEX + 1]) {
+  static const char name[] = SRV_COOKIE_NAME "=";
+  const char *p = header;
+  while (p && *p) {
+    while (*p == ' ' || *p == '\t' || *p == ';') p++;
+    const char *end = strchr(p, ';');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
+    if (len == sizeof name - 1 + SRV_TOKEN_HEX && strncmp(p, name, sizeof name - 1) == 0) {
+      memcpy(out, p + sizeof name - 1, SRV_TOKEN_HEX);
+      out[SRV_TOKEN_HEX] = 0;
+      if (srv_token_valid(out)) return 0;
+    }
+    p = end;
+  }
+  out[0] = 0;
+  return -1;
+}
+
+void srv_cookie_set_line(char *out, size_t n, const char *token, int secure) {
+  snprintf(out, n, "Set-Cookie: " SRV_COOKIE_NAME "=%s; HttpOnly; SameSite=Strict; Path=/%s\r\n", token,
+           secure ? "; Secure" : "");
+}
+
+void srv_cookie_clear_line(char *out, size_t n, int secure) {
+  snprintf(out, n, "Set-Cookie: " SRV_COOKIE_NAME "=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0%s\r\n",
+           secure ? "; Secure" : "");
+}
+
+int srv_session_require(struct mg_connection *conn, srv_class *cls, srv_store_session *out, lab_error *err) {
+  char token[SRV_TOKEN_HEX + 1];
+  const char *cookie = mg_get_header(conn, "Cookie");
+  if (!cookie || srv_cookie_token(cookie, token) != 0)
+    return lab_fail(err, LAB_E_NO_SESSION, NULL,
+                    "this needs a lab session: join the class first (POST /api/class/join with the join code and "
+                    "your name)");
+  unsigned char hash[SRV_HASH_BYTES];
+  srv_sha256(token, SRV_TOKEN_HEX, hash);
+  if (srv_store_session_find(cls->store, hash, out, err) != 0) return -1;
+  log_session_id = out->id;
+  return 0;
+}
+
+int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, lab_error *err) {
+  const char *auth = mg_get_header(conn, "Authorization");
+  if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
+    const char *token = auth + 7;
+    while (*token == ' ') token++;
+    size_t len = strlen(token);
+    while (len > 0 && token[len - 1] == ' ') len--;
+    /* Hashing first makes the comparison fixed-length, whatever was sent. */
+    unsigned char hash[SRV_HASH_BYTES];
+    srv_sha256(token, len, hash);
+    if (len > 0 && srv_equal_ct(hash, cls->instructor_hash, SRV_HASH_BYTES)) return 0;
+  }
+  return lab_fail(err, LAB_E_INSTRUCTOR_ONLY, NULL,
+                  "this needs the instructor token printed when the server started, sent as 'Authorization: Bearer "
+                  "TOKEN'");
+}
+
+int srv_class_not_running(struct mg_connection *conn) {
+  return srv_send_fail(conn, LAB_E_NOT_FOUND, NULL,
+                       "this server is not running a class; the instructor starts one with 'gpulab serve --class "
+                       "FILE'");
+}

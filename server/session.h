@@ -1,0 +1,53 @@
+/* Lab sessions and the instructor's token: random tokens (getrandom), kept
+ * only as SHA-256 hashes, compared in constant time; the session cookie
+ * (HttpOnly, SameSite=Strict); and the checks a handler makes in class mode. */
+#ifndef SRV_SESSION_H
+#define SRV_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "class.h"
+
+struct mg_connection;
+
+#define SRV_TOKEN_HEX 64 /* 32 random bytes as lower-case hex */
+#define SRV_COOKIE_NAME "gpulab_session"
+
+/* Fills out with SRV_TOKEN_HEX hex digits from the kernel's random source. */
+int srv_token_new(char out[SRV_TOKEN_HEX + 1], lab_error *err);
+/* A fresh join code: 8 characters of the join-code alphabet. */
+int srv_join_code_new(char out[SRV_JOIN_CODE_LEN + 1], lab_error *err);
+/* SHA-256 of len bytes. */
+void srv_sha256(const void *data, size_t len, unsigned char out[SRV_HASH_BYTES]);
+/* 1 when a and b are equal; the time taken does not depend on where they differ. */
+int srv_equal_ct(const void *a, const void *b, size_t n);
+/* 1 when text is exactly SRV_TOKEN_HEX lower-case hex digits. */
+int srv_token_valid(const char *text);
+
+/* Finds the session token in a Cookie header ("a=1; gpulab_session=…");
+ * returns 0 with out filled, -1 when there is none or it is malformed. */
+int srv_cookie_token(const char *cookie_header, char out[SRV_TOKEN_HEX + 1]);
+/* The Set-Cookie header line (with "\r\n") that sets or clears the cookie. */
+void srv_cookie_set_line(char *out, size_t n, const char *token, int secure);
+void srv_cookie_clear_line(char *out, size_t n, int secure);
+
+/* The request's session, from its cookie: 0 with out filled, or -1 with
+ * no_session (no cookie, a malformed one, an unknown or ended session) or a
+ * store error. Also notes the session id for the request's log line. */
+int srv_session_require(struct mg_connection *conn, srv_class *cls, srv_store_session *out, lab_error *err);
+/* 0 when the request carries "Authorization: Bearer <instructor token>";
+ * else -1 with instructor_only. */
+int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, lab_error *err);
+
+/* 404 not_found saying this server runs no class (for class routes when
+ * srv_app.cls is NULL). */
+int srv_class_not_running(struct mg_connection *conn);
+
+/* The session id noted for the request this thread serves (0: none), for
+ * the log line; the token never goes there. srv_session_log_reset() at the
+ * start of every request. */
+int64_t srv_session_log_id(void);
+void srv_session_log_reset(void);
+
+#endif

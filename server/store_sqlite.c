@@ -1,0 +1,773 @@
+/* The embedded class store: one SQLite database in WAL mode (readers never
+ * wait for the writer), foreign keys on, a busy timeout, prepared statements
+ * only. One connection guarded by a mutex: a class's write rate is tens per
+ * second, far below what one connection commits. synchronous=FULL, so a
+ * finished run survives a power cut, not only a server restart. */
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cjson_compat.h"
+#include "store.h"
+
+#define BUSY_TIMEOUT_MS 2000
+#define SCHEMA_VERSION 1
+#define LIST_LIMIT 200           /* rows one learner's lists show */
+#define OVERVIEW_QUIZ_LIMIT 5000 /* quiz rows the instructor view reads */
+#define TOUCH_EVERY_MS 60000     /* last_seen is written at most this often */
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS sessions("
+    " id INTEGER PRIMARY KEY, token_hash BLOB NOT NULL UNIQUE, name TEXT NOT NULL,"
+    " created INTEGER NOT NULL, last_seen INTEGER NOT NULL, gpu_ms_used REAL NOT NULL DEFAULT 0,"
+    " ended INTEGER);"
+    "CREATE TABLE IF NOT EXISTS runs("
+    " id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),"
+    " experiment TEXT NOT NULL, params_json TEXT, backend TEXT NOT NULL,"
+    " status TEXT NOT NULL CHECK(status IN ('queued','running','done','failed','cancelled')),"
+    " error_code TEXT, result_json TEXT, gpu_ms REAL NOT NULL DEFAULT 0,"
+    " queued_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER);"
+    "CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id, id);"
+    "CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status, id);"
+    "CREATE TABLE IF NOT EXISTS quiz_attempts("
+    " id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id), lesson TEXT NOT NULL,"
+    " score REAL NOT NULL, total REAL NOT NULL, passed INTEGER NOT NULL, answers_json TEXT, at INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS quiz_by_session ON quiz_attempts(session_id, id);";
+
+/* X(id, sql) */
+#define STATEMENTS(X) \
+  X(BEGIN, "BEGIN IMMEDIATE") \
+  X(COMMIT, "COMMIT") \
+  X(SESSION_ADD, "INSERT INTO sessions(token_hash,name,created,last_seen) VALUES(?,?,?,?)") \
+  X(SESSION_FIND, "SELECT id,name,created,gpu_ms_used,last_seen FROM sessions WHERE token_hash=? AND ended IS NULL") \
+  X(SESSION_TOUCH, "UPDATE sessions SET last_seen=? WHERE id=?") \
+  X(SESSION_END, "UPDATE sessions SET ended=? WHERE id=? AND ended IS NULL") \
+  X(SESSION_GPU, "SELECT gpu_ms_used FROM sessions WHERE id=?") \
+  X(SESSIONS_ACTIVE, "SELECT count(*) FROM sessions WHERE ended IS NULL") \
+  X(RUN_ADD, "INSERT INTO runs(session_id,experiment,params_json,backend,status,queued_at) VALUES(?,?,?,?,'queued',?)") \
+  X(RUN_RECORD, "INSERT INTO runs(session_id,experiment,params_json,backend,status,result_json,queued_at,started_at," \
+                "finished_at) VALUES(?,?,?,?,'done',?,?,?,?)") \
+  X(RUN_START, "UPDATE runs SET status='running', started_at=? WHERE id=? AND status='queued'") \
+  X(RUN_FINISH, "UPDATE runs SET status=?, error_code=?, result_json=?, gpu_ms=?, finished_at=?" \
+                " WHERE id=? AND status IN ('queued','running')") \
+  X(RUN_CHARGE, "UPDATE sessions SET gpu_ms_used=gpu_ms_used+? WHERE id=(SELECT session_id FROM runs WHERE id=?)") \
+  X(RUN_EXISTS, "SELECT status FROM runs WHERE id=?") \
+  X(RUN_GET, "SELECT id,experiment,params_json,backend,status,error_code,result_json,queued_at,started_at," \
+             "finished_at,gpu_ms FROM runs WHERE id=? AND session_id=?") \
+  X(RUNS_LIST, "SELECT id,experiment,backend,status,error_code,queued_at,started_at,finished_at FROM runs" \
+               " WHERE session_id=? ORDER BY id DESC LIMIT " LIMIT_TEXT(LIST_LIMIT)) \
+  X(RUNS_UNFINISHED, "SELECT id,session_id,experiment,params_json,backend,status,queued_at FROM runs" \
+                     " WHERE status IN ('queued','running') ORDER BY id") \
+  X(QUIZ_ADD, "INSERT INTO quiz_attempts(session_id,lesson,score,total,passed,answers_json,at) VALUES(?,?,?,?,?,?,?)") \
+  X(QUIZ_LIST, "SELECT lesson,score,total,passed,at FROM quiz_attempts WHERE session_id=? ORDER BY id DESC LIMIT " \
+               LIMIT_TEXT(LIST_LIMIT)) \
+  X(OV_LEARNERS, "SELECT s.id,s.name,s.created,s.last_seen,s.ended,s.gpu_ms_used,count(r.id)," \
+                 "sum(r.status='queued'),sum(r.status='running'),sum(r.status='done'),sum(r.status='failed')," \
+                 "sum(r.status='cancelled') FROM sessions s LEFT JOIN runs r ON r.session_id=s.id" \
+                 " GROUP BY s.id ORDER BY s.id") \
+  X(OV_QUIZ, "SELECT session_id,lesson,score,total,passed,at FROM quiz_attempts ORDER BY id DESC LIMIT " \
+             LIMIT_TEXT(OVERVIEW_QUIZ_LIMIT)) \
+  X(OV_WAITING, "SELECT r.id,r.session_id,s.name,r.experiment,r.status,r.queued_at FROM runs r" \
+                " JOIN sessions s ON s.id=r.session_id WHERE r.status IN ('queued','running') ORDER BY r.id")
+
+#define LIMIT_TEXT_(n) #n
+#define LIMIT_TEXT(n) LIMIT_TEXT_(n)
+
+enum {
+#define X_ENUM(id, sql) ST_##id,
+  STATEMENTS(X_ENUM)
+#undef X_ENUM
+      ST_COUNT
+};
+
+static const char *const statement_sql[] = {
+#define X_SQL(id, sql) sql,
+    STATEMENTS(X_SQL)
+#undef X_SQL
+};
+
+typedef struct sqlite_store {
+  srv_store base; /* first: a srv_store* is a sqlite_store* */
+  sqlite3 *db;
+  sqlite3_stmt *st[ST_COUNT];
+  pthread_mutex_t lock;
+  char path[512]; /* for messages */
+} sqlite_store;
+
+static sqlite_store *impl(srv_store *s) { return (sqlite_store *)s; }
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Maps an SQLite result to gpulab's errors: a lock held elsewhere is
+ * store_busy (retry soon), a full disk or any I/O trouble store_unavailable. */
+static int fail_sqlite(sqlite_store *st, int rc, const char *what, lab_error *err) {
+  const char *detail = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
+  switch (rc & 0xff) {
+  case SQLITE_BUSY:
+  case SQLITE_LOCKED:
+    return lab_fail(err, LAB_E_STORE_BUSY, NULL,
+                    "the class database is locked by another process while %s (%s); retry in a few seconds", what,
+                    detail);
+  case SQLITE_FULL:
+    return lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+                    "the class database is full while %s (the disk or its size limit): free disk space on the "
+                    "server; runs already finished are kept",
+                    what);
+  case SQLITE_IOERR:
+  case SQLITE_READONLY:
+  case SQLITE_CANTOPEN:
+  case SQLITE_CORRUPT:
+  case SQLITE_NOTADB:
+  case SQLITE_PERM:
+  case SQLITE_PROTOCOL:
+    return lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+                    "the class database %.200s cannot be used while %s (%s); check that the disk is writable and "
+                    "not full",
+                    st->path, what, detail);
+  case SQLITE_NOMEM:
+    return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  default:
+    return lab_fail(err, LAB_E_INTERNAL, NULL, "the class database failed while %s (%s)", what, detail);
+  }
+}
+
+/* Resets a statement for its next use (clearing bindings) and returns it. */
+static sqlite3_stmt *stmt(sqlite_store *st, int id) {
+  sqlite3_stmt *s = st->st[id];
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return s;
+}
+
+/* Runs a statement that returns no rows. */
+static int exec_done(sqlite_store *st, sqlite3_stmt *s, const char *what, lab_error *err) {
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) return fail_sqlite(st, rc, what, err);
+  return 0;
+}
+
+static int begin(sqlite_store *st, const char *what, lab_error *err) {
+  return exec_done(st, stmt(st, ST_BEGIN), what, err);
+}
+
+static int commit(sqlite_store *st, const char *what, lab_error *err) {
+  return exec_done(st, stmt(st, ST_COMMIT), what, err);
+}
+
+/* After a failure inside a transaction: undo it if SQLite has not already. */
+static void rollback(sqlite_store *st) {
+  if (!sqlite3_get_autocommit(st->db)) sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int bind_text(sqlite3_stmt *s, int i, const char *text) {
+  return text ? sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
+}
+
+/* ---- JSON of columns ---------------------------------------------------- */
+
+static cJSON *iso_time(int64_t ms) {
+  char out[32];
+  srv_store_time_iso(ms, out);
+  return cJSON_CreateString(out);
+}
+
+static cJSON *col_time(sqlite3_stmt *s, int i) {
+  return sqlite3_column_type(s, i) == SQLITE_NULL ? cJSON_CreateNull() : iso_time(sqlite3_column_int64(s, i));
+}
+
+static cJSON *col_text(sqlite3_stmt *s, int i) {
+  const unsigned char *t = sqlite3_column_text(s, i);
+  return t ? cJSON_CreateString((const char *)t) : cJSON_CreateNull();
+}
+
+/* A stored JSON column back as JSON (null if absent or damaged). */
+static cJSON *col_json(sqlite3_stmt *s, int i) {
+  const char *t = (const char *)sqlite3_column_text(s, i);
+  cJSON *j = t ? cJSON_ParseWithLength(t, (size_t)sqlite3_column_bytes(s, i)) : NULL;
+  return j ? j : cJSON_CreateNull();
+}
+
+/* Adds item to o; on a NULL item (no memory) returns 0. */
+static int add(cJSON *o, const char *key, cJSON *item) {
+  if (!item) return 0;
+  if (!cJSON_AddItemToObject(o, key, item)) {
+    cJSON_Delete(item);
+    return 0;
+  }
+  return 1;
+}
+
+/* Fetches the rows of a prepared query into a new array, one object per row
+ * built by row(); NULL and err set on failure. */
+typedef cJSON *(*row_fn)(sqlite3_stmt *s);
+
+static cJSON *fetch_rows(sqlite_store *st, sqlite3_stmt *s, row_fn row, const char *what, lab_error *err) {
+  cJSON *arr = cJSON_CreateArray();
+  if (!arr) {
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    return NULL;
+  }
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    cJSON *o = row(s);
+    if (!o || !cJSON_AddItemToArray(arr, o)) {
+      cJSON_Delete(o);
+      cJSON_Delete(arr);
+      sqlite3_reset(s);
+      lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+      return NULL;
+    }
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) {
+    cJSON_Delete(arr);
+    fail_sqlite(st, rc, what, err);
+    return NULL;
+  }
+  return arr;
+}
+
+/* ---- sessions ----------------------------------------------------------- */
+
+static int do_session_add(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], const char *name,
+                          srv_store_session *out, lab_error *err) {
+  sqlite_store *st = impl(s);
+  int64_t t = now_ms();
+  sqlite3_stmt *q = stmt(st, ST_SESSION_ADD);
+  sqlite3_bind_blob(q, 1, hash, SRV_HASH_BYTES, SQLITE_STATIC);
+  bind_text(q, 2, name);
+  sqlite3_bind_int64(q, 3, t);
+  sqlite3_bind_int64(q, 4, t);
+  if (exec_done(st, q, "adding a session", err) != 0) return -1;
+  memset(out, 0, sizeof *out);
+  out->id = sqlite3_last_insert_rowid(st->db);
+  snprintf(out->name, sizeof out->name, "%s", name);
+  out->created_ms = t;
+  return 0;
+}
+
+static int do_session_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], srv_store_session *out,
+                           lab_error *err) {
+  sqlite_store *st = impl(s);
+  sqlite3_stmt *q = stmt(st, ST_SESSION_FIND);
+  sqlite3_bind_blob(q, 1, hash, SRV_HASH_BYTES, SQLITE_STATIC);
+  int rc = sqlite3_step(q);
+  if (rc == SQLITE_DONE) {
+    sqlite3_reset(q);
+    return lab_fail(err, LAB_E_NO_SESSION, NULL,
+                    "no lab session for this cookie (it ended, or was never valid); join the class again with the "
+                    "join code");
+  }
+  if (rc != SQLITE_ROW) {
+    sqlite3_reset(q);
+    return fail_sqlite(st, rc, "looking up a session", err);
+  }
+  memset(out, 0, sizeof *out);
+  out->id = sqlite3_column_int64(q, 0);
+  snprintf(out->name, sizeof out->name, "%s", (const char *)sqlite3_column_text(q, 1));
+  out->created_ms = sqlite3_column_int64(q, 2);
+  out->gpu_ms_used = sqlite3_column_double(q, 3);
+  int64_t last_seen = sqlite3_column_int64(q, 4), t = now_ms();
+  sqlite3_reset(q);
+  if (t - last_seen >= TOUCH_EVERY_MS) {
+    /* Best effort: a busy database must not refuse a learner's request
+     * because "last seen" could not be noted this minute. */
+    sqlite3_stmt *u = stmt(st, ST_SESSION_TOUCH);
+    sqlite3_bind_int64(u, 1, t);
+    sqlite3_bind_int64(u, 2, out->id);
+    lab_error ignored;
+    (void)exec_done(st, u, "noting a session's last request", &ignored);
+  }
+  return 0;
+}
+
+static int do_session_end(srv_store *s, int64_t session_id, lab_error *err) {
+  sqlite_store *st = impl(s);
+  sqlite3_stmt *q = stmt(st, ST_SESSION_END);
+  sqlite3_bind_int64(q, 1, now_ms());
+  sqlite3_bind_int64(q, 2, session_id);
+  if (exec_done(st, q, "ending a session", err) != 0) return -1;
+  if (sqlite3_changes(st->db) == 0)
+    return lab_fail(err, LAB_E_NO_SESSION, NULL, "this lab session has already ended; join the class again");
+  return 0;
+}
+
+static int single_number(sqlite_store *st, sqlite3_stmt *q, double *out, const char *what, lab_error *err) {
+  int rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW) *out = sqlite3_column_double(q, 0);
+  sqlite3_reset(q);
+  if (rc == SQLITE_DONE) return lab_fail(err, LAB_E_NO_SESSION, NULL, "no such lab session; join the class again");
+  if (rc != SQLITE_ROW) return fail_sqlite(st, rc, what, err);
+  return 0;
+}
+
+static int do_session_gpu_ms(srv_store *s, int64_t session_id, double *ms, lab_error *err) {
+  sqlite_store *st = impl(s);
+  sqlite3_stmt *q = stmt(st, ST_SESSION_GPU);
+  sqlite3_bind_int64(q, 1, session_id);
+  return single_number(st, q, ms, "reading a session's GPU time", err);
+}
+
+static int do_sessions_active(srv_store *s, int64_t *count, lab_error *err) {
+  sqlite_store *st = impl(s);
+  double n = 0;
+  if (single_number(st, stmt(st, ST_SESSIONS_ACTIVE), &n, "counting sessions", err) != 0) return -1;
+  *count = (int64_t)n;
+  return 0;
+}
+
+/* ---- runs --------------------------------------------------------------- */
+
+static int do_run_add(srv_store *s, int64_t session_id, const char *experiment, const char *params_json,
+                      const char *backend, int64_t *run_id, lab_error *err) {
+  sqlite_store *st = impl(s);
+  sqlite3_stmt *q = stmt(st, ST_RUN_ADD);
+  sqlite3_bind_int64(q, 1, session_id);
+  bind_text(q, 2, experiment);
+  bind_text(q, 3, params_json);
+  bind_text(q, 4, backend ? backend : "auto");
+  sqlite3_bind_int64(q, 5, now_ms());
+  int rc = sqlite3_step(q);
+  sqlite3_reset(q);
+  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+    return lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
+  if (rc != SQLITE_DONE) return fail_sqlite(st, rc, "adding a run", err);
+  *run_id = sqlite3_last_insert_rowid(st->db);
+  return 0;
+}
+
+static int do_run_record(srv_store *s, int64_t session_id, const char *experiment, const char *params_json,
+                         const char *backend, const char *result_json, int64_t *run_id, lab_error *err) {
+  sqlite_store *st = impl(s);
+  int64_t t = now_ms();
+  sqlite3_stmt *q = stmt(st, ST_RUN_RECORD);
+  sqlite3_bind_int64(q, 1, session_id);
+  bind_text(q, 2, experiment);
+  bind_text(q, 3, params_json);
+  bind_text(q, 4, backend ? backend : "simulated");
+  bind_text(q, 5, result_json);
+  for (int i = 6; i <= 8; i++) sqlite3_bind_int64(q, i, t);
+  int rc = sqlite3_step(q);
+  sqlite3_reset(q);
+  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+    return lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
+  if (rc != SQLITE_DONE) return fail_sqlite(st, rc, "storing a run", err);
+  *run_id = sqlite3_last_insert_rowid(st->db);
+  return 0;
+}
+
+/* Why an update of run_id changed nothing: unknown, or in the wrong state. */
+static int run_not_changed(sqlite_store *st, int64_t run_id, const char *wanted, lab_error *err) {
+  sqlite3_stmt *q = stmt(st, ST_RUN_EXISTS);
+  sqlite3_bind_int64(q, 1, run_id);
+  int rc = sqlite3_step(q);
+  char status[16] = "";
+  if (rc == SQLITE_ROW) snprintf(status, sizeof status, "%s", (const char *)sqlite3_column_text(q, 0));
+  sqlite3_reset(q);
+  if (rc == SQLITE_DONE)
+    return lab_fail(err, LAB_E_UNKNOWN_RUN, "id", "no run %lld; GET /api/session lists your runs", (long long)run_id);
+  if (rc != SQLITE_ROW) return fail_sqlite(st, rc, "reading a run", err);
+  return lab_fail(err, LAB_E_NOT_CANCELLABLE, "id", "run %lld is %s, so it cannot be %s", (long long)run_id, status,
+                  wanted);
+}
+
+static int do_run_start(srv_store *s, int64_t run_id, lab_error *err) {
+  sqlite_store *st = impl(s);
+  sqlite3_stmt *q = stmt(st, ST_RUN_START);
+  sqlite3_bind_int64(q, 1, now_ms());
+  sqlite3_bind_int64(q, 2, run_id);
+  if (exec_done(st, q, "starting a run", err) != 0) return -1;
+  return sqlite3_changes(st->db) ? 0 : run_not_changed(st, run_id, "started", err);
+}
+
+static int do_run_finish(srv_store *s, int64_t run_id, const char *status, const char *error_code,
+                         const char *result_json, double gpu_ms, lab_error *err) {
+  sqlite_store *st = impl(s);
+  if (!status || (strcmp(status, "done") && strcmp(status, "failed") && strcmp(status, "cancelled")))
+    return lab_fail(err, LAB_E_INTERNAL, NULL, "a run finishes as done, failed or cancelled, not %.20s",
+                    status ? status : "(null)");
+  if (!(gpu_ms >= 0)) gpu_ms = 0;
+  if (begin(st, "finishing a run", err) != 0) return -1;
+  sqlite3_stmt *q = stmt(st, ST_RUN_FINISH);
+  bind_text(q, 1, status);
+  bind_text(q, 2, error_code);
+  bind_text(q, 3, result_json);
+  sqlite3_bind_double(q, 4, gpu_ms);
+  sqlite3_bind_int64(q, 5, now_ms());
+  sqlite3_bind_int64(q, 6, run_id);
+  if (exec_done(st, q, "finishing a run", err) != 0) goto fail;
+  if (sqlite3_changes(st->db) == 0) {
+    run_not_changed(st, run_id, strcmp(status, "cancelled") == 0 ? "cancelled" : "finished again", err);
+    goto fail;
+  }
+  q = stmt(st, ST_RUN_CHARGE);
+  sqlite3_bind_double(q, 1, gpu_ms);
+  sqlite3_bind_int64(q, 2, run_id);
+  if (exec_done(st, q, "adding a run's GPU time", err) != 0) goto fail;
+  if (commit(st, "finishing a run", err) != 0) goto fail;
+  return 0;
+fail:
+  rollback(st);
+  return -1;
+}
+
+static int do_run_get(srv_store *s, int64_t session_id, int64_t run_id, cJSON **out, lab_error *err) {
+  sqlite_store *st = impl(s);
+  sqlite3_stmt *q = stmt(st, ST_RUN_GET);
+  sqlite3_bind_int64(q, 1, run_id);
+  sqlite3_bind_int64(q, 2, session_id);
+  int rc = sqlite3_step(q);
+  if (rc != SQLITE_ROW) {
+    sqlite3_reset(q);
+    /* Another session's run answers exactly like a run that does not exist. */
+    if (rc == SQLITE_DONE)
+      return lab_fail(err, LAB_E_UNKNOWN_RUN, "id", "no run %lld in your session; GET /api/session lists your runs",
+                      (long long)run_id);
+    return fail_sqlite(st, rc, "reading a run", err);
+  }
+  cJSON *o = cJSON_CreateObject();
+  int ok = o && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
+           add(o, "experiment", col_text(q, 1)) && add(o, "params", col_json(q, 2)) &&
+           add(o, "backend", col_text(q, 3)) && add(o, "status", col_text(q, 4)) &&
+           add(o, "error_code", col_text(q, 5)) && add(o, "result", col_json(q, 6)) &&
+           add(o, "queued_at", col_time(q, 7)) && add(o, "started_at", col_time(q, 8)) &&
+           add(o, "finished_at", col_time(q, 9)) && add(o, "gpu_ms", cJSON_CreateNumber(sqlite3_column_double(q, 10)));
+  sqlite3_reset(q);
+  if (!ok) {
+    cJSON_Delete(o);
+    return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  }
+  *out = o;
+  return 0;
+}
+
+static cJSON *run_row(sqlite3_stmt *q) {
+  cJSON *o = cJSON_CreateObject();
+  int ok = o && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
+           add(o, "experiment", col_text(q, 1)) && add(o, "backend", col_text(q, 2)) &&
+           add(o, "status", col_text(q, 3)) && add(o, "error_code", col_text(q, 4)) &&
+           add(o, "queued_at", col_time(q, 5)) && add(o, "started_at", col_time(q, 6)) &&
+           add(o, "finished_at", col_time(q, 7));
+  if (!ok) cJSON_Delete(o);
+  return ok ? o : NULL;
+}
+
+static int do_runs_list(srv_store *s, int64_t session_id, cJSON **out, lab_error *err) {
+  sqlite_store *st = impl(s);
+  sqlite3_stmt *q = stmt(st, ST_RUNS_LIST);
+  sqlite3_bind_int64(q, 1, session_id);
+  return (*out = fetch_rows(st, q, run_row, "listing runs", err)) ? 0 : -1;
+}
+
+static cJSON *unfinished_row(sqlite3_stmt *q) {
+  cJSON *o = cJSON_CreateObject();
+  int ok = o && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
+           add(o, "session_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 1))) &&
+           add(o, "experiment", col_text(q, 2)) && add(o, "params", col_json(q, 3)) &&
+           add(o, "backend", col_text(q, 4)) && add(o, "status", col_text(q, 5)) &&
+           add(o, "queued_at", col_time(q, 6));
+  if (!ok) cJSON_Delete(o);
+  return ok ? o : NULL;
+}
+
+static int do_runs_unfinished(srv_store *s, cJSON **out, lab_error *err) {
+  sqlite_store *st = impl(s);
+  return (*out = fetch_rows(st, stmt(st, ST_RUNS_UNFINISHED), unfinished_row, "listing unfinished runs", err)) ? 0
+                                                                                                                : -1;
+}
+
+/* ---- quiz attempts ------------------------------------------------------ */
+
+static int do_quiz_add(srv_store *s, int64_t session_id, const char *lesson, double score, double total, int passed,
+                       const char *answers_json, lab_error *err) {
+  sqlite_store *st = impl(s);
+  sqlite3_stmt *q = stmt(st, ST_QUIZ_ADD);
+  sqlite3_bind_int64(q, 1, session_id);
+  bind_text(q, 2, lesson);
+  sqlite3_bind_double(q, 3, score);
+  sqlite3_bind_double(q, 4, total);
+  sqlite3_bind_int(q, 5, passed ? 1 : 0);
+  bind_text(q, 6, answers_json);
+  sqlite3_bind_int64(q, 7, now_ms());
+  int rc = sqlite3_step(q);
+  sqlite3_reset(q);
+  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+    return lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
+  if (rc != SQLITE_DONE) return fail_sqlite(st, rc, "storing a quiz attempt", err);
+  return 0;
+}
+
+/* Columns from `first`: lesson, score, total, passed, at. */
+static cJSON *quiz_fields(sqlite3_stmt *q, int first) {
+  cJSON *o = cJSON_CreateObject();
+  int ok = o && add(o, "lesson", col_text(q, first)) &&
+           add(o, "score", cJSON_CreateNumber(sqlite3_column_double(q, first + 1))) &&
+           add(o, "total", cJSON_CreateNumber(sqlite3_column_double(q, first + 2))) &&
+           add(o, "passed", cJSON_CreateBool(sqlite3_column_int(q, first + 3))) && add(o, "at", col_time(q, first + 4));
+  if (!ok) cJSON_Delete(o);
+  return ok ? o : NULL;
+}
+
+static cJSON *quiz_row(sqlite3_stmt *q) { return quiz_fields(q, 0); }
+
+static int do_quiz_list(srv_store *s, int64_t session_id, cJSON **out, lab_error *err) {
+  sqlite_store *st = impl(s);
+  sqlite3_stmt *q = stmt(st, ST_QUIZ_LIST);
+  sqlite3_bind_int64(q, 1, session_id);
+  return (*out = fetch_rows(st, q, quiz_row, "listing quiz attempts", err)) ? 0 : -1;
+}
+
+/* ---- the instructor's view ---------------------------------------------- */
+
+static cJSON *learner_row(sqlite3_stmt *q) {
+  cJSON *o = cJSON_CreateObject(), *runs = cJSON_CreateObject();
+  int ok = o && runs && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
+           add(o, "name", col_text(q, 1)) && add(o, "created", col_time(q, 2)) && add(o, "last_seen", col_time(q, 3)) &&
+           add(o, "active", cJSON_CreateBool(sqlite3_column_type(q, 4) == SQLITE_NULL)) &&
+           add(o, "gpu_seconds_used", cJSON_CreateNumber(sqlite3_column_double(q, 5) / 1000.0));
+  static const char *const counts[] = {"total", "queued", "running", "done", "failed", "cancelled"};
+  for (int i = 0; ok && i < 6; i++) ok = add(runs, counts[i], cJSON_CreateNumber((double)sqlite3_column_int64(q, 6 + i)));
+  if (ok) {
+    ok = add(o, "runs", runs);
+    runs = NULL;
+  }
+  ok = ok && add(o, "quiz", cJSON_CreateArray());
+  cJSON_Delete(runs);
+  if (!ok) cJSON_Delete(o);
+  return ok ? o : NULL;
+}
+
+static cJSON *overview_quiz_row(sqlite3_stmt *q) {
+  cJSON *o = quiz_fields(q, 1);
+  if (o && !add(o, "session_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0)))) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+static cJSON *waiting_row(sqlite3_stmt *q) {
+  cJSON *o = cJSON_CreateObject();
+  int ok = o && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
+           add(o, "session_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 1))) &&
+           add(o, "name", col_text(q, 2)) && add(o, "experiment", col_text(q, 3)) && add(o, "status", col_text(q, 4)) &&
+           add(o, "queued_at", col_time(q, 5));
+  if (!ok) cJSON_Delete(o);
+  return ok ? o : NULL;
+}
+
+static int do_class_overview(srv_store *s, cJSON **out, lab_error *err) {
+  sqlite_store *st = impl(s);
+  cJSON *learners = NULL, *quiz = NULL, *waiting = NULL, *o = NULL;
+  if (!(learners = fetch_rows(st, stmt(st, ST_OV_LEARNERS), learner_row, "listing learners", err))) goto fail;
+  if (!(quiz = fetch_rows(st, stmt(st, ST_OV_QUIZ), overview_quiz_row, "listing quiz attempts", err))) goto fail;
+  if (!(waiting = fetch_rows(st, stmt(st, ST_OV_WAITING), waiting_row, "listing waiting runs", err))) goto fail;
+  /* Attach each attempt (newest first) to its learner. */
+  cJSON *a;
+  while ((a = cJSON_DetachItemFromArray(quiz, 0)) != NULL) {
+    double sid = cJSON_GetObjectItemCaseSensitive(a, "session_id")->valuedouble;
+    cJSON *l, *home = NULL;
+    cJSON_ArrayForEach(l, learners) if (cJSON_GetObjectItemCaseSensitive(l, "id")->valuedouble == sid) home = l;
+    cJSON_DeleteItemFromObjectCaseSensitive(a, "session_id");
+    if (!home || !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(home, "quiz"), a)) cJSON_Delete(a);
+  }
+  if (!(o = cJSON_CreateObject()) || !add(o, "learners", learners)) {
+    learners = NULL;
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    goto fail;
+  }
+  learners = NULL;
+  if (!add(o, "waiting", waiting)) {
+    waiting = NULL;
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    goto fail;
+  }
+  cJSON_Delete(quiz);
+  *out = o;
+  return 0;
+fail:
+  cJSON_Delete(learners);
+  cJSON_Delete(quiz);
+  cJSON_Delete(waiting);
+  cJSON_Delete(o);
+  return -1;
+}
+
+/* ---- every operation under the connection's lock ------------------------ */
+
+#define LOCKED_OP(name, params, args)    \
+  static int op_##name params {          \
+    sqlite_store *st_ = impl(s);         \
+    pthread_mutex_lock(&st_->lock);      \
+    int rc_ = do_##name args;            \
+    pthread_mutex_unlock(&st_->lock);    \
+    return rc_;                          \
+  }
+
+LOCKED_OP(session_add,
+          (srv_store * s, const unsigned char hash[SRV_HASH_BYTES], const char *name, srv_store_session *out,
+           lab_error *err),
+          (s, hash, name, out, err))
+LOCKED_OP(session_find,
+          (srv_store * s, const unsigned char hash[SRV_HASH_BYTES], srv_store_session *out, lab_error *err),
+          (s, hash, out, err))
+LOCKED_OP(session_end, (srv_store * s, int64_t session_id, lab_error *err), (s, session_id, err))
+LOCKED_OP(session_gpu_ms, (srv_store * s, int64_t session_id, double *ms, lab_error *err), (s, session_id, ms, err))
+LOCKED_OP(sessions_active, (srv_store * s, int64_t *count, lab_error *err), (s, count, err))
+LOCKED_OP(run_add,
+          (srv_store * s, int64_t session_id, const char *experiment, const char *params_json, const char *backend,
+           int64_t *run_id, lab_error *err),
+          (s, session_id, experiment, params_json, backend, run_id, err))
+LOCKED_OP(run_record,
+          (srv_store * s, int64_t session_id, const char *experiment, const char *params_json, const char *backend,
+           const char *result_json, int64_t *run_id, lab_error *err),
+          (s, session_id, experiment, params_json, backend, result_json, run_id, err))
+LOCKED_OP(run_start, (srv_store * s, int64_t run_id, lab_error *err), (s, run_id, err))
+LOCKED_OP(run_finish,
+          (srv_store * s, int64_t run_id, const char *status, const char *error_code, const char *result_json,
+           double gpu_ms, lab_error *err),
+          (s, run_id, status, error_code, result_json, gpu_ms, err))
+LOCKED_OP(run_get, (srv_store * s, int64_t session_id, int64_t run_id, cJSON **out, lab_error *err),
+          (s, session_id, run_id, out, err))
+LOCKED_OP(runs_list, (srv_store * s, int64_t session_id, cJSON **out, lab_error *err), (s, session_id, out, err))
+LOCKED_OP(runs_unfinished, (srv_store * s, cJSON **out, lab_error *err), (s, out, err))
+LOCKED_OP(quiz_add,
+          (srv_store * s, int64_t session_id, const char *lesson, double score, double total, int passed,
+           const char *answers_json, lab_error *err),
+          (s, session_id, lesson, score, total, passed, answers_json, err))
+LOCKED_OP(quiz_list, (srv_store * s, int64_t session_id, cJSON **out, lab_error *err), (s, session_id, out, err))
+LOCKED_OP(class_overview, (srv_store * s, cJSON **out, lab_error *err), (s, out, err))
+
+/* ---- open / close ------------------------------------------------------- */
+
+static void op_close(srv_store *s) {
+  sqlite_store *st = impl(s);
+  for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(st->st[i]);
+  sqlite3_close(st->db);
+  pthread_mutex_destroy(&st->lock);
+  free(st);
+}
+
+static const srv_store_ops sqlite_ops = {
+    .close = op_close,
+    .session_add = op_session_add,
+    .session_find = op_session_find,
+    .session_end = op_session_end,
+    .session_gpu_ms = op_session_gpu_ms,
+    .sessions_active = op_sessions_active,
+    .run_add = op_run_add,
+    .run_record = op_run_record,
+    .run_start = op_run_start,
+    .run_finish = op_run_finish,
+    .run_get = op_run_get,
+    .runs_list = op_runs_list,
+    .runs_unfinished = op_runs_unfinished,
+    .quiz_add = op_quiz_add,
+    .quiz_list = op_quiz_list,
+    .class_overview = op_class_overview,
+};
+
+/* One-row PRAGMA (or query) whose first column is text: copies it out. */
+static int pragma_text(sqlite_store *st, const char *sql, char *out, size_t n, lab_error *err) {
+  sqlite3_stmt *q = NULL;
+  int rc = sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW) {
+    const unsigned char *t = sqlite3_column_text(q, 0);
+    snprintf(out, n, "%s", t ? (const char *)t : "");
+    rc = SQLITE_OK;
+  } else if (rc == SQLITE_DONE) {
+    out[0] = 0;
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(q);
+  return rc == SQLITE_OK ? 0 : fail_sqlite(st, rc, "opening the database", err);
+}
+
+static int setup(sqlite_store *st, lab_error *err) {
+  char mode[16], version[16];
+  int rc = sqlite3_extended_result_codes(st->db, 1);
+  if (rc == SQLITE_OK) rc = sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+  if (rc != SQLITE_OK) return fail_sqlite(st, rc, "opening the database", err);
+  if (pragma_text(st, "PRAGMA journal_mode=WAL", mode, sizeof mode, err) != 0) return -1;
+  if (strcmp(mode, "wal") != 0)
+    return lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+                    "the class database %.200s cannot use write-ahead logging (journal mode %s); put it on a local "
+                    "disk",
+                    st->path, mode);
+  if (pragma_text(st, "PRAGMA foreign_keys=ON", mode, sizeof mode, err) != 0 ||
+      pragma_text(st, "PRAGMA synchronous=FULL", mode, sizeof mode, err) != 0 ||
+      pragma_text(st, "PRAGMA user_version", version, sizeof version, err) != 0)
+    return -1;
+  if (atoi(version) > SCHEMA_VERSION)
+    return lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+                    "the class database %.200s was written by a newer gpulab (schema %s); use that version or "
+                    "another --db",
+                    st->path, version);
+  char *msg = NULL;
+  rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, schema, NULL, NULL, &msg);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, "PRAGMA user_version=" LIMIT_TEXT(SCHEMA_VERSION), NULL, NULL, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+  sqlite3_free(msg);
+  if (rc != SQLITE_OK) {
+    fail_sqlite(st, rc, "creating the tables", err);
+    rollback(st);
+    return -1;
+  }
+  for (int i = 0; i < ST_COUNT; i++) {
+    rc = sqlite3_prepare_v3(st->db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->st[i], NULL);
+    if (rc != SQLITE_OK) return fail_sqlite(st, rc, "preparing statements", err);
+  }
+  return 0;
+}
+
+int srv_store_open(const char *path, srv_store **out, lab_error *err) {
+  *out = NULL;
+  if (!path || !path[0])
+    return lab_fail(err, LAB_E_USAGE, "db", "the class database needs a file name (--db FILE)");
+  sqlite_store *st = calloc(1, sizeof *st);
+  if (!st) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  st->base.ops = &sqlite_ops;
+  snprintf(st->path, sizeof st->path, "%s", path);
+  pthread_mutex_init(&st->lock, NULL);
+  /* NOMUTEX: the store's own lock serialises every use of the connection
+   * (a statement's step and column reads must not interleave). */
+  int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc != SQLITE_OK) {
+    if ((rc & 0xff) == SQLITE_CANTOPEN)
+      lab_fail(err, LAB_E_STORE_UNAVAILABLE, "db",
+               "cannot open the class database %.200s: check that its folder exists and is writable", path);
+    else
+      fail_sqlite(st, rc, "opening the database", err);
+    op_close(&st->base);
+    return -1;
+  }
+  if (setup(st, err) != 0) {
+    op_close(&st->base);
+    return -1;
+  }
+  *out = &st->base;
+  return 0;
+}
+
+int srv_store_sqlite_cap_pages(srv_store *s, long extra_pages, lab_error *err) {
+  sqlite_store *st = impl(s);
+  char n[32], sql[64];
+  pthread_mutex_lock(&st->lock);
+  int rc = pragma_text(st, "PRAGMA page_count", n, sizeof n, err);
+  if (rc == 0) {
+    snprintf(sql, sizeof sql, "PRAGMA max_page_count=%lld", atoll(n) + (long long)extra_pages);
+    rc = pragma_text(st, sql, n, sizeof n, err);
+  }
+  pthread_mutex_unlock(&st->lock);
+  return rc;
+}

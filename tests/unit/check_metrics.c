@@ -1,0 +1,106 @@
+/* /metrics exposition (Prometheus text 0.0.4) and the request log line:
+ * counts by status, a cumulative run-time histogram, gauges, and a log
+ * line that names the session id and cannot be forged through the path. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "suites.h"
+
+static char *render(void) {
+  srv_metrics_gauges g = {.queue_length = 3, .queue_running = 1, .worker_restarts = 2, .sessions_active = 5, .gpus = 1};
+  g.gpu_used_bytes[0] = 1024;
+  g.gpu_total_bytes[0] = 4096;
+  char *t = srv_metrics_text(&g);
+  ck_assert_ptr_nonnull(t);
+  return t;
+}
+
+START_TEST(metrics_count_requests_by_status_code) {
+  srv_metrics_reset();
+  srv_metrics_request(200);
+  srv_metrics_request(200);
+  srv_metrics_request(429);
+  srv_metrics_request(42); /* not an HTTP status: ignored */
+  char *t = render();
+  ck_assert_ptr_nonnull(strstr(t, "# TYPE gpulab_requests_total counter\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_requests_total{code=\"200\"} 2\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_requests_total{code=\"429\"} 1\n"));
+  ck_assert_ptr_null(strstr(t, "code=\"42\""));
+  free(t);
+}
+END_TEST
+
+START_TEST(metrics_run_histogram_is_cumulative) {
+  srv_metrics_reset();
+  srv_metrics_run(0.05, "done");
+  srv_metrics_run(0.3, "done");
+  srv_metrics_run(7, "failed");
+  srv_metrics_run(0, "cancelled"); /* counted by status, not timed */
+  char *t = render();
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_run_seconds_bucket{le=\"0.1\"} 1\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_run_seconds_bucket{le=\"0.5\"} 2\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_run_seconds_bucket{le=\"5\"} 2\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_run_seconds_bucket{le=\"10\"} 3\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_run_seconds_bucket{le=\"+Inf\"} 3\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_run_seconds_count 3\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_run_seconds_sum 7.350000\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_runs_total{status=\"cancelled\"} 1\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_runs_total{status=\"failed\"} 1\n"));
+  free(t);
+}
+END_TEST
+
+START_TEST(metrics_show_the_gauges_given) {
+  srv_metrics_reset();
+  char *t = render();
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_queue_length 3\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_worker_restarts_total 2\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_sessions_active 5\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_gpu_memory_used_bytes{gpu=\"0\"} 1024\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_gpu_memory_total_bytes{gpu=\"0\"} 4096\n"));
+  /* Every line is a comment or "name[{labels}] value". */
+  for (char *line = t; *line;) {
+    char *nl = strchr(line, '\n');
+    ck_assert_ptr_nonnull(nl);
+    ck_assert(line[0] == '#' || strncmp(line, "gpulab_", 7) == 0);
+    line = nl + 1;
+  }
+  free(t);
+}
+END_TEST
+
+START_TEST(log_line_names_the_session_not_the_query) {
+  char buf[512];
+  srv_log_line(buf, sizeof buf, "2025-01-01T00:00:00Z", "127.0.0.1", "GET", "/api/runs/7", 200, 1.25, 42);
+  ck_assert_str_eq(buf, "time=2025-01-01T00:00:00Z remote=127.0.0.1 method=GET path=/api/runs/7 status=200 ms=1.2 "
+                        "session=42");
+  srv_log_line(buf, sizeof buf, "t", "::1", "POST", "/api/class/join", 403, 0.5, 0);
+  ck_assert_ptr_nonnull(strstr(buf, " session=-"));
+}
+END_TEST
+
+START_TEST(log_line_escapes_what_could_forge_a_field) {
+  char buf[512];
+  srv_log_line(buf, sizeof buf, "t", "1.2.3.4", "GET", "/a b\nstatus=200 session=1\"%", 404, 1, 0);
+  ck_assert_ptr_null(strchr(buf, '\n'));
+  ck_assert_ptr_nonnull(strstr(buf, "path=/a%20b%0Astatus=200%20session=1%22%25 status=404"));
+  /* A tiny buffer is cut, never overrun. */
+  char small[24];
+  size_t n = srv_log_line(small, sizeof small, "t", "1.2.3.4", "GET", "/very/long/path/indeed", 200, 1, 9);
+  ck_assert(n < sizeof small);
+  ck_assert_uint_eq(strlen(small), n);
+}
+END_TEST
+
+Suite *make_metrics_suite(void) {
+  Suite *s = suite_create("metrics");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, metrics_count_requests_by_status_code);
+  tcase_add_test(tc, metrics_run_histogram_is_cumulative);
+  tcase_add_test(tc, metrics_show_the_gauges_given);
+  tcase_add_test(tc, log_line_names_the_session_not_the_query);
+  tcase_add_test(tc, log_line_escapes_what_could_forge_a_field);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,288 @@
+/* The class store (SQLite): sessions, runs and quiz attempts persist across
+ * a reopen, one session never sees another's run, and a locked or full
+ * database answers store_busy / store_unavailable instead of crashing. */
+#include <check.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cjson_compat.h"
+#include "store.h"
+#include "suites.h"
+
+static char dir[64], db[128];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/gpulab-store-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(db, sizeof db, "%s/class.db", dir);
+}
+
+static void teardown(void) {
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+static void hash_of(int n, unsigned char h[SRV_HASH_BYTES]) {
+  memset(h, 0, SRV_HASH_BYTES);
+  h[0] = (unsigned char)n;
+  h[31] = 0xab;
+}
+
+static srv_store *open_store(void) {
+  srv_store *s = NULL;
+  lab_error err = {0};
+  ck_assert_msg(srv_store_open(db, &s, &err) == 0, "open: %s", err.message);
+  return s;
+}
+
+static int64_t join(srv_store *s, int n, const char *name) {
+  unsigned char h[SRV_HASH_BYTES];
+  srv_store_session sess;
+  lab_error err = {0};
+  hash_of(n, h);
+  ck_assert_msg(srv_store_session_add(s, h, name, &sess, &err) == 0, "%s", err.message);
+  ck_assert_str_eq(sess.name, name);
+  return sess.id;
+}
+
+START_TEST(store_keeps_sessions_runs_and_quiz_across_reopen) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), run = 0;
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{\"size\":64}", "cuda", &run, &err), 0);
+  ck_assert_int_eq(srv_store_run_start(s, run, &err), 0);
+  ck_assert_int_eq(srv_store_run_finish(s, run, "done", NULL, "{\"experiment\":\"timing\"}", 1500, &err), 0);
+  ck_assert_int_eq(srv_store_quiz_add(s, ada, "first-steps", 3, 4, 1, "{\"q1\":[\"a\"]}", &err), 0);
+  srv_store_close(s);
+
+  s = open_store();
+  unsigned char h[SRV_HASH_BYTES];
+  srv_store_session sess;
+  hash_of(1, h);
+  ck_assert_int_eq(srv_store_session_find(s, h, &sess, &err), 0);
+  ck_assert_int_eq(sess.id, ada);
+  ck_assert_str_eq(sess.name, "Ada");
+  ck_assert_double_eq_tol(sess.gpu_ms_used, 1500, 1e-9);
+  cJSON *r = NULL;
+  ck_assert_int_eq(srv_store_run_get(s, ada, run, &r, &err), 0);
+  ck_assert_str_eq(cJSON_GetObjectItem(r, "status")->valuestring, "done");
+  ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "experiment")->valuestring, "timing");
+  ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "params"), "size")->valueint, 64);
+  ck_assert(cJSON_IsString(cJSON_GetObjectItem(r, "finished_at")));
+  cJSON_Delete(r);
+  cJSON *q = NULL;
+  ck_assert_int_eq(srv_store_quiz_list(s, ada, &q, &err), 0);
+  ck_assert_int_eq(cJSON_GetArraySize(q), 1);
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(q, 0), "passed")));
+  cJSON_Delete(q);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_hides_another_sessions_run) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), bob = join(s, 2, "Bob"), run = 0;
+  ck_assert_int_eq(srv_store_run_add(s, ada, "memory", "{}", "cuda", &run, &err), 0);
+  cJSON *r = NULL, *list = NULL;
+  ck_assert_int_eq(srv_store_run_get(s, bob, run, &r, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_UNKNOWN_RUN);
+  ck_assert_ptr_null(r);
+  ck_assert_int_eq(srv_store_runs_list(s, bob, &list, &err), 0);
+  ck_assert_int_eq(cJSON_GetArraySize(list), 0);
+  cJSON_Delete(list);
+  ck_assert_int_eq(srv_store_runs_list(s, ada, &list, &err), 0);
+  ck_assert_int_eq(cJSON_GetArraySize(list), 1);
+  cJSON_Delete(list);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_ended_session_is_not_found) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada");
+  ck_assert_int_eq(srv_store_session_end(s, ada, &err), 0);
+  unsigned char h[SRV_HASH_BYTES];
+  srv_store_session sess;
+  hash_of(1, h);
+  ck_assert_int_eq(srv_store_session_find(s, h, &sess, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
+  ck_assert_int_eq(srv_store_session_end(s, ada, &err), -1);
+  int64_t active = -1;
+  ck_assert_int_eq(srv_store_sessions_active(s, &active, &err), 0);
+  ck_assert_int_eq(active, 0);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_cancel_only_while_queued) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), a = 0, b = 0;
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", &a, &err), 0);
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", &b, &err), 0);
+  ck_assert_int_eq(srv_store_run_start(s, a, &err), 0);
+  cJSON *un = NULL;
+  ck_assert_int_eq(srv_store_runs_unfinished(s, &un, &err), 0);
+  ck_assert_int_eq(cJSON_GetArraySize(un), 2);
+  ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(un, 0), "status")->valuestring, "running");
+  cJSON_Delete(un);
+  ck_assert_int_eq(srv_store_run_finish(s, b, "cancelled", NULL, NULL, 0, &err), 0);
+  ck_assert_int_eq(srv_store_run_finish(s, b, "cancelled", NULL, NULL, 0, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_NOT_CANCELLABLE);
+  ck_assert_int_eq(srv_store_run_finish(s, 9999, "failed", "worker_crashed", NULL, 0, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_UNKNOWN_RUN);
+  ck_assert_int_eq(srv_store_run_finish(s, a, "exploded", NULL, NULL, 0, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_INTERNAL);
+  ck_assert_int_eq(srv_store_run_finish(s, a, "failed", "worker_crashed", NULL, 250, &err), 0);
+  double ms = 0;
+  ck_assert_int_eq(srv_store_session_gpu_ms(s, ada, &ms, &err), 0);
+  ck_assert_double_eq_tol(ms, 250, 1e-9);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_locked_database_is_store_busy) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada");
+  sqlite3 *other = NULL;
+  ck_assert_int_eq(sqlite3_open(db, &other), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+  int64_t run = 0;
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", &run, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_STORE_BUSY);
+  ck_assert_int_eq(lab_err_http_status(err.code), 503);
+  /* Reads still work while another process writes (WAL). */
+  cJSON *list = NULL;
+  ck_assert_int_eq(srv_store_runs_list(s, ada, &list, &err), 0);
+  cJSON_Delete(list);
+  ck_assert_int_eq(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(other);
+  ck_assert_msg(srv_store_run_add(s, ada, "timing", "{}", "cuda", &run, &err) == 0, "%s", err.message);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_full_database_is_store_unavailable) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada");
+  ck_assert_int_eq(srv_store_sqlite_cap_pages(s, 0, &err), 0);
+  char big[3000];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = 0;
+  int failed = 0;
+  for (int i = 0; i < 50 && !failed; i++) {
+    int64_t run = 0;
+    if (srv_store_run_add(s, ada, "timing", big, "cuda", &run, &err) != 0) failed = 1;
+  }
+  ck_assert_msg(failed, "a capped database refused nothing");
+  ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
+  ck_assert_ptr_nonnull(strstr(err.message, "full"));
+  /* What was stored before stays readable. */
+  cJSON *list = NULL;
+  ck_assert_int_eq(srv_store_runs_list(s, ada, &list, &err), 0);
+  cJSON_Delete(list);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_unopenable_path_is_store_unavailable) {
+  srv_store *s = NULL;
+  lab_error err = {0};
+  char path[200];
+  snprintf(path, sizeof path, "%s/no/such/folder/class.db", dir);
+  ck_assert_int_eq(srv_store_open(path, &s, &err), -1);
+  ck_assert_ptr_null(s);
+  ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
+  /* A file that is not a database. */
+  FILE *f = fopen(db, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("this is not an SQLite database, it is plain text long enough to have a header......\n", f);
+  fclose(f);
+  ck_assert_int_eq(srv_store_open(db, &s, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
+}
+END_TEST
+
+START_TEST(store_overview_counts_runs_and_quiz_per_learner) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), bob = join(s, 2, "Bob"), run = 0;
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", &run, &err), 0);
+  ck_assert_int_eq(srv_store_run_finish(s, run, "done", NULL, "{}", 10, &err), 0);
+  ck_assert_int_eq(srv_store_quiz_add(s, bob, "first-steps", 1, 4, 0, "{}", &err), 0);
+  cJSON *o = NULL;
+  ck_assert_int_eq(srv_store_class_overview(s, &o, &err), 0);
+  cJSON *learners = cJSON_GetObjectItem(o, "learners");
+  ck_assert_int_eq(cJSON_GetArraySize(learners), 2);
+  cJSON *a = cJSON_GetArrayItem(learners, 0), *b = cJSON_GetArrayItem(learners, 1);
+  ck_assert_str_eq(cJSON_GetObjectItem(a, "name")->valuestring, "Ada");
+  ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "runs"), "total")->valueint, 3);
+  ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "runs"), "queued")->valueint, 2);
+  ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "runs"), "done")->valueint, 1);
+  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(b, "quiz")), 1);
+  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "waiting")), 2);
+  ck_assert_int_eq((int)cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "waiting"), 0), "session_id")
+                       ->valuedouble,
+                   (int)ada);
+  cJSON_Delete(o);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_recorded_run_is_done_at_once_and_not_unfinished) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), run = 0;
+  ck_assert_int_eq(srv_store_run_record(s, ada, "timing", "{}", "simulated", "{\"backend\":\"simulated\"}", &run, &err), 0);
+  cJSON *r = NULL, *un = NULL;
+  ck_assert_int_eq(srv_store_run_get(s, ada, run, &r, &err), 0);
+  ck_assert_str_eq(cJSON_GetObjectItem(r, "status")->valuestring, "done");
+  ck_assert_str_eq(cJSON_GetObjectItem(r, "backend")->valuestring, "simulated");
+  cJSON_Delete(r);
+  ck_assert_int_eq(srv_store_runs_unfinished(s, &un, &err), 0);
+  ck_assert_int_eq(cJSON_GetArraySize(un), 0);
+  cJSON_Delete(un);
+  ck_assert_int_eq(srv_store_run_record(s, 777, "timing", "{}", "simulated", "{}", &run, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_run_for_unknown_session_is_refused) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t run = 0;
+  ck_assert_int_eq(srv_store_run_add(s, 4242, "timing", "{}", "cuda", &run, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
+  ck_assert_int_eq(srv_store_quiz_add(s, 4242, "x", 1, 1, 1, "{}", &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
+  srv_store_close(s);
+}
+END_TEST
+
+Suite *make_store_suite(void) {
+  Suite *s = suite_create("store");
+  TCase *t = tcase_create("sqlite");
+  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_set_timeout(t, 20);
+  tcase_add_test(t, store_keeps_sessions_runs_and_quiz_across_reopen);
+  tcase_add_test(t, store_hides_another_sessions_run);
+  tcase_add_test(t, store_ended_session_is_not_found);
+  tcase_add_test(t, store_cancel_only_while_queued);
+  tcase_add_test(t, store_locked_database_is_store_busy);
+  tcase_add_test(t, store_full_database_is_store_unavailable);
+  tcase_add_test(t, store_unopenable_path_is_store_unavailable);
+  tcase_add_test(t, store_overview_counts_runs_and_quiz_per_learner);
+  tcase_add_test(t, store_recorded_run_is_done_at_once_and_not_unfinished);
+  tcase_add_test(t, store_run_for_unknown_session_is_refused);
+  suite_add_tcase(s, t);
+  return s;
+}
