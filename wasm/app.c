@@ -12,6 +12,7 @@
 #include "bridge.h"
 #include "cjson_compat.h"
 #include "html.h"
+#include "profiles.h"
 #include "registry.h"
 #include "route.h"
 #include "views/class_app.h"
@@ -170,6 +171,24 @@ static void on_device(int status, const char *body, size_t len, void *ctx) {
   render_device();
 }
 
+/* A profile calibrated on the server's GPU (gpulab serve --profile-file)
+ * joins the built-in ones in every "simulate as" picker. */
+static void on_profiles(int status, const char *body, size_t len, void *ctx) {
+  (void)ctx;
+  cJSON *j = status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  const cJSON *p;
+  cJSON_ArrayForEach(p, ui_json_arr(j, "profiles")) {
+    lab_profile prof;
+    lab_error err;
+    const char *name = ui_json_str(p, "name");
+    if (name && strcmp(name, "calibrated") == 0 && lab_profile_from_json(p, &prof, &err) == 0) {
+      lab_profile_set_calibrated(&prof);
+      render_experiments();
+    }
+  }
+  cJSON_Delete(j);
+}
+
 static void check_device(void) {
   cJSON_Delete(app.device);
   cJSON_Delete(app.sim_env);
@@ -180,6 +199,7 @@ static void check_device(void) {
   render_device();
   ui_fetch("/api/device", FETCH_TIMEOUT_MS, on_device, (void *)++app.device_gen);
   ui_fetch("/api/health", FETCH_TIMEOUT_MS, on_health, NULL);
+  ui_fetch("/api/profiles", FETCH_TIMEOUT_MS, on_profiles, NULL);
 }
 
 /* ---- lessons --------------------------------------------------------------- */
