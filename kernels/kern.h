@@ -29,7 +29,12 @@ void kern_runtime_view(lab_runtime_view *rt);
   X(crossover)              \
   X(placement)              \
   X(memory)                 \
-  X(train_step)
+  X(train_step)             \
+  X(precision)              \
+  X(allocator)              \
+  X(graphs)                 \
+  X(profile)                \
+  X(streams)
 
 #define KERN_X_DECL(name) int kern_run_##name(const lab_params *p, cJSON **out, lab_error *err);
 KERN_EXPERIMENTS(KERN_X_DECL)

@@ -12,6 +12,11 @@ extern const lab_experiment lab_exp_train_step;
 extern const lab_experiment lab_exp_transfer;
 extern const lab_experiment lab_exp_timing;
 extern const lab_experiment lab_exp_crossover;
+extern const lab_experiment lab_exp_precision;
+extern const lab_experiment lab_exp_allocator;
+extern const lab_experiment lab_exp_graphs;
+extern const lab_experiment lab_exp_profile;
+extern const lab_experiment lab_exp_streams;
 
 static const lab_experiment *const all[] = {
     &lab_exp_device,
@@ -21,6 +26,11 @@ static const lab_experiment *const all[] = {
     &lab_exp_transfer,
     &lab_exp_timing,
     &lab_exp_crossover,
+    &lab_exp_precision,
+    &lab_exp_allocator,
+    &lab_exp_graphs,
+    &lab_exp_profile,
+    &lab_exp_streams,
 };
 
 int lab_experiment_count(void) { return (int)(sizeof all / sizeof all[0]); }

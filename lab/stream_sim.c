@@ -5,6 +5,7 @@
 #include "stream_sim.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cjson_compat.h"
 
@@ -89,4 +90,75 @@ double lab_stream_sync(lab_stream_sim *s, const char *label) {
   s->host_us = max2(s->host_us, s->gpu_free_us) + s->prof->sync_us;
   record(s, CPU_LANE, label ? label : "synchronize", start, s->host_us);
   return s->host_us;
+}
+
+/* ---- several streams and their engines ---- */
+
+static const char *const engine_lane[LAB_ENGINE_COUNT] = {"gpu:0/engine/h2d", "gpu:0/engine/compute",
+                                                          "gpu:0/engine/d2h"};
+
+void lab_streams_init(lab_streams_sim *s, const lab_profile *prof, int n_streams, cJSON *env) {
+  memset(s, 0, sizeof *s);
+  s->prof = prof;
+  s->n_streams = n_streams < 1 ? 1 : n_streams > LAB_SIM_MAX_STREAMS ? LAB_SIM_MAX_STREAMS : n_streams;
+  s->timeline = env ? cJSON_GetObjectItemCaseSensitive(env, "timeline") : NULL;
+  s->prefix = "";
+  s->draw_engines = 1;
+}
+
+static void record_lane(lab_streams_sim *s, const char *lane, const char *label, double start_us, double end_us) {
+  char name[96];
+  if (!s->timeline) return;
+  snprintf(name, sizeof name, "%s%s", s->prefix ? s->prefix : "", lane);
+  cJSON *e = cJSON_CreateObject();
+  if (!e) return;
+  cJSON_AddStringToObject(e, "lane", name);
+  cJSON_AddStringToObject(e, "label", label ? label : "");
+  cJSON_AddNumberToObject(e, "start_us", start_us);
+  cJSON_AddNumberToObject(e, "end_us", end_us);
+  cJSON_AddItemToArray(s->timeline, e);
+}
+
+double lab_streams_op(lab_streams_sim *s, int stream, lab_engine engine, const char *label, double run_us,
+                      int host_waits, double *start_us) {
+  char lane[32];
+  if (stream < 0) stream = 0;
+  if (stream >= s->n_streams) stream = s->n_streams - 1;
+  if ((int)engine < 0 || engine >= LAB_ENGINE_COUNT) engine = LAB_ENGINE_COMPUTE;
+  if (run_us < 0) run_us = 0;
+  if (engine == LAB_ENGINE_COMPUTE && run_us < s->prof->kernel_min_us) run_us = s->prof->kernel_min_us;
+  s->host_us += s->prof->launch_us;
+  double start = max2(s->host_us, max2(s->stream_free_us[stream], s->engine_free_us[engine]));
+  double end = start + run_us;
+  s->stream_free_us[stream] = end;
+  s->engine_free_us[engine] = end;
+  s->engine_busy_us[engine] += run_us;
+  if (host_waits) s->host_us = end;
+  snprintf(lane, sizeof lane, "gpu:0/stream%d", stream);
+  record_lane(s, lane, label, start, end);
+  if (s->draw_engines) record_lane(s, engine_lane[engine], label, start, end);
+  if (start_us) *start_us = start;
+  return end;
+}
+
+double lab_streams_copy(lab_streams_sim *s, int stream, lab_engine engine, const char *label, double bytes,
+                        double gbps, int pinned, double *start_us) {
+  double run = lab_copy_us(s->prof, bytes, gbps) + (pinned ? 0 : s->prof->copy_latency_us);
+  return lab_streams_op(s, stream, engine, label, run, !pinned, start_us);
+}
+
+double lab_streams_event(const lab_streams_sim *s, int stream) {
+  if (stream < 0 || stream >= s->n_streams) return s->host_us;
+  return max2(s->host_us, s->stream_free_us[stream]);
+}
+
+void lab_streams_wait(lab_streams_sim *s, int stream, double event_us) {
+  if (stream < 0 || stream >= s->n_streams) return;
+  s->stream_free_us[stream] = max2(s->stream_free_us[stream], event_us);
+}
+
+double lab_streams_end(const lab_streams_sim *s) {
+  double end = 0;
+  for (int i = 0; i < s->n_streams; i++) end = max2(end, s->stream_free_us[i]);
+  return end;
 }

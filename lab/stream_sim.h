@@ -41,4 +41,50 @@ double lab_stream_sync(lab_stream_sim *s, const char *label);
  * small copies reach only a fraction of the link's bandwidth. */
 double lab_copy_us(const lab_profile *prof, double bytes, double gbps);
 
+/* Several streams on one GPU and the engines they share (lab_streams_*):
+ * each op waits for its stream's previous op, for its engine and for the
+ * host to have issued it. The engines modelled: one compute engine (a
+ * kernel whose grid fills the GPU runs alone) and one copy engine per
+ * direction, so an H2D copy, a kernel and a D2H copy can run at once, as
+ * on every profile's GPU (two or more copy engines). Each engine takes its
+ * ops in the order they were issued. Lanes: "gpu:0/streamN" per stream and
+ * "gpu:0/engine/h2d|compute|d2h" per engine, each with an optional prefix. */
+#define LAB_SIM_MAX_STREAMS 8
+
+typedef enum lab_engine { LAB_ENGINE_H2D, LAB_ENGINE_COMPUTE, LAB_ENGINE_D2H, LAB_ENGINE_COUNT } lab_engine;
+
+typedef struct lab_streams_sim {
+  const lab_profile *prof;
+  int n_streams;
+  double host_us;                              /* the host's clock */
+  double stream_free_us[LAB_SIM_MAX_STREAMS];  /* when each stream's last op ends */
+  double engine_free_us[LAB_ENGINE_COUNT];     /* when each engine's last op ends */
+  double engine_busy_us[LAB_ENGINE_COUNT];     /* total time each engine worked */
+  cJSON *timeline;      /* envelope's timeline array, or NULL */
+  const char *prefix;   /* put before every lane name ("" by default) */
+  int draw_engines;     /* also draw one lane per engine (default 1) */
+} lab_streams_sim;
+
+/* n_streams is clamped to 1..LAB_SIM_MAX_STREAMS; env may be NULL. */
+void lab_streams_init(lab_streams_sim *s, const lab_profile *prof, int n_streams, cJSON *env);
+/* Enqueues an op of `run_us` on `stream` using `engine`: the host pays
+ * launch_us to issue it and, when host_waits (a copy from pageable
+ * memory), stays blocked until the op ends. *start_us (may be NULL) gets
+ * when it started. Returns its end. */
+double lab_streams_op(lab_streams_sim *s, int stream, lab_engine engine, const char *label, double run_us,
+                      int host_waits, double *start_us);
+/* A copy of `bytes` at `gbps` in the engine's direction: pinned memory is
+ * asynchronous; pageable memory pays the staging latency once more and
+ * blocks the host until the copy is done (cudaMemcpyAsync then behaves as
+ * cudaMemcpy). */
+double lab_streams_copy(lab_streams_sim *s, int stream, lab_engine engine, const char *label, double bytes,
+                        double gbps, int pinned, double *start_us);
+/* cudaEventRecord on `stream`: the time the event completes (when the
+ * stream reaches it). The host pays nothing measurable. */
+double lab_streams_event(const lab_streams_sim *s, int stream);
+/* cudaStreamWaitEvent: later ops on `stream` start no earlier than event_us. */
+void lab_streams_wait(lab_streams_sim *s, int stream, double event_us);
+/* When every stream's work is done (what a device synchronize waits for). */
+double lab_streams_end(const lab_streams_sim *s);
+
 #endif

@@ -153,6 +153,27 @@ double srv_limits_gpu_bytes(const char *experiment, const lab_params *p, const c
     /* x, y, two copies of W and b, z, row loss, dW, db, loss history */
     return 4.0 * (b * f + b + 3 * c * f + 3 * c + b * c + b + lab_param(p, "steps"));
   }
+  if (strcmp(experiment, "allocator") == 0) {
+    *param = "limit_gib"; /* lab_allocator_check keeps the timing block and the walk under it */
+    return lab_param(p, "limit_gib") * GIB;
+  }
+  if (strcmp(experiment, "streams") == 0) {
+    *param = "chunk_mib"; /* an input and an output buffer per chunk */
+    return 2.0 * lab_param(p, "chunks") * lab_param(p, "chunk_mib") * 1024 * 1024;
+  }
+  if (strcmp(experiment, "graphs") == 0) {
+    *param = "elements"; /* the chain's buffer, its copy, and the sweep's largest buffer (2^24 floats) */
+    return 4.0 * (2 * lab_param(p, "elements") + (lab_param_bool(p, "sweep") ? 16777216.0 : 0));
+  }
+  if (strcmp(experiment, "precision") == 0) {
+    *param = "max_size"; /* A, B, C in fp32 plus A, B in bf16 at the largest size */
+    return 16.0 * sq(lab_param(p, "max_size"));
+  }
+  if (strcmp(experiment, "profile") == 0) {
+    double b = lab_param(p, "batch"), h = lab_param(p, "hidden");
+    *param = "hidden"; /* weights, gradients and SGD state of 1024->hidden->10, activations and their grads */
+    return 4.0 * (3 * (1024 * h + h * 10 + h + 10) + 3 * b * (1024 + h + 10) + 2 * b * 1024);
+  }
   return 0;
 }
 

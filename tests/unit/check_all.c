@@ -29,10 +29,20 @@ int main(void) {
       make_stream_sim_suite,
       make_transfer_suite,
       make_timing_suite,
+      make_precision_suite,
+      make_ui_result_precision_suite,
       make_crossover_suite,
+      make_profile_suite,
+      make_ui_result_profile_suite,
+      make_graphs_suite,
+      make_ui_result_graphs_suite,
+      make_allocator_suite,
+      make_ui_result_allocator_suite,
       make_store_suite,
       make_session_suite,
       make_config_suite,
+      make_streams_suite,
+      make_ui_result_streams_suite,
   };
   SRunner *sr = srunner_create(NULL);
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) srunner_add_suite(sr, suites[i]());

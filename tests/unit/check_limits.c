@@ -119,6 +119,10 @@ START_TEST(every_gpu_experiment_fits_a_default_cap_with_default_params) {
     lab_params_init(&p, e->params, e->n_params);
     ck_assert_int_eq(lab_params_from_json(&p, NULL, &err), 0);
     ck_assert_msg(srv_limits_gpu_mem(e->name, &p, 4, &err) == 0, "%s: %s", e->name, err.message);
+    /* Every experiment with a GPU side states what it takes: none slips past the cap unmeasured. */
+    const char *param = NULL;
+    if (strcmp(e->name, "device") != 0)
+      ck_assert_msg(srv_limits_gpu_bytes(e->name, &p, &param) > 0 && param, "%s has no GPU memory estimate", e->name);
   }
 }
 END_TEST

@@ -1,7 +1,7 @@
 /* The lab report (wasm/views/report.c), natively: every section from real
  * simulated envelopes (lab_simulate, as the browser computes them), the
  * hints when a run is missing, the source label of every figure, and
- * Markdown escaping of outside text. */
+ * Markdown escaping of outside text; lesson 2's section per experiment. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,6 +176,109 @@ START_TEST(report_timing_section_uses_the_learner_numbers) {
 }
 END_TEST
 
+/* ---- lesson 2: one section per experiment, from the learner's runs ---------- */
+
+static const char LESSON2[] =
+    "{\"id\":\"02-cuda-toolbox\",\"title\":\"CUDA toolbox\",\"sections\":["
+    "{\"id\":\"devices\",\"title\":\"Devices\",\"experiments\":[\"placement\"]},"
+    "{\"id\":\"allocator\",\"title\":\"The caching allocator\",\"experiments\":[\"allocator\"]},"
+    "{\"id\":\"streams\",\"title\":\"Streams and overlap\",\"experiments\":[\"streams\"]},"
+    "{\"id\":\"events\",\"title\":\"Events\",\"experiments\":[\"timing\",\"device\"]},"
+    "{\"id\":\"pinned\",\"title\":\"Pinned memory\",\"experiments\":[\"transfer\",\"timing\",\"<b>\"]},"
+    "{\"id\":\"random\",\"title\":\"Random numbers\",\"experiments\":[]}]}";
+
+static char *report_lesson2(cJSON *runs, const ui_progress *p) {
+  cJSON *l2 = cJSON_Parse(LESSON2);
+  ui_device_state dev = {.views = device_json};
+  ui_report_input in = {.lesson = l2, .date = "2026-11-22 15:04 UTC", .device = &dev, .runs = runs, .progress = p};
+  char *md = report(&in);
+  cJSON_Delete(l2);
+  return md;
+}
+
+START_TEST(report_lesson2_has_a_section_per_experiment_in_lesson_order) {
+  cJSON *runs = cJSON_CreateObject();
+  cJSON_AddItemToObject(runs, "timing", simulate("timing"));
+  cJSON_AddItemToObject(runs, "transfer", simulate("transfer"));
+  ui_progress p;
+  ui_progress_parse("{\"attempts\":1,\"best\":{\"score\":7,\"total\":9,\"passed\":true},"
+                    "\"last\":{\"score\":7,\"total\":9,\"passed\":true}}",
+                    &p);
+  char *md = report_lesson2(runs, &p);
+  ck_has(md, "# gpulab lab report: CUDA toolbox\n");
+  ck_has(md, "## 1. Device check");
+  const char *order[] = {"## 2. Devices (`placement`)", "## 3. The caching allocator (`allocator`)",
+                         "## 4. Streams and overlap (`streams`)", "## 5. Events (`timing`)",
+                         "## 6. Pinned memory (`transfer`)", "## 7. Quiz"};
+  const char *at = md;
+  for (int i = 0; i < 6; i++) {
+    const char *next = strstr(at, order[i]);
+    ck_assert_msg(next != NULL, "missing or out of order: \"%s\" in:\n%s", order[i], md);
+    at = next;
+  }
+  ck_has(md, "_Not run yet._ Run the **allocator** experiment (section \"The caching allocator\")");
+  ck_has(md, "Source: **simulated (profile: h100-sxm)** — your last timing run.");
+  ck_has(md, "| Measured | Value |");
+  ck_has(md, "| events | ");
+  ck_has(md, "| h2d pinned | ");
+  ck_has(md, " GB/s |");
+  ck_has(md, "- Best attempt: passed, 7 of 9 right");
+  ck_has(md, "| allocator | not run yet |");
+  ck_has(md, "| timing | simulated (profile: h100-sxm) |");
+  ck_has(md, "| Quiz | scored by the gpulab server |");
+  ck_lacks(md, "Timing: with and without synchronization");  /* lesson 1's sections */
+  ck_lacks(md, "(`device`)");                               /* the device check has its own section */
+  ck_lacks(md, "<b>");                                      /* not an experiment name: skipped */
+  ck_lacks(md, "## 8.");
+  free(md);
+  cJSON_Delete(runs);
+}
+END_TEST
+
+START_TEST(report_lesson2_prints_each_metric_with_its_unit) {
+  cJSON *runs = cJSON_Parse(
+      "{\"streams\":{\"experiment\":\"streams\",\"backend\":\"cuda\",\"device\":{\"name\":\"RTX 4090\"},"
+      "\"params\":{\"chunks\":8,\"pinned\":false},"
+      "\"metrics\":{\"one_stream_ms\":12.5,\"overlap_pct\":40,\"reserved_bytes\":1048576,\"launch_us\":3.25,"
+      "\"kernels\":100,\"overlapped\":true,\"note\":\"a *b*\",\"tflops\":51.5,\"per_chunk\":[1,2]},"
+      "\"stats\":{\"samples\":9,\"warmup\":2,\"iqr_pct\":1.5,\"method\":\"CUDA events\"},"
+      "\"findings\":[\"Overlap saved 5 ms.\"]},"
+      "\"allocator\":{\"experiment\":\"graphs\",\"metrics\":{\"x_ms\":1}}}");
+  char *md = report_lesson2(runs, NULL);
+  ck_has(md, "Source: **live (RTX 4090)** — your last streams run.");
+  ck_has(md, "Settings: chunks = 8, pinned = no.");
+  ck_has(md, "| one stream | 12.500 ms |");
+  ck_has(md, "| overlap | 40.0 % |");
+  ck_has(md, "| reserved | 1.0 MB |");
+  ck_has(md, "| launch | 3.25 µs |");
+  ck_has(md, "| kernels | 100 |");
+  ck_has(md, "| overlapped | yes |");
+  ck_has(md, "| note | a \\*b\\* |");
+  ck_has(md, "| tflops | 51.50 TFLOPS |");
+  ck_lacks(md, "per chunk");  /* arrays belong to the chart */
+  ck_has(md, "Median of 9 samples after 2 warm-up runs, spread (IQR) 1.50 %.");
+  ck_has(md, "How it was measured: CUDA events");
+  ck_has(md, "- Overlap saved 5 ms.");
+  /* an envelope of another experiment under the allocator's name is not its run */
+  ck_has(md, "## 3. The caching allocator (`allocator`)\n\n_Not run yet._");
+  ck_has(md, "| streams | live (RTX 4090) |");
+  ck_has(md, "_Not taken yet._");
+  free(md);
+  cJSON_Delete(runs);
+}
+END_TEST
+
+START_TEST(report_lesson2_without_runs_lists_every_experiment_to_run) {
+  char *md = report_lesson2(NULL, NULL);
+  ck_has(md, "Run the **placement** experiment (section \"Devices\")");
+  ck_has(md, "Run the **streams** experiment (section \"Streams and overlap\")");
+  ck_has(md, "Run the **transfer** experiment (section \"Pinned memory\")");
+  ck_has(md, "| transfer | not run yet |");
+  ck_has(md, "| Quiz | not taken yet |");
+  free(md);
+}
+END_TEST
+
 START_TEST(report_filename_names_lesson_and_day) {
   char name[128];
   ck_assert_str_eq(ui_report_filename("01-cuda", "2026-11-22 15:04 UTC", name, sizeof name),
@@ -196,6 +299,9 @@ Suite *make_ui_report_suite(void) {
   tcase_add_test(tc, report_labels_recorded_and_live_sources);
   tcase_add_test(tc, report_timing_section_uses_the_learner_numbers);
   tcase_add_test(tc, report_filename_names_lesson_and_day);
+  tcase_add_test(tc, report_lesson2_has_a_section_per_experiment_in_lesson_order);
+  tcase_add_test(tc, report_lesson2_prints_each_metric_with_its_unit);
+  tcase_add_test(tc, report_lesson2_without_runs_lists_every_experiment_to_run);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -17,7 +17,15 @@ Suite *make_train_step_suite(void);
 Suite *make_stream_sim_suite(void);
 Suite *make_transfer_suite(void);
 Suite *make_timing_suite(void);
+Suite *make_precision_suite(void);
+Suite *make_ui_result_precision_suite(void);
 Suite *make_crossover_suite(void);
+Suite *make_profile_suite(void);
+Suite *make_ui_result_profile_suite(void);
+Suite *make_graphs_suite(void);
+Suite *make_ui_result_graphs_suite(void);
+Suite *make_allocator_suite(void);
+Suite *make_ui_result_allocator_suite(void);
 
 Suite *make_store_suite(void);
 Suite *make_session_suite(void);
@@ -35,5 +43,7 @@ Suite *make_ui_class_suite(void);
 Suite *make_queue_suite(void);
 Suite *make_limits_suite(void);
 Suite *make_metrics_suite(void);
+Suite *make_streams_suite(void);
+Suite *make_ui_result_streams_suite(void);
 
 #endif

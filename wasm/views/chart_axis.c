@@ -73,6 +73,12 @@ double ui_axis_frac(const ui_axis *a, double v) {
 /* "%.*g" without trailing noise: 0.30000000000000004 prints as 0.3. */
 static void num(char *buf, size_t n, double v, int digits) {
   if (fabs(v) < 1e-12) v = 0;
+  /* Whole digits are never cut to an exponent: N = 1024 reads "1024", not "1.02e+03". */
+  double a = fabs(v);
+  if (a >= 1 && a < 1e6) {
+    int whole = (int)floor(log10(a + 0.5)) + 1;
+    if (whole > digits) digits = whole;
+  }
   snprintf(buf, n, "%.*g", digits, v);
 }
 

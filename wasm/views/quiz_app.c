@@ -320,6 +320,21 @@ static cJSON *last_envelope(const char *name) {
   return env;
 }
 
+/* The learner's last result of every experiment the lesson embeds, by name
+ * (the lesson-2 report has a section per experiment). Caller owns. */
+static cJSON *lesson_runs(void) {
+  cJSON *runs = cJSON_CreateObject();
+  const cJSON *s, *e;
+  cJSON_ArrayForEach(s, ui_json_arr(q.bundle, "sections")) {
+    cJSON_ArrayForEach(e, ui_json_arr(s, "experiments")) {
+      if (!cJSON_IsString(e) || cJSON_GetObjectItemCaseSensitive(runs, e->valuestring)) continue;
+      cJSON *env = last_envelope(e->valuestring);
+      if (env) cJSON_AddItemToObject(runs, e->valuestring, env);
+    }
+  }
+  return runs;
+}
+
 static void download_report(const ui_device_state *device, const char *version) {
   char date[32], name[128], text[200];
   cJSON *timing = last_envelope("timing"), *memory = last_envelope("memory"), *memory_default = NULL;
@@ -329,8 +344,10 @@ static void download_report(const ui_device_state *device, const char *version) 
   memset(&err, 0, sizeof err);
   if (!memory && e && lab_simulate(e, NULL, NULL, &memory_default, &err) != 0) memory_default = NULL;
   now_text(date, sizeof date);
+  cJSON *runs = lesson_runs();
   ui_report_input in = {.lesson = q.bundle, .date = date, .version = version, .device = device, .timing = timing,
-                        .memory = memory, .memory_default = memory_default, .progress = &q.progress};
+                        .memory = memory, .memory_default = memory_default, .progress = &q.progress,
+                        .runs = runs};
   ui_buf_init(&b);
   ui_report_markdown(&b, &in);
   ui_report_filename(q.lesson, date, name, sizeof name);
@@ -345,6 +362,7 @@ static void download_report(const ui_device_state *device, const char *version) 
   cJSON_Delete(timing);
   cJSON_Delete(memory);
   cJSON_Delete(memory_default);
+  cJSON_Delete(runs);
 }
 
 bool ui_quiz_app_action(const char *action, const char *arg, const ui_device_state *device, const char *version) {

@@ -1,8 +1,10 @@
-/* The learner's lab report as Markdown: the device check (driver view vs
- * runtime view and the verdict), a timing run with and without
- * synchronization, the memory terms that can end in out-of-memory, the quiz
- * result, the date, and where every figure came from (live / recorded /
- * simulated + profile). Plain C, so the report is unit-tested natively. */
+/* The learner's lab report as Markdown. Lesson 1: the device check (driver
+ * view vs runtime view and the verdict), a timing run with and without
+ * synchronization, the memory terms that can end in out-of-memory. Lesson 2:
+ * the device check and the learner's last run of each of its experiments.
+ * Every lesson: the quiz result, the date, and where every figure came from
+ * (live / recorded / simulated + profile). Plain C, so the report is
+ * unit-tested natively. */
 #ifndef UI_VIEW_REPORT_H
 #define UI_VIEW_REPORT_H
 
@@ -20,6 +22,7 @@ typedef struct ui_report_input {
   const cJSON *memory;              /* the learner's last memory envelope, or NULL */
   const cJSON *memory_default;      /* the lesson's default memory run, simulated in the browser */
   const ui_progress *progress;      /* the quiz's best and last attempt */
+  const cJSON *runs;                /* lesson 2 on: {"NAME": the learner's last NAME envelope, …}, or NULL */
 } ui_report_input;
 
 /* Appends the report. Every outside string is escaped for Markdown. */

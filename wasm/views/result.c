@@ -148,10 +148,15 @@ void ui_view_result(ui_buf *b, const cJSON *env, bool in_browser, const char *no
   if (!exp) exp = "";
   if (strcmp(exp, "transfer") == 0) ui_result_transfer(b, env);
   else if (strcmp(exp, "timing") == 0) ui_result_timing(b, env);
+  else if (strcmp(exp, "precision") == 0) ui_result_precision(b, env);
   else if (strcmp(exp, "crossover") == 0) ui_result_crossover(b, env);
   else if (strcmp(exp, "memory") == 0) ui_result_memory(b, env);
   else if (strcmp(exp, "train_step") == 0) ui_result_train_step(b, env);
   else if (strcmp(exp, "placement") == 0) ui_result_placement(b, env);
+  else if (strcmp(exp, "graphs") == 0) ui_result_graphs(b, env);
+  else if (strcmp(exp, "allocator") == 0) ui_result_allocator(b, env);
+  else if (strcmp(exp, "streams") == 0) ui_result_streams(b, env);
+  else if (strcmp(exp, "profile") == 0) ui_result_profile(b, env);
   if (strcmp(exp, "device") == 0) {
     ui_result_device(b, env, in_browser); /* the panel lists its own findings */
   } else {

@@ -22,10 +22,15 @@ const char *ui_res_device_short(const cJSON *env, char *buf, int n);
 
 void ui_result_transfer(ui_buf *b, const cJSON *env);
 void ui_result_timing(ui_buf *b, const cJSON *env);
+void ui_result_precision(ui_buf *b, const cJSON *env);
 void ui_result_crossover(ui_buf *b, const cJSON *env);
 void ui_result_memory(ui_buf *b, const cJSON *env);
 void ui_result_train_step(ui_buf *b, const cJSON *env);
 void ui_result_placement(ui_buf *b, const cJSON *env);
+void ui_result_graphs(ui_buf *b, const cJSON *env);
+void ui_result_allocator(ui_buf *b, const cJSON *env);
+void ui_result_streams(ui_buf *b, const cJSON *env);
+void ui_result_profile(ui_buf *b, const cJSON *env);
 void ui_result_device(ui_buf *b, const cJSON *env, bool in_browser);
 /* The envelope's timeline as a lane chart with the synchronize marked. */
 void ui_result_timeline(ui_buf *b, const cJSON *env, const char *title, const char *summary);

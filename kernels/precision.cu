@@ -1,0 +1,205 @@
+/* precision on a real GPU: N×N matmuls through cuBLAS (cublasGemmEx) in FP32
+ * (CUBLAS_COMPUTE_32F), TF32 (CUBLAS_COMPUTE_32F_FAST_TF32, fp32 data) and
+ * BF16 inputs with FP32 accumulation and output (CUDA_R_16BF,
+ * CUBLAS_COMPUTE_32F), for N = 128 … max_size on random normal inputs.
+ * Timing: two warm-up batches, then `samples` batches between CUDA events,
+ * each batch enough matmuls for ≥ 2e10 flop, queued behind a spin kernel so
+ * the host's enqueue cost is not timed; medians. Errors: a 16 × 16 grid of
+ * output entries against FP64 dot products on the host. The training run
+ * is the portable C one (lab/precision_train.c): it is math, not hardware. */
+#include <cuda_bf16.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.cuh"
+extern "C" {
+#include "precision.h"
+}
+
+#define SIDE LAB_PREC_CHECK_SIDE
+
+static __global__ void to_bf16_kernel(const float *in, __nv_bfloat16 *out, size_t n) {
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = __float2bfloat16(in[i]);
+}
+
+static cudaError_t to_bf16(const float *in, __nv_bfloat16 *out, size_t n, cudaStream_t s) {
+  size_t blocks = (n + 255) / 256;
+  to_bf16_kernel<<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(in, out, n);
+  return cudaGetLastError();
+}
+
+typedef struct inputs {
+  const float *a, *b;             /* fp32, row-major n×n (first n² elements of the buffers) */
+  const __nv_bfloat16 *a16, *b16; /* the same rounded to bf16 */
+} inputs;
+
+/* Row-major C = A·B with column-major cuBLAS: B·A in column-major terms. */
+static cublasStatus_t gemm(cublasHandle_t h, lab_prec p, int n, const inputs *in, float *c) {
+  const float one = 1.0f, zero = 0.0f;
+  if (p == LAB_PREC_BF16)
+    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, in->b16, CUDA_R_16BF, n, in->a16, CUDA_R_16BF, n,
+                        &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, in->b, CUDA_R_32F, n, in->a, CUDA_R_32F, n, &zero,
+                      c, CUDA_R_32F, n,
+                      p == LAB_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+/* One batch of `reps` matmuls between events; ms per matmul. */
+static int batch(cublasHandle_t h, cudaStream_t s, kern_timer *t, lab_prec p, int n, int reps, const inputs *in,
+                 float *c, double *ms, lab_error *err) {
+  double total = 0;
+  TRY(kern_spin(20.0 + 4.0 * reps, s)); /* covers the enqueue of the whole batch */
+  TRY(kern_timer_start(t, s));
+  for (int i = 0; i < reps; i++) TRY_BLAS(gemm(h, p, n, in, c));
+  TRY(kern_timer_stop_ms(t, s, &total));
+  *ms = total / reps;
+  return 0;
+cleanup:
+  return -1;
+}
+
+/* The grid's rows of A and columns of B (fp32, as given to every precision). */
+static int grid_inputs(const float *a, const float *b, int n, const int *ri, const int *cj, float *rows, float *cols,
+                       lab_error *err) {
+  for (int i = 0; i < SIDE; i++) {
+    TRY(cudaMemcpy(rows + (size_t)i * n, a + (size_t)ri[i] * n, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));
+    TRY(cudaMemcpy2D(cols + (size_t)i * n, sizeof(float), b + cj[i], (size_t)n * sizeof(float), sizeof(float), n,
+                     cudaMemcpyDeviceToHost));
+  }
+  return 0;
+cleanup:
+  return -1;
+}
+
+static int grid_outputs(const float *c, int n, const int *ri, const int *cj, float *out, lab_error *err) {
+  for (int i = 0; i < SIDE; i++)
+    for (int j = 0; j < SIDE; j++)
+      TRY(cudaMemcpy(out + i * SIDE + j, c + (size_t)ri[i] * n + cj[j], sizeof(float), cudaMemcpyDeviceToHost));
+  return 0;
+cleanup:
+  return -1;
+}
+
+/* Times and checks every precision at side n (size index i). */
+static int one_size(cublasHandle_t h, cudaStream_t s, kern_timer *t, int i, const inputs *in, float *c, float *rows,
+                    float *cols, lab_precision_measure *m, lab_error *err) {
+  int n = m->size[i], reps = lab_precision_repeats(n), ri[SIDE], cj[SIDE];
+  double ref[SIDE * SIDE], ms[LAB_PREC_MAX_SAMPLES], x = 0;
+  float out[SIDE * SIDE];
+  lab_rng r;
+  lab_rng_seed(&r, 0xc4ec0u + (uint64_t)n);
+  for (int k = 0; k < SIDE; k++) {
+    ri[k] = (int)(k * (double)n / SIDE + lab_rng_uniform(&r) * n / SIDE);
+    cj[k] = (int)(k * (double)n / SIDE + lab_rng_uniform(&r) * n / SIDE);
+  }
+  m->repeats[i] = reps;
+  if (grid_inputs(in->a, in->b, n, ri, cj, rows, cols, err)) return -1;
+  lab_precision_reference(rows, cols, SIDE, SIDE, n, ref);
+  for (int q = 0; q < LAB_PREC_COUNT; q++) {
+    lab_prec p = (lab_prec)q;
+    if (m->native[q] < 0) continue;
+    if (p == LAB_PREC_BF16 && i == 0) { /* cuBLAS may refuse BF16 on a GPU without it: a result, not a failure */
+      cublasStatus_t st = gemm(h, p, n, in, c);
+      if (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_ARCH_MISMATCH) {
+        m->native[q] = -1;
+        continue;
+      }
+      if (st != CUBLAS_STATUS_SUCCESS) return kern_blas_fail(err, st, "gemm(bf16)", __FILE__, __LINE__);
+    }
+    for (int w = 0; w < m->warmup; w++)
+      if (batch(h, s, t, p, n, reps, in, c, &x, err)) return -1;
+    for (int k = 0; k < m->samples; k++)
+      if (batch(h, s, t, p, n, reps, in, c, &ms[k], err)) return -1;
+    lab_summary sum;
+    lab_summarize(ms, (size_t)m->samples, &sum);
+    m->ms[q][i] = sum.median;
+    m->iqr_pct[q][i] = sum.iqr_pct;
+    m->tflops[q][i] = sum.median > 0 ? 2.0 * n * n * (double)n / (sum.median * 1e9) : 0;
+    if (grid_outputs(c, n, ri, cj, out, err)) return -1;
+    lab_precision_errors(ref, out, SIDE * SIDE, &m->max_rel[q][i], &m->mean_rel[q][i], &m->max_abs[q][i]);
+  }
+  return 0;
+}
+
+extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *err) {
+  lab_precision_measure *m = NULL;
+  cudaDeviceProp prop;
+  cudaStream_t s = NULL;
+  cublasHandle_t h = NULL;
+  kern_timer t = {NULL, NULL};
+  float *a = NULL, *b = NULL, *c = NULL, *rows = NULL, *cols = NULL;
+  __nv_bfloat16 *a16 = NULL, *b16 = NULL;
+  inputs in;
+  int rc = -1, nmax = 0;
+  size_t elems = 0;
+  *out = NULL;
+  m = (lab_precision_measure *)calloc(1, sizeof *m);
+  if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  m->n_sizes = lab_precision_sizes((int)lab_param_int(p, "max_size"), m->size);
+  m->samples = (int)lab_param_int(p, "samples");
+  m->warmup = LAB_PREC_WARMUP;
+  nmax = m->size[m->n_sizes - 1];
+  elems = (size_t)nmax * nmax;
+  rows = (float *)malloc((size_t)SIDE * nmax * sizeof(float));
+  cols = (float *)malloc((size_t)SIDE * nmax * sizeof(float));
+  if (!rows || !cols) {
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    goto cleanup;
+  }
+
+  TRY(cudaSetDevice(0));
+  TRY(cudaGetDeviceProperties(&prop, 0));
+  m->native[LAB_PREC_FP32] = 1;
+  m->native[LAB_PREC_TF32] = prop.major >= 8; /* below Ampere cuBLAS runs TF32 requests as fp32 */
+  m->native[LAB_PREC_BF16] = prop.major >= 8;
+  TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  TRY(kern_timer_create(&t));
+  TRY(cudaMalloc((void **)&a, elems * sizeof(float)));
+  TRY(cudaMalloc((void **)&b, elems * sizeof(float)));
+  TRY(cudaMalloc((void **)&c, elems * sizeof(float)));
+  TRY(cudaMalloc((void **)&a16, elems * sizeof(__nv_bfloat16)));
+  TRY(cudaMalloc((void **)&b16, elems * sizeof(__nv_bfloat16)));
+  TRY(kern_fill_normal_device(a, elems, 21, s));
+  TRY(kern_fill_normal_device(b, elems, 22, s));
+  TRY(to_bf16(a, a16, elems, s));
+  TRY(to_bf16(b, b16, elems, s));
+  TRY(cudaStreamSynchronize(s));
+  TRY_BLAS(cublasCreate(&h));
+  TRY_BLAS(cublasSetStream(h, s));
+  TRY_BLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)); /* the compute type alone decides TF32 */
+  in.a = a;
+  in.b = b;
+  in.a16 = a16;
+  in.b16 = b16;
+  for (int i = 0; i < m->n_sizes; i++)
+    if (one_size(h, s, &t, i, &in, c, rows, cols, m, err)) goto cleanup;
+  {
+    int top = m->n_sizes - 1, ok = 1;
+    for (int q = 0; q < LAB_PREC_COUNT; q++) {
+      /* TF32 without tensor cores is fp32 arithmetic: hold it to fp32's bound. */
+      lab_prec bound = q == LAB_PREC_TF32 && m->native[q] == 0 ? LAB_PREC_FP32 : (lab_prec)q;
+      for (int i = 0; i < m->n_sizes && m->native[q] >= 0; i++)
+        ok &= m->max_rel[q][i] <= lab_precision_bound(bound);
+    }
+    m->validated = ok;
+    m->max_abs_err = m->max_abs[LAB_PREC_FP32][top];
+  }
+  lab_precision_train((int)lab_param_int(p, "train_steps"), lab_param_bool(p, "loss_scale"), &m->train);
+  *out = lab_precision_envelope(p, m, "cuda", prop.name, NULL);
+  rc = *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+cleanup:
+  if (h) cublasDestroy(h);
+  if (a) cudaFree(a);
+  if (b) cudaFree(b);
+  if (c) cudaFree(c);
+  if (a16) cudaFree(a16);
+  if (b16) cudaFree(b16);
+  kern_timer_destroy(&t);
+  if (s) cudaStreamDestroy(s);
+  free(rows);
+  free(cols);
+  free(m);
+  return rc;
+}

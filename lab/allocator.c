@@ -1,0 +1,505 @@
+/* `allocator`: parameters, the shared walk (training-like steps, empty
+ * cache, fragmentation) through lab/caching_alloc, the envelope and the
+ * simulator. The simulator runs the same walk against a model of the
+ * profile's memory and models each driver call's cost from the profile's
+ * launch and synchronize figures plus a per-page mapping cost. */
+#include "allocator.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cjson_compat.h"
+#include "envelope.h"
+#include "rng.h"
+#include "stats.h"
+
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+
+static const lab_param_spec allocator_params[] = {
+    {.name = "block_mib", .type = LAB_P_INT, .min = 1, .max = 1024, .def = 16, .unit = "MiB",
+     .help = "Size of the block allocated and freed again and again to time cudaMalloc, cudaFree and the cache."},
+    {.name = "cycles", .type = LAB_P_INT, .min = 10, .max = LAB_ALLOC_MAX_CYCLES, .def = 100, .unit = NULL,
+     .help = "Timed allocate/free cycles after 3 warm-up cycles; medians are reported."},
+    {.name = "layers", .type = LAB_P_INT, .min = 1, .max = LAB_ALLOC_MAX_LAYERS, .def = 8, .unit = "layers",
+     .help = "Layers of the pretend model: one weight, one gradient and one activation tensor each."},
+    {.name = "weight_mib", .type = LAB_P_NUM, .min = 0.5, .max = 1024, .def = 32, .unit = "MiB",
+     .help = "Weight tensor of each layer (its gradient has the same size)."},
+    {.name = "act_mib", .type = LAB_P_NUM, .min = 0.5, .max = 1024, .def = 24, .unit = "MiB",
+     .help = "Activation each layer keeps from forward until backward frees it."},
+    {.name = "steps", .type = LAB_P_INT, .min = 1, .max = LAB_ALLOC_MAX_STEPS, .def = 3, .unit = "steps",
+     .help = "Training steps: forward allocates the activations, backward frees them (and step 1 allocates the "
+             "gradients)."},
+    {.name = "frag_mib", .type = LAB_P_NUM, .min = 2, .max = 256, .def = 4, .unit = "MiB",
+     .help = "Block size of the fragmentation example (up to 10 MiB blocks share 20 MiB segments)."},
+    {.name = "frag_blocks", .type = LAB_P_INT, .min = 4, .max = LAB_ALLOC_MAX_FRAG, .def = 10, .unit = "blocks",
+     .help = "Blocks allocated in the fragmentation example; every other one is then freed."},
+    {.name = "limit_gib", .type = LAB_P_NUM, .min = 0.25, .max = 8, .def = 2, .unit = "GiB",
+     .help = "Most this run may hold on the GPU at once; larger layers, activations or blocks are refused."},
+};
+#define N_PARAMS ((int)(sizeof allocator_params / sizeof allocator_params[0]))
+
+static uint64_t mib_bytes(double mib) { return (uint64_t)(mib * MIB + 0.5); }
+static double to_mib(uint64_t b) { return (double)b / MIB; }
+
+/* ---- the walk ---------------------------------------------------------- */
+
+typedef struct walk {
+  lab_pool *pool;
+  const lab_alloc_device *dev;
+  lab_allocator_measure *m;
+  uint64_t base_used;
+} walk;
+
+static void point(walk *w, const char *label) {
+  lab_allocator_measure *m = w->m;
+  if (m->n_points >= LAB_ALLOC_MAX_POINTS) return;
+  uint64_t free_b = 0, total_b = 0;
+  w->dev->info(w->dev->ctx, &free_b, &total_b);
+  uint64_t used = total_b > free_b ? total_b - free_b : 0;
+  lab_alloc_point *p = &m->pt[m->n_points++];
+  snprintf(p->label, sizeof p->label, "%s", label);
+  p->allocated = w->pool->allocated_bytes;
+  p->reserved = w->pool->reserved_bytes;
+  p->device_used = used > w->base_used ? used - w->base_used : 0;
+  p->reserve_calls = w->pool->reserve_calls;
+}
+
+static int take(walk *w, uint64_t bytes, const char *where, int *id) {
+  uintptr_t addr;
+  if (lab_pool_alloc(w->pool, bytes, id, &addr) == 0) return 0;
+  *id = -1;
+  w->m->oom = 1;
+  w->m->oom_request = bytes;
+  snprintf(w->m->oom_where, sizeof w->m->oom_where, "%s", where);
+  return -1;
+}
+
+static uintptr_t block_addr(const lab_pool *a, int id) { return a->seg[a->blk[id].seg].base + a->blk[id].offset; }
+
+/* (2) and (3): weights, then steps of forward (activations grow) and
+ * backward (activations freed; step 1 also creates the gradients, which
+ * stay), then empty_cache() with the weights and gradients still live. */
+static void train_walk(walk *w) {
+  lab_allocator_measure *m = w->m;
+  lab_pool *a = w->pool;
+  int wt[LAB_ALLOC_MAX_LAYERS], gr[LAB_ALLOC_MAX_LAYERS], act[LAB_ALLOC_MAX_LAYERS];
+  char label[40];
+  int L = m->layers, checked = 0;
+  for (int l = 0; l < L; l++) wt[l] = gr[l] = act[l] = -1;
+  point(w, "start");
+  for (int l = 0; l < L; l++)
+    if (take(w, m->weight_bytes, "weights", &wt[l])) goto done;
+  point(w, "weights");
+  if (w->dev->check) {
+    uint64_t n = m->weight_bytes < (4u << 20) ? m->weight_bytes : (4u << 20);
+    if (w->dev->check(w->dev->ctx, block_addr(a, wt[0]), n, 0, &m->max_abs_err) == 0) checked = 1;
+  }
+  for (int s = 1; s <= m->steps; s++) {
+    int calls0 = a->reserve_calls;
+    snprintf(label, sizeof label, "step %d forward", s);
+    for (int l = 0; l < L; l++) {
+      if (take(w, m->act_bytes, label, &act[l])) goto done;
+      point(w, label);
+    }
+    snprintf(label, sizeof label, "step %d backward", s);
+    for (int l = L - 1; l >= 0; l--) {
+      if (s == 1 && take(w, m->weight_bytes, label, &gr[l])) goto done;
+      lab_pool_free(a, act[l]);
+      act[l] = -1;
+      point(w, label);
+    }
+    if (s == 1) m->calls_first_step = a->reserve_calls - calls0;
+    else m->calls_later_steps += a->reserve_calls - calls0;
+  }
+  m->before_empty = m->n_points - 1;
+  lab_pool_empty_cache(a);
+  point(w, "empty_cache()");
+  m->after_empty = m->n_points - 1;
+  if (checked) {
+    uint64_t n = m->weight_bytes < (4u << 20) ? m->weight_bytes : (4u << 20);
+    double err = 0;
+    if (w->dev->check(w->dev->ctx, block_addr(a, wt[0]), n, 1, &err) == 0) {
+      m->max_abs_err = err;
+      m->validated = err == 0;
+    }
+  }
+done:
+  m->peak_allocated = a->peak_allocated_bytes;
+  m->peak_reserved = a->peak_reserved_bytes;
+  lab_pool_release_all(a);
+  point(w, "everything freed");
+}
+
+static void free_stats(const lab_pool *a, uint64_t *largest, int *pieces) {
+  *largest = 0;
+  *pieces = 0;
+  for (int i = 0; i < LAB_POOL_MAX_BLOCKS; i++) {
+    const lab_pool_block *b = &a->blk[i];
+    if (!b->live || b->used) continue;
+    (*pieces)++;
+    if (b->size > *largest) *largest = b->size;
+  }
+}
+
+/* (4): n equal blocks, every other one freed, then a request one block
+ * bigger than the largest hole. */
+static void frag_walk(walk *w, const lab_params *p) {
+  lab_alloc_frag *f = &w->m->frag;
+  lab_pool *a = w->pool;
+  int ids[LAB_ALLOC_MAX_FRAG], big = -1;
+  f->block_bytes = (mib_bytes(lab_param(p, "frag_mib")) + LAB_POOL_ROUND - 1) / LAB_POOL_ROUND * LAB_POOL_ROUND;
+  f->n_blocks = (int)lab_param_int(p, "frag_blocks");
+  for (int i = 0; i < f->n_blocks; i++) ids[i] = -1;
+  for (int i = 0; i < f->n_blocks; i++)
+    if (take(w, f->block_bytes, "fragmentation blocks", &ids[i])) goto done;
+  for (int i = 0; i < f->n_blocks; i += 2) {
+    lab_pool_free(a, ids[i]);
+    ids[i] = -1;
+    f->n_free++;
+  }
+  f->reserved_before = a->reserved_bytes;
+  f->free_in_cache = a->reserved_bytes - a->allocated_bytes;
+  free_stats(a, &f->largest_free, &f->free_pieces);
+  f->request_bytes = f->largest_free + f->block_bytes;
+  int calls0 = a->reserve_calls;
+  if (take(w, f->request_bytes, "fragmentation request", &big)) goto done;
+  f->new_segments = a->reserve_calls - calls0;
+  f->reserved_after = a->reserved_bytes;
+  lab_pool_empty_cache(a);
+  f->reserved_after_empty = a->reserved_bytes;
+  f->allocated_after_empty = a->allocated_bytes;
+done:
+  lab_pool_release_all(a);
+}
+
+/* limit 0: no limit (the check's bookkeeping-only run measures the peak). */
+static int walk_limited(const lab_params *p, const lab_alloc_device *dev, lab_allocator_measure *m, uint64_t limit,
+                        lab_error *err) {
+  lab_pool *pool = malloc(sizeof *pool);
+  if (!pool) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  m->layers = (int)lab_param_int(p, "layers");
+  m->steps = (int)lab_param_int(p, "steps");
+  m->weight_bytes = mib_bytes(lab_param(p, "weight_mib"));
+  m->act_bytes = mib_bytes(lab_param(p, "act_mib"));
+  m->n_points = 0;
+  m->validated = -1;
+  uint64_t free_b = 0, total_b = 0;
+  dev->info(dev->ctx, &free_b, &total_b);
+  walk w = {.pool = pool, .dev = dev, .m = m, .base_used = total_b - free_b};
+  lab_pool_init(pool, dev->be, limit);
+  train_walk(&w);
+  if (!m->oom) {
+    lab_pool_init(pool, dev->be, limit);
+    frag_walk(&w, p);
+  }
+  free(pool);
+  return 0;
+}
+
+int lab_allocator_walk(const lab_params *p, const lab_alloc_device *dev, lab_allocator_measure *m, lab_error *err) {
+  return walk_limited(p, dev, m, (uint64_t)(lab_param(p, "limit_gib") * GIB), err);
+}
+
+/* ---- the bookkeeping-only device (for the limit check) ------------------ */
+
+typedef struct ledger {
+  uintptr_t next;
+} ledger;
+
+static int ledger_reserve(void *ctx, uint64_t bytes, uintptr_t *addr) {
+  ledger *l = ctx;
+  *addr = l->next;
+  l->next += bytes;
+  return 0;
+}
+static void ledger_release(void *ctx, uintptr_t addr, uint64_t bytes) { (void)ctx, (void)addr, (void)bytes; }
+static int ledger_info(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes) {
+  (void)ctx;
+  *free_bytes = *total_bytes = 1ull << 40;
+  return 0;
+}
+
+int lab_allocator_check(const lab_params *p, lab_error *err) {
+  double limit = lab_param(p, "limit_gib");
+  uint64_t limit_b = (uint64_t)(limit * GIB);
+  if (mib_bytes(lab_param(p, "block_mib")) > limit_b)
+    return lab_fail(err, LAB_E_INVALID_PARAM, "block_mib",
+                    "block_mib %.0f is above limit_gib %.2g GiB; use a smaller block or raise limit_gib (at most 8)",
+                    lab_param(p, "block_mib"), limit);
+  lab_allocator_measure *m = calloc(1, sizeof *m);
+  if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  ledger l = {.next = 1u << 21};
+  lab_alloc_device dev = {.be = {.ctx = &l, .reserve = ledger_reserve, .release = ledger_release},
+                          .ctx = &l, .info = ledger_info, .check = NULL};
+  int rc = walk_limited(p, &dev, m, 0, err);
+  if (rc == 0) {
+    /* The walk without a limit (the ledger never refuses): its peak is the most it needs. */
+    uint64_t peak = m->peak_reserved > m->frag.reserved_after ? m->peak_reserved : m->frag.reserved_after;
+    if (m->oom)
+      rc = lab_fail(err, LAB_E_INVALID_PARAM, "layers",
+                    "the allocator's tables cannot hold this many tensors; use fewer layers or steps");
+    else if (peak > limit_b) {
+      const char *what = m->peak_reserved >= m->frag.reserved_after ? "weight_mib" : "frag_mib";
+      rc = lab_fail(err, LAB_E_INVALID_PARAM, what,
+                    "this run would reserve %.0f MiB, above limit_gib %.2g GiB; use smaller weight_mib, act_mib, "
+                    "layers or frag_mib/frag_blocks, or raise limit_gib (at most 8)",
+                    to_mib(peak), limit);
+    }
+  }
+  free(m);
+  return rc;
+}
+
+/* ---- envelope ---------------------------------------------------------- */
+
+void lab_allocator_summarize(lab_allocator_measure *m) {
+  lab_summary s;
+  lab_summarize(m->malloc_us, (size_t)m->cycles, &s);
+  m->malloc_med_us = s.median;
+  m->malloc_iqr_pct = s.iqr_pct;
+  lab_summarize(m->free_us, (size_t)m->cycles, &s);
+  m->free_med_us = s.median;
+  lab_summarize(m->cache_us, (size_t)m->cycles, &s);
+  m->cache_med_us = s.median;
+  m->cache_iqr_pct = s.iqr_pct;
+  lab_summarize(m->free_busy_us, (size_t)m->busy_samples, &s);
+  m->free_busy_med_us = s.median;
+}
+
+static void add_metrics(cJSON *env, const lab_allocator_measure *m) {
+  double pair = m->malloc_med_us + m->free_med_us;
+  lab_env_metric(env, "block_bytes", (double)m->timing_bytes);
+  lab_env_metric(env, "cuda_malloc_us", m->malloc_med_us);
+  lab_env_metric(env, "cuda_free_us", m->free_med_us);
+  lab_env_metric(env, "cuda_free_busy_us", m->free_busy_med_us);
+  lab_env_metric(env, "busy_kernel_us", LAB_ALLOC_BUSY_US);
+  lab_env_metric(env, "cache_alloc_free_us", m->cache_med_us);
+  lab_env_metric(env, "cache_speedup", m->cache_med_us > 0 ? pair / m->cache_med_us : 0);
+  lab_env_metric(env, "cache_iqr_pct", m->cache_iqr_pct);
+  lab_env_metric(env, "peak_allocated_bytes", (double)m->peak_allocated);
+  lab_env_metric(env, "peak_reserved_bytes", (double)m->peak_reserved);
+  lab_env_metric(env, "cuda_malloc_calls_step1", m->calls_first_step);
+  lab_env_metric(env, "cuda_malloc_calls_later_steps", m->calls_later_steps);
+  if (!m->oom) {
+    const lab_alloc_point *b = &m->pt[m->before_empty], *e = &m->pt[m->after_empty];
+    lab_env_metric(env, "before_empty_allocated_bytes", (double)b->allocated);
+    lab_env_metric(env, "before_empty_reserved_bytes", (double)b->reserved);
+    lab_env_metric(env, "before_empty_device_used_bytes", (double)b->device_used);
+    lab_env_metric(env, "after_empty_allocated_bytes", (double)e->allocated);
+    lab_env_metric(env, "after_empty_reserved_bytes", (double)e->reserved);
+    lab_env_metric(env, "after_empty_device_used_bytes", (double)e->device_used);
+    lab_env_metric(env, "empty_cache_released_bytes", (double)(b->reserved - e->reserved));
+    const lab_alloc_frag *f = &m->frag;
+    lab_env_metric(env, "frag_block_bytes", (double)f->block_bytes);
+    lab_env_metric(env, "frag_free_in_cache_bytes", (double)f->free_in_cache);
+    lab_env_metric(env, "frag_largest_free_bytes", (double)f->largest_free);
+    lab_env_metric(env, "frag_free_pieces", f->free_pieces);
+    lab_env_metric(env, "frag_request_bytes", (double)f->request_bytes);
+    lab_env_metric(env, "frag_reserved_before_bytes", (double)f->reserved_before);
+    lab_env_metric(env, "frag_reserved_after_bytes", (double)f->reserved_after);
+    lab_env_metric(env, "frag_new_segments", f->new_segments);
+    lab_env_metric(env, "frag_reserved_after_empty_bytes", (double)f->reserved_after_empty);
+    lab_env_metric(env, "frag_allocated_after_empty_bytes", (double)f->allocated_after_empty);
+  }
+}
+
+static void add_series(cJSON *env, const lab_allocator_measure *m) {
+  cJSON *al = lab_env_series(env, "allocated", "allocated (live tensors)", "event", "MiB");
+  cJSON *re = lab_env_series(env, "reserved", "reserved (the cache's segments)", "event", "MiB");
+  cJSON *du = lab_env_series(env, "device_used", "used, as the driver sees it (cudaMemGetInfo)", "event", "MiB");
+  cJSON *pts = cJSON_AddArrayToObject(lab_env_details(env), "events");
+  for (int i = 0; i < m->n_points; i++) {
+    const lab_alloc_point *p = &m->pt[i];
+    lab_series_point(al, i, to_mib(p->allocated));
+    lab_series_point(re, i, to_mib(p->reserved));
+    lab_series_point(du, i, to_mib(p->device_used));
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "label", p->label);
+    cJSON_AddNumberToObject(o, "cuda_malloc_calls", p->reserve_calls);
+    cJSON_AddItemToArray(pts, o);
+  }
+  cJSON *ma = lab_env_series(env, "cuda_malloc", "cudaMalloc", "cycle", "µs");
+  cJSON *fr = lab_env_series(env, "cuda_free", "cudaFree", "cycle", "µs");
+  cJSON *ca = lab_env_series(env, "cache", "cache: allocate + free", "cycle", "µs");
+  for (int i = 0; i < m->cycles; i++) {
+    lab_series_point(ma, i + 1, m->malloc_us[i]);
+    lab_series_point(fr, i + 1, m->free_us[i]);
+    lab_series_point(ca, i + 1, m->cache_us[i]);
+  }
+}
+
+static void add_findings(cJSON *env, const lab_allocator_measure *m) {
+  double pair = m->malloc_med_us + m->free_med_us;
+  lab_env_finding(env, "cudaMalloc of a %.0f MiB block took %.1f µs and cudaFree %.1f µs (medians of %d cycles); "
+                  "taking a cached block and giving it back took %.2f µs, %.0f× less — which is why PyTorch keeps "
+                  "freed memory instead of returning it.",
+                  to_mib(m->timing_bytes), m->malloc_med_us, m->free_med_us, m->cycles, m->cache_med_us,
+                  m->cache_med_us > 0 ? pair / m->cache_med_us : 0);
+  lab_env_finding(env, "cudaFree synchronizes the device: with a %.0f µs kernel still running it took %.0f µs, "
+                  "%.0f× its idle cost. A cached free returns at once; the block is reused in stream order.",
+                  LAB_ALLOC_BUSY_US, m->free_busy_med_us, m->free_med_us > 0 ? m->free_busy_med_us / m->free_med_us : 0);
+  if (m->oom) {
+    lab_env_finding(env, "The GPU ran out of memory at \"%s\" asking for %.1f MiB; everything taken was given back. "
+                    "Use smaller layers or run when the GPU is less busy.",
+                    m->oom_where, to_mib(m->oom_request));
+    return;
+  }
+  const lab_alloc_point *b = &m->pt[m->before_empty], *e = &m->pt[m->after_empty];
+  /* The swing of the last step: allocated moves, reserved holds. */
+  uint64_t lo = UINT64_MAX, hi = 0, res = 0;
+  for (int i = 0; i < m->n_points; i++) {
+    int st = 0;
+    if (sscanf(m->pt[i].label, "step %d", &st) != 1 || st != m->steps) continue;
+    const lab_alloc_point *q = &m->pt[i];
+    lo = q->allocated < lo ? q->allocated : lo;
+    hi = q->allocated > hi ? q->allocated : hi;
+    res = q->reserved > res ? q->reserved : res;
+  }
+  lab_env_finding(env, "Over %d step%s cudaMalloc was called %d times in step 1 and %d times after it: %s In step %d "
+                  "allocated swung between %.0f and %.0f MiB while reserved held at %.0f MiB: freed memory stays "
+                  "reserved, ready for the next step.",
+                  m->steps, m->steps == 1 ? "" : "s", m->calls_first_step, m->calls_later_steps,
+                  m->steps == 1 ? "with one step, every block is new."
+                  : m->calls_later_steps == 0
+                      ? "later steps reuse the cached blocks."
+                      : "cached blocks had been split for other tensors, so some later requests "
+                        "found no piece big enough.",
+                  m->steps, to_mib(lo == UINT64_MAX ? 0 : lo), to_mib(hi), to_mib(res));
+  lab_env_finding(env, "empty_cache() gave back %.0f MiB: reserved fell from %.0f to %.0f MiB and the driver's used "
+                  "memory from %.0f to %.0f MiB. The %.0f MiB still allocated (weights and gradients) stayed%s.",
+                  to_mib(b->reserved - e->reserved), to_mib(b->reserved), to_mib(e->reserved),
+                  to_mib(b->device_used), to_mib(e->device_used), to_mib(e->allocated),
+                  m->validated == 1 ? ", their contents unchanged (read back and compared)" : "");
+  const lab_alloc_frag *f = &m->frag;
+  if (f->new_segments > 0 && f->free_in_cache >= f->request_bytes)
+    lab_env_finding(env, "Fragmentation: after freeing every other %.1f MiB block the cache held %.1f MiB free in %d "
+                    "pieces, the largest %.1f MiB; a request for %.1f MiB fits in none of them, so reserved grew from "
+                    "%.0f to %.0f MiB although the free total would have sufficed.",
+                    to_mib(f->block_bytes), to_mib(f->free_in_cache), f->free_pieces, to_mib(f->largest_free),
+                    to_mib(f->request_bytes), to_mib(f->reserved_before), to_mib(f->reserved_after));
+  else
+    lab_env_finding(env, "Fragmentation: after freeing every other %.1f MiB block the cache held %.1f MiB free, the "
+                    "largest piece %.1f MiB; the request for %.1f MiB needed %d new segment%s (reserved %.0f → %.0f MiB).",
+                    to_mib(f->block_bytes), to_mib(f->free_in_cache), to_mib(f->largest_free),
+                    to_mib(f->request_bytes), f->new_segments, f->new_segments == 1 ? "" : "s",
+                    to_mib(f->reserved_before), to_mib(f->reserved_after));
+  if (f->reserved_after_empty > f->allocated_after_empty)
+    lab_env_finding(env, "empty_cache() cannot return a segment that still holds a live block: after it, %.1f MiB "
+                    "stayed reserved for %.1f MiB allocated.",
+                    to_mib(f->reserved_after_empty), to_mib(f->allocated_after_empty));
+  else
+    lab_env_finding(env, "Here every freed block was a whole segment, so empty_cache() returned all of them: "
+                    "%.1f MiB stayed reserved for %.1f MiB allocated.",
+                    to_mib(f->reserved_after_empty), to_mib(f->allocated_after_empty));
+}
+
+cJSON *lab_allocator_envelope(const lab_params *p, const lab_allocator_measure *m, const char *backend,
+                              const char *device_name, const lab_profile *prof) {
+  cJSON *env = lab_envelope_new("allocator", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
+  if (!env) return NULL;
+  add_metrics(env, m);
+  add_series(env, m);
+  add_findings(env, m);
+  if (!strcmp(backend, "simulated"))
+    lab_env_stats(env, m->cycles, m->warmup, "cuda_malloc_us", m->malloc_iqr_pct,
+                  "Simulated. Driver calls are modelled from the profile: cudaMalloc costs two launches' worth of "
+                  "host time plus 0.4 µs per 2 MiB page mapped; cudaFree a synchronize, a launch and 0.3 µs per page "
+                  "unmapped, plus whatever work is still queued; a cache hit is host bookkeeping only (0.5 µs per "
+                  "allocate + free); ±8-10% jitter per call. The memory walk runs the real caching-allocator "
+                  "bookkeeping against the profile's memory. Medians of the cycles.");
+  else
+    lab_env_stats(env, m->cycles, m->warmup, "cuda_malloc_us", m->malloc_iqr_pct,
+                  "Host clock (CLOCK_MONOTONIC) around each cudaMalloc and each cudaFree of the block, device idle; "
+                  "cudaFree while busy is timed with a 500 µs kernel queued just before; cache hits are 64 "
+                  "allocate + free pairs on a warm pool timed together and divided. The walk's memory figures are "
+                  "the allocator's counters and cudaMemGetInfo after a synchronize. Medians of the cycles.");
+  if (m->validated >= 0) lab_env_validation(env, m->validated, m->max_abs_err);
+  return env;
+}
+
+/* ---- simulator --------------------------------------------------------- */
+
+/* Assumed figures of the model (not from the profile, which has none for
+ * the allocator): mapping and unmapping a 2 MiB page of device memory in the
+ * driver, and the host bookkeeping of a cache hit. */
+#define MAP_US_PER_PAGE 0.4
+#define UNMAP_US_PER_PAGE 0.3
+#define CACHE_PAIR_US 0.5
+#define PAGE_BYTES (2.0 * MIB)
+
+typedef struct sim_mem {
+  uint64_t capacity, used;
+  uintptr_t next;
+} sim_mem;
+
+static int sim_reserve(void *ctx, uint64_t bytes, uintptr_t *addr) {
+  sim_mem *s = ctx;
+  if (s->used + bytes > s->capacity) return -1;
+  s->used += bytes;
+  *addr = s->next;
+  s->next += bytes;
+  return 0;
+}
+static void sim_release(void *ctx, uintptr_t addr, uint64_t bytes) {
+  (void)addr;
+  ((sim_mem *)ctx)->used -= bytes;
+}
+static int sim_info(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes) {
+  sim_mem *s = ctx;
+  *total_bytes = s->capacity;
+  *free_bytes = s->capacity - s->used;
+  return 0;
+}
+
+static void sim_timing(const lab_profile *prof, lab_allocator_measure *m, lab_rng *r) {
+  double pages = ceil((double)m->timing_bytes / PAGE_BYTES);
+  double malloc_us = 2 * prof->launch_us + pages * MAP_US_PER_PAGE;
+  double free_us = prof->sync_us + prof->launch_us + pages * UNMAP_US_PER_PAGE;
+  for (int i = 0; i < m->cycles; i++) {
+    m->malloc_us[i] = malloc_us * lab_rng_jitter(r, 8);
+    m->free_us[i] = free_us * lab_rng_jitter(r, 8);
+    m->cache_us[i] = CACHE_PAIR_US * lab_rng_jitter(r, 10);
+  }
+  /* The kernel started after its launch; cudaFree waits for what is left of it. */
+  for (int i = 0; i < m->busy_samples; i++)
+    m->free_busy_us[i] = LAB_ALLOC_BUSY_US - prof->launch_us * lab_rng_jitter(r, 8) + free_us * lab_rng_jitter(r, 8);
+}
+
+static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+  *out = NULL;
+  if (lab_allocator_check(p, err)) return -1;
+  lab_allocator_measure *m = calloc(1, sizeof *m);
+  if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  m->timing_bytes = mib_bytes(lab_param(p, "block_mib"));
+  m->cycles = (int)lab_param_int(p, "cycles");
+  m->warmup = LAB_ALLOC_WARMUP;
+  m->busy_samples = LAB_ALLOC_BUSY_SAMPLES;
+  lab_rng r;
+  lab_rng_seed(&r, 0xa11cu ^ (m->timing_bytes << 4) ^ (uint64_t)m->cycles);
+  sim_timing(prof, m, &r);
+  lab_allocator_summarize(m);
+  sim_mem mem = {.capacity = prof->memory_bytes - prof->context_bytes, .used = 0, .next = 1u << 21};
+  lab_alloc_device dev = {.be = {.ctx = &mem, .reserve = sim_reserve, .release = sim_release},
+                          .ctx = &mem, .info = sim_info, .check = NULL};
+  int rc = lab_allocator_walk(p, &dev, m, err);
+  if (rc == 0) {
+    m->validated = -1;
+    *out = lab_allocator_envelope(p, m, "simulated", prof->device_name, prof);
+    if (!*out) rc = lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  }
+  free(m);
+  return rc;
+}
+
+const lab_experiment lab_exp_allocator = {
+    .name = "allocator",
+    .title = "PyTorch's caching allocator, made visible",
+    .summary = "What cudaMalloc and cudaFree cost against a cached block, allocated vs reserved over training steps, "
+               "what empty_cache() gives back, and fragmentation.",
+    .params = allocator_params,
+    .n_params = N_PARAMS,
+    .simulate = simulate,
+};

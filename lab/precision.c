@@ -1,0 +1,335 @@
+/* `precision`: parameters, the error arithmetic (FP64 reference and each
+ * format's rounding emulated), the envelope and the simulator. The model:
+ * a matmul runs at the profile's peak for its precision (fp32_tflops,
+ * tf32_tflops, bf16_tflops; 0 = no tensor cores for it, so cuBLAS falls
+ * back to fp32-rate kernels) × lab_gemm_efficiency, never faster than its
+ * memory traffic allows; the errors and the training run are real math. */
+#include "precision.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf16.h"
+#include "cjson_compat.h"
+#include "envelope.h"
+#include "gpu_model.h"
+#include "rng.h"
+#include "stats.h"
+
+const char *const lab_prec_ids[LAB_PREC_COUNT] = {"fp32", "tf32", "bf16"};
+static const char *const prec_names[LAB_PREC_COUNT] = {"FP32", "TF32", "BF16"};
+static const char *const mode_names[LAB_TRAIN_MODES] = {"FP32", "BF16 (mixed)", "FP16 (mixed)"};
+
+static const lab_param_spec prec_params[] = {
+    {.name = "max_size", .type = LAB_P_INT, .min = 256, .max = 8192, .def = 4096, .unit = "elements",
+     .help = "Largest side N of the square matmuls; sizes double from 128 up to it."},
+    {.name = "samples", .type = LAB_P_INT, .min = 3, .max = LAB_PREC_MAX_SAMPLES, .def = 5, .unit = NULL,
+     .help = "Timed batches per size and precision after two warm-ups; medians are reported."},
+    {.name = "train_steps", .type = LAB_P_INT, .min = 10, .max = LAB_PREC_TRAIN_MAX_STEPS, .def = 200,
+     .unit = "steps", .help = "SGD steps of the small training run in each precision."},
+    {.name = "loss_scale", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 0, .unit = NULL,
+     .help = "Use dynamic loss scaling (as torch.amp.GradScaler) in the BF16 and FP16 training runs."},
+};
+#define N_PARAMS ((int)(sizeof prec_params / sizeof prec_params[0]))
+
+int lab_precision_sizes(int max_size, int *sizes) {
+  int n = 0;
+  for (int s = LAB_PREC_MIN_SIZE; s <= max_size && n < LAB_PREC_MAX_SIZES - 1; s *= 2) sizes[n++] = s;
+  if (n == 0 || sizes[n - 1] != max_size) sizes[n++] = max_size;
+  return n;
+}
+
+int lab_precision_repeats(int n) {
+  double r = ceil(LAB_PREC_BATCH_FLOP / (2.0 * n * n * (double)n));
+  return r < 1 ? 1 : r > LAB_PREC_MAX_REPEATS ? LAB_PREC_MAX_REPEATS : (int)r;
+}
+
+double lab_precision_bound(lab_prec p) {
+  return p == LAB_PREC_FP32 ? LAB_PREC_FP32_BOUND : p == LAB_PREC_TF32 ? LAB_PREC_TF32_BOUND : LAB_PREC_BF16_BOUND;
+}
+
+void lab_precision_reference(const float *rows, const float *cols, int r, int c, int k, double *ref) {
+  for (int i = 0; i < r; i++)
+    for (int j = 0; j < c; j++) {
+      double acc = 0;
+      for (int t = 0; t < k; t++) acc += (double)rows[(size_t)i * k + t] * cols[(size_t)j * k + t];
+      ref[i * c + j] = acc;
+    }
+}
+
+void lab_precision_emulate(lab_prec p, int fallback, const float *rows, const float *cols, int r, int c, int k,
+                           float *out) {
+  float (*rnd)(float) = p == LAB_PREC_BF16 ? lab_round_bf16 : p == LAB_PREC_TF32 && !fallback ? lab_round_tf32 : NULL;
+  float *a = malloc((size_t)k * sizeof *a), *b = malloc((size_t)c * (size_t)k * sizeof *b);
+  if (!a || !b) {
+    for (int i = 0; i < r * c; i++) out[i] = NAN; /* shows as an error, never as a good result */
+    free(a);
+    free(b);
+    return;
+  }
+  for (size_t t = 0; t < (size_t)c * k; t++) b[t] = rnd ? rnd(cols[t]) : cols[t];
+  for (int i = 0; i < r; i++) {
+    for (int t = 0; t < k; t++) a[t] = rnd ? rnd(rows[(size_t)i * k + t]) : rows[(size_t)i * k + t];
+    for (int j = 0; j < c; j++) {
+      /* Products of rounded inputs are exact in fp32 (bf16, tf32), sums are fp32:
+       * four partial sums, as a tiled kernel keeps several accumulators. */
+      float acc[4] = {0, 0, 0, 0};
+      const float *bj = b + (size_t)j * k;
+      for (int t = 0; t < k; t++) acc[t & 3] += a[t] * bj[t];
+      out[i * c + j] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    }
+  }
+  free(a);
+  free(b);
+}
+
+void lab_precision_errors(const double *ref, const float *out, int n, double *max_rel, double *mean_rel,
+                          double *max_abs) {
+  double ss = 0, mx = 0, sum = 0;
+  for (int i = 0; i < n; i++) ss += ref[i] * ref[i];
+  double rms = n > 0 ? sqrt(ss / n) : 0;
+  for (int i = 0; i < n; i++) {
+    double d = fabs((double)out[i] - ref[i]);
+    if (!(d <= mx)) mx = d; /* NaN sticks */
+    sum += d;
+  }
+  *max_abs = mx;
+  *max_rel = rms > 0 ? mx / rms : mx;
+  *mean_rel = rms > 0 && n > 0 ? sum / n / rms : sum;
+}
+
+/* ---- envelope ---------------------------------------------------------- */
+
+static void prec_metrics(cJSON *env, const lab_precision_measure *m, int top) {
+  lab_env_metric(env, "size_max", m->size[top]);
+  for (int p = 0; p < LAB_PREC_COUNT; p++) {
+    if (m->native[p] < 0) continue;
+    char key[48];
+    const char *id = lab_prec_ids[p];
+#define METRIC(fmt, v)                            \
+  do {                                            \
+    snprintf(key, sizeof key, fmt, id);           \
+    lab_env_metric(env, key, v);                  \
+  } while (0)
+    METRIC("%s_tflops", m->tflops[p][top]);
+    METRIC("%s_ms", m->ms[p][top]);
+    METRIC("%s_max_rel_err", m->max_rel[p][top]);
+    METRIC("%s_mean_rel_err", m->mean_rel[p][top]);
+    METRIC("%s_tensor_cores", m->native[p]);
+    if (p != LAB_PREC_FP32 && m->ms[p][top] > 0) METRIC("%s_speedup", m->ms[LAB_PREC_FP32][top] / m->ms[p][top]);
+#undef METRIC
+  }
+  const lab_prec_train *t = &m->train;
+  for (int k = 0; k < LAB_TRAIN_MODES; k++) {
+    char key[48];
+    snprintf(key, sizeof key, "train_%s_final_loss", lab_train_mode_ids[k]);
+    lab_env_metric(env, key, t->loss[k][t->steps - 1]);
+    snprintf(key, sizeof key, "train_%s_flushed_pct", lab_train_mode_ids[k]);
+    lab_env_metric(env, key, t->counted[k] > 0 ? 100 * t->flushed[k] / t->counted[k] : 0);
+    snprintf(key, sizeof key, "train_%s_accuracy", lab_train_mode_ids[k]);
+    lab_env_metric(env, key, t->accuracy[k]);
+    if (k == LAB_TRAIN_FP32) continue;
+    snprintf(key, sizeof key, "train_%s_skipped_steps", lab_train_mode_ids[k]);
+    lab_env_metric(env, key, t->skipped[k]);
+    snprintf(key, sizeof key, "train_%s_final_scale", lab_train_mode_ids[k]);
+    lab_env_metric(env, key, t->final_scale[k]);
+  }
+}
+
+static void prec_series(cJSON *env, const lab_precision_measure *m) {
+  static const char *const labels[LAB_PREC_COUNT] = {"FP32 (COMPUTE_32F)", "TF32 (COMPUTE_32F_FAST_TF32)",
+                                                     "BF16 inputs, FP32 accumulation"};
+  char id[32];
+  for (int p = 0; p < LAB_PREC_COUNT; p++) {
+    if (m->native[p] < 0) continue;
+    snprintf(id, sizeof id, "tflops_%s", lab_prec_ids[p]);
+    cJSON *pts = lab_env_series(env, id, labels[p], "N", "TFLOPS");
+    for (int i = 0; i < m->n_sizes; i++) lab_series_point(pts, m->size[i], m->tflops[p][i]);
+  }
+  for (int p = 0; p < LAB_PREC_COUNT; p++) {
+    if (m->native[p] < 0) continue;
+    snprintf(id, sizeof id, "err_%s", lab_prec_ids[p]);
+    cJSON *pts = lab_env_series(env, id, prec_names[p], "N", "max relative error");
+    for (int i = 0; i < m->n_sizes; i++) lab_series_point(pts, m->size[i], m->max_rel[p][i]);
+  }
+  const lab_prec_train *t = &m->train;
+  for (int k = 0; k < LAB_TRAIN_MODES; k++) {
+    snprintf(id, sizeof id, "loss_%s", lab_train_mode_ids[k]);
+    cJSON *pts = lab_env_series(env, id, mode_names[k], "step", "nats");
+    for (int s = 0; s < t->steps; s++) lab_series_point(pts, s, t->loss[k][s]);
+  }
+  for (int k = LAB_TRAIN_BF16; k < LAB_TRAIN_MODES; k++) {
+    snprintf(id, sizeof id, "flushed_%s", lab_train_mode_ids[k]);
+    cJSON *pts = lab_env_series(env, id, mode_names[k], "step", "% of gradients flushed to zero");
+    for (int s = 0; s < t->steps; s++) lab_series_point(pts, s, t->flushed_pct_step[k][s]);
+  }
+}
+
+static void prec_findings(cJSON *env, const lab_precision_measure *m, int top, const lab_profile *prof) {
+  int n = m->size[top];
+  if (m->native[LAB_PREC_BF16] >= 0)
+    lab_env_finding(env, "At N = %d, FP32 reached %.1f TFLOPS, TF32 %.1f (%.2f× FP32) and BF16 %.1f (%.2f× FP32).", n,
+                    m->tflops[0][top], m->tflops[1][top], m->tflops[1][top] / m->tflops[0][top], m->tflops[2][top],
+                    m->tflops[2][top] / m->tflops[0][top]);
+  else
+    lab_env_finding(env, "At N = %d, FP32 reached %.1f TFLOPS and TF32 %.1f (%.2f× FP32); cuBLAS refused BF16 here.",
+                    n, m->tflops[0][top], m->tflops[1][top], m->tflops[1][top] / m->tflops[0][top]);
+  if (m->native[LAB_PREC_TF32] == 0)
+    lab_env_finding(env, "This GPU has no TF32 tensor cores (they arrived with Ampere, compute capability 8.0): "
+                    "cuBLAS ran the TF32 request as plain FP32, so it ran at FP32 speed with FP32's error.");
+  if (m->native[LAB_PREC_BF16] == 0)
+    lab_env_finding(env, "This GPU has no BF16 tensor cores: the BF16 matmul ran on FP32-rate kernels (%.1f "
+                    "TFLOPS), keeping BF16's rounding error without its speed.",
+                    m->tflops[2][top]);
+  if (m->n_sizes > 1 && m->native[LAB_PREC_BF16] > 0)
+    lab_env_finding(env, "At N = %d BF16 was only %.2f× FP32 (%.2f against %.2f TFLOPS): a small matmul keeps few "
+                    "tensor cores busy and waits on memory, so the faster math barely shows.",
+                    m->size[0], m->tflops[2][0] / m->tflops[0][0], m->tflops[2][0], m->tflops[0][0]);
+  lab_env_finding(env, "Against an FP64 reference on %d sampled entries at N = %d, the largest error relative to a "
+                  "typical entry was %.1e for FP32, %.1e for TF32 and %.1e for BF16 (means %.1e, %.1e, %.1e): TF32 "
+                  "keeps 10 mantissa bits and BF16 7, against FP32's 23.",
+                  LAB_PREC_CHECK_SIDE * LAB_PREC_CHECK_SIDE, n, m->max_rel[0][top], m->max_rel[1][top],
+                  m->native[2] >= 0 ? m->max_rel[2][top] : NAN, m->mean_rel[0][top], m->mean_rel[1][top],
+                  m->native[2] >= 0 ? m->mean_rel[2][top] : NAN);
+  const lab_prec_train *t = &m->train;
+  int last = t->steps - 1;
+  double fl[LAB_TRAIN_MODES];
+  for (int k = 0; k < LAB_TRAIN_MODES; k++) fl[k] = t->counted[k] > 0 ? 100 * t->flushed[k] / t->counted[k] : 0;
+  lab_env_finding(env, "Training %d steps, the loss ended at %.3g in FP32, %.3g in BF16 and %.3g in FP16 (both mixed: "
+                  "FP32 master weights, low-precision matmuls and gradients).",
+                  t->steps, t->loss[0][last], t->loss[1][last], t->loss[2][last]);
+  if (!t->loss_scaling)
+    lab_env_finding(env, "Without loss scaling, %.2f%% of the FP16 gradient values were flushed to zero (FP16 cannot "
+                    "hold magnitudes below 6e-8), against %.2f%% in BF16, whose exponent range is FP32's. Turn "
+                    "loss_scale on to see FP16's losses vanish.",
+                    fl[2], fl[1]);
+  else
+    lab_env_finding(env, "With dynamic loss scaling (gradients multiplied by %.0f, halved on overflow: %d FP16 step%s "
+                    "skipped), %.2f%% of the FP16 gradient values were flushed to zero, and %.2f%% in BF16. Turn "
+                    "loss_scale off to see how many FP16 loses without it.",
+                    t->final_scale[2], t->skipped[2], t->skipped[2] == 1 ? "" : "s", fl[2], fl[1]);
+  if (prof)
+    lab_env_finding(env, "The speeds are a model of %s; the errors and the training run were computed for real on "
+                    "this computer's CPU, rounding every stored value as each format would (%.0f ms).",
+                    prof->label, t->cpu_ms);
+}
+
+cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *m, const char *backend,
+                              const char *device_name, const lab_profile *prof) {
+  cJSON *env = lab_envelope_new("precision", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
+  if (!env) return NULL;
+  int top = m->n_sizes - 1;
+  prec_metrics(env, m, top);
+  prec_series(env, m);
+  prec_findings(env, m, top, prof);
+  double iqr = 0;
+  for (int q = 0; q < LAB_PREC_COUNT; q++)
+    if (m->native[q] >= 0 && m->iqr_pct[q][top] > iqr) iqr = m->iqr_pct[q][top];
+  cJSON *d = lab_env_details(env);
+  cJSON *sz = cJSON_AddArrayToObject(d, "repeats_per_batch");
+  for (int i = 0; i < m->n_sizes; i++) cJSON_AddItemToArray(sz, cJSON_CreateNumber(m->repeats[i]));
+  cJSON *tr = cJSON_AddObjectToObject(d, "training");
+  cJSON_AddNumberToObject(tr, "batch", LAB_PREC_TRAIN_BATCH);
+  cJSON_AddNumberToObject(tr, "features", LAB_PREC_TRAIN_FEATURES);
+  cJSON_AddNumberToObject(tr, "classes", LAB_PREC_TRAIN_CLASSES);
+  cJSON_AddNumberToObject(tr, "lr", LAB_PREC_TRAIN_LR);
+  cJSON_AddNumberToObject(tr, "cpu_ms", m->train.cpu_ms);
+  const char *how_err = " Errors: a 16 × 16 grid of output entries against FP64 dot products of the same inputs, "
+                        "divided by the RMS of the reference entries. Training: softmax regression computed on the "
+                        "CPU with each stored value rounded to the format.";
+  char method[900];
+  if (strcmp(backend, "simulated") == 0)
+    snprintf(method, sizeof method, "Modelled: each matmul takes 2·N³ flop at the profile's peak for its precision "
+                                    "(FP32 rate where it has no tensor cores) × the sgemm efficiency for its size, "
+                                    "or its memory traffic at mem_bw if longer, ±2%% jitter per batch; errors "
+                                    "emulated on the CPU by rounding the inputs to each format.%s",
+             how_err);
+  else
+    snprintf(method, sizeof method, "cuBLAS cublasGemmEx on random normal N × N inputs; per size and precision two "
+                                    "warm-up batches, then samples of one batch each (repeated matmuls, at least "
+                                    "2e10 flop) between CUDA events, behind a spin kernel so enqueue cost is not "
+                                    "timed; medians.%s",
+             how_err);
+  lab_env_stats(env, m->samples, m->warmup, m->native[LAB_PREC_BF16] >= 0 ? "bf16_ms" : "fp32_ms", iqr, method);
+  if (m->validated >= 0) lab_env_validation(env, m->validated, m->max_abs_err);
+  return env;
+}
+
+/* ---- simulator --------------------------------------------------------- */
+
+/* Time (µs) of one matmul of precision p on the profile's model. */
+static double model_us(const lab_profile *prof, lab_prec p, int n) {
+  double peak = p == LAB_PREC_TF32 ? prof->tf32_tflops : p == LAB_PREC_BF16 ? prof->bf16_tflops : prof->fp32_tflops;
+  if (peak <= 0) peak = prof->fp32_tflops; /* no tensor cores for it: fp32-rate kernels */
+  double nn = n, flop = 2 * nn * nn * nn;
+  double us = flop / (peak * 1e12 * lab_gemm_efficiency(prof, nn, nn, nn)) * 1e6;
+  double in_bytes = p == LAB_PREC_BF16 ? 2 : 4;
+  double mem_us = nn * nn * (2 * in_bytes + 4) / (prof->mem_bw_gbps * 1e9) * 1e6;
+  if (mem_us > us) us = mem_us;
+  return us > prof->kernel_min_us ? us : prof->kernel_min_us;
+}
+
+/* Errors at side n on a grid of fresh random rows and columns. */
+static void sim_errors(lab_precision_measure *m, int i, int n, int tf32_fallback) {
+  enum { R = LAB_PREC_CHECK_SIDE, G = R * R };
+  float *rows = malloc((size_t)R * n * sizeof *rows), *cols = malloc((size_t)R * n * sizeof *cols);
+  double ref[G];
+  float out[G];
+  if (rows && cols) {
+    lab_fill_normal(rows, (size_t)R * n, 0x5eed0u + (uint64_t)n);
+    lab_fill_normal(cols, (size_t)R * n, 0x5eed1u + (uint64_t)n);
+    lab_precision_reference(rows, cols, R, R, n, ref);
+  }
+  for (int p = 0; p < LAB_PREC_COUNT; p++) {
+    if (rows && cols) lab_precision_emulate((lab_prec)p, p == LAB_PREC_TF32 && tf32_fallback, rows, cols, R, R, n, out);
+    else for (int e = 0; e < G; e++) out[e] = NAN, ref[e] = 0;
+    lab_precision_errors(ref, out, G, &m->max_rel[p][i], &m->mean_rel[p][i], &m->max_abs[p][i]);
+  }
+  free(rows);
+  free(cols);
+}
+
+static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+  lab_precision_measure *m = calloc(1, sizeof *m);
+  if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  m->n_sizes = lab_precision_sizes((int)lab_param_int(p, "max_size"), m->size);
+  m->samples = (int)lab_param_int(p, "samples");
+  m->warmup = LAB_PREC_WARMUP;
+  m->native[LAB_PREC_FP32] = 1;
+  m->native[LAB_PREC_TF32] = prof->tf32_tflops > 0;
+  m->native[LAB_PREC_BF16] = prof->bf16_tflops > 0;
+  lab_rng r;
+  lab_rng_seed(&r, 0x9ec0u ^ ((uint64_t)m->size[m->n_sizes - 1] << 8) ^ (uint64_t)m->samples);
+  for (int i = 0; i < m->n_sizes; i++) {
+    int n = m->size[i];
+    m->repeats[i] = lab_precision_repeats(n);
+    for (int q = 0; q < LAB_PREC_COUNT; q++) {
+      double ms[LAB_PREC_MAX_SAMPLES];
+      for (int s = 0; s < m->samples; s++)
+        ms[s] = model_us(prof, (lab_prec)q, n) * lab_rng_jitter(&r, 2) / 1e3; /* one batch / repeats */
+      lab_summary sum;
+      lab_summarize(ms, (size_t)m->samples, &sum);
+      m->ms[q][i] = sum.median;
+      m->iqr_pct[q][i] = sum.iqr_pct;
+      m->tflops[q][i] = 2.0 * n * n * (double)n / (sum.median * 1e9);
+    }
+    sim_errors(m, i, n, !m->native[LAB_PREC_TF32]);
+  }
+  lab_precision_train((int)lab_param_int(p, "train_steps"), lab_param_bool(p, "loss_scale"), &m->train);
+  m->validated = -1;
+  *out = lab_precision_envelope(p, m, "simulated", prof->device_name, prof);
+  free(m);
+  return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+}
+
+const lab_experiment lab_exp_precision = {
+    .name = "precision",
+    .title = "FP32, TF32 and BF16 matmuls, and mixed-precision training",
+    .summary = "How much faster TF32 and BF16 tensor-core matmuls are than FP32, what they cost in accuracy, and "
+               "why FP16 training needs loss scaling while BF16 does not.",
+    .params = prec_params,
+    .n_params = N_PARAMS,
+    .simulate = simulate,
+};

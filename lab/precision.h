@@ -1,0 +1,103 @@
+/* `precision`: FP32, TF32 and BF16 matrix products (throughput by size, and
+ * the error of each against an FP64 reference on sampled output entries),
+ * plus a small mixed-precision training run (FP32 against BF16 and FP16,
+ * with or without loss scaling) computed for real in portable C. */
+#ifndef LAB_PRECISION_H
+#define LAB_PRECISION_H
+
+#include "params.h"
+#include "profiles.h"
+#include "registry.h"
+
+typedef enum lab_prec { LAB_PREC_FP32, LAB_PREC_TF32, LAB_PREC_BF16, LAB_PREC_COUNT } lab_prec;
+/* "fp32", "tf32", "bf16": metric prefixes and series ids. */
+extern const char *const lab_prec_ids[LAB_PREC_COUNT];
+
+#define LAB_PREC_MAX_SIZES 8     /* 128, 256, …, 8192, plus max_size itself */
+#define LAB_PREC_MIN_SIZE 128
+#define LAB_PREC_MAX_SAMPLES 30
+#define LAB_PREC_WARMUP 2
+#define LAB_PREC_CHECK_SIDE 16   /* errors on a 16 × 16 grid of output entries */
+#define LAB_PREC_BATCH_FLOP 2e10 /* one timed batch does at least this much work… */
+#define LAB_PREC_MAX_REPEATS 200 /* …with at most this many matmuls */
+/* Bounds a real run must meet (relative to the RMS of the reference
+ * entries; normal inputs, K = N); the GPU check asserts them too. */
+#define LAB_PREC_FP32_BOUND 1e-4
+#define LAB_PREC_TF32_BOUND 5e-3
+#define LAB_PREC_BF16_BOUND 2e-2
+
+/* The training run: softmax regression on a fixed, well separated data set. */
+#define LAB_PREC_TRAIN_MAX_STEPS 1000
+#define LAB_PREC_TRAIN_BATCH 256 /* the mean loss divides every gradient by it */
+#define LAB_PREC_TRAIN_FEATURES 8
+#define LAB_PREC_TRAIN_CLASSES 8
+#define LAB_PREC_TRAIN_LR 1.0f
+/* Dynamic loss scaling as torch.amp.GradScaler does it by default. */
+#define LAB_PREC_SCALE_INIT 65536.0
+#define LAB_PREC_SCALE_GROWTH_INTERVAL 2000
+
+typedef enum lab_train_mode { LAB_TRAIN_FP32, LAB_TRAIN_BF16, LAB_TRAIN_FP16, LAB_TRAIN_MODES } lab_train_mode;
+extern const char *const lab_train_mode_ids[LAB_TRAIN_MODES]; /* "fp32", "bf16", "fp16" */
+
+typedef struct lab_prec_train {
+  int steps, loss_scaling;
+  float loss[LAB_TRAIN_MODES][LAB_PREC_TRAIN_MAX_STEPS];
+  /* Gradient values (logit gradients and weight gradients) that are not zero
+   * in fp32 but became zero when stored in the mode's format, summed over
+   * the run, and how many values were counted. */
+  double flushed[LAB_TRAIN_MODES], counted[LAB_TRAIN_MODES];
+  float flushed_pct_step[LAB_TRAIN_MODES][LAB_PREC_TRAIN_MAX_STEPS];
+  int skipped[LAB_TRAIN_MODES];   /* steps skipped on an overflow (scaling on) */
+  double final_scale[LAB_TRAIN_MODES];
+  double accuracy[LAB_TRAIN_MODES];
+  double cpu_ms;                  /* real CPU time the run took */
+} lab_prec_train;
+
+typedef struct lab_precision_measure {
+  int n_sizes, samples, warmup;
+  int size[LAB_PREC_MAX_SIZES];
+  int repeats[LAB_PREC_MAX_SIZES]; /* matmuls per timed batch */
+  /* 1: ran as asked; 0: the device has no tensor cores for it and cuBLAS
+   * fell back to fp32 arithmetic (TF32), or fp32-rate kernels (BF16);
+   * -1: not supported at all (no result). */
+  int native[LAB_PREC_COUNT];
+  double ms[LAB_PREC_COUNT][LAB_PREC_MAX_SIZES];     /* median time of one matmul */
+  double iqr_pct[LAB_PREC_COUNT][LAB_PREC_MAX_SIZES];
+  double tflops[LAB_PREC_COUNT][LAB_PREC_MAX_SIZES];
+  /* Against the FP64 reference, relative to the RMS of the reference entries. */
+  double max_rel[LAB_PREC_COUNT][LAB_PREC_MAX_SIZES], mean_rel[LAB_PREC_COUNT][LAB_PREC_MAX_SIZES];
+  double max_abs[LAB_PREC_COUNT][LAB_PREC_MAX_SIZES];
+  lab_prec_train train;
+  int validated; /* -1: not checked (simulated) */
+  double max_abs_err;
+} lab_precision_measure;
+
+/* The sizes a run covers: 128, 256, … up to max_size (max_size included). */
+int lab_precision_sizes(int max_size, int *sizes);
+/* Matmuls per timed batch at side n (enough work to time, see above). */
+int lab_precision_repeats(int n);
+
+/* Reference and emulated errors on an r × c grid of entries of C = A·B:
+ * rows holds the r sampled rows of A, cols the c sampled columns of B (each
+ * k values). ref gets the FP64 dot products. */
+void lab_precision_reference(const float *rows, const float *cols, int r, int c, int k, double *ref);
+/* What precision p computes for the grid, emulated: inputs rounded to the
+ * format (unless fallback: TF32 without tensor cores is plain fp32),
+ * products and sums in fp32. */
+void lab_precision_emulate(lab_prec p, int fallback, const float *rows, const float *cols, int r, int c, int k,
+                           float *out);
+/* Max and mean |out - ref| / rms(ref) over n entries, and max |out - ref|. */
+void lab_precision_errors(const double *ref, const float *out, int n, double *max_rel, double *mean_rel,
+                          double *max_abs);
+
+/* The training run of every mode (real arithmetic; deterministic). */
+void lab_precision_train(int steps, int loss_scaling, lab_prec_train *t);
+
+/* Bound of precision p's max relative error (LAB_PREC_*_BOUND). */
+double lab_precision_bound(lab_prec p);
+cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *m, const char *backend,
+                              const char *device_name, const lab_profile *prof);
+
+extern const lab_experiment lab_exp_precision;
+
+#endif

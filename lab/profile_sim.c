@@ -1,0 +1,169 @@
+/* `profile`: parameters and simulator. The one-stream model (lab/stream_sim.h)
+ * runs the training loop: the host gathers a batch, copies it (pinned: two
+ * staging buffers, async; pageable: the host waits), launches the step's
+ * kernels, and on logging steps waits for the loss; every phase's host range
+ * and every op's GPU span go into a trace that lab/profile.c summarises. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cjson_compat.h"
+#include "gpu_model.h"
+#include "profile.h"
+#include "rng.h"
+#include "stats.h"
+#include "stream_sim.h"
+
+#define F LAB_PROFILE_FEATURES
+#define C LAB_PROFILE_CLASSES
+#define SIM_RUNS 5
+/* The host's gather + normalise loop, bytes written per second (1e9 B/s):
+ * one core reading rows scattered by the shuffle. This is the host, not
+ * the GPU, so it is the same for every profile; a Python DataLoader
+ * collating per sample is typically several times slower. */
+#define HOST_COLLATE_GBPS 4.0
+
+static const lab_param_spec profile_params[] = {
+    {.name = "batch", .type = LAB_P_INT, .min = 16, .max = 4096, .def = 512, .unit = "samples",
+     .help = "Samples per training step (1024 inputs each)."},
+    {.name = "hidden", .type = LAB_P_INT, .min = 16, .max = 8192, .def = 2048, .unit = "units",
+     .help = "Width of the MLP's hidden layer: the GPU's work per step grows with it."},
+    {.name = "steps", .type = LAB_P_INT, .min = 5, .max = LAB_PROFILE_MAX_STEPS, .def = 50, .unit = "steps",
+     .help = "Training steps per timed run."},
+    {.name = "pinned", .type = LAB_P_BOOL, .def = 0,
+     .help = "Gather batches into pinned (page-locked) memory and copy them asynchronously (non_blocking)."},
+    {.name = "log_every", .type = LAB_P_INT, .min = 1, .max = LAB_PROFILE_MAX_STEPS, .def = 1, .unit = "steps",
+     .help = "Read the loss to the host (like loss.item()) every this many steps, and after the last."},
+};
+#define N_PARAMS ((int)(sizeof profile_params / sizeof profile_params[0]))
+
+/* GPU time (µs) of every kernel of the step, from the profile: the sgemms
+ * by the fp32 model, the element-wise kernels by the bytes they move. */
+static void kernel_costs(const lab_profile *prof, double b, double h, double *us) {
+  double bw = prof->mem_bw_gbps * 1e3; /* bytes per µs */
+  double params = (double)lab_profile_param_count((int)h);
+  us[2] = lab_gemm_us(prof, b, h, F);
+  us[3] = 2.0 * b * h * 4.0 / bw;                 /* z1 in, a1 out */
+  us[4] = lab_gemm_us(prof, b, C, h);
+  us[5] = (3.0 * b * C * 4.0 + b * 4.0) / bw;     /* logits in, dlogits and row losses out */
+  us[6] = b * 4.0 / bw;
+  us[7] = lab_gemm_us(prof, C, h, b);
+  us[8] = b * C * 4.0 / bw;
+  us[9] = lab_gemm_us(prof, b, h, C);
+  us[10] = 3.0 * b * h * 4.0 / bw;                /* dh and z1 in, dz1 out */
+  us[11] = lab_gemm_us(prof, h, F, b);
+  us[12] = b * h * 4.0 / bw;
+  us[13] = 3.0 * params * 4.0 / bw;               /* read w and dw, write w */
+}
+
+/* Enqueues one op and writes its GPU span into the trace: on one stream it
+ * starts when the host has issued it and the GPU is free (stream_sim's rule). */
+static void op_span(lab_stream_sim *s, lab_profile_trace *t, int step, int op, double issue_us, double gpu_free_us,
+                    double end_us) {
+  size_t i = (size_t)step * LAB_PROFILE_OPS + (size_t)op;
+  double arrive = issue_us + s->prof->launch_us;
+  t->op_start_us[i] = arrive > gpu_free_us ? arrive : gpu_free_us;
+  t->op_end_us[i] = end_us;
+}
+
+static void run_model(const lab_profile *prof, int batch, int steps, int pinned, int every,
+                      const double *cost, lab_rng *rng, lab_profile_trace *t) {
+  lab_profile_trace_clear(t);
+  lab_profile jp = *prof;
+  jp.launch_us *= lab_rng_jitter(rng, 8);
+  jp.sync_us *= lab_rng_jitter(rng, 10);
+  lab_stream_sim s;
+  lab_stream_init(&s, &jp, NULL);
+  double xbytes = (double)batch * F * 4, ybytes = (double)batch * 4;
+  double h2d = pinned ? jp.h2d_pinned_gbps : jp.h2d_pageable_gbps;
+  for (int st = 0; st < steps; st++) {
+    double *rs = t->range_start_us + (size_t)st * LAB_PROFILE_PHASES;
+    double *re = t->range_end_us + (size_t)st * LAB_PROFILE_PHASES;
+    /* data load: with two pinned staging buffers, the host may refill one
+     * only once its copy two steps ago has finished. */
+    rs[LAB_PH_DATA] = s.host_us;
+    if (pinned && st >= 2) {
+      double done = t->op_end_us[(size_t)(st - 2) * LAB_PROFILE_OPS + 1];
+      if (done > s.host_us) s.host_us = done;
+    }
+    t->prep_us[st] = xbytes / (HOST_COLLATE_GBPS * 1e3) * lab_rng_jitter(rng, 5);
+    lab_stream_host(&s, "gather batch", t->prep_us[st]);
+    for (int o = 0; o < LAB_PROFILE_OPS; o++) {
+      lab_profile_phase ph = lab_profile_ops[o].phase;
+      if (ph == LAB_PH_LOGGING) break;
+      if (o > 0 && ph != lab_profile_ops[o - 1].phase) {
+        re[lab_profile_ops[o - 1].phase] = s.host_us;
+        rs[ph] = s.host_us;
+      }
+      double issue = s.host_us, free_us = s.gpu_free_us, end;
+      if (o <= 1) end = lab_stream_copy(&s, lab_profile_ops[o].label, o == 0 ? xbytes : ybytes, h2d, pinned);
+      else end = lab_stream_kernel(&s, lab_profile_ops[o].label, cost[o] * lab_rng_jitter(rng, 3));
+      op_span(&s, t, st, o, issue, free_us, end);
+    }
+    re[LAB_PH_OPTIMIZER] = s.host_us;
+    if ((st + 1) % every == 0 || st == steps - 1) {
+      /* .item(): a 4-byte copy into pageable memory, the host waits for
+       * everything queued before it, then pays a synchronize. */
+      rs[LAB_PH_LOGGING] = s.host_us;
+      double issue = s.host_us, free_us = s.gpu_free_us;
+      double end = lab_stream_copy(&s, "loss", 4, jp.d2h_pageable_gbps, 0);
+      op_span(&s, t, st, LAB_PROFILE_OPS - 1, issue, free_us, end);
+      lab_stream_sync(&s, "item");
+      re[LAB_PH_LOGGING] = s.host_us;
+    }
+  }
+  t->end_us = s.host_us;
+}
+
+static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+  lab_profile_measure *m = calloc(1, sizeof *m);
+  lab_profile_trace tr[SIM_RUNS];
+  int made = 0;
+  *out = NULL;
+  if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  m->batch = (int)lab_param_int(p, "batch");
+  m->hidden = (int)lab_param_int(p, "hidden");
+  m->steps = (int)lab_param_int(p, "steps");
+  m->pinned = lab_param_bool(p, "pinned");
+  m->log_every = (int)lab_param_int(p, "log_every");
+  m->runs = SIM_RUNS;
+  m->warmup = 1;
+  m->validated = -1;
+  for (; made < SIM_RUNS; made++)
+    if (lab_profile_trace_alloc(&tr[made], m->steps)) goto nomem;
+  double cost[LAB_PROFILE_OPS] = {0};
+  kernel_costs(prof, m->batch, m->hidden, cost);
+  lab_rng rng;
+  lab_rng_seed(&rng, LAB_PROFILE_SEED ^ ((uint64_t)m->batch << 32) ^ ((uint64_t)m->hidden << 12) ^
+                         ((uint64_t)m->steps << 4) ^ (uint64_t)(m->pinned * 2 + 1) ^ ((uint64_t)m->log_every << 40));
+  for (int r = 0; r < SIM_RUNS; r++) {
+    run_model(prof, m->batch, m->steps, m->pinned, m->log_every, cost, &rng, &tr[r]);
+    m->run_ms[r] = lab_profile_trace_wall_ms(&tr[r]);
+  }
+  lab_summary su;
+  lab_summarize(m->run_ms, SIM_RUNS, &su);
+  m->step_ms = su.median / m->steps;
+  m->iqr_pct = su.iqr_pct;
+  for (int r = 0; r < SIM_RUNS; r++)
+    if (m->run_ms[r] == su.median) {
+      lab_profile_summarize(&tr[r], m);
+      break;
+    }
+  *out = lab_profile_envelope(p, m, "simulated", prof->device_name, prof);
+  for (int r = 0; r < made; r++) lab_profile_trace_free(&tr[r]);
+  free(m);
+  return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+nomem:
+  for (int r = 0; r < made; r++) lab_profile_trace_free(&tr[r]);
+  free(m);
+  return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+}
+
+const lab_experiment lab_exp_profile = {
+    .name = "profile",
+    .title = "Profiling a training step",
+    .summary = "NVTX ranges around data load, forward, loss, backward, optimizer step and logging: a profiler "
+               "table and a timeline that show where the host waits and where the GPU idles.",
+    .params = profile_params,
+    .n_params = N_PARAMS,
+    .simulate = simulate,
+};
