@@ -129,6 +129,50 @@ START_TEST(unknown_experiment_is_named_safely) {
 }
 END_TEST
 
+START_TEST(picker_offers_a_recorded_run_only_when_there_is_one) {
+  ui_exp_widget w;
+  ui_buf b;
+  ui_exp_widget_init(&w, lab_experiment_find("timing"));
+  ui_buf_init(&b);
+  ui_view_experiment_widget(&b, &w, NULL);
+  ck_assert_ptr_null(strstr(ui_buf_str(&b), "value=\"recorded\""));
+  ck_has(ui_buf_str(&b), "<div class=\"exp-field exp-target\" id=\"exp-timing-picker\">");
+  ui_buf_free(&b);
+
+  /* the label comes from the recorded file, so it is escaped like any data */
+  w.recorded_label = "recorded on NVIDIA <A100>, 2026-11-20";
+  snprintf(w.target, sizeof w.target, "recorded");
+  ui_buf_init(&b);
+  ui_view_experiment_widget(&b, &w, NULL);
+  const char *out = ui_buf_str(&b);
+  ck_has(out, "<option id=\"exp-timing-target-recorded\" value=\"recorded\" selected>"
+              "recorded on NVIDIA &lt;A100&gt;, 2026-11-20</option></select>");
+  ck_has(out, "aria-describedby=\"exp-timing-target-help exp-timing-target-recorded-help\"");
+  ck_has(out, "id=\"exp-timing-target-recorded-help\">");
+  ck_has(out, "the controls above do not apply to it.");
+  ck_assert_ptr_null(strstr(out, "value=\"auto\" selected"));
+  ui_buf_free(&b);
+}
+END_TEST
+
+START_TEST(picker_redraws_alone_keeping_the_choice) {
+  ui_exp_widget w;
+  ui_buf b;
+  ui_exp_widget_init(&w, lab_experiment_find("timing"));
+  snprintf(w.target, sizeof w.target, "t4");
+  w.recorded_label = "recorded on NVIDIA H100 80GB HBM3, 2026-11-21";
+  ui_buf_init(&b);
+  ui_view_experiment_picker(&b, &w, NULL);
+  const char *out = ui_buf_str(&b);
+  const char *head = "<label for=\"exp-timing-target\">Run on</label>";
+  ck_assert_msg(strncmp(out, head, strlen(head)) == 0, "starts with %s", out);
+  ck_has(out, "<option value=\"t4\" selected>");
+  ck_has(out, "value=\"recorded\">recorded on NVIDIA H100 80GB HBM3, 2026-11-21</option>");
+  ck_assert_ptr_null(strstr(out, "exp-timing-picker")); /* the inside only: the wrapper stays on the page */
+  ui_buf_free(&b);
+}
+END_TEST
+
 Suite *make_ui_experiment_suite(void) {
   Suite *s = suite_create("ui_experiment");
   TCase *tc = tcase_create("core");
@@ -138,6 +182,8 @@ Suite *make_ui_experiment_suite(void) {
   tcase_add_test(tc, valid_values_become_the_normalised_params);
   tcase_add_test(tc, an_error_reported_by_the_run_lands_on_its_field);
   tcase_add_test(tc, unknown_experiment_is_named_safely);
+  tcase_add_test(tc, picker_offers_a_recorded_run_only_when_there_is_one);
+  tcase_add_test(tc, picker_redraws_alone_keeping_the_choice);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -36,6 +36,14 @@ static void render(void) {
   ui_buf b;
   if (!st.active) return;
   ui_buf_init(&b);
+  if (!st.session && !st.join.busy) {
+    /* a re-drawn form keeps what the learner has typed so far */
+    char v[sizeof st.join.name > sizeof st.join.code ? sizeof st.join.name : sizeof st.join.code];
+    if (ui_dom_value("class-code", v, sizeof st.join.code) >= 0)
+      snprintf(st.join.code, sizeof st.join.code, "%.*s", (int)sizeof st.join.code - 1, v);
+    if (ui_dom_value("class-name", v, sizeof st.join.name) >= 0)
+      snprintf(st.join.name, sizeof st.join.name, "%.*s", (int)sizeof st.join.name - 1, v);
+  }
   if (st.session) {
     ui_view_class_bar(&b, st.session, st.class_name[0] ? st.class_name : NULL);
   } else {
@@ -61,10 +69,13 @@ static void on_session(int status, const char *body, size_t len, void *ctx) {
     return;
   }
   if (status == 401 && code && strcmp(code, "no_session") == 0) {
-    st.active = true; /* a class server, and this browser has not joined (or its session ended) */
+    /* a class server, and this browser has not joined (or its session ended);
+     * a form already on the page is left alone, focus and typing included */
+    bool form_shown = st.active && !st.session;
+    st.active = true;
     cJSON_Delete(st.session);
     st.session = NULL;
-    render();
+    if (!form_shown) render();
   }
   /* 404 (no class on this server), or no answer: the page stays as it is. */
   cJSON_Delete(j);

@@ -140,12 +140,12 @@ const char *ui_exp_target_help(const ui_device_state *dev) {
                "another one.";
 }
 
-static void picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
+void ui_view_experiment_picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
   char id[96], text[96];
   ui_exp_id(id, sizeof id, w->e, "target");
-  ui_buf_rawf(b, "<div class=\"exp-field exp-target\"><label for=\"%s\">Run on</label><select id=\"%s\" "
-                 "aria-describedby=\"%s-help\"><option id=\"%s-auto\" value=\"auto\"%s>",
-              id, id, id, id, strcmp(w->target, "auto") == 0 ? " selected" : "");
+  ui_buf_rawf(b, "<label for=\"%s\">Run on</label><select id=\"%s\" aria-describedby=\"%s-help", id, id, id);
+  if (w->recorded_label) ui_buf_rawf(b, " %s-recorded-help", id);
+  ui_buf_rawf(b, "\"><option id=\"%s-auto\" value=\"auto\"%s>", id, strcmp(w->target, "auto") == 0 ? " selected" : "");
   ui_buf_text(b, ui_exp_auto_label(dev, text, sizeof text));
   ui_buf_raw(b, "</option>");
   for (int i = 0; i < lab_profile_count(); i++) {
@@ -156,9 +156,28 @@ static void picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev
     ui_buf_text(b, ui_profile_short_label(p->label, text, sizeof text));
     ui_buf_raw(b, "</option>");
   }
+  if (w->recorded_label) {
+    ui_buf_rawf(b, "<option id=\"%s-recorded\" value=\"recorded\"%s>", id,
+                strcmp(w->target, "recorded") == 0 ? " selected" : "");
+    ui_buf_text(b, w->recorded_label);
+    ui_buf_raw(b, "</option>");
+  }
   ui_buf_rawf(b, "</select><p class=\"exp-help\" id=\"%s-help\">", id);
   ui_buf_text(b, ui_exp_target_help(dev));
-  ui_buf_raw(b, "</p></div>");
+  ui_buf_raw(b, "</p>");
+  /* A replay shows the run as it was recorded, parameters included. */
+  if (w->recorded_label)
+    ui_buf_rawf(b, "<p class=\"exp-help\" id=\"%s-recorded-help\">The recorded choice replays a run saved on a "
+                   "real GPU, with the parameters it was recorded with: the controls above do not apply to it.</p>",
+                id);
+}
+
+static void picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
+  char id[96];
+  ui_exp_id(id, sizeof id, w->e, "picker");
+  ui_buf_rawf(b, "<div class=\"exp-field exp-target\" id=\"%s\">", id);
+  ui_view_experiment_picker(b, w, dev);
+  ui_buf_raw(b, "</div>");
 }
 
 void ui_view_experiment_fields(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {

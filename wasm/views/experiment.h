@@ -18,12 +18,15 @@ typedef struct ui_exp_widget {
   const lab_experiment *e;
   char text[LAB_MAX_PARAMS][UI_EXP_TEXT_MAX]; /* each control's value as typed ("1"/"0" for a checkbox) */
   char error[LAB_MAX_PARAMS][320];            /* per-parameter message, "" when valid */
-  char target[32];                            /* "auto" or a profile name */
+  char target[32];                            /* "auto", a profile name, or "recorded" */
   bool running;
   const cJSON *result; /* the envelope shown, or NULL */
   bool in_browser;     /* the result was computed by the in-browser simulator */
   const char *note;    /* why it ran somewhere else than asked, or NULL */
   const char *failure; /* why the run gave no result, or NULL */
+  /* "recorded on DEVICE, DATE" when web/recorded/ holds a real GPU run of
+   * this experiment (make record), else NULL: the picker then offers it. */
+  const char *recorded_label;
 } ui_exp_widget;
 
 /* Default values, target "auto", nothing run yet. */
@@ -50,6 +53,9 @@ void ui_exp_field_id(char *buf, size_t n, const lab_experiment *e, const lab_par
 void ui_view_experiment_widget(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
 /* The controls alone (re-drawn with their errors after a failed check). */
 void ui_view_experiment_fields(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
+/* The "Run on" picker's inside (element "exp-NAME-picker"), re-drawn alone
+ * when a recorded run turns up after the widget was drawn. */
+void ui_view_experiment_picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
 /* The result area: the hint before a run, the failure, or the result. */
 void ui_view_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
 /* A placeholder naming an experiment this build does not have. */

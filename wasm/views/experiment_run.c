@@ -1,6 +1,9 @@
 /* The widgets' behaviour (see experiment_run.h). One slot per experiment
  * holds what the learner typed and the last result; a generation number in
- * every callback's context drops answers to runs that were superseded. */
+ * every callback's context drops answers to runs that were superseded.
+ * Runs recorded on a real GPU (web/recorded/, made by `make record`) are
+ * offered in the picker once /recorded/index.json lists them, and replayed
+ * from /recorded/NAME.json (the service worker keeps them for offline use). */
 #include "experiment_run.h"
 
 #include <stdint.h>
@@ -27,6 +30,7 @@ typedef struct slot {
   bool ready;
   cJSON *result, *params;
   char note[420], failure[400];
+  char rec_label[160]; /* "recorded on DEVICE, DATE", "" until its file was read */
   intptr_t gen;
 } slot;
 
@@ -34,6 +38,8 @@ static struct {
   slot s[MAX_SLOTS];
   const ui_device_state *dev;
   bool lab_shown;
+  bool rec_asked;   /* /recorded/index.json was requested */
+  intptr_t rec_gen; /* bumped by ui_exp_shutdown: older answers are dropped */
 } st;
 
 static slot *find(const char *name, int *index) {
@@ -70,11 +76,89 @@ static bool update_in_place(slot *s, const ui_device_state *dev) {
   return true;
 }
 
+/* ---- recorded runs ------------------------------------------------------------ */
+
+static intptr_t tag(int index, intptr_t gen) { return gen << 5 | index; }
+
+/* The envelope of a recorded run of s's experiment from a fetch's answer,
+ * checked like any result; NULL with err set when it is missing or wrong. */
+static cJSON *recorded_env(const slot *s, int status, const char *body, size_t len, lab_error *err) {
+  const char *name = s->w.e->name;
+  if (status != 200) {
+    char why[32];
+    if (status) snprintf(why, sizeof why, "HTTP %d", status);
+    else snprintf(why, sizeof why, "no answer");
+    lab_fail(err, LAB_E_NOT_FOUND, NULL,
+             "The recorded run of %s could not be loaded (%s); pick auto or a profile to run it now.", name, why);
+    return NULL;
+  }
+  cJSON *env = cJSON_ParseWithLength(body, len);
+  lab_error why;
+  memset(&why, 0, sizeof why);
+  if (!env || lab_envelope_check(env, &why) != 0 || !ui_json_str(env, "experiment") ||
+      strcmp(ui_json_str(env, "experiment"), name) != 0 || !ui_json_str(env, "backend") ||
+      strcmp(ui_json_str(env, "backend"), "recorded") != 0 || !ui_json_obj(env, "recorded")) {
+    lab_fail(err, LAB_E_BAD_REQUEST, NULL,
+             "The file /recorded/%s.json is not a recorded run of %s (%s); record it again with make record.", name,
+             name, why.message[0] ? why.message : "wrong experiment, backend or no \"recorded\" object");
+    cJSON_Delete(env);
+    return NULL;
+  }
+  return env;
+}
+
+/* A recorded file arrived: its device and date label the picker's choice. */
+static void on_recorded_label(int status, const char *body, size_t len, void *ctx) {
+  intptr_t t = (intptr_t)ctx;
+  int index = (int)(t & 31);
+  lab_error err;
+  char id[96], target[32];
+  if (t >> 5 != st.rec_gen || index >= MAX_SLOTS || !st.s[index].ready) return;
+  slot *s = &st.s[index];
+  cJSON *env = recorded_env(s, status, body, len, &err);
+  if (!env) return; /* not offered; the index named a file that is not there */
+  ui_result_source(env, false, s->rec_label, sizeof s->rec_label);
+  cJSON_Delete(env);
+  s->w.recorded_label = s->rec_label;
+  /* A widget already drawn gets the choice in place, keeping what is picked. */
+  ui_exp_id(id, sizeof id, s->w.e, "target");
+  if (ui_dom_value(id, target, sizeof target) < 0) return;
+  if (strcmp(target, "auto") == 0 || lab_profile_find(target)) snprintf(s->w.target, sizeof s->w.target, "%s", target);
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_experiment_picker(&b, &s->w, st.dev);
+  ui_exp_id(id, sizeof id, s->w.e, "picker");
+  set_html(id, &b);
+}
+
+/* /recorded/index.json: {"recorded":["timing",…]}. Absent (no `make record`
+ * yet, or an old web root) means no recorded choices, silently. */
+static void on_recorded_index(int status, const char *body, size_t len, void *ctx) {
+  const cJSON *name;
+  if ((intptr_t)ctx != st.rec_gen || status != 200) return;
+  cJSON *j = cJSON_ParseWithLength(body, len);
+  cJSON_ArrayForEach(name, ui_json_arr(j, "recorded")) {
+    int index = 0;
+    char url[128];
+    if (!cJSON_IsString(name) || !find(name->valuestring, &index)) continue;
+    snprintf(url, sizeof url, "/recorded/%s.json", st.s[index].w.e->name);
+    ui_fetch(url, RUN_TIMEOUT_MS, on_recorded_label, (void *)tag(index, st.rec_gen));
+  }
+  cJSON_Delete(j);
+}
+
+static void ask_recorded(void) {
+  if (st.rec_asked) return;
+  st.rec_asked = true;
+  ui_fetch("/recorded/index.json", RUN_TIMEOUT_MS, on_recorded_index, (void *)st.rec_gen);
+}
+
 void ui_exp_fill(const char *name, const ui_device_state *dev) {
   char selector[128];
   ui_buf b;
   slot *s = find(name, NULL);
   st.dev = dev;
+  ask_recorded();
   if (!name || strlen(name) > 64) return;
   /* A widget already on the page (the device check answered later) is
    * updated in place, so what the learner is typing, and focus, stay. */
@@ -189,8 +273,6 @@ static void fail(slot *s, const lab_error *err) {
   ui_dom_set_text(id, "The experiment did not run; the reason is below.");
 }
 
-static intptr_t tag(int index, intptr_t gen) { return gen << 5 | index; }
-
 static slot *from_tag(void *ctx) {
   intptr_t t = (intptr_t)ctx;
   int index = (int)(t & 31);
@@ -255,6 +337,43 @@ static void on_answer(int status, const char *body, size_t len, void *ctx) {
   ui_later(0, simulate_now, ctx);
 }
 
+/* The recorded file for a replay arrived: shown like any result, with a
+ * note giving the parameters it was recorded with. */
+static void on_replay(int status, const char *body, size_t len, void *ctx) {
+  slot *s = from_tag(ctx);
+  lab_error err;
+  const cJSON *p;
+  size_t at, head;
+  if (!s) return;
+  memset(&err, 0, sizeof err);
+  cJSON *env = recorded_env(s, status, body, len, &err);
+  if (!env) {
+    fail(s, &err);
+    return;
+  }
+  at = head = (size_t)snprintf(s->note, sizeof s->note, "A replay of a real GPU run, with the parameters it was recorded with:");
+  cJSON_ArrayForEach(p, ui_json_obj(env, "params")) {
+    char value[64];
+    if (cJSON_IsNumber(p)) snprintf(value, sizeof value, "%.15g", p->valuedouble);
+    else if (cJSON_IsBool(p)) snprintf(value, sizeof value, "%s", cJSON_IsTrue(p) ? "true" : "false");
+    else snprintf(value, sizeof value, "%s", cJSON_IsString(p) ? p->valuestring : "?");
+    if (at < sizeof s->note)
+      at += (size_t)snprintf(s->note + at, sizeof s->note - at, "%s %s=%s", at > head ? "," : "",
+                             p->string ? p->string : "", value);
+  }
+  if (at < sizeof s->note) snprintf(s->note + at, sizeof s->note - at, ". The controls above do not apply to it.");
+  finish(s, env, false);
+}
+
+static void replay(slot *s, int index) {
+  char url[128];
+  s->note[0] = '\0';
+  s->gen++;
+  set_running(s, true);
+  snprintf(url, sizeof url, "/recorded/%s.json", s->w.e->name);
+  ui_fetch(url, RUN_TIMEOUT_MS, on_replay, (void *)tag(index, s->gen));
+}
+
 static void read_controls(slot *s) {
   char id[128], buf[UI_EXP_TEXT_MAX];
   for (int i = 0; i < s->w.e->n_params && i < LAB_MAX_PARAMS; i++) {
@@ -263,7 +382,8 @@ static void read_controls(slot *s) {
     if (ui_dom_value(id, buf, sizeof buf) >= 0) snprintf(s->w.text[i], UI_EXP_TEXT_MAX, "%s", buf);
   }
   ui_exp_id(id, sizeof id, s->w.e, "target");
-  if (ui_dom_value(id, buf, sizeof buf) > 0 && (strcmp(buf, "auto") == 0 || lab_profile_find(buf)))
+  if (ui_dom_value(id, buf, sizeof buf) > 0 &&
+      (strcmp(buf, "auto") == 0 || lab_profile_find(buf) || (strcmp(buf, "recorded") == 0 && s->w.recorded_label)))
     snprintf(s->w.target, sizeof s->w.target, "%.31s", buf);
 }
 
@@ -271,6 +391,10 @@ static void run(slot *s, int index) {
   cJSON *params = NULL;
   if (s->w.running) return; /* the button is aria-disabled while it runs */
   read_controls(s);
+  if (strcmp(s->w.target, "recorded") == 0) {
+    replay(s, index); /* nothing runs: the controls do not apply */
+    return;
+  }
   if (ui_exp_validate(&s->w, &params) > 0) {
     show_field_errors(s);
     return;
@@ -398,4 +522,6 @@ void ui_exp_shutdown(void) {
   }
   st.dev = NULL;
   st.lab_shown = false;
+  st.rec_asked = false;
+  st.rec_gen++;
 }
