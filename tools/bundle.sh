@@ -6,9 +6,9 @@
 set -euo pipefail
 build=${1:?build dir}; out=${2:?output dir}
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib"
-cp "$build/bin/gpulab" "$out/bin/"
+cp "$build/bin/gpulab" "$build/bin/gpulab-worker" "$out/bin/"
 # Libraries the GPU machine lacks; libc, libstdc++ and CUDA's own are there.
-ldd "$build/bin/gpulab" | awk '/=> \// {print $3}' | while read -r lib; do
+ldd "$build/bin/gpulab" "$build/bin/gpulab-worker" | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libcivetweb*|libcjson*|libssl*|libcrypto*|libz.so*|libsqlite3*) cp -L "$lib" "$out/lib/" ;;
   esac
@@ -17,5 +17,8 @@ done
 cp -r "$build/web" "$out/web"
 [ -d "$build/lessons" ] && cp -r "$build/lessons" "$out/lessons"
 mkdir -p "$out/tests"; cp -r tests/gpu "$out/tests/"
-readelf -d "$out/bin/gpulab" | grep -q 'ORIGIN' || { echo "bundle: binary lacks an \$ORIGIN rpath" >&2; exit 1; }
+for b in gpulab gpulab-worker; do
+  readelf -d "$out/bin/$b" | grep -q 'ORIGIN' || { echo "bundle: $b lacks an \$ORIGIN rpath" >&2; exit 1; }
+done
+"$out/bin/gpulab" device >/dev/null || { echo "bundle: the bundled gpulab does not run" >&2; exit 1; }
 echo "bundle: $(du -sh "$out" | cut -f1) in $out (run: $out/bin/gpulab device)"

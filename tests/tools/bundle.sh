@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `make bundle` packs what a GPU machine without CivetWeb or cJSON needs: the
+# bundle must start from any folder, find its worker and libraries through
+# $ORIGIN, and answer the device check (TAP output). Usage: bundle.sh BUILD/bin/lessonc
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+build=$(dirname "$(dirname "${1:-build/bin/lessonc}")")
+out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+n=0 bad=0
+ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
+echo "1..5"
+ok "tools/bundle.sh packs the build" 'tools/bundle.sh "$build" "$out/b" >/dev/null'
+ok "both binaries and the web root are in it" '[ -x "$out/b/bin/gpulab" ] && [ -x "$out/b/bin/gpulab-worker" ] && [ -f "$out/b/web/index.html" ]'
+ok "CivetWeb and cJSON travel with it" 'ls "$out/b/lib" | grep -q civetweb && ls "$out/b/lib" | grep -q cjson'
+mv "$out/b" "$out/moved"
+dev=$(cd / && env -i PATH=/usr/bin:/bin "$out/moved/bin/gpulab" device --json)
+run=$(cd / && env -i PATH=/usr/bin:/bin "$out/moved/bin/gpulab" run timing --backend simulated --json)
+ok "moved elsewhere, it still finds its worker (device check answers)" 'grep -q "\"verdict\"" <<<"$dev"'
+ok "moved elsewhere, an experiment runs" 'grep -qE "\"experiment\":[[:space:]]*\"timing\"" <<<"$run"'
+exit $bad
