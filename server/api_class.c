@@ -55,21 +55,11 @@ static int valid_name(const char *s) {
 static int join(struct mg_connection *conn, srv_app *app) {
   srv_class *cls = app->cls;
   lab_error err = {0};
-  char *text = NULL;
-  size_t len = 0;
   cJSON *body = NULL, *out = NULL;
   int rc;
-  if (srv_read_body(conn, JOIN_BODY_MAX, 1, &text, &len, &err) != 0) goto fail;
-  body = srv_parse_json(text, len);
-  if (!cJSON_IsObject(body)) {
-    lab_fail(&err, LAB_E_INVALID_JSON, NULL, "send {\"code\":\"ABCD-EFGH\",\"name\":\"your name\"} as JSON");
+  static const char *const fields[] = {"code", "name", NULL};
+  if (srv_read_json_object(conn, JOIN_BODY_MAX, fields, 0, "{\"code\":\"ABCD-EFGH\",\"name\":\"your name\"}", &body, &err))
     goto fail;
-  }
-  for (const cJSON *it = body->child; it; it = it->next)
-    if (strcmp(it->string, "code") && strcmp(it->string, "name")) {
-      lab_fail(&err, LAB_E_INVALID_PARAM, it->string, "unknown field '%.40s'; send only code and name", it->string);
-      goto fail;
-    }
   const cJSON *code = cJSON_GetObjectItemCaseSensitive(body, "code");
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(body, "name");
   if (!cJSON_IsString(name) || !valid_name(name->valuestring)) {
@@ -114,7 +104,6 @@ fail:
 done:
   cJSON_Delete(out);
   cJSON_Delete(body);
-  free(text);
   return rc;
 }
 

@@ -45,35 +45,14 @@ static int store_answered_run(srv_app *app, int64_t session_id, const char *name
 
 static int run(struct mg_connection *conn, srv_app *app, const char *name) {
   lab_error err = {0};
-  char *text = NULL;
-  size_t len = 0;
   cJSON *body = NULL, *result = NULL;
   int rc;
   srv_store_session sess = {0};
   /* class mode: every run belongs to a session */
   if (app->cls && srv_session_require(conn, app->cls, &sess, &err) != 0) goto fail;
-  if (srv_read_body(conn, app->max_body_bytes, 1, &text, &len, &err) != 0) goto fail;
-  if (len == 0) {
-    body = cJSON_CreateObject();
-  } else {
-    /* cJSON stops after the first value; anything but whitespace after it
-     * ("{} x", "{}{}", a NUL) makes the whole body invalid, not ignored. */
-    body = srv_parse_json(text, len);
-    if (!body) {
-      lab_fail(&err, LAB_E_INVALID_JSON, NULL, "the body is not valid JSON; send e.g. {\"params\":{},\"backend\":\"auto\"}");
-      goto fail;
-    }
-  }
-  if (!cJSON_IsObject(body)) {
-    lab_fail(&err, LAB_E_INVALID_JSON, NULL, "the body must be a JSON object like {\"params\":{…}}");
+  static const char *const fields[] = {"params", "backend", "profile", NULL};
+  if (srv_read_json_object(conn, app->max_body_bytes, fields, 1, "{\"params\":{},\"backend\":\"auto\"}", &body, &err))
     goto fail;
-  }
-  for (const cJSON *it = body->child; it; it = it->next)
-    if (strcmp(it->string, "params") && strcmp(it->string, "backend") && strcmp(it->string, "profile")) {
-      lab_fail(&err, LAB_E_INVALID_PARAM, it->string, "unknown field '%.40s'; the body takes params, backend, profile",
-               it->string);
-      goto fail;
-    }
   int bad = 0;
   const char *backend = optional_string(body, "backend", &err, &bad);
   const char *profile = bad ? NULL : optional_string(body, "profile", &err, &bad);
@@ -93,7 +72,6 @@ fail:
 done:
   cJSON_Delete(result);
   cJSON_Delete(body);
-  free(text);
   return rc;
 }
 

@@ -50,8 +50,8 @@ static int store_attempt(srv_app *app, int64_t session_id, const char *lesson, c
 }
 
 static int score_quiz(struct mg_connection *conn, srv_app *app, const char *id) {
-  char path[4400], *text = NULL, *body_text = NULL;
-  size_t len = 0, body_len = 0;
+  char path[4400], *text = NULL;
+  size_t len = 0;
   lab_error err = {0};
   cJSON *key = NULL, *body = NULL, *result = NULL;
   int rc;
@@ -67,17 +67,9 @@ static int score_quiz(struct mg_connection *conn, srv_app *app, const char *id) 
     lab_fail(&err, LAB_E_INTERNAL, NULL, "the answer key is damaged; rebuild with 'make'");
     goto fail;
   }
-  if (srv_read_body(conn, app->max_body_bytes, 1, &body_text, &body_len, &err) != 0) goto fail;
-  body = srv_parse_json(body_text, body_len);
-  if (!cJSON_IsObject(body)) {
-    lab_fail(&err, LAB_E_INVALID_JSON, NULL, "send {\"answers\":{\"q1\":[\"b\"],…}} as JSON");
+  static const char *const fields[] = {"answers", NULL};
+  if (srv_read_json_object(conn, app->max_body_bytes, fields, 0, "{\"answers\":{\"q1\":[\"b\"]}}", &body, &err))
     goto fail;
-  }
-  for (const cJSON *it = body->child; it; it = it->next)
-    if (strcmp(it->string, "answers") != 0) {
-      lab_fail(&err, LAB_E_INVALID_PARAM, it->string, "unknown field '%.40s'; the body takes only answers", it->string);
-      goto fail;
-    }
   const cJSON *answers = cJSON_GetObjectItemCaseSensitive(body, "answers");
   if (!cJSON_IsObject(answers)) {
     lab_fail(&err, LAB_E_INVALID_PARAM, "answers", "answers must be an object of question id: [option ids]");
@@ -93,7 +85,6 @@ done:
   cJSON_Delete(result);
   cJSON_Delete(body);
   cJSON_Delete(key);
-  free(body_text);
   free(text);
   return rc;
 }

@@ -106,6 +106,33 @@ cJSON *srv_parse_json(const char *text, size_t len) {
   return json;
 }
 
+int srv_read_json_object(struct mg_connection *conn, size_t limit, const char *const fields[], int empty_ok,
+                         const char *example, cJSON **out, lab_error *err) {
+  char *text = NULL, known[160] = "";
+  size_t len = 0, used = 0;
+  *out = NULL;
+  if (srv_read_body(conn, limit, 1, &text, &len, err) != 0) return -1;
+  cJSON *body = len == 0 && empty_ok ? cJSON_CreateObject() : srv_parse_json(text, len);
+  free(text);
+  if (!cJSON_IsObject(body)) {
+    cJSON_Delete(body);
+    return lab_fail(err, LAB_E_INVALID_JSON, NULL, "the body must be one JSON object, e.g. %s", example);
+  }
+  for (int i = 0; fields[i] && used < sizeof known; i++)
+    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", fields[i]);
+  for (const cJSON *it = body->child; it; it = it->next) {
+    int ok = 0;
+    for (int i = 0; fields[i] && !ok; i++) ok = strcmp(it->string, fields[i]) == 0;
+    if (!ok) {
+      lab_fail(err, LAB_E_INVALID_PARAM, it->string, "unknown field '%.40s'; the body takes %s", it->string, known);
+      cJSON_Delete(body);
+      return -1;
+    }
+  }
+  *out = body;
+  return 0;
+}
+
 int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char **out, size_t *len,
                   lab_error *err) {
   *out = NULL;

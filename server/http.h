@@ -35,6 +35,14 @@ int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char 
  * whitespace make it invalid (cJSON alone would ignore them). NULL if invalid. */
 cJSON *srv_parse_json(const char *text, size_t len);
 
+/* Reads the body as one JSON object whose keys are all in `fields`
+ * (NULL-terminated); an empty body is {} when empty_ok. Fails with
+ * invalid_json (not JSON, or not an object: the message shows `example`),
+ * invalid_param naming an unknown field, or what srv_read_body refuses.
+ * On success *out (caller owns) is the object. */
+int srv_read_json_object(struct mg_connection *conn, size_t limit, const char *const fields[], int empty_ok,
+                         const char *example, cJSON **out, lab_error *err);
+
 /* The request's method is one of `allowed` ("GET,HEAD"); otherwise sends 405 and returns 0. */
 int srv_method_ok(struct mg_connection *conn, const char *allowed);
 

@@ -74,7 +74,10 @@ static void render_status(void) {
   } else {
     bool usable = ui_json_bool(verdict, "usable") == 1 && ui_json_bool(verdict, "simulate") != 1;
     state = usable ? "live" : "sim";
-    snprintf(text, sizeof text, "Connected — %s", usable ? "experiments run on your GPU" : "no usable GPU, so experiments are simulated");
+    snprintf(text, sizeof text, "Connected — %s",
+             !usable                  ? "no usable GPU, so experiments are simulated"
+             : ui_class_app_active() ? "GPU runs wait their turn in the class queue"
+                                     : "experiments run on your GPU");
   }
   ui_dom_set_text("status", text);
   ui_dom_set_attr("status", "data-state", state);
