@@ -7,59 +7,11 @@
 
 #include "registry.h"
 #include "suites.h"
+#include "ui_test.h"
 #include "views/chart.h"
 #include "views/result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
-
-/* Tags open and close in order, attribute values are quoted, and every '&'
- * starts an entity: enough to catch markup broken by data. Returns NULL or
- * what is wrong. */
-static const char *well_formed(const char *s) {
-  static char why[160];
-  char stack[64][24];
-  int depth = 0;
-  for (const char *p = s; *p; p++) {
-    if (*p == '&') {
-      const char *semi = strchr(p, ';');
-      if (!semi || semi - p > 8) return "a raw '&'";
-      continue;
-    }
-    if (*p == '>') return "a raw '>' in text";
-    if (*p != '<') continue;
-    bool closing = p[1] == '/';
-    const char *name = p + (closing ? 2 : 1);
-    size_t n = strcspn(name, " />");
-    const char *end = name + n;
-    bool quoted = false;
-    while (*end && (quoted || *end != '>')) {
-      if (*end == '"') quoted = !quoted;
-      if (*end == '<' && !quoted) return "a '<' inside a tag";
-      end++;
-    }
-    if (!*end) return "an unclosed tag";
-    bool self = end[-1] == '/';
-    static const char *const voids[] = {"input", "br", "meta", "img", "hr", NULL};
-    for (int i = 0; voids[i]; i++)
-      if (strlen(voids[i]) == n && strncmp(name, voids[i], n) == 0) self = true;
-    if (closing) {
-      if (depth == 0 || strlen(stack[depth - 1]) != n || strncmp(stack[depth - 1], name, n) != 0) {
-        snprintf(why, sizeof why, "</%.*s> closes <%s>", (int)n, name, depth ? stack[depth - 1] : "nothing");
-        return why;
-      }
-      depth--;
-    } else if (!self) {
-      if (depth == 64 || n >= 24) return "nesting too deep";
-      snprintf(stack[depth++], 24, "%.*s", (int)n, name);
-    }
-    p = end;
-  }
-  if (depth) {
-    snprintf(why, sizeof why, "<%s> never closed", stack[depth - 1]);
-    return why;
-  }
-  return NULL;
-}
 
 START_TEST(nice_step_is_one_two_or_five_times_a_power_of_ten) {
   ck_assert_double_eq_tol(ui_nice_step(10, 6), 2, 1e-12);
@@ -148,7 +100,7 @@ START_TEST(svg_is_well_formed_and_escapes_data) {
   ui_table_xy(&b, "<cap>", "x", UI_UNIT_PLAIN, UI_UNIT_PLAIN, &s, 1);
   ui_table_bars(&b, "<cap>", "v", UI_UNIT_MS, bars, 2);
   ui_table_spans(&b, "<cap>", spans, 2);
-  const char *out = ui_buf_str(&b), *why = well_formed(out);
+  const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
   ck_assert_msg(why == NULL, "not well formed: %s", why);
   ck_assert_ptr_null(strstr(out, "<script"));
   ck_assert_ptr_null(strstr(out, "<b>"));
@@ -184,7 +136,7 @@ START_TEST(every_experiment_renders_from_every_profile) {
       ui_buf b;
       ui_buf_init(&b);
       ui_view_result(&b, env, true, NULL);
-      const char *out = ui_buf_str(&b), *why = well_formed(out);
+      const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
       ck_assert_msg(!b.failed, "%s/%s: out of memory", name, profile);
       ck_assert_msg(why == NULL, "%s/%s: %s", name, profile, why);
       ck_has(out, "simulated — profile ");

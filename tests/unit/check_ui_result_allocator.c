@@ -7,47 +7,11 @@
 
 #include "registry.h"
 #include "suites.h"
+#include "ui_test.h"
 #include "views/chart.h"
 #include "views/result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
-
-/* Tags open and close in order and attribute values are quoted; returns
- * NULL or what is wrong. */
-static const char *balanced(const char *s) {
-  static const char *const voids[] = {"input", "br", "meta", "img", "hr", NULL};
-  char stack[64][24];
-  int depth = 0;
-  for (const char *p = strchr(s, '<'); p; p = strchr(p + 1, '<')) {
-    bool closing = p[1] == '/', quoted = false;
-    const char *name = p + (closing ? 2 : 1), *end = name;
-    size_t n = strcspn(name, " />");
-    while (*end && (quoted || *end != '>')) {
-      if (*end == '"') quoted = !quoted;
-      end++;
-    }
-    if (!*end) return "an unclosed tag";
-    bool self = end[-1] == '/';
-    for (int i = 0; voids[i]; i++)
-      if (strlen(voids[i]) == n && strncmp(name, voids[i], n) == 0) self = true;
-    if (closing) {
-      if (depth == 0 || strlen(stack[depth - 1]) != n || strncmp(stack[depth - 1], name, n) != 0)
-        return "a tag closed out of order";
-      depth--;
-    } else if (!self) {
-      if (depth == 64 || n >= 24) return "nesting too deep";
-      snprintf(stack[depth++], 24, "%.*s", (int)n, name);
-    }
-    p = end;
-  }
-  return depth ? "a tag never closed" : NULL;
-}
-
-static int count(const char *hay, const char *needle) {
-  int n = 0;
-  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
-  return n;
-}
 
 START_TEST(ui_result_allocator_renders_from_every_profile) {
   for (int i = 0; i < lab_profile_count(); i++) {
@@ -59,11 +23,11 @@ START_TEST(ui_result_allocator_renders_from_every_profile) {
     ui_buf b;
     ui_buf_init(&b);
     ui_view_result(&b, env, true, NULL);
-    const char *out = ui_buf_str(&b), *why = balanced(out);
+    const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
     ck_assert_msg(!b.failed, "%s: out of memory", profile);
     ck_assert_msg(why == NULL, "%s: %s", profile, why);
-    ck_assert_int_eq(count(out, "role=\"img\""), 3);
-    ck_assert_int_eq(count(out, "Show the numbers"), 3);
+    ck_assert_int_eq(test_ui_count(out, "role=\"img\""), 3);
+    ck_assert_int_eq(test_ui_count(out, "Show the numbers"), 3);
     ck_has(out, "Allocated vs reserved over training steps");
     ck_has(out, "What one allocation costs: the driver vs the cache");
     ck_has(out, "Fragmentation: enough free memory, in pieces too small");
@@ -76,7 +40,7 @@ START_TEST(ui_result_allocator_renders_from_every_profile) {
     char last[48];
     snprintf(last, sizeof last, "<tr><th scope=\"row\">%d</th><td>everything freed", points - 1);
     ck_has(out, last);
-    ck_assert(count(out, "<th scope=\"row\">") >= points + 4 + 6);
+    ck_assert(test_ui_count(out, "<th scope=\"row\">") >= points + 4 + 6);
     ui_buf_free(&b);
     cJSON_Delete(env);
   }
@@ -88,7 +52,7 @@ START_TEST(ui_result_allocator_survives_an_envelope_without_numbers) {
   ui_buf b;
   ui_buf_init(&b);
   ui_view_result(&b, env, false, NULL);
-  ck_assert_ptr_null(balanced(ui_buf_str(&b)));
+  ck_assert_ptr_null(test_ui_markup_problem(ui_buf_str(&b)));
   ck_assert_ptr_null(strstr(ui_buf_str(&b), "role=\"img\""));
   ui_buf_free(&b);
   cJSON_Delete(env);

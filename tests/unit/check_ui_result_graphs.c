@@ -9,46 +9,11 @@
 
 #include "registry.h"
 #include "suites.h"
+#include "ui_test.h"
 #include "views/chart.h"
 #include "views/result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
-
-/* Walks the tags with a stack of names: each closing tag must match the
- * innermost open one, and quotes inside a tag must pair. NULL when fine. */
-static const char *markup_problem(const char *s) {
-  static const char *const empty[] = {"br", "hr", "img", "input", "meta", NULL};
-  char open[80][16];
-  int depth = 0;
-  const char *p = s;
-  while ((p = strchr(p, '<')) != NULL) {
-    bool close = p[1] == '/';
-    const char *name = p + 1 + close;
-    size_t len = strcspn(name, " \t\n/>");
-    const char *q = name + len;
-    int quotes = 0;
-    for (; *q && !(*q == '>' && quotes % 2 == 0); q++) quotes += *q == '"';
-    if (!*q) return "a tag runs to the end";
-    bool selfclose = q[-1] == '/';
-    for (int i = 0; empty[i]; i++) selfclose |= strlen(empty[i]) == len && !strncmp(empty[i], name, len);
-    if (close) {
-      if (!depth || strlen(open[depth - 1]) != len || strncmp(open[depth - 1], name, len)) return "mismatched close";
-      depth--;
-    } else if (!selfclose) {
-      if (depth == 80 || len >= 16) return "too deep or odd tag";
-      memcpy(open[depth], name, len);
-      open[depth++][len] = '\0';
-    }
-    p = q;
-  }
-  return depth ? "unclosed tag" : NULL;
-}
-
-static int occurrences(const char *hay, const char *needle) {
-  int n = 0;
-  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
-  return n;
-}
 
 static cJSON *simulate(const char *params_json, const char *profile) {
   cJSON *params = params_json ? cJSON_Parse(params_json) : NULL, *env = NULL;
@@ -66,11 +31,11 @@ START_TEST(ui_result_graphs_renders_from_every_profile) {
     ui_buf b;
     ui_buf_init(&b);
     ui_view_result(&b, env, true, NULL);
-    const char *out = ui_buf_str(&b), *why = markup_problem(out);
+    const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
     ck_assert(!b.failed);
     ck_assert_msg(why == NULL, "%s: %s", lab_profile_at(i)->name, why);
-    ck_assert_int_eq(occurrences(out, "role=\"img\""), 4);
-    ck_assert_int_eq(occurrences(out, "Show the numbers"), 4);
+    ck_assert_int_eq(test_ui_count(out, "role=\"img\""), 4);
+    ck_assert_int_eq(test_ui_count(out, "Show the numbers"), 4);
     ck_has(out, "When a graph stops helping");
     ck_has(out, "When capturing pays back");
     ck_has(out, "cudaGraphLaunch (12 kernels)");
@@ -99,7 +64,7 @@ START_TEST(ui_result_graphs_tables_hold_every_point) {
     }
   }
   /* the spans table: a row per timeline event, beside the rows of the other tables */
-  int rows = occurrences(out, "<tr");
+  int rows = test_ui_count(out, "<tr");
   ck_assert_int_ge(rows, cJSON_GetArraySize(cJSON_GetObjectItem(env, "timeline")));
   ui_buf_free(&b);
   cJSON_Delete(env);
@@ -114,7 +79,7 @@ START_TEST(ui_result_graphs_summaries_quote_the_run) {
   ui_view_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
   /* without a sweep: bars, timeline and payback only */
-  ck_assert_int_eq(occurrences(out, "role=\"img\""), 3);
+  ck_assert_int_eq(test_ui_count(out, "role=\"img\""), 3);
   ck_assert_ptr_null(strstr(out, "When a graph stops helping"));
   double r = cJSON_GetObjectItem(cJSON_GetObjectItem(env, "metrics"), "payback_replays")->valuedouble;
   snprintf(want, sizeof want, "is ahead from %.0f replays on", r);

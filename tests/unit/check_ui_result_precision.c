@@ -8,46 +8,11 @@
 
 #include "registry.h"
 #include "suites.h"
+#include "ui_test.h"
 #include "views/chart.h"
 #include "views/result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
-
-/* Walks the tags with a stack of names: each closing tag must match the
- * innermost open one, and quotes inside a tag must pair. NULL when fine. */
-static const char *markup_problem(const char *s) {
-  static const char *const empty[] = {"br", "hr", "img", "input", "meta", NULL};
-  char open[80][16];
-  int depth = 0;
-  const char *p = s;
-  while ((p = strchr(p, '<')) != NULL) {
-    bool close = p[1] == '/';
-    const char *name = p + 1 + close;
-    size_t len = strcspn(name, " \t\n/>");
-    const char *q = name + len;
-    int quotes = 0;
-    for (; *q && !(*q == '>' && quotes % 2 == 0); q++) quotes += *q == '"';
-    if (!*q) return "a tag runs to the end";
-    bool selfclose = q[-1] == '/';
-    for (int i = 0; empty[i]; i++) selfclose |= strlen(empty[i]) == len && !strncmp(empty[i], name, len);
-    if (close) {
-      if (!depth || strlen(open[depth - 1]) != len || strncmp(open[depth - 1], name, len)) return "mismatched close";
-      depth--;
-    } else if (!selfclose) {
-      if (depth == 80 || len >= 16) return "too deep or odd tag";
-      memcpy(open[depth], name, len);
-      open[depth++][len] = '\0';
-    }
-    p = q;
-  }
-  return depth ? "unclosed tag" : NULL;
-}
-
-static int occurrences(const char *hay, const char *needle) {
-  int n = 0;
-  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
-  return n;
-}
 
 static cJSON *simulate(const char *profile) {
   cJSON *params = cJSON_Parse("{\"max_size\":1024,\"samples\":3,\"train_steps\":40}"), *env = NULL;
@@ -65,11 +30,11 @@ START_TEST(ui_result_precision_renders_from_every_profile) {
     ui_buf b;
     ui_buf_init(&b);
     ui_view_result(&b, env, true, NULL);
-    const char *out = ui_buf_str(&b), *why = markup_problem(out);
+    const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
     ck_assert(!b.failed);
     ck_assert_msg(why == NULL, "%s: %s", lab_profile_at(i)->name, why);
-    ck_assert_int_eq(occurrences(out, "role=\"img\""), 4);
-    ck_assert_int_eq(occurrences(out, "Show the numbers"), 4);
+    ck_assert_int_eq(test_ui_count(out, "role=\"img\""), 4);
+    ck_assert_int_eq(test_ui_count(out, "Show the numbers"), 4);
     ck_has(out, "Throughput by size and precision");
     ck_has(out, "Gradients lost to underflow");
     ck_assert_ptr_null(strstr(out, "nan"));

@@ -7,55 +7,10 @@
 #include "profile.h"
 #include "registry.h"
 #include "suites.h"
+#include "ui_test.h"
 #include "views/result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
-
-/* Tags open and close in order and every '&' starts an entity. Returns
- * NULL or what is wrong. */
-static const char *well_formed(const char *s) {
-  static char why[160];
-  char stack[64][24];
-  int depth = 0;
-  for (const char *p = s; *p; p++) {
-    if (*p == '&') {
-      const char *semi = strchr(p, ';');
-      if (!semi || semi - p > 8) return "a raw '&'";
-      continue;
-    }
-    if (*p == '>') return "a raw '>' in text";
-    if (*p != '<') continue;
-    int closing = p[1] == '/';
-    const char *name = p + (closing ? 2 : 1);
-    size_t n = strcspn(name, " />");
-    const char *end = name + n;
-    int quoted = 0;
-    while (*end && (quoted || *end != '>')) {
-      if (*end == '"') quoted = !quoted;
-      end++;
-    }
-    if (!*end) return "an unclosed tag";
-    int self = end[-1] == '/';
-    if (closing) {
-      if (depth == 0 || strlen(stack[depth - 1]) != n || strncmp(stack[depth - 1], name, n) != 0) {
-        snprintf(why, sizeof why, "</%.*s> closes <%s>", (int)n, name, depth ? stack[depth - 1] : "nothing");
-        return why;
-      }
-      depth--;
-    } else if (!self) {
-      if (depth == 64 || n >= 24) return "nesting too deep";
-      snprintf(stack[depth++], 24, "%.*s", (int)n, name);
-    }
-    p = end;
-  }
-  return depth ? "an element never closed" : NULL;
-}
-
-static int count(const char *hay, const char *needle) {
-  int n = 0;
-  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
-  return n;
-}
 
 START_TEST(ui_profile_renders_every_profile) {
   const lab_experiment *e = lab_experiment_find("profile");
@@ -69,9 +24,9 @@ START_TEST(ui_profile_renders_every_profile) {
     ui_view_result(&b, env, true, NULL);
     const char *html = ui_buf_str(&b);
     ck_assert_ptr_nonnull(html);
-    const char *why = well_formed(html);
+    const char *why = test_ui_markup_problem(html);
     ck_assert_msg(why == NULL, "%s: %s", lab_profile_at(i)->name, why);
-    ck_assert_int_eq(count(html, "<svg"), 3); /* phase bars, busy/idle, timeline */
+    ck_assert_int_eq(test_ui_count(html, "<svg"), 3); /* phase bars, busy/idle, timeline */
     ck_has(html, "Profiler table");
     ck_has(html, "% of step");
     /* The profiler table has a row per phase, in step order. */
@@ -103,8 +58,8 @@ START_TEST(ui_profile_survives_an_envelope_without_details) {
   ui_buf_init(&b);
   ui_view_result(&b, env, true, NULL);
   ck_assert_ptr_nonnull(ui_buf_str(&b));
-  ck_assert_ptr_null(well_formed(ui_buf_str(&b)));
-  ck_assert_int_eq(count(ui_buf_str(&b), "<svg"), 0);
+  ck_assert_ptr_null(test_ui_markup_problem(ui_buf_str(&b)));
+  ck_assert_int_eq(test_ui_count(ui_buf_str(&b), "<svg"), 0);
   ui_buf_free(&b);
   cJSON_Delete(env);
 }

@@ -7,46 +7,11 @@
 
 #include "registry.h"
 #include "suites.h"
+#include "ui_test.h"
 #include "views/chart.h"
 #include "views/result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
-
-/* Tags open and close in order, attribute values quoted; NULL or what is wrong. */
-static const char *balanced(const char *s) {
-  static const char *const voids[] = {"input", "br", "meta", "img", "hr", NULL};
-  char stack[64][24];
-  int depth = 0;
-  for (const char *p = strchr(s, '<'); p; p = strchr(p + 1, '<')) {
-    bool closing = p[1] == '/', quoted = false;
-    const char *name = p + (closing ? 2 : 1), *end = name;
-    size_t n = strcspn(name, " />");
-    while (*end && (quoted || *end != '>')) {
-      if (*end == '"') quoted = !quoted;
-      end++;
-    }
-    if (!*end) return "an unclosed tag";
-    bool self = end[-1] == '/';
-    for (int i = 0; voids[i]; i++)
-      if (strlen(voids[i]) == n && strncmp(name, voids[i], n) == 0) self = true;
-    if (closing) {
-      if (depth == 0 || strlen(stack[depth - 1]) != n || strncmp(stack[depth - 1], name, n) != 0)
-        return "a tag closed out of order";
-      depth--;
-    } else if (!self) {
-      if (depth == 64 || n >= 24) return "nesting too deep";
-      snprintf(stack[depth++], 24, "%.*s", (int)n, name);
-    }
-    p = end;
-  }
-  return depth ? "a tag never closed" : NULL;
-}
-
-static int count(const char *hay, const char *needle) {
-  int n = 0;
-  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
-  return n;
-}
 
 static cJSON *simulate(const char *params_json, const char *profile) {
   cJSON *env = NULL, *params = cJSON_Parse(params_json);
@@ -63,19 +28,19 @@ START_TEST(ui_result_streams_renders_from_every_profile) {
     ui_buf b;
     ui_buf_init(&b);
     ui_view_result(&b, env, true, NULL);
-    const char *out = ui_buf_str(&b), *why = balanced(out);
+    const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
     ck_assert_msg(!b.failed, "%s: out of memory", profile);
     ck_assert_msg(why == NULL, "%s: %s", profile, why);
     /* Bars, the run asked for, its one-stream twin and the race. */
-    ck_assert_int_eq(count(out, "role=\"img\""), 4);
-    ck_assert_int_eq(count(out, "Show the numbers"), 4);
+    ck_assert_int_eq(test_ui_count(out, "role=\"img\""), 4);
+    ck_assert_int_eq(test_ui_count(out, "Show the numbers"), 4);
     ck_has(out, "stream 2");
     ck_has(out, "H2D engine");
     ck_has(out, "D2H engine");
     ck_has(out, "3 streams, pinned");
     /* A table row per span: 6 chunks × 3 ops × (stream + engine lanes), baseline and race. */
-    ck_assert_int_eq(count(out, "scope=\"row\">H2D "), 6 * 4);
-    ck_assert_int_eq(count(out, "scope=\"row\">D2H "), 6 * 4);
+    ck_assert_int_eq(test_ui_count(out, "scope=\"row\">H2D "), 6 * 4);
+    ck_assert_int_eq(test_ui_count(out, "scope=\"row\">D2H "), 6 * 4);
     ui_buf_free(&b);
     cJSON_Delete(env);
   }
@@ -90,7 +55,7 @@ START_TEST(ui_result_streams_marks_the_stale_kernels) {
   const char *out = ui_buf_str(&b);
   int stale = cJSON_GetObjectItem(cJSON_GetObjectItem(env, "metrics"), "stale_chunks")->valueint;
   ck_assert_int_gt(stale, 0);
-  ck_assert_int_eq(count(out, "(read stale data)</th>"), stale);
+  ck_assert_int_eq(test_ui_count(out, "(read stale data)</th>"), stale);
   ck_has(out, "kernel that read stale data");
   ck_assert(strstr(out, "bar c3") != NULL);
   ui_buf_free(&b);
@@ -104,8 +69,8 @@ START_TEST(ui_result_streams_one_stream_has_no_twin) {
   ui_buf_init(&b);
   ui_view_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
-  ck_assert_ptr_null(balanced(out));
-  ck_assert_int_eq(count(out, "role=\"img\""), 3);
+  ck_assert_ptr_null(test_ui_markup_problem(out));
+  ck_assert_int_eq(test_ui_count(out, "role=\"img\""), 3);
   ck_assert_ptr_null(strstr(out, "The same chunks on one stream"));
   ui_buf_free(&b);
   cJSON_Delete(env);

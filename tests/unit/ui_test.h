@@ -1,0 +1,14 @@
+/* Helpers shared by the suites that check the client's HTML and SVG:
+ * well-formed markup and counting occurrences. */
+#ifndef TESTS_UI_TEST_H
+#define TESTS_UI_TEST_H
+
+/* Tags open and close in order (void elements need no close), attribute
+ * values are quoted, no '<' inside a tag, no raw '>' in text, and every '&'
+ * starts an entity: enough to catch markup broken by data. NULL when fine,
+ * else what is wrong (a static buffer). */
+const char *test_ui_markup_problem(const char *s);
+/* How often needle occurs in hay (overlapping occurrences counted). */
+int test_ui_count(const char *hay, const char *needle);
+
+#endif
