@@ -14,6 +14,7 @@
 
 #include "cjson_compat.h"
 #include "files.h"
+#include "json.h"
 
 #define MAX_FILE_BYTES (64 * 1024)
 
@@ -227,13 +228,12 @@ int srv_class_config_load(const char *path, srv_class_config *cfg, char *msg, si
   size_t len = 0;
   if (srv_read_file(path, MAX_FILE_BYTES, &text, &len) != 0)
     return failf(msg, n, "%s: cannot read it (missing, unreadable, or over %d KiB)", path, MAX_FILE_BYTES / 1024);
-  const char *end = NULL;
-  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-  while (root && end < text + len && isspace((unsigned char)*end)) end++;
+  size_t where = 0;
+  cJSON *root = lab_json_parse(text, len, LAB_JSON_MAX_DEPTH, &where);
   int rc = -1;
-  if (!root || end != text + len) {
-    failf(msg, n, "%s: not valid JSON (near byte %td); the file is one JSON object", path,
-          end ? end - text : (ptrdiff_t)0);
+  if (!root) {
+    failf(msg, n, "%s: not valid JSON (near byte %zu, or nested deeper than %d levels); the file is one JSON object",
+          path, where, LAB_JSON_MAX_DEPTH);
     goto done;
   }
   if (!cJSON_IsObject(root)) {

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "cjson_compat.h"
+#include "json.h"
 
 const char srv_security_headers[] =
     "Cross-Origin-Opener-Policy: same-origin\r\n"
@@ -95,16 +96,7 @@ int srv_method_ok(struct mg_connection *conn, const char *allowed) {
   return 0;
 }
 
-cJSON *srv_parse_json(const char *text, size_t len) {
-  const char *end = NULL;
-  cJSON *json = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-  while (json && end < text + len && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) end++;
-  if (json && end != text + len) {
-    cJSON_Delete(json);
-    json = NULL;
-  }
-  return json;
-}
+cJSON *srv_parse_json(const char *text, size_t len) { return lab_json_parse(text, len, LAB_JSON_MAX_DEPTH, NULL); }
 
 int srv_read_json_object(struct mg_connection *conn, size_t limit, const char *const fields[], int empty_ok,
                          const char *example, cJSON **out, lab_error *err) {
@@ -112,6 +104,11 @@ int srv_read_json_object(struct mg_connection *conn, size_t limit, const char *c
   size_t len = 0, used = 0;
   *out = NULL;
   if (srv_read_body(conn, limit, 1, &text, &len, err) != 0) return -1;
+  if (lab_json_depth(text, len, LAB_JSON_MAX_DEPTH) > LAB_JSON_MAX_DEPTH) {
+    free(text);
+    return lab_fail(err, LAB_E_INVALID_JSON, NULL, "the body nests deeper than %d levels; send one flat JSON object, e.g. %s",
+                    LAB_JSON_MAX_DEPTH, example);
+  }
   cJSON *body = len == 0 && empty_ok ? cJSON_CreateObject() : srv_parse_json(text, len);
   free(text);
   if (!cJSON_IsObject(body)) {

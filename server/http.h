@@ -32,7 +32,9 @@ int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char 
                   lab_error *err);
 
 /* Parses a whole body as one JSON value: trailing bytes other than
- * whitespace make it invalid (cJSON alone would ignore them). NULL if invalid. */
+ * whitespace, or nesting deeper than LAB_JSON_MAX_DEPTH, make it invalid
+ * (cJSON alone would ignore the first and overflow the thread's stack on
+ * the second). NULL if invalid. */
 cJSON *srv_parse_json(const char *text, size_t len);
 
 /* Reads the body as one JSON object whose keys are all in `fields`

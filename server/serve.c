@@ -18,6 +18,7 @@
 #include "http.h"
 #include "cjson_compat.h"
 #include "files.h"
+#include "json.h"
 #include "profiles.h"
 /* class mode (sessions, store): */
 #include "class.h"
@@ -126,7 +127,7 @@ static int load_profile(const char *path) {
     fprintf(stderr, "gpulab: cannot read the profile file %s\n", path);
     return -1;
   }
-  cJSON *json = cJSON_ParseWithLength(text, len);
+  cJSON *json = lab_json_parse(text, len, LAB_JSON_MAX_DEPTH, NULL);
   free(text);
   int rc = json ? lab_profile_from_json(json, &prof, &err) : lab_fail(&err, LAB_E_INVALID_JSON, NULL, "not JSON");
   cJSON_Delete(json);

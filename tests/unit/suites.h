@@ -5,6 +5,7 @@
 #include <check.h>
 
 Suite *make_params_suite(void);
+Suite *make_json_suite(void);
 Suite *make_envelope_suite(void);
 Suite *make_device_suite(void);
 Suite *make_calibrate_suite(void);
