@@ -271,7 +271,7 @@ export function assertError(res, status, code, param) {
 
 const isNum = (x) => typeof x === 'number' && Number.isFinite(x);
 
-// The result envelope (DESIGN.md): every key, with its type. spec: the
+// The result envelope (docs/architecture.md): every key, with its type. spec: the
 // experiment from /api/experiments, to check that params are all stated.
 export function assertEnvelope(env, { experiment, backend, profile, spec } = {}) {
   for (const k of ['experiment', 'schema', 'backend', 'device', 'params', 'metrics', 'series', 'timeline', 'findings', 'stats'])

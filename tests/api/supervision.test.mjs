@@ -1,4 +1,4 @@
-// The supervised GPU worker (DESIGN.md rule 3), driven by the test hooks:
+// The supervised GPU worker (docs/architecture.md), driven by the test hooks:
 // a worker that crashes, hangs past its deadline or reports a sticky CUDA
 // error is replaced, only that job fails, and the next request succeeds.
 import { test } from 'node:test';
