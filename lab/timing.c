@@ -14,8 +14,10 @@
 #include "gpu_model.h"
 #include "registry.h"
 #include "rng.h"
+#include "sim_measure.h"
 #include "stats.h"
 #include "stream_sim.h"
+#include "view.h"
 
 static const lab_param_spec timing_params[] = {
     {.name = "size", .type = LAB_P_INT, .min = 64, .max = 8192, .def = 2048, .unit = "elements",
@@ -24,6 +26,7 @@ static const lab_param_spec timing_params[] = {
      .help = "How many sgemms one timed batch launches back to back (2 N^3 x repeats <= 4e12 flop)."},
     {.name = "samples", .type = LAB_P_INT, .min = 3, .max = LAB_TIMING_MAX_SAMPLES, .def = 7, .unit = NULL,
      .help = "Timed batches after the cold run and two warm-ups; medians are reported."},
+    LAB_VIEW_PARAM,
 };
 
 #define N_PARAMS ((int)(sizeof timing_params / sizeof timing_params[0]))
@@ -116,19 +119,26 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
   }
   lab_env_event(env, "cpu", "synchronize (host waits)", m->sync_start_us, m->sync_end_us);
   add_findings(env, m);
-  if (!strcmp(backend, "simulated"))
-    lab_env_stats(env, m->samples, m->warmup, "events_ms", m->iqr_pct,
-                  "Simulated with the stream model of the profile: each launch costs the host launch_us (±8% "
-                  "jitter) and returns; the GPU runs the sgemms in order, each taking 2·N³ flop at fp32 peak × "
-                  "efficiency (lower for small matrices, ±1.5% jitter); a synchronize waits for the GPU and costs "
-                  "sync_us; events span the GPU's work; the first run adds cold_start_ms. Medians of the samples.");
+  bool simulated = !strcmp(backend, "simulated"), pytorch = simulated && lab_view_pytorch(p);
+  cJSON_AddStringToObject(lab_env_details(env), "view", pytorch ? "pytorch" : "cuda");
+  char method[900];
+  if (simulated)
+    snprintf(method, sizeof method,
+             "Simulated with the stream model of the profile: each launch costs the host launch_us (±8%% "
+             "jitter) and returns; the GPU runs the sgemms in order, each taking 2·N³ flop at fp32 peak × "
+             "efficiency (lower for small matrices, ±1.5%% jitter); a synchronize waits for the GPU and costs "
+             "sync_us; events span the GPU's work (0.5 µs resolution); the first run adds cold_start_ms. Medians of "
+             "the samples.%s",
+             lab_view_sentence(true, pytorch));
   else
-    lab_env_stats(env, m->samples, m->warmup, "events_ms", m->iqr_pct,
-                  "Each sample is one batch of sgemms: the host clock is read before the first launch, after the "
-                  "last launch (no synchronize) and after cudaStreamSynchronize; CUDA events bracket the same batch. "
-                  "One cold run (cuBLAS handle creation and first use in this process) and two warm-ups come first. "
-                  "The timeline is one extra warm batch with an event after each sgemm, aligned to the host clock "
-                  "at the first event. Medians of the samples.");
+    snprintf(method, sizeof method,
+             "Each sample is one batch of sgemms: the host clock is read before the first launch, after the "
+             "last launch (no synchronize) and after cudaStreamSynchronize; CUDA events bracket the same batch. "
+             "One cold run (cuBLAS handle creation and first use in this process) and two warm-ups come first. "
+             "The timeline is one extra warm batch with an event after each sgemm, aligned to the host clock "
+             "at the first event. Medians of the samples.%s",
+             lab_view_sentence(false, false));
+  lab_env_stats(env, m->samples, m->warmup, "events_ms", m->iqr_pct, method);
   if (m->validated >= 0) lab_env_validation(env, m->validated, m->max_abs_err);
   return env;
 }
@@ -167,10 +177,13 @@ static void sim_batch(const lab_profile *prof, int n, int k, double cold_us, lab
   *sync_ms = t2 / 1e3;
   /* Events are recorded on the stream: the start one completes as the GPU
    * reaches it (just before the first sgemm), the stop one after the last. */
-  *ev_ms = (last_end - first_start) / 1e3;
+  *ev_ms = lab_event_ms((last_end - first_start) / 1e3);
 }
 
-static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
+  lab_profile viewed;
+  lab_view_profile(base, lab_view_pytorch(p), &viewed);
+  const lab_profile *prof = &viewed;
   lab_timing_measure m;
   memset(&m, 0, sizeof m);
   m.size = (int)lab_param_int(p, "size");
@@ -194,7 +207,7 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   sim_batch(prof, m.size, m.repeats, 0, &r, &m, 1, &a, &b, &d);
   lab_timing_summarize(&m);
   m.validated = -1;
-  *out = lab_timing_envelope(p, &m, "simulated", prof->device_name, prof);
+  *out = lab_timing_envelope(p, &m, "simulated", base->device_name, base);
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
