@@ -70,10 +70,11 @@ WEB := $(BUILD)/web
 WEB_FILES := $(patsubst web/%,$(WEB)/%,$(shell find web -type f 2>/dev/null))
 WASM_OUT := $(WEB)/gpulab.js
 UNIT_BIN := $(BUILD)/tests/check_all
+FIDELITY_BIN := $(BUILD)/tests/fidelity
 
-.PHONY: all help probe deps run serve test unit bench gpu-check record bundle clean lessons wasm web
+.PHONY: all help probe deps run serve test unit fidelity bench gpu-check record bundle clean lessons wasm web
 
-all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm $(if $(HAVE_CHECK),$(UNIT_BIN))
+all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
@@ -82,6 +83,7 @@ help:
 	@echo "  make run        deps + build + serve at http://\$$HOST:\$$PORT (default $(HOST):$(PORT))"
 	@echo "  make test       deps + build + every test (unit, tools, API, browser, sanitizer build)"
 	@echo "  make unit       build and run the unit tests (Check) only"
+	@echo "  make fidelity   the simulator against published real-GPU measurements: table of ratios and checks"
 	@echo "  make bench      benchmarks, as ratios against a peer measured in the same run"
 	@echo "  make gpu-check  the GPU suite (needs a usable NVIDIA GPU)"
 	@echo "  make record     record real GPU runs for the offline client"
@@ -116,6 +118,10 @@ test: deps
 unit: all-native
 	@$(if $(HAVE_CHECK),CK_FORK=yes $(UNIT_BIN),echo "make unit: Check is not installed (make deps)" >&2; false)
 
+# The simulator against published measurements (tests/fidelity/): prints the table, fails on a miss.
+fidelity: $(FIDELITY_BIN)
+	@$(FIDELITY_BIN) tests/fidelity/published.json
+
 bench: deps
 	@$(MAKE) --no-print-directory all bench-bins
 	@bench/run.sh $(BUILD)
@@ -142,7 +148,7 @@ bundle: all
 	@tools/bundle.sh $(BUILD) .bundle
 
 .PHONY: all-native
-all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) lessons $(if $(HAVE_CHECK),$(UNIT_BIN))
+all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) lessons $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 # ---- native objects ---------------------------------------------------------
 $(OBJ)/%.o: %.c
@@ -182,6 +188,10 @@ $(OBJ)/tests/unit/check_ui_%.o: CFLAGS += -Iwasm
 $(UNIT_BIN): $(UNIT_SRC:%.c=$(OBJ)/%.o) $(LAB_OBJ) $(filter-out $(OBJ)/server/main.o,$(SERVER_OBJ)) $(UI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs check) $(LDLIBS)
+
+$(FIDELITY_BIN): $(OBJ)/tests/fidelity/fidelity.o $(LAB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
 
 # ---- web root, lessons, wasm ------------------------------------------------
 web: $(WEB_FILES)

@@ -4,8 +4,9 @@
  * tile does full work for part of the output (fill), and a short k loop
  * cannot hide the pipeline's start (k / (k + k_half)). SIMT sgemm tiles
  * are 64×64 with k_half 64; tensor-core tiles are the profile's
- * (tc_tile_m × tc_tile_n for 2-byte inputs) with k_half 256, an estimate
- * fitted to the published per-size runs of the fidelity suite. The shape
+ * (tc_tile_m × tc_tile_n for 2-byte inputs) with k_half 256, halved tiles
+ * and doubled k_half for 4-byte TF32 inputs; estimates fitted to the
+ * published per-size runs of the fidelity suite. The shape
  * factor is capped by power_cap: a power-limited card runs large products
  * at a lower clock, small ones at full clock. */
 #include "gpu_model.h"
@@ -40,8 +41,9 @@ double lab_gemm_efficiency(const lab_profile *prof, double m, double n, double k
 
 double lab_tc_efficiency(const lab_profile *prof, double m, double n, double k, int in_bytes) {
   double tm = prof->tc_tile_m > 0 ? prof->tc_tile_m : 128, tn = prof->tc_tile_n > 0 ? prof->tc_tile_n : 128;
-  if (in_bytes > 2) tm /= in_bytes / 2; /* 4-byte inputs: half the elements in the same shared memory */
-  return prof->tc_efficiency * capped(prof, shape(m, n, k, tm, tn, prof->sm_count, TC_K_HALF));
+  /* 4-byte inputs (TF32): half the elements per tile and per pipeline stage in the same shared memory. */
+  double scale = in_bytes > 2 ? in_bytes / 2.0 : 1;
+  return prof->tc_efficiency * capped(prof, shape(m, n, k, tm / scale, tn, prof->sm_count, TC_K_HALF * scale));
 }
 
 double lab_gemm_us(const lab_profile *prof, double m, double n, double k) {

@@ -327,10 +327,12 @@ static double model_us(const lab_profile *prof, lab_prec p, int n) {
               : p == LAB_PREC_FP16 ? prof->fp16_tflops
                                    : 0;
   int in_bytes = p == LAB_PREC_TF32 || p == LAB_PREC_FP32 ? 4 : 2;
-  if (peak > 0) {
+  double simt = prof->fp32_tflops * 1e12 * lab_gemm_efficiency(prof, nn, nn, nn);
+  if (peak > 0) { /* tensor cores; cuBLAS picks a SIMT kernel where that is faster (tiny matrices) */
     rate = peak * 1e12 * lab_tc_efficiency(prof, nn, nn, nn, in_bytes);
+    if (simt > rate) rate = simt;
   } else { /* FP32, or a type without tensor cores: FP32-rate kernels (BF16 slower still) */
-    rate = prof->fp32_tflops * 1e12 * lab_gemm_efficiency(prof, nn, nn, nn);
+    rate = simt;
     if (p == LAB_PREC_BF16 || p == LAB_PREC_FP16) rate *= prof->bf16_fallback > 0 ? prof->bf16_fallback : 1;
   }
   double us = flop / rate * 1e6;
@@ -373,11 +375,11 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   double host_us = prof->launch_us + prof->torch_op_us; /* PyTorch issues one torch.mm per this */
   lab_rng r;
   lab_rng_seed(&r, 0x9ec0u ^ ((uint64_t)m->size[m->n_sizes - 1] << 8) ^ (uint64_t)m->samples);
-  /* One jitter per precision and sample, shared by every size: a larger
-   * matmul never comes out faster than a smaller one. */
-  double jit[LAB_PREC_COUNT][LAB_PREC_MAX_SAMPLES];
-  for (int q = 0; q < LAB_PREC_COUNT; q++)
-    for (int s = 0; s < m->samples; s++) jit[q][s] = lab_rng_jitter(&r, 2);
+  /* One jitter per sample, shared by every size and precision: a larger
+   * matmul never comes out faster than a smaller one, nor a tensor-core
+   * precision slower than the FP32 kernel cuBLAS would fall back to. */
+  double jit[LAB_PREC_MAX_SAMPLES];
+  for (int s = 0; s < m->samples; s++) jit[s] = lab_rng_jitter(&r, 2);
   for (int i = 0; i < m->n_sizes; i++) {
     int n = m->size[i];
     m->repeats[i] = lab_precision_repeats(n);
@@ -385,7 +387,7 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
       double ms[LAB_PREC_MAX_SAMPLES], us = model_us(prof, (lab_prec)q, n);
       if (pytorch && us < host_us) us = host_us;
       for (int s = 0; s < m->samples; s++) /* one batch of `repeats` matmuls between events, per matmul */
-        ms[s] = lab_event_ms(us * jit[q][s] * m->repeats[i] / 1e3) / m->repeats[i];
+        ms[s] = lab_event_ms(us * jit[s] * m->repeats[i] / 1e3) / m->repeats[i];
       lab_summary sum;
       lab_summarize(ms, (size_t)m->samples, &sum);
       m->ms[q][i] = sum.median;

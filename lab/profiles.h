@@ -48,6 +48,7 @@ typedef struct lab_profile {
   uint64_t context_bytes;         /* memory a CUDA context takes */
   int pcie_gen, pcie_lanes;       /* the card's own host link (4, 16: PCIe Gen4 x16) */
   double mem_bw_gbps;             /* device memory copy bandwidth (read+write counted), 1e9 B/s */
+  double mem_peak_gbps;           /* the datasheet's memory bandwidth: no copy can exceed it */
   double h2d_pinned_gbps, d2h_pinned_gbps; /* measured on the card's own link */
   double h2d_pageable_gbps, d2h_pageable_gbps;
   double copy_latency_us;         /* fixed cost of one cudaMemcpy */
@@ -84,7 +85,7 @@ typedef struct lab_profile {
  * the OPTIONAL ones may be 0 (no tensor cores for that type, or not
  * applicable). Integer figures are listed in LAB_PROFILE_INTS. */
 #define LAB_PROFILE_POSITIVE(X)                                                                                  \
-  X(mem_bw_gbps) X(h2d_pinned_gbps) X(d2h_pinned_gbps) X(h2d_pageable_gbps) X(d2h_pageable_gbps)               \
+  X(mem_bw_gbps) X(mem_peak_gbps) X(h2d_pinned_gbps) X(d2h_pinned_gbps) X(h2d_pageable_gbps) X(d2h_pageable_gbps)               \
   X(copy_latency_us) X(launch_us) X(torch_op_us) X(kernel_min_us) X(graph_node_us) X(sync_us) X(fp32_tflops)   \
   X(gemm_efficiency) X(tc_efficiency) X(power_cap) X(pin_gbps) X(malloc_us) X(malloc_us_per_mib)               \
   X(free_us_per_mib) X(cache_pair_us) X(cold_start_ms)

@@ -47,6 +47,7 @@
 
 static const lab_src t4_src[] = {
     COMMON_SOURCES,
+    S(mem_peak_gbps, DATASHEET, "pcpart-t4", "16 GB GDDR6 at 320.0 GB/s"),
     S(compute_capability, MEASURED, "chiemon-t4", "deviceQuery: 7.5"),
     S(sm_count, MEASURED, "chiemon-t4", "deviceQuery: (40) Multiprocessors"),
     S(memory_bytes, MEASURED, "chiemon-t4", "deviceQuery: 15110 MBytes (15843721216 bytes)"),
@@ -71,6 +72,7 @@ static const lab_src t4_src[] = {
 
 static const lab_src l4_src[] = {
     COMMON_SOURCES,
+    S(mem_peak_gbps, DATASHEET, "fpsbench-l4", "24 GB GDDR6 at 300.1 GB/s"),
     S(compute_capability, DATASHEET, "fpsbench-l4", "CUDA 8.9"),
     S(sm_count, DERIVED, "fpsbench-l4", "7,424 shading units / 128 per Ada SM = 58"),
     S(memory_bytes, DERIVED, "fpsbench-l4", "24 GB (22.35 GiB); the exact size the driver reports is not in a source"),
@@ -99,6 +101,7 @@ static const lab_src l4_src[] = {
 
 static const lab_src a10g_src[] = {
     COMMON_SOURCES,
+    S(mem_peak_gbps, DATASHEET, "baseten-a10g", "600 GB/s, shared with the A10 (sysrqmts-a10: 600.2 GB/s)"),
     S(compute_capability, DERIVED, "sysrqmts-a10", "GA102 (Ampere consumer die): 8.6"),
     S(sm_count, DERIVED, "sysrqmts-a10", "the A10's 72 SMs; the A10G's own count is not in a source read"),
     S(memory_bytes, DERIVED, "baseten-a10g", "24 GB like the A10 (22.35 GiB); the reported size is not in a source"),
@@ -125,6 +128,7 @@ static const lab_src a10g_src[] = {
 
 static const lab_src v100_src[] = {
     COMMON_SOURCES,
+    S(mem_peak_gbps, DATASHEET, "iotech-v100", "16 GB HBM2 at 900 GB/s"),
     S(compute_capability, DERIVED, "iotech-v100", "Volta GV100: 7.0"),
     S(sm_count, DATASHEET, "iotech-v100", "80 of GV100's 84 SMs"),
     S(memory_bytes, DERIVED, "iotech-v100", "16 GB HBM2 (14.9 GiB to 16 GiB); the reported size is not in a source"),
@@ -149,6 +153,7 @@ static const lab_src v100_src[] = {
 
 static const lab_src a100_src[] = {
     COMMON_SOURCES,
+    S(mem_peak_gbps, DATASHEET, "klockwood-a100", "80G SXM4: 2.039 TB/s"),
     S(compute_capability, DERIVED, "klockwood-a100", "Ampere GA100: 8.0"),
     S(sm_count, DATASHEET, "klockwood-a100", "108 SMs"),
     S(memory_bytes, DERIVED, "klockwood-a100", "80 GB HBM2e; the size the driver reports is not in a source read"),
@@ -173,6 +178,7 @@ static const lab_src a100_src[] = {
 
 static const lab_src h100_src[] = {
     COMMON_SOURCES,
+    S(mem_peak_gbps, DATASHEET, "klockwood-h100", "3.35 TB/s (max)"),
     S(compute_capability, DERIVED, "klockwood-h100", "Hopper GH100: 9.0"),
     S(sm_count, DATASHEET, "klockwood-h100", "132 SMs"),
     S(memory_bytes, DERIVED, "klockwood-h100", "80 GB HBM3; the size the driver reports is not in a source read"),
@@ -198,6 +204,7 @@ static const lab_src h100_src[] = {
 
 static const lab_src rtx4090_src[] = {
     COMMON_SOURCES,
+    S(mem_peak_gbps, DATASHEET, "waredb-4090", "1008 GB/s"),
     S(compute_capability, DERIVED, "waredb-4090", "Ada AD102: 8.9"),
     S(sm_count, DATASHEET, "techgoing-4090", "128 of AD102's 144 SMs"),
     S(memory_bytes, MEASURED, "zzc-db", "RTX 4090 24GB row: 显存 23.6GB as PyTorch reports it"),
@@ -213,8 +220,8 @@ static const lab_src rtx4090_src[] = {
     S(fp16_tflops, DATASHEET, "waredb-4090", "FP16 165.15 dense"),
     S(bf16_tflops, DATASHEET, "waredb-4090", "BF16 165.15 dense"),
     S(gemm_efficiency, DERIVED, "zzc-78", "FP32 53.41 TFLOPS at N = 8192 of 82.58 (mli-3: 54.695)"),
-    S(tc_efficiency, DERIVED, "zzc-78", "FP16 155.5-168.4 TFLOPS of 165.15 (the card boosts above the spec clock; "
-                                        "TF32 reached 85.65 of 82.58)"),
+    S(tc_efficiency, DERIVED, "zzc-78", "1: FP16 155.5-168.4 TFLOPS of 165.15 and TF32 85.65 of 82.58 (the card "
+                                        "boosts above the spec clock; the model never exceeds the peak)"),
     EST(tc_tile_m, "fitted to the RTX 4090's N = 1024 points (zzc-78): 128 x 64 tiles"),
     EST(tc_tile_n, "fitted to the RTX 4090's N = 1024 points (zzc-78): 128 x 64 tiles"),
     S(power_cap, DERIVED, "zzc-78", "1: no drop at large N in the published run"),
@@ -232,7 +239,7 @@ const lab_profile lab_builtin_profiles[] = {
     {.name = "t4", .label = "NVIDIA T4 (16 GB GDDR6, PCIe Gen3)", .device_name = "Tesla T4",
      .source = "T4 datasheet peaks; bandwidthTest and PyTorch matmul runs (see sources)", .cc_major = 7,
      .cc_minor = 5, .sm_count = 40, .memory_bytes = 15843721216ull, .context_bytes = (uint64_t)(0.30 * GIB),
-     .pcie_gen = 3, .pcie_lanes = 16, .mem_bw_gbps = 239.6, .h2d_pinned_gbps = 9.7, .d2h_pinned_gbps = 11.1,
+     .pcie_gen = 3, .pcie_lanes = 16, .mem_peak_gbps = 320, .mem_bw_gbps = 239.6, .h2d_pinned_gbps = 9.7, .d2h_pinned_gbps = 11.1,
      PAGEABLE(9.7, 11.1), .copy_latency_us = 9, .launch_us = 4.5, .kernel_min_us = 3, .sync_us = 12,
      .fp32_tflops = 8.1, .tf32_tflops = 0, .fp16_tflops = 65, .bf16_tflops = 0, .gemm_efficiency = 0.54,
      .tc_efficiency = 0.66, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 1, .bf16_fallback = 0.5,
@@ -240,7 +247,7 @@ const lab_profile lab_builtin_profiles[] = {
     {.name = "l4", .label = "NVIDIA L4 (24 GB GDDR6, PCIe Gen4, 72 W)", .device_name = "NVIDIA L4",
      .source = "L4 spec peaks; PyTorch matmul and copy runs (see sources)", .cc_major = 8, .cc_minor = 9,
      .sm_count = 58, .memory_bytes = (uint64_t)(22.35 * GIB), .context_bytes = (uint64_t)(0.30 * GIB),
-     .pcie_gen = 4, .pcie_lanes = 16, .mem_bw_gbps = 235, .h2d_pinned_gbps = 25.6, .d2h_pinned_gbps = 26.3,
+     .pcie_gen = 4, .pcie_lanes = 16, .mem_peak_gbps = 300.1, .mem_bw_gbps = 235, .h2d_pinned_gbps = 25.6, .d2h_pinned_gbps = 26.3,
      PAGEABLE(25.6, 26.3), .copy_latency_us = 7, .launch_us = 3.0, .kernel_min_us = 2, .sync_us = 8,
      .fp32_tflops = 30.29, .tf32_tflops = 60, .fp16_tflops = 121, .bf16_tflops = 121, .gemm_efficiency = 0.65,
      .tc_efficiency = 0.97, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 0.48, .bf16_fallback = 0,
@@ -248,7 +255,7 @@ const lab_profile lab_builtin_profiles[] = {
     {.name = "a10g", .label = "NVIDIA A10G (24 GB GDDR6, PCIe Gen4, AWS)", .device_name = "NVIDIA A10G",
      .source = "A10 datasheet peaks; PyTorch matmul and copy runs (see sources)", .cc_major = 8, .cc_minor = 6,
      .sm_count = 72, .memory_bytes = (uint64_t)(22.35 * GIB), .context_bytes = (uint64_t)(0.30 * GIB),
-     .pcie_gen = 4, .pcie_lanes = 16, .mem_bw_gbps = 469, .h2d_pinned_gbps = 25.6, .d2h_pinned_gbps = 26.3,
+     .pcie_gen = 4, .pcie_lanes = 16, .mem_peak_gbps = 600, .mem_bw_gbps = 469, .h2d_pinned_gbps = 25.6, .d2h_pinned_gbps = 26.3,
      PAGEABLE(25.6, 26.3), .copy_latency_us = 7, .launch_us = 3.0, .kernel_min_us = 2.5, .sync_us = 8,
      .fp32_tflops = 31.2, .tf32_tflops = 62.5, .fp16_tflops = 125, .bf16_tflops = 125, .gemm_efficiency = 0.75,
      .tc_efficiency = 0.57, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 1, .bf16_fallback = 0,
@@ -256,7 +263,7 @@ const lab_profile lab_builtin_profiles[] = {
     {.name = "v100-sxm", .label = "NVIDIA V100 SXM2 (16 GB HBM2, PCIe Gen3)", .device_name = "Tesla V100-SXM2-16GB",
      .source = "V100 datasheet peaks; bandwidthTest and PyTorch matmul runs (see sources)", .cc_major = 7,
      .cc_minor = 0, .sm_count = 80, .memory_bytes = (uint64_t)(15.78 * GIB), .context_bytes = (uint64_t)(0.30 * GIB),
-     .pcie_gen = 3, .pcie_lanes = 16, .mem_bw_gbps = 739.8, .h2d_pinned_gbps = 9.6, .d2h_pinned_gbps = 11.4,
+     .pcie_gen = 3, .pcie_lanes = 16, .mem_peak_gbps = 900, .mem_bw_gbps = 739.8, .h2d_pinned_gbps = 9.6, .d2h_pinned_gbps = 11.4,
      PAGEABLE(9.6, 11.4), .copy_latency_us = 8, .launch_us = 4.0, .kernel_min_us = 2.5, .sync_us = 10,
      .fp32_tflops = 15.7, .tf32_tflops = 0, .fp16_tflops = 125, .bf16_tflops = 0, .gemm_efficiency = 0.93,
      .tc_efficiency = 0.80, .tc_tile_m = 128, .tc_tile_n = 128, .power_cap = 1, .bf16_fallback = 0.74,
@@ -264,7 +271,7 @@ const lab_profile lab_builtin_profiles[] = {
     {.name = "a100-sxm", .label = "NVIDIA A100 SXM (80 GB HBM2e, PCIe Gen4)", .device_name = "NVIDIA A100-SXM4-80GB",
      .source = "A100 datasheet peaks; bandwidthTest and PyTorch matmul runs (see sources)", .cc_major = 8,
      .cc_minor = 0, .sm_count = 108, .memory_bytes = (uint64_t)(79.2 * GIB), .context_bytes = (uint64_t)(0.40 * GIB),
-     .pcie_gen = 4, .pcie_lanes = 16, .mem_bw_gbps = 1490, .h2d_pinned_gbps = 25.7, .d2h_pinned_gbps = 25.8,
+     .pcie_gen = 4, .pcie_lanes = 16, .mem_peak_gbps = 2039, .mem_bw_gbps = 1490, .h2d_pinned_gbps = 25.7, .d2h_pinned_gbps = 25.8,
      .h2d_pageable_gbps = 10.0, .d2h_pageable_gbps = 10.8, .copy_latency_us = 7, .launch_us = 3.0,
      .kernel_min_us = 2.5, .sync_us = 8, .fp32_tflops = 19.5, .tf32_tflops = 156, .fp16_tflops = 312,
      .bf16_tflops = 312, .gemm_efficiency = 0.98, .tc_efficiency = 0.86, .tc_tile_m = 128, .tc_tile_n = 128,
@@ -272,7 +279,7 @@ const lab_profile lab_builtin_profiles[] = {
     {.name = "h100-sxm", .label = "NVIDIA H100 SXM (80 GB HBM3, PCIe Gen5)", .device_name = "NVIDIA H100 80GB HBM3",
      .source = "H100 datasheet peaks; nvbandwidth and PyTorch matmul runs (see sources)", .cc_major = 9,
      .cc_minor = 0, .sm_count = 132, .memory_bytes = (uint64_t)(79.1 * GIB), .context_bytes = (uint64_t)(0.50 * GIB),
-     .pcie_gen = 5, .pcie_lanes = 16, .mem_bw_gbps = 2680, .h2d_pinned_gbps = 57.06, .d2h_pinned_gbps = 57.06,
+     .pcie_gen = 5, .pcie_lanes = 16, .mem_peak_gbps = 3350, .mem_bw_gbps = 2680, .h2d_pinned_gbps = 57.06, .d2h_pinned_gbps = 57.06,
      PAGEABLE(57.06, 57.06), .copy_latency_us = 6, .launch_us = 2.6, .kernel_min_us = 2, .sync_us = 6,
      .fp32_tflops = 66.9, .tf32_tflops = 494.7, .fp16_tflops = 989.4, .bf16_tflops = 989.4,
      .gemm_efficiency = 0.79, .tc_efficiency = 0.84, .tc_tile_m = 256, .tc_tile_n = 128, .power_cap = 1,
@@ -281,10 +288,10 @@ const lab_profile lab_builtin_profiles[] = {
      .device_name = "NVIDIA GeForce RTX 4090",
      .source = "Ada spec peaks; nvbandwidth and PyTorch matmul runs (see sources)", .cc_major = 8, .cc_minor = 9,
      .sm_count = 128, .memory_bytes = (uint64_t)(23.6 * GIB), .context_bytes = (uint64_t)(0.30 * GIB),
-     .pcie_gen = 4, .pcie_lanes = 16, .mem_bw_gbps = 912, .h2d_pinned_gbps = 25.50, .d2h_pinned_gbps = 26.77,
+     .pcie_gen = 4, .pcie_lanes = 16, .mem_peak_gbps = 1008, .mem_bw_gbps = 912, .h2d_pinned_gbps = 25.50, .d2h_pinned_gbps = 26.77,
      PAGEABLE(25.50, 26.77), .copy_latency_us = 6, .launch_us = 2.5, .kernel_min_us = 2, .sync_us = 6,
      .fp32_tflops = 82.58, .tf32_tflops = 82.58, .fp16_tflops = 165.15, .bf16_tflops = 165.15,
-     .gemm_efficiency = 0.65, .tc_efficiency = 0.97, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 1,
+     .gemm_efficiency = 0.65, .tc_efficiency = 1.0, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 1,
      .bf16_fallback = 0, .pin_gbps = 2.5, .cold_start_ms = 250, COMMON_FIGURES, SRC(rtx4090_src)},
 };
 

@@ -60,6 +60,11 @@ tap_stage() { # name command...
 
 echo "gpulab tests (build: $build${san:+, sanitizer build: $san})"
 check_stage unit "$build/tests/check_all"
+if [ -x "$build/tests/fidelity" ]; then
+  tap_stage fidelity "$build/tests/fidelity" tests/fidelity/published.json
+else
+  skips+=("fidelity: $build/tests/fidelity was not built"); add fidelity 0 0 1
+fi
 for t in tests/tools/*.sh; do
   [ -f "$t" ] && tap_stage "tools/$(basename "$t" .sh)" bash "$t" "$build/bin/lessonc"
 done

@@ -14,6 +14,8 @@ int main(void) {
       make_json_suite,
       make_envelope_suite,
       make_calibrate_suite,
+      make_profiles_suite,
+      make_lesson_figures_suite,
       make_quiz_suite,
       make_ui_html_suite,
       make_ui_device_suite,

@@ -18,6 +18,8 @@ Suite *make_params_suite(void);
 Suite *make_json_suite(void);
 Suite *make_envelope_suite(void);
 Suite *make_calibrate_suite(void);
+Suite *make_profiles_suite(void);
+Suite *make_lesson_figures_suite(void);
 Suite *make_quiz_suite(void);
 
 Suite *make_stream_sim_suite(void);
