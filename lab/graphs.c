@@ -192,8 +192,7 @@ cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, con
   add_timeline(env, m);
   add_findings(env, m);
   double iqr = fmax(m->eager.iqr_pct, m->graph.iqr_pct);
-  bool simulated = !strcmp(backend, "simulated"), pytorch = simulated && lab_view_pytorch(p);
-  cJSON_AddStringToObject(lab_env_details(env), "view", pytorch ? "pytorch" : "cuda");
+  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, p, simulated ? prof : NULL);
   char method[1200];
   if (simulated)
     snprintf(method, sizeof method,

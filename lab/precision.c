@@ -279,8 +279,7 @@ cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *
   cJSON *d = lab_env_details(env);
   cJSON *sz = cJSON_AddArrayToObject(d, "repeats_per_batch");
   for (int i = 0; i < m->n_sizes; i++) cJSON_AddItemToArray(sz, cJSON_CreateNumber(m->repeats[i]));
-  bool pytorch = simulated && lab_view_pytorch(p);
-  cJSON_AddStringToObject(d, "view", pytorch ? "pytorch" : "cuda");
+  bool pytorch = lab_view_report(env, p, simulated ? prof : NULL);
   cJSON *tr = cJSON_AddObjectToObject(d, "training");
   cJSON_AddNumberToObject(tr, "batch", LAB_PREC_TRAIN_BATCH);
   cJSON_AddNumberToObject(tr, "features", LAB_PREC_TRAIN_FEATURES);

@@ -119,8 +119,7 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
   }
   lab_env_event(env, "cpu", "synchronize (host waits)", m->sync_start_us, m->sync_end_us);
   add_findings(env, m);
-  bool simulated = !strcmp(backend, "simulated"), pytorch = simulated && lab_view_pytorch(p);
-  cJSON_AddStringToObject(lab_env_details(env), "view", pytorch ? "pytorch" : "cuda");
+  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, p, simulated ? prof : NULL);
   char method[900];
   if (simulated)
     snprintf(method, sizeof method,

@@ -27,5 +27,10 @@ bool lab_view_pytorch(const lab_params *p);
 void lab_view_profile(const lab_profile *in, bool pytorch, lab_profile *out);
 /* One sentence for a result's method: which view its launch costs are in. */
 const char *lab_view_sentence(bool simulated, bool pytorch);
+/* States env's view: details.view, a finding on what the other view would
+ * change (with the profile's figures when simulated) and, for a GPU run,
+ * params.view "cuda" (it measured raw CUDA whatever was asked). prof: the
+ * simulated profile, NULL for a GPU run. Returns true in the PyTorch view. */
+bool lab_view_report(cJSON *env, const lab_params *p, const lab_profile *prof);
 
 #endif

@@ -150,6 +150,14 @@ static int compare_rows(const cJSON *rows) {
 
 /* ---- physics on every profile --------------------------------------------- */
 
+/* simulate() with params given as JSON text. */
+static cJSON *simulate_text(const char *experiment, const char *profile, const char *params, char *why, size_t n) {
+  cJSON *pj = cJSON_Parse(params);
+  cJSON *env = simulate(experiment, profile, pj, why, n);
+  cJSON_Delete(pj);
+  return env;
+}
+
 static const cJSON *pts_of(const cJSON *env, const char *id) {
   static cJSON none = {.type = cJSON_Array}; /* a missing series counts no points, and the check fails */
   const cJSON *p = series(env, id);
@@ -163,9 +171,7 @@ static void precision_physics(const lab_profile *p, const char *view) {
   static const char *const ids[] = {"fp32", "tf32", "bf16", "fp16"};
   char params[128], why[400], sid[32];
   snprintf(params, sizeof params, "{\"max_size\":8192,\"samples\":3,\"train_steps\":10,\"view\":\"%s\"}", view);
-  cJSON *pj = cJSON_Parse(params);
-  cJSON *env = simulate("precision", p->name, pj, why, sizeof why);
-  cJSON_Delete(pj);
+  cJSON *env = simulate_text("precision", p->name, params, why, sizeof why);
   if (!env) return tap(0, "%s precision (%s view) simulates: %s", p->name, view, why);
   double peaks[4] = {p->fp32_tflops, p->tf32_tflops > 0 ? p->tf32_tflops : p->fp32_tflops,
                      p->bf16_tflops > 0 ? p->bf16_tflops : p->fp32_tflops,
@@ -196,9 +202,7 @@ static void transfer_physics(const lab_profile *p, const char *host) {
   static const char *const kinds[4] = {"h2d_pageable", "h2d_pinned", "d2h_pageable", "d2h_pinned"};
   char params[160], why[400];
   snprintf(params, sizeof params, "{\"max_bytes\":1073741824,\"samples\":5,\"host\":\"%s\"}", host);
-  cJSON *pj = cJSON_Parse(params);
-  cJSON *env = simulate("transfer", p->name, pj, why, sizeof why);
-  cJSON_Delete(pj);
+  cJSON *env = simulate_text("transfer", p->name, params, why, sizeof why);
   if (!env) return tap(0, "%s transfer (host %s) simulates: %s", p->name, host, why);
   double link = metric(env, "link_nominal_gbps");
   int pageable_faster = 0, beyond = 0, falls = 0, count = 0;
@@ -220,9 +224,7 @@ static void transfer_physics(const lab_profile *p, const char *host) {
 
 static void memory_physics(const lab_profile *p) {
   char why[400];
-  cJSON *pj = cJSON_Parse("{\"kernels\":100,\"samples\":3,\"sweep\":true}");
-  cJSON *env = simulate("graphs", p->name, pj, why, sizeof why);
-  cJSON_Delete(pj);
+  cJSON *env = simulate_text("graphs", p->name, "{\"kernels\":100,\"samples\":3,\"sweep\":true}", why, sizeof why);
   if (!env) return tap(0, "%s graphs simulates: %s", p->name, why);
   const cJSON *pts = pts_of(env, "sweep_body");
   int n = cJSON_GetArraySize(pts), above = 0, falls = 0;
@@ -237,9 +239,7 @@ static void memory_physics(const lab_profile *p) {
 
 static void timing_physics(const lab_profile *p) {
   char why[400];
-  cJSON *pj = cJSON_Parse("{\"size\":256,\"repeats\":20,\"samples\":5}");
-  cJSON *env = simulate("timing", p->name, pj, why, sizeof why);
-  cJSON_Delete(pj);
+  cJSON *env = simulate_text("timing", p->name, "{\"size\":256,\"repeats\":20,\"samples\":5}", why, sizeof why);
   if (!env) return tap(0, "%s timing simulates: %s", p->name, why);
   tap(metric(env, "events_ms") <= metric(env, "host_sync_ms"),
       "%s timing: the GPU's event span never exceeds the host's synchronized time", p->name);
