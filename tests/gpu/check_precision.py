@@ -25,6 +25,9 @@ if rc == 0 and "error" not in env:
     t.check(m["tf32_max_rel_err"] < 5e-3, "TF32 max rel err < 5e-3", m["tf32_max_rel_err"])
     t.check("bf16_max_rel_err" in m and m["bf16_max_rel_err"] < 2e-2, "BF16 max rel err < 2e-2", m.get("bf16_max_rel_err"))
     t.check(m["tf32_max_rel_err"] > m["fp32_max_rel_err"], "TF32 is less exact than FP32")
+    # The fp32 check of timing/crossover (8 * 2^-24 * sqrt(N) of the RMS) must reject a TF32 result.
+    t.check(m["tf32_max_rel_err"] > 8 * 2 ** -24 * 8192 ** 0.5, "a TF32 result would fail the FP32 validation",
+            m["tf32_max_rel_err"])
     t.check(m.get("fp32_tensor_cores") == 0, "FP32 is not counted as running on tensor cores", m.get("fp32_tensor_cores"))
     has_fp16 = any(s["id"] == "tflops_fp16" for s in env["series"])
     tf = {p: dict((int(x), y) for x, y in next(s["points"] for s in env["series"] if s["id"] == "tflops_" + p))

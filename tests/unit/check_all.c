@@ -28,6 +28,8 @@ int main(void) {
       make_ui_class_suite,
       make_queue_suite,
       make_limits_suite,
+      make_runner_suite,
+      make_measure_suite,
       make_metrics_suite,
       make_stream_sim_suite,
       make_ui_result_precision_suite,

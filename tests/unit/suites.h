@@ -43,6 +43,8 @@ Suite *make_ui_experiment_suite(void);
 Suite *make_ui_class_suite(void);
 Suite *make_queue_suite(void);
 Suite *make_limits_suite(void);
+Suite *make_runner_suite(void);
+Suite *make_measure_suite(void);
 Suite *make_metrics_suite(void);
 Suite *make_ui_result_streams_suite(void);
 
