@@ -3,6 +3,7 @@
  * .wasm (streaming compilation needs application/wasm), an ETag so a
  * reload costs a 304. */
 #include <civetweb.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,14 @@ static int not_found(struct mg_connection *conn) {
   return 404;
 }
 
+/* Class mode: not even the sealed offline quiz key leaves the server; a
+ * class counts only attempts its server scored. */
+static bool class_hides(const srv_app *app, const char *uri) {
+  static const char suffix[] = ".offline.json";
+  size_t n = strlen(uri);
+  return app->cls && n >= sizeof suffix - 1 && strcmp(uri + n - (sizeof suffix - 1), suffix) == 0;
+}
+
 int srv_static(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
   if (!srv_method_ok(conn, "GET,HEAD")) return 405;
@@ -51,6 +60,7 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
   char path[4096];
   struct stat st;
   if (strcmp(uri, "/") == 0) uri = "/index.html";
+  if (class_hides(app, uri)) return not_found(conn);
   if (srv_resolve_under(app->web_root, uri, path, sizeof path) != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
     return not_found(conn);
   char etag[64];

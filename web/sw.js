@@ -1,6 +1,6 @@
 // gpulab's service worker: after one visit the page works with the server
 // gone. On install it caches the app shell, every lesson bundle (the public
-// one and the offline one with its answer key, which the client reads only
+// one and the offline one with its sealed answer key, which the client reads only
 // when the server cannot be reached) and any recorded GPU runs. Requests:
 // /api/* go to the network first (a failure reaches the client, which then
 // simulates or scores offline); everything else is fetched from the network

@@ -66,7 +66,16 @@ test('after one visit the app works with the server stopped', { timeout: 120000 
     await page.click('button[data-action="quiz-submit"]');
     await page.locator('#quiz-result').waitFor();
     assert.match(await page.locator('.quiz-score').textContent(), /Passed — 7 of 9 right/);
-    assert.match(await page.locator('.quiz-offline').textContent(), /scored offline/);
+    assert.match(await page.locator('.quiz-offline').textContent(), /scored offline.*on your honour/s);
+    // A wrong answer, scored with the sealed key, shows neither the right
+    // answer nor why until the learner asks; then both open.
+    const wrong = qs[7].id;
+    const item = page.locator(`#quiz-review-${wrong}`);
+    assert.equal(await item.locator('.quiz-explain .label').count(), 0, 'no explanation before asking');
+    await item.locator('button[data-action="quiz-reveal"]').click();
+    await until(async () => (await item.locator('.quiz-explain').textContent()).includes(key.answers[wrong].explanation.slice(0, 30)),
+      10000, 'the revealed explanation');
+    assert.match(await item.textContent(), /Correct answer/);
     await until(async () => /Quiz: passed 7\/9/.test(await page.locator('#nav-progress').textContent()), 5000, 'nav');
     await page.screenshot({ path: path.join(screenshotDir(), 'offline-quiz-laptop.png') });
     await page.evaluate(() => window.scrollTo(0, 0));

@@ -15,6 +15,7 @@ int main(void) {
       make_envelope_suite,
       make_calibrate_suite,
       make_quiz_suite,
+      make_quiz_seal_suite,
       make_ui_html_suite,
       make_ui_device_suite,
       make_ui_lesson_suite,

@@ -19,6 +19,7 @@ Suite *make_json_suite(void);
 Suite *make_envelope_suite(void);
 Suite *make_calibrate_suite(void);
 Suite *make_quiz_suite(void);
+Suite *make_quiz_seal_suite(void);
 
 Suite *make_stream_sim_suite(void);
 Suite *make_ui_result_precision_suite(void);
