@@ -73,7 +73,7 @@ UNIT_BIN := $(BUILD)/tests/check_all
 
 .PHONY: all help probe deps run serve test unit bench gpu-check record bundle clean lessons wasm web
 
-all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm $(if $(HAVE_CHECK),$(UNIT_BIN))
+all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm precompress $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
@@ -209,6 +209,12 @@ $(WASM_OUT): $(WASM_SRC) $(LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h) thir
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_SRC) $(LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_LDFLAGS) -o $@
+
+# Static files precompressed (FILE.gz, FILE.br) for the server to send to
+# clients that accept them; incremental, after everything in the web root.
+.PHONY: precompress
+precompress: web lessons wasm
+	@tools/compress.sh $(WEB)
 
 clean:
 	rm -rf build build-san .bundle

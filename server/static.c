@@ -1,7 +1,8 @@
 /* Static files from the web root only: the client, its wasm, lessons. No
  * directory listing, nothing outside the root, the right MIME type for
  * .wasm (streaming compilation needs application/wasm), an ETag so a
- * reload costs a 304. */
+ * reload costs a 304, and a precompressed twin (br, gzip) when the client
+ * accepts one. */
 #include <civetweb.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "api.h"
 #include "files.h"
 #include "http.h"
+#include "precompressed.h"
 
 #define MAX_STATIC_BYTES (32 * 1024 * 1024)
 
@@ -63,25 +65,33 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
   if (class_hides(app, uri)) return not_found(conn);
   if (srv_resolve_under(app->web_root, uri, path, sizeof path) != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
     return not_found(conn);
-  char etag[64];
-  snprintf(etag, sizeof etag, "\"%llx-%llx\"", (unsigned long long)st.st_mtime, (unsigned long long)st.st_size);
+  /* A precompressed twin when the client takes it (tools/compress.sh). */
+  char twin[4100];
+  const char *coding = srv_precompressed(path, mg_get_header(conn, "Accept-Encoding"), twin, sizeof twin);
+  const char *vary = srv_compressible(path) ? "Accept-Encoding" : NULL;
+  char etag[80];
+  snprintf(etag, sizeof etag, "\"%llx-%llx%s%s\"", (unsigned long long)st.st_mtime, (unsigned long long)st.st_size,
+           coding ? "-" : "", coding ? coding : "");
   const char *inm = mg_get_header(conn, "If-None-Match");
   if (inm && strcmp(inm, etag) == 0) {
     mg_response_header_start(conn, 304);
     mg_response_header_add(conn, "ETag", etag, -1);
+    if (vary) mg_response_header_add(conn, "Vary", vary, -1);
     mg_response_header_add_lines(conn, srv_security_headers);
     mg_response_header_send(conn);
     return 304;
   }
   char *body = NULL;
   size_t len = 0;
-  if (srv_read_file(path, MAX_STATIC_BYTES, &body, &len) != 0) return not_found(conn);
+  if (srv_read_file(coding ? twin : path, MAX_STATIC_BYTES, &body, &len) != 0) return not_found(conn);
   char length[32];
   snprintf(length, sizeof length, "%zu", len);
   mg_response_header_start(conn, 200);
   mg_response_header_add(conn, "Content-Type", mime_of(path), -1);
   mg_response_header_add(conn, "Content-Length", length, -1);
   mg_response_header_add(conn, "ETag", etag, -1);
+  if (coding) mg_response_header_add(conn, "Content-Encoding", coding, -1);
+  if (vary) mg_response_header_add(conn, "Vary", vary, -1);
   mg_response_header_add(conn, "Cache-Control", "no-cache", -1);
   mg_response_header_add_lines(conn, srv_security_headers);
   mg_response_header_send(conn);

@@ -33,6 +33,8 @@ static struct {
 
 /* The body is handed to C as a temporary UTF-8 copy; every failure
  * (network, abort on timeout) reads as status 0. */
+/* A GET that web/app.js already started while the program loaded
+ * (window.gpulabEarly) is answered from there, once. */
 EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeout_ms, const char *body), {
   const target = UTF8ToString(url);
   const ctl = new AbortController();
@@ -42,9 +44,12 @@ EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeou
     init.headers["Content-Type"] = "application/json";
     init.body = UTF8ToString(body);
   }
-  fetch(target, init)
+  const early = window.gpulabEarly || {};
+  const started = !body && init.method === "GET" && early[target];
+  if (started) delete early[target];
+  (started || fetch(target, init)
       .then(function(r) { return r.text().then(function(t) { return [ r.status, t ]; }); })
-      .catch(function() { return [ 0, "" ]; })
+      .catch(function() { return [ 0, "" ]; }))
       .then(function(res) {
         clearTimeout(timer);
         const n = lengthBytesUTF8(res[1]) + 1;

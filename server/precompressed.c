@@ -1,0 +1,52 @@
+/* Choosing a precompressed twin of a static file (see precompressed.h).
+ * brotli is preferred to gzip when the client accepts both: it is ~15 %
+ * smaller on the wasm and the lessons. */
+#include "precompressed.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* Does Accept-Encoding list coding with a q above 0 ("gzip;q=0" refuses it)? */
+static int accepts(const char *header, const char *coding) {
+  size_t n = strlen(coding);
+  for (const char *p = header; p && *p;) {
+    while (*p == ' ' || *p == '\t' || *p == ',') p++;
+    const char *end = p;
+    while (*end && *end != ',' && *end != ';' && *end != ' ' && *end != '\t') end++;
+    int match = (size_t)(end - p) == n && strncasecmp(p, coding, n) == 0;
+    const char *next = strchr(end, ',');
+    const char *q = strstr(end, "q=");
+    double qv = 1.0;
+    if (q && (!next || q < next)) qv = strtod(q + 2, NULL);
+    if (match) return qv > 0;
+    p = next;
+  }
+  return 0;
+}
+
+int srv_compressible(const char *path) {
+  static const char *const ext[] = {".html", ".js", ".css", ".wasm", ".json", ".svg", ".md", ".webmanifest"};
+  const char *dot = strrchr(path, '.');
+  for (size_t i = 0; dot && i < sizeof ext / sizeof ext[0]; i++)
+    if (strcmp(dot, ext[i]) == 0) return 1;
+  return 0;
+}
+
+const char *srv_precompressed(const char *path, const char *accept_encoding, char *out, size_t n) {
+  static const struct {
+    const char *coding, *suffix;
+  } forms[] = {{"br", ".br"}, {"gzip", ".gz"}};
+  struct stat src, st;
+  if (!accept_encoding || !srv_compressible(path) || stat(path, &src) != 0) return NULL;
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+    if (!accepts(accept_encoding, forms[i].coding)) continue;
+    int w = snprintf(out, n, "%s%s", path, forms[i].suffix);
+    if (w < 0 || (size_t)w >= n) continue;
+    if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= src.st_mtime) return forms[i].coding;
+  }
+  return NULL;
+}
