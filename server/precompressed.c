@@ -36,17 +36,18 @@ int srv_compressible(const char *path) {
   return 0;
 }
 
-const char *srv_precompressed(const char *path, const char *accept_encoding, char *out, size_t n) {
+const char *srv_precompressed(char *path, size_t cap, const char *accept_encoding) {
   static const struct {
     const char *coding, *suffix;
   } forms[] = {{"br", ".br"}, {"gzip", ".gz"}};
   struct stat src, st;
-  if (!accept_encoding || !srv_compressible(path) || stat(path, &src) != 0) return NULL;
+  size_t len = strlen(path);
+  if (!accept_encoding || !srv_compressible(path) || len + 4 > cap || stat(path, &src) != 0) return NULL;
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     if (!accepts(accept_encoding, forms[i].coding)) continue;
-    int w = snprintf(out, n, "%s%s", path, forms[i].suffix);
-    if (w < 0 || (size_t)w >= n) continue;
-    if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= src.st_mtime) return forms[i].coding;
+    memcpy(path + len, forms[i].suffix, strlen(forms[i].suffix) + 1);
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= src.st_mtime) return forms[i].coding;
+    path[len] = '\0';
   }
   return NULL;
 }

@@ -65,10 +65,10 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
   if (class_hides(app, uri)) return not_found(conn);
   if (srv_resolve_under(app->web_root, uri, path, sizeof path) != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
     return not_found(conn);
-  /* A precompressed twin when the client takes it (tools/compress.sh). */
-  char twin[4100];
-  const char *coding = srv_precompressed(path, mg_get_header(conn, "Accept-Encoding"), twin, sizeof twin);
-  const char *vary = srv_compressible(path) ? "Accept-Encoding" : NULL;
+  /* A precompressed twin when the client takes it (tools/compress.sh):
+   * path then names the twin; the type is the original's. */
+  const char *type = mime_of(path), *vary = srv_compressible(path) ? "Accept-Encoding" : NULL;
+  const char *coding = srv_precompressed(path, sizeof path, mg_get_header(conn, "Accept-Encoding"));
   char etag[80];
   snprintf(etag, sizeof etag, "\"%llx-%llx%s%s\"", (unsigned long long)st.st_mtime, (unsigned long long)st.st_size,
            coding ? "-" : "", coding ? coding : "");
@@ -83,11 +83,11 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
   }
   char *body = NULL;
   size_t len = 0;
-  if (srv_read_file(coding ? twin : path, MAX_STATIC_BYTES, &body, &len) != 0) return not_found(conn);
+  if (srv_read_file(path, MAX_STATIC_BYTES, &body, &len) != 0) return not_found(conn);
   char length[32];
   snprintf(length, sizeof length, "%zu", len);
   mg_response_header_start(conn, 200);
-  mg_response_header_add(conn, "Content-Type", mime_of(path), -1);
+  mg_response_header_add(conn, "Content-Type", type, -1);
   mg_response_header_add(conn, "Content-Length", length, -1);
   mg_response_header_add(conn, "ETag", etag, -1);
   if (coding) mg_response_header_add(conn, "Content-Encoding", coding, -1);

@@ -89,6 +89,14 @@ test('every experiment of the lesson runs and draws its result', { timeout: TEST
     if (live || name === 'device') assert.match(source, /^(live on |simulated — profile )/);
     else assert.match(source, /^simulated — profile H100 SXM \(in your browser\)$/);
     await checkResult(name, out);
+    if (name === 'crossover' && !live) {
+      // One wasm thread in the browser, said plainly, and the server's BLAS
+      // line beside it once the server answers.
+      assert.match(await out.locator('.exp-series-sources').textContent(), /measured in your browser.*one WebAssembly thread, no BLAS/s);
+      await until(async () => /Server CPU: CPU sgemm/.test(await out.locator('.legend').textContent()), 30000,
+        'the server CPU line');
+      assert.match(await out.locator('ul.findings').textContent(), /The server's CPU \(CPU sgemm/);
+    }
     await page.locator(`#exp-${name}`).screenshot({ path: path.join(screenshotDir(), `exp-${name}-laptop.png`) });
   }
   assert.deepEqual(problems, []);

@@ -179,6 +179,38 @@ START_TEST(source_label_says_where_the_figures_come_from) {
 }
 END_TEST
 
+/* A simulated run's real lines are named one by one with where they ran:
+ * crossover's CPU line (measured), training's loss (computed). */
+START_TEST(each_real_series_is_labelled_by_its_own_source) {
+  static const struct {
+    const char *name, *in_browser, *on_server;
+  } cases[] = {{"crossover", "measured in your browser", "measured on the server's CPU"},
+               {"train_step", "computed in your browser", "computed on the server's CPU"},
+               {"precision", "computed in your browser", "computed on the server's CPU"}};
+  for (int k = 0; k < 3; k++) {
+    cJSON *env = simulate(cases[k].name, "t4");
+    for (int where = 0; where < 2; where++) {
+      ui_buf b;
+      ui_buf_init(&b);
+      ui_view_result(&b, env, where == 0, NULL);
+      const char *out = ui_buf_str(&b);
+      ck_has(out, where == 0 ? cases[k].in_browser : cases[k].on_server);
+      ck_has(out, "Every other line is simulated from the device profile.");
+      ui_buf_free(&b);
+    }
+    cJSON_Delete(env);
+  }
+  /* a run with no real series says nothing of the kind */
+  cJSON *env = simulate("timing", "t4");
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_assert_ptr_null(strstr(ui_buf_str(&b), "exp-series-sources"));
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(text_alternative_holds_every_point) {
   static const char *const names[] = {"transfer", "crossover", "train_step"};
   for (int k = 0; k < 3; k++) {
@@ -246,6 +278,7 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, every_experiment_renders_from_every_profile);
   tcase_add_test(tc, source_label_says_where_the_figures_come_from);
   tcase_add_test(tc, text_alternative_holds_every_point);
+  tcase_add_test(tc, each_real_series_is_labelled_by_its_own_source);
   tcase_add_test(tc, memory_result_shows_the_oom_and_its_fixes);
   tcase_add_test(tc, placement_result_names_the_stray_field);
   suite_add_tcase(s, tc);
