@@ -28,6 +28,13 @@ static int accepts(const char *header, const char *coding) {
   return 0;
 }
 
+/* Compared to the nanosecond: a file rewritten in the same second as its
+ * twin was made must not be answered with the stale twin. */
+static int older(const struct stat *a, const struct stat *b) {
+  return a->st_mtim.tv_sec < b->st_mtim.tv_sec ||
+         (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec < b->st_mtim.tv_nsec);
+}
+
 int srv_compressible(const char *path) {
   static const char *const ext[] = {".html", ".js", ".css", ".wasm", ".json", ".svg", ".md", ".webmanifest"};
   const char *dot = strrchr(path, '.');
@@ -46,7 +53,7 @@ const char *srv_precompressed(char *path, size_t cap, const char *accept_encodin
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     if (!accepts(accept_encoding, forms[i].coding)) continue;
     memcpy(path + len, forms[i].suffix, strlen(forms[i].suffix) + 1);
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= src.st_mtime) return forms[i].coding;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !older(&st, &src)) return forms[i].coding;
     path[len] = '\0';
   }
   return NULL;

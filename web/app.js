@@ -64,6 +64,11 @@
   }
   window.gpulabEarly = early;
 
+  // The lesson list and table of contents start closed (a phone reads the
+  // lesson first); on a wider screen they sit beside the lesson, open.
+  var nav = document.getElementById("nav-details");
+  if (nav && window.matchMedia && window.matchMedia("(min-width: 901px)").matches) nav.open = true;
+
   if (typeof WebAssembly !== "object") {
     fail("This browser cannot run WebAssembly, which gpulab needs. Use a current Firefox, Chrome, Edge or Safari.");
     return;

@@ -86,7 +86,7 @@ test('every experiment of the lesson runs and draws its result', { timeout: TEST
       assert.equal(during.disabled, 'true');
       assert.equal(during.status, 'running…');
     }
-    if (live || name === 'device') assert.match(source, /^(live on |simulated — profile )/);
+    if (live || name === 'device') assert.match(source, /^(live on |checked live on the server's machine|simulated — profile )/);
     else assert.match(source, /^simulated — profile H100 SXM \(in your browser\)$/);
     await checkResult(name, out);
     if (name === 'crossover' && !live) {

@@ -176,6 +176,12 @@ START_TEST(source_label_says_where_the_figures_come_from) {
   cJSON_AddItemToObject(env, "recorded", cJSON_Parse("{\"device\":\"NVIDIA A100-SXM4-80GB\",\"date\":\"2026-11-02\"}"));
   ck_assert_str_eq(ui_result_source(env, true, buf, sizeof buf), "recorded on NVIDIA A100-SXM4-80GB, 2026-11-02");
   cJSON_Delete(env);
+  /* The device check the server ran on its machine with no GPU: live, but
+   * never "live on this machine's GPU". */
+  env = cJSON_Parse("{\"experiment\":\"device\",\"backend\":\"cuda\",\"device\":{\"name\":null,\"profile\":null}}");
+  ck_assert_str_eq(ui_result_source(env, false, buf, sizeof buf),
+                   "checked live on the server's machine (no usable GPU found)");
+  cJSON_Delete(env);
 }
 END_TEST
 
@@ -240,9 +246,9 @@ START_TEST(memory_result_shows_the_oom_and_its_fixes) {
   ui_buf b;
   ui_buf_init(&b);
   ui_view_result(&b, env, true, NULL);
-  ck_has(ui_buf_str(&b), "Out of memory: this model does not fit");
+  ck_has(ui_buf_str(&b), "Out of memory: this step does not fit in its budget_gib cap");
   ck_has(ui_buf_str(&b), "How to fix it:");
-  ck_has(ui_buf_str(&b), "it does not fit");
+  ck_has(ui_buf_str(&b), "The memory one step needs: it does not fit in the run&#39;s budget_gib cap");
   ui_buf_free(&b);
   cJSON_Delete(env);
   cJSON_Delete(params);

@@ -37,6 +37,18 @@ void ui_chart_bars(ui_buf *b, const ui_bar_chart *c) {
   ui_svg_end(b);
 }
 
+void ui_bars_sentence(char *out, size_t n, const char *lead, const ui_bar *bars, int nb, ui_unit unit) {
+  char t[32];
+  size_t at = 0;
+  int w = snprintf(out, n, "%s: ", lead);
+  at = w < 0 ? n : (size_t)w;
+  for (int i = 0; i < nb && at < n; i++) {
+    w = snprintf(out + at, n - at, "%s %s%s", bars[i].label,
+                 isfinite(bars[i].value) ? ui_fmt_value(bars[i].value, unit, t) : "n/a", i + 1 < nb ? "; " : ".");
+    at = w < 0 ? n : at + (size_t)w;
+  }
+}
+
 void ui_chart_columns(ui_buf *b, const ui_column_chart *c) {
   ui_axis ay;
   double hi = 0, h = 340;

@@ -497,12 +497,13 @@ static void lab_render(const char *name, const ui_device_state *dev, bool focus)
   ui_buf b;
   const lab_experiment *one = name && name[0] ? lab_experiment_find(name) : NULL;
   ui_buf_init(&b);
-  ui_buf_raw(&b, "<header class=\"lesson-head\"><p class=\"kicker\">Lab</p><h2 id=\"lesson-title\" tabindex=\"-1\">");
+  ui_buf_raw(&b, "<header class=\"lesson-head\"><p class=\"kicker\">Lab</p><h1 id=\"lesson-title\" tabindex=\"-1\">");
   if (one) {
     ui_buf_text(&b, one->title);
-    ui_buf_raw(&b, "</h2><p class=\"lesson-summary\"><a href=\"#lab\">All experiments</a></p></header>");
+    ui_buf_raw(&b, "</h1><p class=\"lesson-summary\"><a href=\"#lab\">All experiments</a></p></header>"
+                   "<h2 class=\"lab-list-h\">Run it</h2>");
   } else {
-    ui_buf_raw(&b, "All experiments</h2><p class=\"lesson-summary\">Every experiment of gpulab on one page. Each runs on "
+    ui_buf_raw(&b, "All experiments</h1><p class=\"lesson-summary\">Every experiment of gpulab on one page. Each runs on "
                    "the server's GPU when it has a usable one, otherwise as a simulation in your browser; every result "
                    "says which.</p>");
     if (name && name[0]) {
@@ -517,7 +518,7 @@ static void lab_render(const char *name, const ui_device_state *dev, bool focus)
       ui_buf_text(&b, e->title);
       ui_buf_raw(&b, "</a></li>");
     }
-    ui_buf_raw(&b, "</ul></nav></header>");
+    ui_buf_raw(&b, "</ul></nav></header><h2 class=\"lab-list-h\">Run them</h2>");
   }
   for (int i = 0; i < lab_experiment_count(); i++) {
     const lab_experiment *e = lab_experiment_at(i);

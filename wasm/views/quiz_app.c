@@ -144,12 +144,12 @@ void ui_quiz_app_tail(ui_buf *b, const cJSON *lesson) {
   open_lesson(lesson);
   if (!q.bundle) return;
   ui_buf_raw(b, "<section class=\"lesson-section quiz-section\" id=\"sec-quiz\" tabindex=\"-1\" "
-                "aria-labelledby=\"sec-quiz-h\"><p class=\"kicker\">Quiz</p><h3 id=\"sec-quiz-h\">Check what you "
-                "learned</h3><div id=\"quiz-body\" aria-live=\"polite\">");
+                "aria-labelledby=\"sec-quiz-h\"><p class=\"kicker\">Quiz</p><h2 id=\"sec-quiz-h\">Check what you "
+                "learned</h2><div id=\"quiz-body\" aria-live=\"polite\">");
   quiz_body(b);
   ui_buf_raw(b, "</div></section><section class=\"lesson-section report-section\" id=\"sec-report\" tabindex=\"-1\" "
-                "aria-labelledby=\"sec-report-h\"><p class=\"kicker\">Lab report</p><h3 id=\"sec-report-h\">Take your "
-                "results with you</h3><p>One Markdown file with your device check (the driver's view beside the "
+                "aria-labelledby=\"sec-report-h\"><p class=\"kicker\">Lab report</p><h2 id=\"sec-report-h\">Take your "
+                "results with you</h2><p>One Markdown file with your device check (the driver's view beside the "
                 "runtime's), a timing run with and without synchronization, the memory terms that can run out, your "
                 "quiz result, the date, and where every figure came from.</p><p class=\"report-actions\">"
                 "<button type=\"button\" class=\"button\" data-action=\"report-download\">Download lab report</button>"

@@ -16,7 +16,12 @@ const char *ui_result_source(const cJSON *env, bool in_browser, char *buf, size_
   const char *backend = ui_json_str(env, "backend");
   const char *name = ui_json_str(ui_json_obj(env, "device"), "name");
   char shortname[64];
-  if (backend && strcmp(backend, "cuda") == 0) {
+  const char *exp = ui_json_str(env, "experiment");
+  if (backend && strcmp(backend, "cuda") == 0 && exp && strcmp(exp, "device") == 0) {
+    /* The device check runs on the server's machine whatever it finds,
+     * GPU or none: live, but not "on a GPU". */
+    snprintf(buf, n, "checked live on the server's machine%s", name ? "" : " (no usable GPU found)");
+  } else if (backend && strcmp(backend, "cuda") == 0) {
     snprintf(buf, n, "live on %s", name ? name : "this machine's GPU");
   } else if (backend && strcmp(backend, "recorded") == 0) {
     const cJSON *rec = ui_json_obj(env, "recorded");

@@ -51,9 +51,9 @@ double ui_res_metric(const cJSON *env, const char *key) {
 }
 
 void ui_res_figure_begin(ui_buf *b, const char *title) {
-  ui_buf_raw(b, "<figure class=\"exp-figure\"><h5 class=\"fig-title\">");
+  ui_buf_raw(b, "<figure class=\"exp-figure\"><h4 class=\"fig-title\">");
   ui_buf_text(b, title);
-  ui_buf_raw(b, "</h5>");
+  ui_buf_raw(b, "</h4>");
 }
 
 void ui_res_numbers_begin(ui_buf *b) { ui_buf_raw(b, "<details class=\"exp-numbers\"><summary>Show the numbers</summary>"); }
@@ -72,7 +72,7 @@ const char *ui_res_device_short(const cJSON *env, char *buf, int n) {
 void ui_res_findings(ui_buf *b, const cJSON *env) {
   const cJSON *f;
   if (cJSON_GetArraySize(ui_json_arr(env, "findings")) == 0) return;
-  ui_buf_raw(b, "<h5 class=\"fig-title\">What this run shows</h5><ul class=\"findings\">");
+  ui_buf_raw(b, "<h4 class=\"fig-title\">What this run shows</h4><ul class=\"findings\">");
   cJSON_ArrayForEach(f, ui_json_arr(env, "findings")) {
     if (!cJSON_IsString(f)) continue;
     ui_buf_raw(b, "<li>");

@@ -127,7 +127,7 @@ void ui_result_streams(ui_buf *b, const cJSON *env) {
   static const char *const ids[] = {"one_stream_pinned", "streams_pinned", "one_stream_pageable", "streams_pageable"};
   static const char *const keys[] = {"one_stream_pinned_ms", "streams_pinned_ms", "one_stream_pageable_ms",
                                      "streams_pageable_ms"};
-  char summary[480], t1[32], t2[32], t3[32];
+  char summary[480], t1[32];
   const cJSON *params = ui_json_obj(env, "params");
   double k = 1, chunks = 0, stale = ui_res_metric(env, "stale_chunks");
   ui_json_num(params, "streams", &k);
@@ -136,18 +136,18 @@ void ui_result_streams(ui_buf *b, const cJSON *env) {
   ui_series_xy s[4];
   int ns = ui_res_series(env, ids, 4, s);
   ui_bar bars[4];
-  for (int i = 0; i < 4; i++)
-    bars[i] = (ui_bar){i < ns ? s[i].label : ids[i], ui_res_metric(env, keys[i])};
-  snprintf(summary, sizeof summary,
-           "Total time of the pipeline: one stream pinned %s, %.0f streams pinned %s; one stream pageable %s, %.0f "
-           "streams pageable %s.",
-           ui_fmt_value(bars[0].value, UI_UNIT_MS, t1), k, ui_fmt_value(bars[1].value, UI_UNIT_MS, t2),
-           ui_fmt_value(bars[2].value, UI_UNIT_MS, t3), k, ui_fmt_value(bars[3].value, UI_UNIT_MS, t1));
-  ui_bar_chart bc = {.summary = summary, .value_title = "total time (ms)", .unit = UI_UNIT_MS, .bars = bars, .n = 4};
-  ui_res_figure_begin(b, "One stream or several, pinned or pageable");
+  int nb = 0;
+  /* With one stream, "several streams" is the same pipeline: show it once. */
+  for (int i = 0; i < 4; i++) {
+    if (k == 1 && (i == 1 || i == 3)) continue;
+    bars[nb++] = (ui_bar){i < ns ? s[i].label : ids[i], ui_res_metric(env, keys[i])};
+  }
+  ui_bars_sentence(summary, sizeof summary, "Total time of the pipeline", bars, nb, UI_UNIT_MS);
+  ui_bar_chart bc = {.summary = summary, .value_title = "total time (ms)", .unit = UI_UNIT_MS, .bars = bars, .n = nb};
+  ui_res_figure_begin(b, k == 1 ? "Pinned or pageable, on one stream" : "One stream or several, pinned or pageable");
   ui_chart_bars(b, &bc);
   ui_res_numbers_begin(b);
-  ui_table_bars(b, "Median total time of each pipeline", "time", UI_UNIT_MS, bars, 4);
+  ui_table_bars(b, "Median total time of each pipeline", "time", UI_UNIT_MS, bars, nb);
   if (ns) ui_table_xy(b, "Every sample's total time, in ms", "sample", UI_UNIT_PLAIN, UI_UNIT_PLAIN, s, ns);
   ui_res_figure_end(b);
   ui_res_free(s, ns);
