@@ -86,6 +86,10 @@ test('after one visit the app works with the server stopped', { timeout: 120000 
     const md = readFileSync(await download.path(), 'utf8');
     assert.match(md, /the gpulab server could not be reached/);
     assert.match(md, /\(scored offline, in the browser\)/);
+    // ...and never claims the GPU it simulated.
+    assert.doesNotMatch(md, /Experiments run on this GPU for real/);
+    assert.doesNotMatch(md, /What to do: Nothing to fix/);
+    assert.match(md, /\*\*Simulated:\*\* no real GPU was asked/);
 
     // A second page in the same browser opens offline too (phone width).
     const phone = await context.newPage();

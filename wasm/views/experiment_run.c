@@ -223,9 +223,13 @@ static void show_field_errors(slot *s) {
 
 /* The last result of each experiment is kept for the lab report
  * (gpulab.last.NAME, read by views/report.c through quiz_app.c). */
-static void remember(const char *name, const cJSON *env) {
+static void remember(const char *name, const cJSON *env, bool in_browser) {
   char key[64];
-  char *text = cJSON_PrintUnformatted(env);
+  /* The report says where a simulation ran: stored beside the envelope. */
+  cJSON *copy = cJSON_Duplicate(env, 1);
+  if (copy) cJSON_AddStringToObject(copy, "ran_in", in_browser ? "browser" : "server");
+  char *text = copy ? cJSON_PrintUnformatted(copy) : NULL;
+  cJSON_Delete(copy);
   if (!text) return;
   snprintf(key, sizeof key, "%s%s", UI_STORE_LAST, name);
   ui_storage_set(key, text);
@@ -244,7 +248,7 @@ static void finish(slot *s, cJSON *env, bool in_browser) {
   s->w.failure = NULL;
   set_running(s, false);
   show_output(s);
-  remember(s->w.e->name, env);
+  remember(s->w.e->name, env, in_browser);
   ui_exp_id(id, sizeof id, s->w.e, "status");
   snprintf(text, sizeof text, "Done: %s. The result is below.", ui_result_source(env, in_browser, src, sizeof src));
   ui_dom_set_text(id, text);
@@ -303,7 +307,7 @@ static void on_server_cpu(int status, const char *body, size_t len, void *ctx) {
              "PyTorch user trains on, and the line to compare the GPU with.", ui_json_str(line, "label"), gf);
     cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(s->result, "findings"), cJSON_CreateString(text));
     show_output(s);
-    remember(s->w.e->name, s->result);
+    remember(s->w.e->name, s->result, s->w.in_browser);
     break;
   }
   cJSON_Delete(j);
