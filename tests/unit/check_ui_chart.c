@@ -3,6 +3,7 @@
  * simulated envelope of every profile, and tables holding every point. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "registry.h"
@@ -164,6 +165,30 @@ START_TEST(every_experiment_renders_from_every_profile) {
 }
 END_TEST
 
+/* No chart label collides with another or leaves its chart, at phone and
+ * laptop width, for every experiment on every profile. */
+START_TEST(chart_labels_never_overlap_or_clip) {
+  static const int widths[] = {390, 1280};
+  for (int p = 0; p < lab_profile_count(); p++) {
+    const char *profile = lab_profile_at(p)->name;
+    for (int i = 0; i < lab_experiment_count(); i++) {
+      const char *name = lab_experiment_at(i)->name;
+      cJSON *env = simulate(name, profile);
+      ui_buf b;
+      ui_buf_init(&b);
+      ui_view_result(&b, env, true, NULL);
+      for (int w = 0; w < 2; w++) {
+        if (getenv("UI_LABELS_ALL")) fprintf(stderr, "== %s/%s\n", name, profile);
+        const char *why = test_ui_svg_label_problem(ui_buf_str(&b), widths[w]);
+        ck_assert_msg(why == NULL, "%s/%s: %s", name, profile, why);
+      }
+      ui_buf_free(&b);
+      cJSON_Delete(env);
+    }
+  }
+}
+END_TEST
+
 START_TEST(source_label_says_where_the_figures_come_from) {
   char buf[200];
   cJSON *env = simulate("timing", "t4");
@@ -283,6 +308,7 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, svg_is_well_formed_and_escapes_data);
   tcase_add_test(tc, every_experiment_renders_from_every_profile);
   tcase_add_test(tc, source_label_says_where_the_figures_come_from);
+  tcase_add_test(tc, chart_labels_never_overlap_or_clip);
   tcase_add_test(tc, text_alternative_holds_every_point);
   tcase_add_test(tc, each_real_series_is_labelled_by_its_own_source);
   tcase_add_test(tc, memory_result_shows_the_oom_and_its_fixes);

@@ -32,6 +32,7 @@ typedef struct ui_line_chart {
   ui_scale x_scale, y_scale;
   ui_unit x_unit, y_unit;      /* how tick labels are written */
   bool y_zero;                 /* a linear y axis starts at 0 */
+  bool x_whole;                /* x counts steps or events: whole-number ticks only (no "event 0.5") */
   const ui_series_xy *series;
   int n_series;
   const ui_mark *marks;

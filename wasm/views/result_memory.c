@@ -79,9 +79,10 @@ static void steps(ui_buf *b, const cJSON *env) {
            "Allocated and reserved memory after each step of the run: at the peak %s were allocated and %s "
            "reserved; reserved memory stays after tensors are freed, until empty_cache().",
            ui_fmt_value(alloc, UI_UNIT_BYTES, v1), ui_fmt_value(reserved, UI_UNIT_BYTES, v2));
-  ui_line_chart c = {.summary = summary, .x_title = "step of the run (listed in the numbers)",
+  ui_line_chart c = {.summary = summary, .x_title = "step (named in the numbers)",
                      .y_title = "memory (MiB)", .x_scale = UI_SCALE_LINEAR, .y_scale = UI_SCALE_LINEAR,
-                     .x_unit = UI_UNIT_PLAIN, .y_unit = UI_UNIT_PLAIN, .y_zero = true, .series = s, .n_series = n};
+                     .x_unit = UI_UNIT_PLAIN, .y_unit = UI_UNIT_PLAIN, .y_zero = true, .x_whole = true, .series = s,
+                     .n_series = n};
   ui_res_figure_begin(b, "What the allocator holds, step by step");
   ui_chart_lines(b, &c);
   ui_chart_legend(b, labels, n);

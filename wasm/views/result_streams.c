@@ -63,8 +63,13 @@ static void lanes_chart(ui_buf *b, const ui_span *sp, int n, double x_max, const
     while (l < n_lanes && strcmp(lanes[l], sp[i].lane)) l++;
     if (l == n_lanes && n_lanes < MAX_LANES) lanes[n_lanes++] = sp[i].lane;
   }
+  /* The label column is as wide as its longest lane name, so no name runs
+   * under the bars ("H2D engine" at a phone's font size). */
+  double label_w = 0;
+  for (int l = 0; l < n_lanes; l++)
+    if (ui_label_w(lanes[l], UI_FS_LABEL) > label_w) label_w = ui_label_w(lanes[l], UI_FS_LABEL);
   double h = 30 + n_lanes * 26 + 52;
-  ui_box bx = {92, 14, LANE_W - 14, h - 52};
+  ui_box bx = {label_w + 16 > 92 ? label_w + 16 : 92, 14, LANE_W - 14, h - 52};
   ui_svg_begin(b, "chart-timeline", LANE_W, h, summary);
   ui_axis_fit(&ax, UI_SCALE_LINEAR, 0, x_max > 0 ? x_max : 1, 6, true);
   ui_axis_x(b, &bx, &ax, UI_UNIT_US, "time since the start event");
