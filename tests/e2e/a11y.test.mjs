@@ -107,3 +107,37 @@ test('on a phone the lesson comes first: title within 1.5 screens, contents coll
   await laptop.screenshot({ path: path.join(screenshotDir(), 'layout-laptop-top.png') });
   await laptop.close();
 });
+
+test('progress counts sections scrolled past, the contents mark the section being read, #lab bullets stay clear', T, async (t) => {
+  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+  const server = await startServer();
+  t.after(() => server.stop());
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const page = await browser.newPage({ viewport: LAPTOP });
+  await page.goto(`${server.url}/`);
+  await settled(page);
+  const id = await page.evaluate(() => location.hash.split('/')[1] || localStorage.getItem('gpulab.lesson'));
+  const sections = await page.locator('#lesson section.lesson-section[id^="sec-"]:not(#sec-quiz):not(#sec-report)').count();
+  // Jump to the quiz: every section above it was scrolled past.
+  await page.evaluate((lid) => { location.hash = `#lesson/${lid}/quiz`; }, id);
+  await until(async () => new RegExp(`${sections} of ${sections} sections read`).test(await page.locator('#nav-progress').textContent()),
+    10000, `${sections} of ${sections} sections read`);
+  // Scroll to the third section: its contents link is the current one.
+  const third = await page.locator('#lesson section.lesson-section').nth(2).getAttribute('id');
+  await page.evaluate((sid) => document.getElementById(sid).scrollIntoView({ block: 'start' }), third);
+  await until(async () => (await page.locator('#nav-body .nav-sections a[aria-current="location"]').getAttribute('href') || '')
+    .endsWith(`/${third.slice(4)}`), 10000, 'the current section marked in the contents');
+  // #lab: each bullet is drawn inside its item, so none runs into a link.
+  await page.goto(`${server.url}/#lab`);
+  await settled(page);
+  const items = await page.locator('.lab-index li').evaluateAll((els) => els.map((li) => {
+    const r = li.getBoundingClientRect();
+    return { left: r.left, right: r.right, top: Math.round(r.top), marker: getComputedStyle(li, '::before').content };
+  }));
+  assert.ok(items.length > 3);
+  for (let i = 1; i < items.length; i++) {
+    assert.match(items[i].marker, /•/);
+    if (items[i].top === items[i - 1].top) assert.ok(items[i].left >= items[i - 1].right, 'items on a row do not overlap');
+  }
+});

@@ -189,6 +189,43 @@ START_TEST(chart_labels_never_overlap_or_clip) {
 }
 END_TEST
 
+/* Timelines show what the text teaches: one training step with its
+ * loss.item() wait marked, NVTX ranges named on the profile's CPU lane, the
+ * graphs chart's two phases named. */
+START_TEST(timelines_show_what_the_text_teaches) {
+  cJSON *env = simulate("train_step", "t4");
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  const char *out = ui_buf_str(&b), *tl = strstr(out, "One step: launches on the CPU");
+  ck_assert_ptr_nonnull(tl);
+  ck_has(tl, "loss.item() called"); /* the mark may wrap onto two lines */
+  const char *svg_end = strstr(tl, "</svg>");
+  int launches = 0;
+  for (const char *p = strstr(tl, "<title>launch sgemm forward"); p && p < svg_end; p = strstr(p + 1, "<title>launch sgemm forward"))
+    launches++;
+  ck_assert_int_eq(launches, 1); /* one step, not five */
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+
+  env = simulate("profile", "t4");
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "<text class=\"span-label\" ");
+  ck_has(ui_buf_str(&b), ">data load</text>");
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+
+  env = simulate("graphs", "t4");
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "phase 1:");
+  ck_has(ui_buf_str(&b), "phase 2:");
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(source_label_says_where_the_figures_come_from) {
   char buf[200];
   cJSON *env = simulate("timing", "t4");
@@ -309,6 +346,7 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, every_experiment_renders_from_every_profile);
   tcase_add_test(tc, source_label_says_where_the_figures_come_from);
   tcase_add_test(tc, chart_labels_never_overlap_or_clip);
+  tcase_add_test(tc, timelines_show_what_the_text_teaches);
   tcase_add_test(tc, text_alternative_holds_every_point);
   tcase_add_test(tc, each_real_series_is_labelled_by_its_own_source);
   tcase_add_test(tc, memory_result_shows_the_oom_and_its_fixes);

@@ -168,8 +168,23 @@ void ui_chart_timeline(ui_buf *b, const ui_timeline_chart *c) {
       ui_buf_text(b, ui_fmt_value(s->end_us, UI_UNIT_US, t2));
       ui_buf_raw(b, "</title></rect>");
     }
+    /* Names inside the spans wide enough to hold them (NVTX ranges, long
+     * kernels, the waits); the rest are in the tooltips and the table. */
+    double free_from = bx.x0;
+    for (int i = 0; i < c->n; i++) {
+      const ui_span *s = &c->spans[i];
+      if (strcmp(s->lane, lanes[l]) != 0) continue;
+      double x0 = ui_box_x(&bx, &ax, s->start_us), x1 = ui_box_x(&bx, &ax, s->end_us);
+      if (!isfinite(x0) || !isfinite(x1) || x1 - x0 < ui_label_w(s->label, UI_FS_SPAN) + 8 || x0 < free_from) continue;
+      ui_buf_rawf(b, "<text class=\"span-label%s\" x=\"%.1f\" y=\"%.1f\">", s->wait ? " on-wait" : "", x0 + 4, y + 21);
+      ui_buf_text(b, s->label);
+      ui_buf_raw(b, "</text>");
+      free_from = x0 + 4 + ui_label_w(s->label, UI_FS_SPAN) + 4;
+    }
   }
+  const ui_box top = {bx.x0, 8, bx.x1, bx.y1}; /* marks reach up into the label rows */
+  for (int m = 0; m < c->n_marks; m++) ui_mark_line(b, &top, ui_box_x(&bx, &ax, c->marks[m].x));
   for (int m = 0, row = 0; m < c->n_marks; m++)
-    row += ui_mark_line(b, &(ui_box){bx.x0, 8, bx.x1, bx.y1}, ui_box_x(&bx, &ax, c->marks[m].x), c->marks[m].label, row);
+    row += ui_mark_label(b, &top, ui_box_x(&bx, &ax, c->marks[m].x), c->marks[m].label, row);
   ui_svg_end(b);
 }

@@ -103,12 +103,16 @@ static double place(double x, double w, double lo, double hi, const char **ancho
   return w >= hi - lo ? lo : hi - w;
 }
 
-int ui_mark_line(ui_buf *b, const ui_box *bx, double x, const char *label, int row) {
+void ui_mark_line(ui_buf *b, const ui_box *bx, double x) {
+  if (isfinite(x))
+    ui_buf_rawf(b, "<line class=\"mark\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, bx->y0, x, bx->y1);
+}
+
+int ui_mark_label(ui_buf *b, const ui_box *bx, double x, const char *label, int row) {
   if (!isfinite(x) || !label) return 0;
   const double lo = bx->x0 + 2, hi = bx->x1 + 12; /* inside the plot, clear of the y ticks */
   const char *anchor;
   double y = bx->y0 + 14 + 17 * row, w = ui_label_w(label, UI_FS_LABEL);
-  ui_buf_rawf(b, "<line class=\"mark\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, bx->y0, x, bx->y1);
   if (x + 5 + w <= hi || x - 5 - w >= lo) {
     double at = place(x, w, lo, hi, &anchor);
     mark_text(b, at, y, anchor, label, strlen(label));

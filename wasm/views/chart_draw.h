@@ -25,10 +25,14 @@ void ui_axis_y(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, cons
  * (the same estimate the unit tests check label boxes with). */
 #define UI_FS_TICK 15.0
 #define UI_FS_LABEL 16.0
+#define UI_FS_SPAN 13.0 /* a name inside a timeline span */
 double ui_label_w(const char *s, double font_px);
-/* A labelled vertical line at screen x; its label goes right of the line,
- * else left of it, else on two lines, never past the box's sides. Returns
- * the rows of labels it used (1 or 2), starting at `row`. */
-int ui_mark_line(ui_buf *b, const ui_box *bx, double x, const char *label, int row);
+/* A vertical mark line at screen x across the box. */
+void ui_mark_line(ui_buf *b, const ui_box *bx, double x);
+/* Its label: right of the line, else left of it, else on two lines, never
+ * past the box's sides. Draw every line first, then the labels, so each
+ * label's halo covers the lines it crosses. Returns the rows it used (1 or
+ * 2), starting at `row`. */
+int ui_mark_label(ui_buf *b, const ui_box *bx, double x, const char *label, int row);
 
 #endif
