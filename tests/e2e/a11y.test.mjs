@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { haveChromium, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { haveChromium, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -19,6 +19,7 @@ const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 800 };
 const T = { timeout: 240000 };
+
 
 async function settled(page) {
   await until(() => page.evaluate(() => document.getElementById('lesson').getAttribute('aria-busy') === 'false' &&
@@ -43,10 +44,7 @@ async function duplicateIds(page) {
 
 test('no serious or critical axe violation on every page and state, phone and laptop', T, async (t) => {
   if (!haveChromium()) return t.skip(NO_CHROMIUM);
-  const server = await startServer();
-  t.after(() => server.stop());
-  const browser = await launchBrowser();
-  t.after(() => browser.close());
+  const { server, browser } = await setUp(t);
   const lessons = (await (await fetch(`${server.url}/api/lessons`)).json()).lessons;
   for (const viewport of [PHONE, LAPTOP]) {
     const context = await browser.newContext({ viewport });
@@ -82,10 +80,7 @@ test('no serious or critical axe violation on every page and state, phone and la
 
 test('on a phone the lesson comes first: title within 1.5 screens, contents collapsed, GPU status one line', T, async (t) => {
   if (!haveChromium()) return t.skip(NO_CHROMIUM);
-  const server = await startServer();
-  t.after(() => server.stop());
-  const browser = await launchBrowser();
-  t.after(() => browser.close());
+  const { server, browser } = await setUp(t);
   const page = await browser.newPage({ viewport: PHONE });
   await page.goto(`${server.url}/`);
   await settled(page);
@@ -110,10 +105,7 @@ test('on a phone the lesson comes first: title within 1.5 screens, contents coll
 
 test('progress counts sections scrolled past, the contents mark the section being read, #lab bullets stay clear', T, async (t) => {
   if (!haveChromium()) return t.skip(NO_CHROMIUM);
-  const server = await startServer();
-  t.after(() => server.stop());
-  const browser = await launchBrowser();
-  t.after(() => browser.close());
+  const { server, browser } = await setUp(t);
   const page = await browser.newPage({ viewport: LAPTOP });
   await page.goto(`${server.url}/`);
   await settled(page);

@@ -6,19 +6,11 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { getJson, haveChromium, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 90000;
 
-// One server and one browser for a test, both stopped by the test itself.
-async function setUp(t) {
-  const server = await startServer();
-  t.after(() => server.stop());
-  const browser = await launchBrowser();
-  t.after(() => browser.close());
-  return { server, browser };
-}
 
 async function openPage(browser, viewport = { width: 1280, height: 900 }) {
   const context = await browser.newContext({ viewport, serviceWorkers: 'block' });

@@ -8,20 +8,13 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { getJson, haveChromium, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 180000;
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 900 };
 
-async function setUp(t) {
-  const server = await startServer();
-  t.after(() => server.stop());
-  const browser = await launchBrowser();
-  t.after(() => browser.close());
-  return { server, browser };
-}
 
 // serviceWorkers 'block': requests a service worker handles would bypass page.route.
 async function openPage(browser, viewport = LAPTOP, serviceWorkers = 'allow') {

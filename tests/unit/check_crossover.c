@@ -27,13 +27,15 @@ START_TEST(crossover_sweep_doubles_up_to_max) {
 }
 END_TEST
 
-START_TEST(crossover_cpu_matmul_matches_the_reference) {
-  const int sizes[] = {1, 37, 100}; /* odd sizes cross the 64-wide blocks unevenly */
-  for (int s = 0; s < 3; s++) {
+/* Multiplies with mm at sizes that cross the 64-wide blocks unevenly and
+ * checks every entry against the double-precision reference. */
+static void check_against_reference(void (*mm)(const float *, const float *, float *, int)) {
+  const int sizes[] = {1, 37, 100, 130};
+  for (int s = 0; s < 4; s++) {
     int n = sizes[s];
     float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n), *c = malloc(sizeof(float) * n * n);
     lab_crossover_inputs(a, b, n);
-    lab_matmul_cpu(a, b, c, n);
+    mm(a, b, c, n);
     double worst = 0;
     for (int i = 0; i < n; i++)
       for (int j = 0; j < n; j++) worst = fmax(worst, fabs(lab_matmul_entry(a, b, n, i, j) - c[i * n + j]));
@@ -43,6 +45,8 @@ START_TEST(crossover_cpu_matmul_matches_the_reference) {
     free(c);
   }
 }
+
+START_TEST(crossover_cpu_matmul_matches_the_reference) { check_against_reference(lab_matmul_cpu); }
 END_TEST
 
 START_TEST(crossover_inputs_are_random_normal_not_zeros) {
@@ -90,22 +94,7 @@ END_TEST
 
 /* The timed CPU sgemm (OpenBLAS natively, the loop in wasm) gives the
  * reference's answer: what is timed is a correct matmul. */
-START_TEST(crossover_timed_cpu_sgemm_matches_the_reference) {
-  const int sizes[] = {1, 37, 130};
-  for (int s = 0; s < 3; s++) {
-    int n = sizes[s];
-    float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n), *c = malloc(sizeof(float) * n * n);
-    lab_crossover_inputs(a, b, n);
-    lab_cpu_sgemm(a, b, c, n);
-    double worst = 0;
-    for (int i = 0; i < n; i++)
-      for (int j = 0; j < n; j++) worst = fmax(worst, fabs(lab_matmul_entry(a, b, n, i, j) - c[i * n + j]));
-    ck_assert_msg(worst <= lab_matmul_tolerance(n), "n=%d err=%g", n, worst);
-    free(a);
-    free(b);
-    free(c);
-  }
-}
+START_TEST(crossover_timed_cpu_sgemm_matches_the_reference) { check_against_reference(lab_cpu_sgemm); }
 END_TEST
 
 /* The CPU line says what did the work, and a loop is never passed off as

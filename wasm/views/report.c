@@ -104,20 +104,14 @@ static void memory_terms(ui_buf *b, const cJSON *env) {
 
 /* The out-of-memory of the run, and the fixes that follow from its numbers. */
 static void memory_oom(ui_buf *b, const cJSON *env) {
-  const cJSON *o = ui_json_obj(ui_json_obj(env, "details"), "oom"), *f;
+  const cJSON *o = ui_json_obj(ui_json_obj(env, "details"), "oom");
   if (!ui_json_str(o, "message")) return;
   ui_buf_raw(b, ui_json_bool(o, "deliberate") == 1 ? "Out of memory, on purpose (force_oom), at " : "Out of memory at ");
   ui_report_md(b, ui_json_str(o, "step") ? ui_json_str(o, "step") : "a step");
   ui_buf_raw(b, ": ");
   ui_report_md(b, ui_json_str(o, "message"));
-  ui_buf_raw(b, "\n\nHow to fix it:\n\n");
-  cJSON_ArrayForEach(f, ui_json_arr(o, "fixes")) {
-    if (!cJSON_IsString(f)) continue;
-    ui_buf_raw(b, "- ");
-    ui_report_md(b, f->valuestring);
-    ui_buf_raw(b, "\n");
-  }
-  ui_buf_raw(b, "\n");
+  ui_buf_raw(b, "\n\n");
+  ui_report_list(b, "How to fix it:", ui_json_arr(o, "fixes"));
 }
 
 static void memory_section(ui_buf *b, const ui_report_input *in) {

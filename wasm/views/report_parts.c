@@ -82,17 +82,22 @@ void ui_report_run_hint(ui_buf *b, const cJSON *lesson, const char *name) {
   ui_buf_raw(b, ", then download this report again.\n\n");
 }
 
-void ui_report_findings(ui_buf *b, const cJSON *env) {
+void ui_report_list(ui_buf *b, const char *heading, const cJSON *items) {
   const cJSON *f;
-  if (cJSON_GetArraySize(ui_json_arr(env, "findings")) == 0) return;
-  ui_buf_raw(b, "What the run found:\n\n");
-  cJSON_ArrayForEach(f, ui_json_arr(env, "findings")) {
+  if (cJSON_GetArraySize(items) == 0) return;
+  ui_buf_raw(b, heading);
+  ui_buf_raw(b, "\n\n");
+  cJSON_ArrayForEach(f, items) {
     if (!cJSON_IsString(f)) continue;
     ui_buf_raw(b, "- ");
     ui_report_md(b, f->valuestring);
     ui_buf_raw(b, "\n");
   }
   ui_buf_raw(b, "\n");
+}
+
+void ui_report_findings(ui_buf *b, const cJSON *env) {
+  ui_report_list(b, "What the run found:", ui_json_arr(env, "findings"));
 }
 
 /* ---- 1. the device check -------------------------------------------------- */

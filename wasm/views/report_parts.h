@@ -38,6 +38,8 @@ void ui_report_md(ui_buf *b, const char *s);
 const char *ui_report_section_for(const cJSON *lesson, const char *name);
 /* "Run the **NAME** experiment (section "…"), then download this report again." */
 void ui_report_run_hint(ui_buf *b, const cJSON *lesson, const char *name);
+/* "HEADING" and a Markdown bullet per string of items; nothing when empty. */
+void ui_report_list(ui_buf *b, const char *heading, const cJSON *items);
 /* The envelope's findings as a list, or nothing when it has none. */
 void ui_report_findings(ui_buf *b, const cJSON *env);
 /* "## 1. Device check …": both views and the verdict. */
