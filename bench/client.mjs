@@ -96,7 +96,8 @@ async function load(url, ready, { waitWorker = false } = {}) {
 
 const appReady = async (page) => {
   await page.waitForSelector('#lesson[aria-busy="false"] #lesson-title', { timeout: 20000 });
-  await page.waitForSelector('#gpu-body[aria-busy="false"]', { timeout: 20000 });
+  // The GPU details are closed until asked: wait for them to be filled, not shown.
+  await page.waitForSelector('#gpu-body[aria-busy="false"]', { state: 'attached', timeout: 20000 });
 };
 const staticReady = async (page) => { await page.waitForLoadState('load'); };
 
