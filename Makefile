@@ -131,7 +131,8 @@ bench: deps
 .PHONY: bench-bins
 bench-bins: $(BUILD)/bench/sim_bench $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js)
 
-$(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(LAB_OBJ)
+# The same C on both sides: the loop CPU sgemm natively too (the browser has no BLAS).
+$(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(filter-out $(OBJ)/lab/cpu_gemm/blas.o,$(LAB_OBJ)) $(OBJ)/lab/cpu_gemm/loop.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
 

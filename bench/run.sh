@@ -51,13 +51,13 @@ done
 
 # CPU sgemm: what crossover times (lab/cpu_gemm.h) beside numpy's float32
 # matmul on the same machine, timed the same way (bench/numpy_peer.py).
-# Three rounds, gpulab and numpy alternating, so both see the same load;
+# Five rounds, gpulab and numpy alternating, so both see the same load;
 # each side's best median per size is compared (a busy machine only ever
 # slows a run down). Budget: gpulab at least 0.8x numpy's speed.
 if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
-  echo "CPU sgemm: gpulab's crossover CPU side vs numpy (Debian python3-numpy), best of 3 alternating rounds of medians, same inputs and method"
+  echo "CPU sgemm: gpulab's crossover CPU side vs numpy (Debian python3-numpy), best of 5 alternating rounds of medians, same inputs and method"
   runs=()
-  for _ in 1 2 3; do
+  for _ in 1 2 3 4 5; do
     runs+=("$("$bin" run crossover --backend simulated --max_size=1024 --samples=7 --json)")
     runs+=("$(/usr/bin/python3 bench/numpy_peer.py 256 512 1024)")
   done
