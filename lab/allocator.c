@@ -14,6 +14,7 @@
 #include "envelope.h"
 #include "rng.h"
 #include "sim_mem.h"
+#include "units.h"
 #include "stats.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -325,18 +326,18 @@ static void add_series(cJSON *env, const lab_allocator_measure *m) {
 
 static void add_findings(cJSON *env, const lab_allocator_measure *m) {
   double pair = m->malloc_med_us + m->free_med_us;
-  lab_env_finding(env, "cudaMalloc of a %.0f MiB block took %.1f µs and cudaFree %.1f µs (medians of %d cycles); "
+  lab_env_finding(env, "cudaMalloc of a %s block took %.1f µs and cudaFree %.1f µs (medians of %d cycles); "
                   "taking a cached block and giving it back took %.2f µs, %.0f× less — which is why PyTorch keeps "
                   "freed memory instead of returning it.",
-                  to_mib(m->timing_bytes), m->malloc_med_us, m->free_med_us, m->cycles, m->cache_med_us,
+                  LAB_IEC(m->timing_bytes), m->malloc_med_us, m->free_med_us, m->cycles, m->cache_med_us,
                   m->cache_med_us > 0 ? pair / m->cache_med_us : 0);
   lab_env_finding(env, "cudaFree synchronizes the device: with a %.0f µs kernel still running it took %.0f µs, "
                   "%.0f× its idle cost. A cached free returns at once; the block is reused in stream order.",
                   LAB_ALLOC_BUSY_US, m->free_busy_med_us, m->free_med_us > 0 ? m->free_busy_med_us / m->free_med_us : 0);
   if (m->oom) {
-    lab_env_finding(env, "The GPU ran out of memory at \"%s\" asking for %.1f MiB; everything taken was given back. "
+    lab_env_finding(env, "The GPU ran out of memory at \"%s\" asking for %s; everything taken was given back. "
                     "Use smaller layers or run when the GPU is less busy.",
-                    m->oom_where, to_mib(m->oom_request));
+                    m->oom_where, LAB_IEC(m->oom_request));
     return;
   }
   const lab_pool_snap *b = &m->pt[m->before_empty], *e = &m->pt[m->after_empty];
@@ -351,7 +352,7 @@ static void add_findings(cJSON *env, const lab_allocator_measure *m) {
     res = q->reserved > res ? q->reserved : res;
   }
   lab_env_finding(env, "Over %d step%s cudaMalloc was called %d times in step 1 and %d times after it: %s In step %d "
-                  "allocated swung between %.0f and %.0f MiB while reserved held at %.0f MiB: freed memory stays "
+                  "allocated swung between %s and %s while reserved held at %s: freed memory stays "
                   "reserved, ready for the next step.",
                   m->steps, m->steps == 1 ? "" : "s", m->calls_first_step, m->calls_later_steps,
                   m->steps == 1 ? "with one step, every block is new."
@@ -359,37 +360,43 @@ static void add_findings(cJSON *env, const lab_allocator_measure *m) {
                       ? "later steps reuse the cached blocks."
                       : "cached blocks had been split for other tensors, so some later requests "
                         "found no piece big enough.",
-                  m->steps, to_mib(lo == UINT64_MAX ? 0 : lo), to_mib(hi), to_mib(res));
+                  m->steps, LAB_IEC(lo == UINT64_MAX ? 0 : lo), LAB_IEC(hi), LAB_IEC(res));
   if (m->n_points > 0)
-    lab_env_finding(env, "Before the first tensor, nvidia-smi would already show %.0f MiB in use: the CUDA context "
+    lab_env_finding(env, "Before the first tensor, nvidia-smi would already show %s in use: the CUDA context "
                     "(kernels, libraries, bookkeeping). No PyTorch counter includes it; nvidia-smi always does.",
-                    to_mib(m->pt[0].device_used));
-  lab_env_finding(env, "empty_cache() gave back %.0f MiB: reserved fell from %.0f to %.0f MiB and the driver's used "
-                  "memory from %.0f to %.0f MiB. The %.0f MiB still allocated (weights and gradients) stayed%s.",
-                  to_mib(b->reserved - e->reserved), to_mib(b->reserved), to_mib(e->reserved),
-                  to_mib(b->device_used), to_mib(e->device_used), to_mib(e->allocated),
-                  m->validated == 1 ? ", their contents unchanged (read back and compared)" : "");
+                    LAB_IEC(m->pt[0].device_used));
+  if (b->reserved > e->reserved)
+    lab_env_finding(env, "empty_cache() gave back %s: reserved fell from %s to %s and the driver's used memory "
+                    "from %s to %s. The %s still allocated (weights and gradients) stayed%s.",
+                    LAB_IEC(b->reserved - e->reserved), LAB_IEC(b->reserved), LAB_IEC(e->reserved),
+                    LAB_IEC(b->device_used), LAB_IEC(e->device_used), LAB_IEC(e->allocated),
+                    m->validated == 1 ? ", their contents unchanged (read back and compared)" : "");
+  else
+    lab_env_finding(env, "empty_cache() gave nothing back: every reserved segment (%s) still held a live tensor, "
+                    "the %s still allocated (weights and gradients)%s.",
+                    LAB_IEC(e->reserved), LAB_IEC(e->allocated),
+                    m->validated == 1 ? ", their contents unchanged (read back and compared)" : "");
   const lab_alloc_frag *f = &m->frag;
   if (f->new_segments > 0 && f->free_in_cache >= f->request_bytes)
-    lab_env_finding(env, "Fragmentation: after freeing every other %.1f MiB block the cache held %.1f MiB free in %d "
-                    "pieces, the largest %.1f MiB; a request for %.1f MiB fits in none of them, so reserved grew from "
-                    "%.0f to %.0f MiB although the free total would have sufficed.",
-                    to_mib(f->block_bytes), to_mib(f->free_in_cache), f->free_pieces, to_mib(f->largest_free),
-                    to_mib(f->request_bytes), to_mib(f->reserved_before), to_mib(f->reserved_after));
+    lab_env_finding(env, "Fragmentation: after freeing every other %s block the cache held %s free in %d "
+                    "pieces, the largest %s; a request for %s fits in none of them, so reserved grew from "
+                    "%s to %s although the free total would have sufficed.",
+                    LAB_IEC(f->block_bytes), LAB_IEC(f->free_in_cache), f->free_pieces, LAB_IEC(f->largest_free),
+                    LAB_IEC(f->request_bytes), LAB_IEC(f->reserved_before), LAB_IEC(f->reserved_after));
   else
-    lab_env_finding(env, "Fragmentation: after freeing every other %.1f MiB block the cache held %.1f MiB free, the "
-                    "largest piece %.1f MiB; the request for %.1f MiB needed %d new segment%s (reserved %.0f → %.0f MiB).",
-                    to_mib(f->block_bytes), to_mib(f->free_in_cache), to_mib(f->largest_free),
-                    to_mib(f->request_bytes), f->new_segments, f->new_segments == 1 ? "" : "s",
-                    to_mib(f->reserved_before), to_mib(f->reserved_after));
+    lab_env_finding(env, "Fragmentation: after freeing every other %s block the cache held %s free, the "
+                    "largest piece %s; the request for %s needed %d new segment%s (reserved %s → %s).",
+                    LAB_IEC(f->block_bytes), LAB_IEC(f->free_in_cache), LAB_IEC(f->largest_free),
+                    LAB_IEC(f->request_bytes), f->new_segments, f->new_segments == 1 ? "" : "s",
+                    LAB_IEC(f->reserved_before), LAB_IEC(f->reserved_after));
   if (f->reserved_after_empty > f->allocated_after_empty)
-    lab_env_finding(env, "empty_cache() cannot return a segment that still holds a live block: after it, %.1f MiB "
-                    "stayed reserved for %.1f MiB allocated.",
-                    to_mib(f->reserved_after_empty), to_mib(f->allocated_after_empty));
+    lab_env_finding(env, "empty_cache() cannot return a segment that still holds a live block: after it, %s "
+                    "stayed reserved for %s allocated.",
+                    LAB_IEC(f->reserved_after_empty), LAB_IEC(f->allocated_after_empty));
   else
     lab_env_finding(env, "Here every freed block was a whole segment, so empty_cache() returned all of them: "
-                    "%.1f MiB stayed reserved for %.1f MiB allocated.",
-                    to_mib(f->reserved_after_empty), to_mib(f->allocated_after_empty));
+                    "%s stayed reserved for %s allocated.",
+                    LAB_IEC(f->reserved_after_empty), LAB_IEC(f->allocated_after_empty));
 }
 
 cJSON *lab_allocator_envelope(const lab_params *p, const lab_allocator_measure *m, const char *backend,

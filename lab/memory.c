@@ -12,6 +12,7 @@
 #include "cjson_compat.h"
 #include "envelope.h"
 #include "sim_mem.h"
+#include "units.h"
 
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * MIB)
@@ -201,23 +202,23 @@ static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure 
   uint64_t floor_b = b->weights + b->gradients + b->optimizer, usable = m->free_before_bytes;
 #define FIX(...) (snprintf(buf, sizeof buf, __VA_ARGS__), cJSON_AddItemToArray(fx, cJSON_CreateString(buf)))
   if (m->deliberate)
-    FIX("Nothing to fix in this model: the step needs %.2f GiB of its %.2f GiB limit, and this out-of-memory was "
+    FIX("Nothing to fix in this model: the step needs %s of its %s limit, and this out-of-memory was "
         "asked for (force_oom). In a real run the same error lists what was allocated and reserved, as here.",
-        gib(b->total), gib(v->limit));
+        LAB_IEC(b->total), LAB_IEC(v->limit));
   if (!m->deliberate && !v->floor_fits) {
-    FIX("The floor alone (%.2f GiB: 16 bytes per parameter) is over %s (%.2f GiB), so no batch size can help.",
-        gib(floor_b), limit_name(v), gib(v->limit));
-    FIX("Use a smaller model: at most %.0f million parameters leave room under %.2f GiB before any activation.",
-        floor((double)v->limit / 16.0 / 1e6), gib(v->limit));
-    FIX("Keep less per parameter: an 8-bit Adam keeps its two moments in 2 bytes instead of 8 (floor %.2f GiB); "
+    FIX("The floor alone (%s: 16 bytes per parameter) is over %s (%s), so no batch size can help.",
+        LAB_IEC(floor_b), limit_name(v), LAB_IEC(v->limit));
+    FIX("Use a smaller model: at most %.0f million parameters leave room under %s before any activation.",
+        floor((double)v->limit / 16.0 / 1e6), LAB_IEC(v->limit));
+    FIX("Keep less per parameter: an 8-bit Adam keeps its two moments in 2 bytes instead of 8 (floor %s); "
         "sharding the optimizer state across GPUs (ZeRO) splits it between them.",
-        gib(b->weights + b->gradients + b->optimizer / 4));
+        LAB_IEC(b->weights + b->gradients + b->optimizer / 4));
   }
   if (!m->deliberate && v->floor_fits && !v->fits) {
     if (v->max_batch >= 1 && batch > 1) {
       uint64_t act = (uint64_t)((double)b->activations * (double)v->max_batch / (double)batch);
-      FIX("Smaller batch: %ld instead of %ld fits (activations %.2f GiB → %.2f GiB).", v->max_batch, batch,
-          gib(b->activations), gib(act));
+      FIX("Smaller batch: %ld instead of %ld fits (activations %s → %s).", v->max_batch, batch,
+          LAB_IEC(b->activations), LAB_IEC(act));
       FIX("Gradient accumulation: micro-batches of %ld, their gradients added before one optimizer step, train "
           "like a batch of %ld with the activations of %ld.",
           v->max_batch, batch, v->max_batch);
@@ -229,13 +230,13 @@ static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure 
         FIX("Shorter sequences: up to %ld tokens instead of %ld fit at batch %ld.", fit_seq, seq, batch);
     }
     uint64_t half = floor_b + b->activations / 2;
-    FIX("Mixed precision: activations in bf16 take 2 bytes instead of 4, so the step would need %.2f GiB: it %s "
-        "under %.2f GiB.",
-        gib(half), half <= v->limit ? "would fit" : "would still not fit", gib(v->limit));
+    FIX("Mixed precision: activations in bf16 take 2 bytes instead of 4, so the step would need %s: it %s "
+        "under %s.",
+        LAB_IEC(half), half <= v->limit ? "would fit" : "would still not fit", LAB_IEC(v->limit));
   }
   if (!m->deliberate && v->by_budget && b->total <= usable)
-    FIX("Or raise budget_gib to %.2f GiB or more: the device has %.2f GiB free, enough for the whole step.",
-        ceil(gib(b->total) * 8) / 8, gib(usable));
+    FIX("Or raise budget_gib to %.3g or more: the device has %s free, enough for the whole step.",
+        ceil(gib(b->total) * 8) / 8, LAB_IEC(usable));
 #undef FIX
 }
 
@@ -336,8 +337,8 @@ static void add_details(cJSON *env, const lab_params *p, const lab_memory_measur
   if (m->oom_tensors > 1)
     snprintf(part, sizeof part, " (one of the %d per-layer tensors of '%s')", m->oom_tensors, m->oom_step);
   snprintf(msg, sizeof msg,
-           "Out of memory: asked for %.1f MiB%s while %.1f MiB was allocated and %.1f MiB reserved; %s.",
-           mib(m->oom_request), part, mib(m->oom_allocated), mib(m->oom_reserved),
+           "Out of memory: asked for %s%s while %s was allocated and %s reserved; %s.",
+           LAB_IEC(m->oom_request), part, LAB_IEC(m->oom_allocated), LAB_IEC(m->oom_reserved),
            m->oom_kind == LAB_POOL_OOM_DEVICE ? "the GPU itself had no free memory left for it"
            : m->oom_kind == LAB_POOL_OOM_TABLE ? "the allocator's tables were full"
                                                : "reserving it would pass the run's budget_gib cap");
@@ -350,14 +351,14 @@ static void add_findings(cJSON *env, const lab_params *p, const lab_memory_measu
   const lab_mem_budget *b = &m->budget;
   uint64_t floor_b = b->weights + b->gradients + b->optimizer;
   lab_env_finding(env,
-                  "Training %.1f million parameters with Adam needs %.2f GiB before any activation: 4 bytes of "
+                  "Training %.1f million parameters with Adam needs %s before any activation: 4 bytes of "
                   "weights, 4 of gradients and 8 for Adam's two moments, 16 bytes per parameter.",
-                  b->params / 1e6, gib(floor_b));
+                  b->params / 1e6, LAB_IEC(floor_b));
   lab_env_finding(env,
-                  "Activations for %ld × %ld tokens add about %.2f GiB, so a step needs %.2f GiB. This run may use "
-                  "%.2f GiB, %s (budget_gib %.2f GiB, %.2f GiB free on the device): it %s.%s",
-                  lab_param_int(p, "batch"), lab_param_int(p, "seq_len"), gib(b->activations), gib(b->total),
-                  gib(v->limit), limit_name(v), gib(m->limit_bytes), gib(m->free_before_bytes),
+                  "Activations for %ld × %ld tokens add about %s, so a step needs %s. This run may use "
+                  "%s, %s (budget_gib %.3g, %s free on the device): it %s.%s",
+                  lab_param_int(p, "batch"), lab_param_int(p, "seq_len"), LAB_IEC(b->activations), LAB_IEC(b->total),
+                  LAB_IEC(v->limit), limit_name(v), gib(m->limit_bytes), LAB_IEC(m->free_before_bytes),
                   v->fits ? "fits" : "does not fit",
                   v->floor_fits ? "" : " Not even batch 1 would fit: the floor is the problem.");
   if (v->max_batch > 0)
@@ -368,35 +369,37 @@ static void add_findings(cJSON *env, const lab_params *p, const lab_memory_measu
     if (strncmp(m->steps[i].label, "empty_cache", 11) == 0) after_empty = i;
   }
   if (m->n_steps > 0)
-    lab_env_finding(env, "Before the first tensor the device already had %.1f MiB in use: the CUDA context "
+    lab_env_finding(env, "Before the first tensor the device already had %s in use: the CUDA context "
                     "(kernels, libraries, bookkeeping), which nvidia-smi counts and torch.cuda.memory_allocated() "
                     "never does.",
-                    mib(m->steps[0].device_used));
+                    LAB_IEC(m->steps[0].device_used));
   if (after_free >= 0)
     lab_env_finding(env,
-                    "After backward freed the activations, %.1f MiB was allocated but %.1f MiB stayed reserved, and "
-                    "nvidia-smi showed %.1f MiB in use (the reserved segments plus the context): it shows reserved "
+                    "After backward freed the activations, %s was allocated but %s stayed reserved, and "
+                    "nvidia-smi showed %s in use (the reserved segments plus the context): it shows reserved "
                     "memory and the context, not what tensors hold.",
-                    mib(m->steps[after_free].allocated), mib(m->steps[after_free].reserved),
-                    mib(m->steps[after_free].device_used));
-  if (after_empty >= 0)
-    lab_env_finding(env, "empty_cache() gave %.1f MiB back to the device.",
-                    mib(m->steps[after_free].reserved - m->steps[after_empty].reserved));
+                    LAB_IEC(m->steps[after_free].allocated), LAB_IEC(m->steps[after_free].reserved),
+                    LAB_IEC(m->steps[after_free].device_used));
+  if (after_empty >= 0 && m->steps[after_free].reserved > m->steps[after_empty].reserved)
+    lab_env_finding(env, "empty_cache() gave %s back to the device.",
+                    LAB_IEC(m->steps[after_free].reserved - m->steps[after_empty].reserved));
+  else if (after_empty >= 0)
+    lab_env_finding(env, "empty_cache() gave nothing back: every reserved segment still held a live tensor.");
   if (m->oom)
     lab_env_finding(env,
-                    "%s at '%s': asking for %.1f MiB with %.1f MiB reserved, against a budget of %.1f MiB, failed; the "
+                    "%s at '%s': asking for %s with %s reserved, against a budget of %s, failed; the "
                     "error was caught, everything freed, and the result lists the fixes.",
                     m->deliberate ? "The deliberate out-of-memory happened" : "The model ran out of memory",
-                    m->oom_step, mib(m->oom_request), mib(m->oom_reserved), mib(m->limit_bytes));
+                    m->oom_step, LAB_IEC(m->oom_request), LAB_IEC(m->oom_reserved), LAB_IEC(m->limit_bytes));
   if (restored(m))
-    lab_env_finding(env, "Free device memory was %.1f MiB before and %.1f MiB after: all of it came back.",
-                    mib(m->free_before_bytes), mib(m->free_after_bytes));
+    lab_env_finding(env, "Free device memory was %s before and %s after: all of it came back.",
+                    LAB_IEC(m->free_before_bytes), LAB_IEC(m->free_after_bytes));
   else
     lab_env_finding(env,
-                    "Free device memory was %.1f MiB before but %.1f MiB after: %.1f MiB did not come back "
+                    "Free device memory was %s before but %s after: %s did not come back "
                     "(another process on this GPU may have taken it).",
-                    mib(m->free_before_bytes), mib(m->free_after_bytes),
-                    mib(m->free_before_bytes - m->free_after_bytes));
+                    LAB_IEC(m->free_before_bytes), LAB_IEC(m->free_after_bytes),
+                    LAB_IEC(m->free_before_bytes - m->free_after_bytes));
 }
 
 cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, const char *backend,

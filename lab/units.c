@@ -50,3 +50,18 @@ const char *lab_fmt_bytes_si(double bytes, char *buf, size_t n) {
            unit[u]);
   return buf;
 }
+
+const char *lab_fmt_bytes_iec(double bytes, char *buf, size_t n) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  char num[32];
+  size_t u = 0;
+  if (!(bytes >= 0)) {
+    snprintf(buf, n, "unknown");
+    return buf;
+  }
+  while (u + 1 < sizeof unit / sizeof unit[0] && bytes >= 1024) bytes /= 1024, u++;
+  if (u == 0) snprintf(num, sizeof num, "%.0f", bytes);
+  else lab_fmt_num(bytes, num, sizeof num);
+  snprintf(buf, n, "%s %s", num, unit[u]);
+  return buf;
+}

@@ -14,6 +14,13 @@ const char *lab_fmt_ms(double ms, char *buf, size_t n);
  * 1e9 bytes): "512 B", "4.10 kB", "268 MB", "1.07 GB". Returns buf. */
 const char *lab_fmt_bytes_si(double bytes, char *buf, size_t n);
 
+/* A byte count in binary units, as memory is counted (1 GiB = 2^30
+ * bytes): "512 B", "4.00 KiB", "12.5 MiB", "1.50 GiB". Returns buf. */
+const char *lab_fmt_bytes_iec(double bytes, char *buf, size_t n);
+/* The same into a buffer of the calling block's own (a compound literal),
+ * so one call can format several: printf("%s of %s", LAB_IEC(a), LAB_IEC(b)). */
+#define LAB_IEC(bytes) lab_fmt_bytes_iec((double)(bytes), (char[24]){0}, 24)
+
 /* A plain number with three significant digits and no exponent: "0.0123",
  * "4.56", "78.9", "24800". Returns buf. */
 const char *lab_fmt_num(double v, char *buf, size_t n);

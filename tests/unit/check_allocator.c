@@ -175,14 +175,14 @@ START_TEST(allocator_findings_quote_the_measured_numbers) {
   cJSON *env = test_exp_simulate("allocator", NULL, "a100-sxm", &err);
   ck_assert_ptr_nonnull(env);
   char want[160];
-  snprintf(want, sizeof want, "cudaMalloc of a 16 MiB block took %.1f µs and cudaFree %.1f µs",
+  snprintf(want, sizeof want, "cudaMalloc of a 16.0 MiB block took %.1f µs and cudaFree %.1f µs",
            test_exp_metric(env, "cuda_malloc_us"), test_exp_metric(env, "cuda_free_us"));
   ck_assert_msg(test_exp_finding_has(env, want), "no finding has '%s'", want);
   ck_assert(test_exp_finding_has(env, "cudaFree synchronizes the device"));
   ck_assert(test_exp_finding_has(env, "called 16 times in step 1 and 0 times after it"));
-  ck_assert(test_exp_finding_has(env, "In step 3 allocated swung between 512 and 704 MiB while reserved held at 704 MiB"));
-  ck_assert(test_exp_finding_has(env, "empty_cache() gave back 192 MiB: reserved fell from 704 to 512 MiB"));
-  ck_assert(test_exp_finding_has(env, "20.0 MiB free in 5 pieces, the largest 4.0 MiB; a request for 8.0 MiB"));
+  ck_assert(test_exp_finding_has(env, "In step 3 allocated swung between 512 MiB and 704 MiB while reserved held at 704 MiB"));
+  ck_assert(test_exp_finding_has(env, "empty_cache() gave back 192 MiB: reserved fell from 704 MiB to 512 MiB"));
+  ck_assert(test_exp_finding_has(env, "20.0 MiB free in 5 pieces, the largest 4.00 MiB; a request for 8.00 MiB"));
   cJSON_Delete(env);
 }
 END_TEST

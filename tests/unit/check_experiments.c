@@ -191,6 +191,60 @@ START_TEST(experiment_check_passes_its_defaults_and_names_a_param) {
 }
 END_TEST
 
+/* A number in a sentence that reads as zero though it measures something:
+ * "0.00 ms", "0.0 MiB", "0 GB/s" (a count of zero, or 0 %, can be true). */
+static const char *zero_quantity(const char *text) {
+  static const char *const units[] = {"ms", "µs", "ns", "s", "B", "kB", "MB", "GB", "KiB", "MiB", "GiB", "TFLOPS"};
+  for (const char *p = text; *p; p++) {
+    if (!(*p >= '0' && *p <= '9') || (p > text && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.'))) continue;
+    char *end;
+    double v = strtod(p, &end);
+    if (v != 0 || *end != ' ') continue;
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+      size_t n = strlen(units[u]);
+      if (strncmp(end + 1, units[u], n) == 0 && !(end[1 + n] >= 'a' && end[1 + n] <= 'z') &&
+          !(end[1 + n] >= 'A' && end[1 + n] <= 'Z'))
+        return p;
+    }
+  }
+  return NULL;
+}
+
+/* Every experiment's findings, at its defaults and at its smallest sizes on
+ * every profile, read sensibly: no NaN or infinity, and no measured
+ * quantity written so that it reads as zero. */
+START_TEST(experiment_findings_never_read_as_zero_or_nan) {
+  const lab_experiment *e = row(_i);
+  cJSON *small = smallest_params(e);
+  for (int k = 0; k < lab_profile_count(); k++)
+    for (int v = 0; v < 2; v++) {
+      cJSON *env = NULL;
+      lab_error err;
+      if (lab_simulate_with(e, v ? small : NULL, lab_profile_at(k), &env, &err) != 0) continue;
+      const cJSON *f;
+      cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(env, "findings")) {
+        const char *t = f->valuestring, *z = zero_quantity(t);
+        ck_assert_msg(!strstr(t, "nan") && !strstr(t, "inf ") && !strstr(t, "inf)"), "%s on %s: %s", e->name,
+                      lab_profile_at(k)->name, t);
+        ck_assert_msg(z == NULL, "%s on %s, %s: reads as zero at '%.20s' in: %s", e->name, lab_profile_at(k)->name,
+                      v ? "smallest sizes" : "defaults", z, t);
+      }
+      cJSON_Delete(env);
+    }
+  cJSON_Delete(small);
+}
+END_TEST
+
+START_TEST(zero_quantity_finds_what_it_should) {
+  ck_assert_ptr_nonnull(zero_quantity("the GPU worked 0.00 ms here"));
+  ck_assert_ptr_nonnull(zero_quantity("gave 0.0 MiB back"));
+  ck_assert_ptr_nonnull(zero_quantity("(0 GB/s)"));
+  ck_assert_ptr_null(zero_quantity("took 0.000571 GB/s and 10.0 ms"));
+  ck_assert_ptr_null(zero_quantity("0 steps were skipped, 0% flushed"));
+  ck_assert_ptr_null(zero_quantity("100 ms and 20 B"));
+}
+END_TEST
+
 Suite *make_experiments_suite(void) {
   Suite *s = suite_create("experiments");
   TCase *tc = tcase_create("table");
@@ -202,6 +256,8 @@ Suite *make_experiments_suite(void) {
   tcase_add_loop_test(tc, experiment_envelope_has_its_shape_on_every_profile, 0, N_ROWS);
   tcase_add_loop_test(tc, experiment_model_numbers_are_the_same_every_run, 0, N_ROWS);
   tcase_add_loop_test(tc, experiment_check_passes_its_defaults_and_names_a_param, 0, N_ROWS);
+  tcase_add_loop_test(tc, experiment_findings_never_read_as_zero_or_nan, 0, N_ROWS);
+  tcase_add_test(tc, zero_quantity_finds_what_it_should);
   suite_add_tcase(s, tc);
   return s;
 }
