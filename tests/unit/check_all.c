@@ -8,6 +8,7 @@ int main(void) {
   Suite *(*const suites[])(void) = {
       make_params_suite,
       make_json_suite,
+      make_utf8_suite,
       make_envelope_suite,
       make_device_suite,
       make_calibrate_suite,
