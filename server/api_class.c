@@ -14,24 +14,6 @@
 
 #define JOIN_BODY_MAX 1024
 
-/* Like srv_send_json, plus header lines (the cookie). */
-static int send_json_with(struct mg_connection *conn, int status, const cJSON *json, const char *extra) {
-  char *text = cJSON_PrintUnformatted(json);
-  if (!text) return srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory; try again");
-  char length[32];
-  snprintf(length, sizeof length, "%zu", strlen(text));
-  mg_response_header_start(conn, status);
-  mg_response_header_add(conn, "Content-Type", "application/json", -1);
-  mg_response_header_add(conn, "Content-Length", length, -1);
-  mg_response_header_add(conn, "Cache-Control", "no-store", -1);
-  mg_response_header_add_lines(conn, srv_security_headers);
-  mg_response_header_add_lines(conn, extra);
-  mg_response_header_send(conn);
-  mg_write(conn, text, strlen(text));
-  cJSON_free(text);
-  return status;
-}
-
 /* 1–40 characters of well-formed UTF-8, no control characters, not blank. */
 static int valid_name(const char *s) {
   size_t chars = 0, i = 0;
@@ -96,7 +78,7 @@ static int join(struct mg_connection *conn, srv_app *app) {
     lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
     goto fail;
   }
-  rc = send_json_with(conn, 200, out, cookie);
+  rc = srv_send_json_with(conn, 200, out, cookie);
   memset(cookie, 0, sizeof cookie);
   goto done;
 fail:
@@ -120,7 +102,7 @@ static int leave(struct mg_connection *conn, srv_app *app) {
     cJSON_Delete(out);
     return srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory; try again");
   }
-  int rc = send_json_with(conn, 200, out, cookie);
+  int rc = srv_send_json_with(conn, 200, out, cookie);
   cJSON_Delete(out);
   return rc;
 }

@@ -52,7 +52,7 @@ int srv_api_metrics(struct mg_connection *conn, void *cbdata) {
   mg_response_header_add(conn, "Content-Type", "text/plain; version=0.0.4; charset=utf-8", -1);
   mg_response_header_add(conn, "Content-Length", length, -1);
   mg_response_header_add(conn, "Cache-Control", "no-store", -1);
-  mg_response_header_add_lines(conn, srv_security_headers);
+  srv_add_common_headers(conn);
   mg_response_header_send(conn);
   if (strcmp(mg_get_request_info(conn)->request_method, "HEAD") != 0) mg_write(conn, text, len);
   free(text);

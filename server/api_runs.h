@@ -1,6 +1,5 @@
 /* Class-mode GPU runs over HTTP: the 202 branch of POST
- * /api/experiments/NAME, GET and DELETE /api/runs/ID, and error answers
- * that carry Retry-After. */
+ * /api/experiments/NAME, and GET and DELETE /api/runs/ID. */
 #ifndef SRV_API_RUNS_H
 #define SRV_API_RUNS_H
 
@@ -15,9 +14,5 @@
  * (simulated, no GPU side, no usable GPU). */
 int srv_api_runs_submit(struct mg_connection *conn, srv_app *app, int64_t session_id, const char *experiment,
                         const cJSON *params, const char *backend, int *status);
-
-/* The error envelope with "Retry-After: N" (N = ceil(retry_after_s), ≥ 1)
- * when retry_after_s > 0; otherwise as srv_send_error. */
-int srv_send_error_retry(struct mg_connection *conn, const lab_error *err, double retry_after_s);
 
 #endif
