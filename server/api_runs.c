@@ -14,14 +14,14 @@
 #include "runs.h"
 #include "session.h"
 
-int srv_api_runs_submit(struct mg_connection *conn, srv_app *app, int64_t session_id, const char *experiment,
-                        const cJSON *params, const char *backend, int *status) {
+int srv_api_runs_submit(struct mg_connection *conn, srv_app *app, const srv_store_session *sess,
+                        const char *experiment, const cJSON *params, const char *backend, int *status) {
   srv_class_runs *cr = app->cls ? app->cls->runs : NULL;
   if (!srv_class_runs_queued(cr, experiment, backend)) return 0;
   lab_error err = {0};
   cJSON *out = NULL;
   double retry = 0;
-  if (srv_class_runs_submit(cr, session_id, experiment, params, &out, &retry, &err) != 0) {
+  if (srv_class_runs_submit(cr, sess, experiment, params, &out, &retry, &err) != 0) {
     *status = srv_send_error_retry(conn, &err, retry);
     return 1;
   }
