@@ -9,6 +9,7 @@ int main(void) {
       make_params_suite,
       make_json_suite,
       make_utf8_suite,
+      make_conn_limit_suite,
       make_envelope_suite,
       make_device_suite,
       make_calibrate_suite,
