@@ -150,6 +150,9 @@ $(OBJ)/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
+# The OpenAPI document is built into the server (.incbin in openapi.c).
+$(OBJ)/server/openapi.o: server/openapi.json
+
 $(BIN): $(LAB_OBJ) $(SERVER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -Wl,-rpath,'$$ORIGIN/../lib'

@@ -1,4 +1,4 @@
-/* `gpulab serve`: CivetWeb with one flat route table, the supervised GPU
+/* `gpulab serve`: CivetWeb with one flat route table (routes.c), the supervised GPU
  * worker, one log line per request, and a clean stop on SIGINT/SIGTERM. */
 #include <civetweb.h>
 #include <libgen.h>
@@ -22,6 +22,7 @@
 #include "http_guard.h"
 #include "json.h"
 #include "profiles.h"
+#include "routes.h"
 /* class mode (sessions, store): */
 #include "class.h"
 #include "hooks.h"
@@ -71,25 +72,6 @@ static int log_message(const struct mg_connection *conn, const char *message) {
   fprintf(stderr, "civetweb: %s\n", message);
   return 1;
 }
-
-static const struct {
-  const char *uri;
-  mg_request_handler handler;
-} routes[] = {
-    {"/api/health", srv_api_health},
-    {"/api/device", srv_api_device},
-    {"/api/experiments", srv_api_experiments},
-    {"/api/profiles", srv_api_profiles},
-    {"/api/lessons", srv_api_lessons},
-    /* class mode: each answers not_found when no class runs */
-    {"/api/class", srv_api_class},
-    {"/api/session", srv_api_session},
-    {"/api/instructor", srv_api_instructor},
-    {"/api/runs", srv_api_runs},
-    {"/api", srv_api_not_found},
-    {"/metrics", srv_api_metrics},
-    {"/", srv_static},
-};
 
 static int default_web_root(const char *exe, char *out, size_t n) {
   char copy[4096];
@@ -348,8 +330,7 @@ int srv_cmd_serve(int argc, char **argv) {
     mg_exit_library();
     return 1;
   }
-  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-    mg_set_request_handler(ctx, routes[i].uri, routes[i].handler, &app);
+  for (int i = 0; i < srv_route_count; i++) mg_set_request_handler(ctx, srv_routes[i].uri, srv_routes[i].handler, &app);
   struct mg_server_port sp[4];
   int nports = mg_get_server_ports(ctx, 4, sp);
   printf("gpulab: listening on %s://%s:%d\n", use_tls ? "https" : "http", host, nports > 0 ? sp[0].port : (int)port);

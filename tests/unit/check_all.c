@@ -10,6 +10,7 @@ int main(void) {
       make_json_suite,
       make_utf8_suite,
       make_conn_limit_suite,
+      make_openapi_suite,
       make_envelope_suite,
       make_device_suite,
       make_calibrate_suite,
