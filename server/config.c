@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -202,6 +203,13 @@ static int set_text(const setting *s, const char *v, const char *base, srv_class
   return failf(msg, n, "unknown setting");
 }
 
+/* A JSON number that is a whole number within [min, max]. The bounds come
+ * first: converting a double out of a long's range is undefined (the
+ * fuzzer found 1.7e85 here). */
+static int whole_within(const cJSON *v, double min, double max) {
+  return cJSON_IsNumber(v) && v->valuedouble >= min && v->valuedouble <= max && v->valuedouble == floor(v->valuedouble);
+}
+
 /* One JSON value for a setting: checks its type, then reuses set_text. */
 static int set_json(const setting *s, const cJSON *v, const char *base, srv_class_config *cfg, char *msg, size_t n) {
   if (cJSON_IsNull(v)) {
@@ -210,8 +218,7 @@ static int set_json(const setting *s, const cJSON *v, const char *base, srv_clas
     return 0;
   }
   if (s->kind == K_LONG) {
-    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble || v->valuedouble < (double)s->min ||
-        v->valuedouble > (double)s->max)
+    if (!whole_within(v, (double)s->min, (double)s->max))
       return failf(msg, n, "must be an integer from %ld to %ld", s->min, s->max);
     *(long *)(void *)((char *)cfg + s->offset) = (long)v->valuedouble;
     return 0;
@@ -223,7 +230,7 @@ static int set_json(const setting *s, const cJSON *v, const char *base, srv_clas
     const cJSON *g;
     if (!cJSON_IsArray(v)) return failf(msg, n, "must be an array of device indices, e.g. [0,1]");
     cJSON_ArrayForEach(g, v) {
-      if (!cJSON_IsNumber(g) || g->valuedouble != (double)(int)g->valuedouble || ++count > SRV_MAX_GPUS)
+      if (!whole_within(g, (double)s->min, (double)s->max) || ++count > SRV_MAX_GPUS)
         return failf(msg, n, "must be 1 to %d distinct integers from %ld to %ld", SRV_MAX_GPUS, s->min, s->max);
       used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", used ? "," : "", (int)g->valuedouble);
     }
