@@ -353,6 +353,17 @@ static int do_sessions_active(srv_store *s, int64_t *count, lab_error *err) {
 
 /* ---- runs --------------------------------------------------------------- */
 
+/* Steps an INSERT that names a session: an unknown session is no_session. */
+static int insert_for_session(sqlite_store *st, sqlite3_stmt *q, int64_t session_id, const char *what,
+                              lab_error *err) {
+  int rc = sqlite3_step(q);
+  sqlite3_reset(q);
+  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+    return lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
+  if (rc != SQLITE_DONE) return srv_sqlite_fail(st, rc, what, err);
+  return 0;
+}
+
 /* The learner of session_id pays cost_ms (negative: a refund) into the column
  * of statement `id` (ST_RUN_RESERVE: GPU time, ST_RUN_CPU: CPU time). */
 static int charge(sqlite_store *st, int id, int64_t session_id, double cost_ms, lab_error *err) {
@@ -374,16 +385,7 @@ static int do_run_add(srv_store *s, int64_t session_id, const char *experiment, 
   srv_sqlite_bind_text(q, 4, backend ? backend : "auto");
   sqlite3_bind_int64(q, 5, srv_store_now_ms());
   sqlite3_bind_double(q, 6, reserve_ms);
-  int rc = sqlite3_step(q);
-  sqlite3_reset(q);
-  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) {
-    lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
-    goto fail;
-  }
-  if (rc != SQLITE_DONE) {
-    srv_sqlite_fail(st, rc, "adding a run", err);
-    goto fail;
-  }
+  if (insert_for_session(st, q, session_id, "adding a run", err) != 0) goto fail;
   *run_id = sqlite3_last_insert_rowid(st->db);
   if (charge(st, ST_RUN_RESERVE, session_id, reserve_ms, err) != 0 || commit(st, "adding a run", err) != 0) goto fail;
   return 0;
@@ -405,16 +407,7 @@ static int do_run_record(srv_store *s, int64_t session_id, const char *experimen
   srv_sqlite_bind_text(q, 4, backend ? backend : "simulated");
   srv_sqlite_bind_text(q, 5, result_json);
   for (int i = 6; i <= 8; i++) sqlite3_bind_int64(q, i, t);
-  int rc = sqlite3_step(q);
-  sqlite3_reset(q);
-  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) {
-    lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
-    goto fail;
-  }
-  if (rc != SQLITE_DONE) {
-    srv_sqlite_fail(st, rc, "storing a run", err);
-    goto fail;
-  }
+  if (insert_for_session(st, q, session_id, "storing a run", err) != 0) goto fail;
   *run_id = sqlite3_last_insert_rowid(st->db);
   if (charge(st, ST_RUN_CPU, session_id, cpu_ms >= 0 ? cpu_ms : 0, err) != 0) goto fail;
   /* What one learner may store is bounded: the oldest answers go first. */
@@ -569,12 +562,7 @@ static int do_quiz_add(srv_store *s, int64_t session_id, const char *lesson, dou
   sqlite3_bind_int(q, 5, passed ? 1 : 0);
   srv_sqlite_bind_text(q, 6, answers_json);
   sqlite3_bind_int64(q, 7, srv_store_now_ms());
-  int rc = sqlite3_step(q);
-  sqlite3_reset(q);
-  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-    return lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
-  if (rc != SQLITE_DONE) return srv_sqlite_fail(st, rc, "storing a quiz attempt", err);
-  return 0;
+  return insert_for_session(st, q, session_id, "storing a quiz attempt", err);
 }
 
 /* Columns from `first`: lesson, score, total, passed, at. */
