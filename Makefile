@@ -71,7 +71,7 @@ WEB_FILES := $(patsubst web/%,$(WEB)/%,$(shell find web -type f 2>/dev/null))
 WASM_OUT := $(WEB)/gpulab.js
 UNIT_BIN := $(BUILD)/tests/check_all
 
-.PHONY: all help probe deps run serve test test-fast unit bench gpu-check record bundle clean lessons wasm web
+.PHONY: all help probe deps run serve test unit bench gpu-check record bundle clean lessons wasm web
 
 all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm $(if $(HAVE_CHECK),$(UNIT_BIN))
 
@@ -81,6 +81,7 @@ help:
 	@echo "  make            build everything found by the probes (see make probe)"
 	@echo "  make run        deps + build + serve at http://\$$HOST:\$$PORT (default $(HOST):$(PORT))"
 	@echo "  make test       deps + build + every test (unit, tools, API, browser, sanitizer build)"
+	@echo "  make unit       build and run the unit tests (Check) only"
 	@echo "  make bench      benchmarks, as ratios against a peer measured in the same run"
 	@echo "  make gpu-check  the GPU suite (needs a usable NVIDIA GPU)"
 	@echo "  make record     record real GPU runs for the offline client"
@@ -112,6 +113,10 @@ test: deps
 	@$(MAKE) --no-print-directory SAN=1 NO_CUDA=1 all-native
 	@$(MAKE) --no-print-directory fuzz-bins
 	@tests/run.sh build build-san
+
+# The unit tests alone: quick, no server, no browser.
+unit: all-native
+	@$(if $(HAVE_CHECK),CK_FORK=yes $(UNIT_BIN),echo "make unit: Check is not installed (make deps)" >&2; false)
 
 bench: deps
 	@$(MAKE) --no-print-directory all bench-bins

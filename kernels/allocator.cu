@@ -159,13 +159,12 @@ cleanup:
 
 extern "C" int kern_run_allocator(const lab_params *p, cJSON **out, lab_error *err) {
   gpu_ctx g = {cudaSuccess, NULL, NULL};
-  lab_alloc_device dev;
+  lab_pool_device dev;
   lab_allocator_measure *m = NULL;
   cudaDeviceProp prop;
   cudaStream_t s = NULL;
   int rc = -1;
   *out = NULL;
-  if (lab_allocator_check(p, err)) return -1;
   m = (lab_allocator_measure *)calloc(1, sizeof *m);
   if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   m->timing_bytes = (uint64_t)lab_param_int(p, "block_mib") << 20;

@@ -10,35 +10,27 @@ extern "C" {
 
 #include "device.h"
 #include "error.h"
+#include "experiments.h"
 #include "params.h"
 
 /* Fills the runtime view (cudaGetDeviceCount, properties, free memory).
  * Never fails: a failure is described in rt->status. */
 void kern_runtime_view(lab_runtime_view *rt);
 
-/* Every experiment with a GPU side: kernels/NAME.cu defines
+/* Every experiment whose kern column in lab/experiments.h is 1:
+ * kernels/NAME.cu defines
  *   int kern_run_NAME(const lab_params *p, cJSON **out, lab_error *err);
- * which measures on device 0, validates against the CPU reference and builds
- * the envelope (backend "cuda") with lab/NAME.c's builder. Returns 0, or -1
+ * which measures on device 0 with params already checked by
+ * lab_experiment_params, validates against the CPU reference and builds the
+ * envelope (backend "cuda") with lab/NAME.c's builder. Returns 0, or -1
  * with err set; err->code LAB_E_CUDA marks a sticky error (the worker then
- * exits and is restarted), LAB_E_GPU_OOM an out-of-memory that was cleaned up.
- * `device` is answered by kern_runtime_view and the driver probe instead. */
-#define KERN_EXPERIMENTS(X) \
-  X(transfer)               \
-  X(timing)                 \
-  X(crossover)              \
-  X(placement)              \
-  X(memory)                 \
-  X(train_step)             \
-  X(precision)              \
-  X(allocator)              \
-  X(graphs)                 \
-  X(profile)                \
-  X(streams)
+ * exits and is restarted), LAB_E_GPU_OOM an out-of-memory that was cleaned
+ * up. `device` is answered by kern_runtime_view and the driver probe. */
+typedef int (*kern_run_fn)(const lab_params *p, cJSON **out, lab_error *err);
 
-#define KERN_X_DECL(name) int kern_run_##name(const lab_params *p, cJSON **out, lab_error *err);
-KERN_EXPERIMENTS(KERN_X_DECL)
-#undef KERN_X_DECL
+#define LAB_KERN_THEN(name) int kern_run_##name(const lab_params *p, cJSON **out, lab_error *err);
+LAB_EXPERIMENTS(LAB_IF_KERN)
+#undef LAB_KERN_THEN
 
 #ifdef __cplusplus
 }

@@ -56,12 +56,13 @@ static int gpu_info(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes) {
 
 extern "C" int kern_run_memory(const lab_params *p, cJSON **out, lab_error *err) {
   gpu_ctx g = {cudaSuccess, NULL};
-  lab_mem_device dev;
+  lab_pool_device dev;
   dev.be.ctx = &g;
   dev.be.reserve = gpu_reserve;
   dev.be.release = gpu_release;
   dev.ctx = &g;
   dev.info = gpu_info;
+  dev.check = NULL; /* the memory walk writes nothing it reads back */
   lab_pool *pool = (lab_pool *)malloc(sizeof *pool);
   lab_memory_measure *m = (lab_memory_measure *)malloc(sizeof *m);
   cudaDeviceProp prop;

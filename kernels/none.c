@@ -12,12 +12,12 @@ void kern_runtime_view(lab_runtime_view *rt) {
   snprintf(rt->error_message, sizeof rt->error_message, "gpulab was built without the CUDA toolkit (nvcc not found)");
 }
 
-#define KERN_X_NONE(name)                                                                     \
+#define LAB_KERN_THEN(name)                                                                     \
   int kern_run_##name(const lab_params *p, cJSON **out, lab_error *err) {                    \
     (void)p;                                                                                  \
     *out = NULL;                                                                              \
     return lab_fail(err, LAB_E_NO_GPU, NULL, "gpulab was built without CUDA, so " #name       \
                     " cannot run on a GPU; use backend \"simulated\" or rebuild with nvcc"); \
   }
-KERN_EXPERIMENTS(KERN_X_NONE)
-#undef KERN_X_NONE
+LAB_EXPERIMENTS(LAB_IF_KERN)
+#undef LAB_KERN_THEN

@@ -126,7 +126,6 @@ extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err)
   double t0 = 0, x = 0, y = 0, z = 0;
   *out = NULL;
   memset(&m, 0, sizeof m);
-  if (lab_timing_check(p, err)) return -1;
   m.size = n = (int)lab_param_int(p, "size");
   m.repeats = k = (int)lab_param_int(p, "repeats");
   m.samples = (int)lab_param_int(p, "samples");

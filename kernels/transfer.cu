@@ -115,7 +115,6 @@ extern "C" int kern_run_transfer(const lab_params *p, cJSON **out, lab_error *er
   double t0 = 0;
   *out = NULL;
   memset(&m, 0, sizeof m);
-  if (lab_transfer_check(p, err)) return -1;
   max_bytes = (size_t)lab_param(p, "max_bytes");
   check = max_bytes < CHECK_BYTES ? max_bytes : CHECK_BYTES;
   m.samples = (int)lab_param_int(p, "samples");

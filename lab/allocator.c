@@ -13,6 +13,7 @@
 #include "cjson_compat.h"
 #include "envelope.h"
 #include "rng.h"
+#include "sim_mem.h"
 #include "stats.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -48,23 +49,14 @@ static double to_mib(uint64_t b) { return (double)b / MIB; }
 
 typedef struct walk {
   lab_pool *pool;
-  const lab_alloc_device *dev;
+  const lab_pool_device *dev;
   lab_allocator_measure *m;
   uint64_t base_used;
 } walk;
 
 static void point(walk *w, const char *label) {
   lab_allocator_measure *m = w->m;
-  if (m->n_points >= LAB_ALLOC_MAX_POINTS) return;
-  uint64_t free_b = 0, total_b = 0;
-  w->dev->info(w->dev->ctx, &free_b, &total_b);
-  uint64_t used = total_b > free_b ? total_b - free_b : 0;
-  lab_alloc_point *p = &m->pt[m->n_points++];
-  snprintf(p->label, sizeof p->label, "%s", label);
-  p->allocated = w->pool->allocated_bytes;
-  p->reserved = w->pool->reserved_bytes;
-  p->device_used = used > w->base_used ? used - w->base_used : 0;
-  p->reserve_calls = w->pool->reserve_calls;
+  if (m->n_points < LAB_ALLOC_MAX_POINTS) lab_pool_snap_take(w->pool, w->dev, w->base_used, label, &m->pt[m->n_points++]);
 }
 
 static int take(walk *w, uint64_t bytes, const char *where, int *id) {
@@ -176,7 +168,7 @@ done:
 }
 
 /* limit 0: no limit (the check's bookkeeping-only run measures the peak). */
-static int walk_limited(const lab_params *p, const lab_alloc_device *dev, lab_allocator_measure *m, uint64_t limit,
+static int walk_limited(const lab_params *p, const lab_pool_device *dev, lab_allocator_measure *m, uint64_t limit,
                         lab_error *err) {
   lab_pool *pool = malloc(sizeof *pool);
   if (!pool) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
@@ -199,7 +191,7 @@ static int walk_limited(const lab_params *p, const lab_alloc_device *dev, lab_al
   return 0;
 }
 
-int lab_allocator_walk(const lab_params *p, const lab_alloc_device *dev, lab_allocator_measure *m, lab_error *err) {
+int lab_allocator_walk(const lab_params *p, const lab_pool_device *dev, lab_allocator_measure *m, lab_error *err) {
   return walk_limited(p, dev, m, (uint64_t)(lab_param(p, "limit_gib") * GIB), err);
 }
 
@@ -232,7 +224,7 @@ int lab_allocator_check(const lab_params *p, lab_error *err) {
   lab_allocator_measure *m = calloc(1, sizeof *m);
   if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   ledger l = {.next = 1u << 21};
-  lab_alloc_device dev = {.be = {.ctx = &l, .reserve = ledger_reserve, .release = ledger_release},
+  lab_pool_device dev = {.be = {.ctx = &l, .reserve = ledger_reserve, .release = ledger_release},
                           .ctx = &l, .info = ledger_info, .check = NULL};
   int rc = walk_limited(p, &dev, m, 0, err);
   if (rc == 0) {
@@ -284,7 +276,7 @@ static void add_metrics(cJSON *env, const lab_allocator_measure *m) {
   lab_env_metric(env, "cuda_malloc_calls_step1", m->calls_first_step);
   lab_env_metric(env, "cuda_malloc_calls_later_steps", m->calls_later_steps);
   if (!m->oom) {
-    const lab_alloc_point *b = &m->pt[m->before_empty], *e = &m->pt[m->after_empty];
+    const lab_pool_snap *b = &m->pt[m->before_empty], *e = &m->pt[m->after_empty];
     lab_env_metric(env, "before_empty_allocated_bytes", (double)b->allocated);
     lab_env_metric(env, "before_empty_reserved_bytes", (double)b->reserved);
     lab_env_metric(env, "before_empty_device_used_bytes", (double)b->device_used);
@@ -312,7 +304,7 @@ static void add_series(cJSON *env, const lab_allocator_measure *m) {
   cJSON *du = lab_env_series(env, "device_used", "used, as the driver sees it (cudaMemGetInfo)", "event", "MiB");
   cJSON *pts = cJSON_AddArrayToObject(lab_env_details(env), "events");
   for (int i = 0; i < m->n_points; i++) {
-    const lab_alloc_point *p = &m->pt[i];
+    const lab_pool_snap *p = &m->pt[i];
     lab_series_point(al, i, to_mib(p->allocated));
     lab_series_point(re, i, to_mib(p->reserved));
     lab_series_point(du, i, to_mib(p->device_used));
@@ -347,13 +339,13 @@ static void add_findings(cJSON *env, const lab_allocator_measure *m) {
                     m->oom_where, to_mib(m->oom_request));
     return;
   }
-  const lab_alloc_point *b = &m->pt[m->before_empty], *e = &m->pt[m->after_empty];
+  const lab_pool_snap *b = &m->pt[m->before_empty], *e = &m->pt[m->after_empty];
   /* The swing of the last step: allocated moves, reserved holds. */
   uint64_t lo = UINT64_MAX, hi = 0, res = 0;
   for (int i = 0; i < m->n_points; i++) {
     int st = 0;
     if (sscanf(m->pt[i].label, "step %d", &st) != 1 || st != m->steps) continue;
-    const lab_alloc_point *q = &m->pt[i];
+    const lab_pool_snap *q = &m->pt[i];
     lo = q->allocated < lo ? q->allocated : lo;
     hi = q->allocated > hi ? q->allocated : hi;
     res = q->reserved > res ? q->reserved : res;
@@ -430,30 +422,6 @@ cJSON *lab_allocator_envelope(const lab_params *p, const lab_allocator_measure *
 #define CACHE_PAIR_US 0.5
 #define PAGE_BYTES (2.0 * MIB)
 
-typedef struct sim_mem {
-  uint64_t capacity, used;
-  uintptr_t next;
-} sim_mem;
-
-static int sim_reserve(void *ctx, uint64_t bytes, uintptr_t *addr) {
-  sim_mem *s = ctx;
-  if (s->used + bytes > s->capacity) return -1;
-  s->used += bytes;
-  *addr = s->next;
-  s->next += bytes;
-  return 0;
-}
-static void sim_release(void *ctx, uintptr_t addr, uint64_t bytes) {
-  (void)addr;
-  ((sim_mem *)ctx)->used -= bytes;
-}
-static int sim_info(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes) {
-  sim_mem *s = ctx;
-  *total_bytes = s->capacity;
-  *free_bytes = s->capacity - s->used;
-  return 0;
-}
-
 static void sim_timing(const lab_profile *prof, lab_allocator_measure *m, lab_rng *r) {
   double pages = ceil((double)m->timing_bytes / PAGE_BYTES);
   double malloc_us = 2 * prof->launch_us + pages * MAP_US_PER_PAGE;
@@ -470,7 +438,6 @@ static void sim_timing(const lab_profile *prof, lab_allocator_measure *m, lab_rn
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
   *out = NULL;
-  if (lab_allocator_check(p, err)) return -1;
   lab_allocator_measure *m = calloc(1, sizeof *m);
   if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   m->timing_bytes = mib_bytes(lab_param(p, "block_mib"));
@@ -481,9 +448,9 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   lab_rng_seed(&r, 0xa11cu ^ (m->timing_bytes << 4) ^ (uint64_t)m->cycles);
   sim_timing(prof, m, &r);
   lab_allocator_summarize(m);
-  sim_mem mem = {.capacity = prof->memory_bytes - prof->context_bytes, .used = 0, .next = 1u << 21};
-  lab_alloc_device dev = {.be = {.ctx = &mem, .reserve = sim_reserve, .release = sim_release},
-                          .ctx = &mem, .info = sim_info, .check = NULL};
+  lab_sim_mem mem;
+  lab_sim_mem_init(&mem, prof);
+  lab_pool_device dev = lab_sim_mem_device(&mem);
   int rc = lab_allocator_walk(p, &dev, m, err);
   if (rc == 0) {
     m->validated = -1;
@@ -494,12 +461,21 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   return rc;
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  *param = "limit_gib"; /* lab_allocator_check keeps the timing block and the walk under it */
+  return lab_param(p, "limit_gib") * 1073741824.0;
+}
+
 const lab_experiment lab_exp_allocator = {
     .name = "allocator",
     .title = "PyTorch's caching allocator, made visible",
     .summary = "What cudaMalloc and cudaFree cost against a cached block, allocated vs reserved over training steps, "
                "what empty_cache() gives back, and fragmentation.",
+    .lesson = "02-cuda-toolbox",
     .params = allocator_params,
     .n_params = N_PARAMS,
+    .check = lab_allocator_check,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

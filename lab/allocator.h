@@ -23,14 +23,6 @@
 #define LAB_ALLOC_MAX_POINTS (4 + 2 * LAB_ALLOC_MAX_STEPS * LAB_ALLOC_MAX_LAYERS)
 #define LAB_ALLOC_MAX_FRAG 64
 
-typedef struct lab_alloc_point {
-  char label[40];        /* "step 2 forward", "empty_cache()" */
-  uint64_t allocated;    /* bytes in live tensors */
-  uint64_t reserved;     /* bytes in the allocator's segments */
-  uint64_t device_used;  /* what the driver sees this run add (cudaMemGetInfo) */
-  int reserve_calls;     /* cudaMalloc calls so far */
-} lab_alloc_point;
-
 typedef struct lab_alloc_frag {
   uint64_t block_bytes;      /* each of the n blocks */
   int n_blocks, n_free;      /* every other one freed */
@@ -56,7 +48,7 @@ typedef struct lab_allocator_measure {
   int steps, layers;
   uint64_t weight_bytes, act_bytes; /* per layer */
   int n_points;
-  lab_alloc_point pt[LAB_ALLOC_MAX_POINTS];
+  lab_pool_snap pt[LAB_ALLOC_MAX_POINTS];
   int calls_first_step, calls_later_steps; /* cudaMalloc calls */
   uint64_t peak_allocated, peak_reserved;
   int before_empty, after_empty; /* indices into pt */
@@ -74,13 +66,6 @@ typedef struct lab_allocator_measure {
  * values into a block (verify 0) and later reads them back (verify 1),
  * returning the largest difference; used to show that empty_cache() leaves
  * live tensors and their contents alone. */
-typedef struct lab_alloc_device {
-  lab_pool_backend be;
-  void *ctx;
-  int (*info)(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes);
-  int (*check)(void *ctx, uintptr_t addr, uint64_t bytes, int verify, double *max_abs_err);
-} lab_alloc_device;
-
 /* Bounds the bounds cannot express: the walk's peak reservation (computed
  * by running it through the bookkeeping alone) and the timing block must
  * stay under limit_gib. */
@@ -88,7 +73,7 @@ int lab_allocator_check(const lab_params *p, lab_error *err);
 /* Runs (2), (3) and (4) on `dev`, filling m's walk and frag parts and
  * m->oom. Frees everything on every path. Returns 0, or -1 when the host
  * is out of memory (err set); a device OOM is a result (m->oom). */
-int lab_allocator_walk(const lab_params *p, const lab_alloc_device *dev, lab_allocator_measure *m, lab_error *err);
+int lab_allocator_walk(const lab_params *p, const lab_pool_device *dev, lab_allocator_measure *m, lab_error *err);
 /* Medians and spreads of the timing samples. */
 void lab_allocator_summarize(lab_allocator_measure *m);
 cJSON *lab_allocator_envelope(const lab_params *p, const lab_allocator_measure *m, const char *backend,

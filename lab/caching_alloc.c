@@ -3,6 +3,7 @@
  * keep it allocation-free, so a full table is reported like an OOM. */
 #include "caching_alloc.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define MIB (1024ull * 1024ull)
@@ -153,4 +154,16 @@ void lab_pool_release_all(lab_pool *a) {
   for (int i = 0; i < LAB_POOL_MAX_BLOCKS; i++)
     if (a->blk[i].live && a->blk[i].used) lab_pool_free(a, i);
   lab_pool_empty_cache(a);
+}
+
+void lab_pool_snap_take(const lab_pool *a, const lab_pool_device *dev, uint64_t base_used, const char *label,
+                        lab_pool_snap *out) {
+  uint64_t free_b = 0, total_b = 0;
+  dev->info(dev->ctx, &free_b, &total_b);
+  uint64_t used = total_b > free_b ? total_b - free_b : 0;
+  snprintf(out->label, sizeof out->label, "%s", label);
+  out->allocated = a->allocated_bytes;
+  out->reserved = a->reserved_bytes;
+  out->device_used = used > base_used ? used - base_used : 0;
+  out->reserve_calls = a->reserve_calls;
 }

@@ -46,6 +46,31 @@ typedef struct lab_pool {
   lab_pool_block blk[LAB_POOL_MAX_BLOCKS];
 } lab_pool;
 
+/* The device under a pool, as the walks in memory.c and allocator.c see
+ * it: where segments come from (be), how much memory is free now, and an
+ * optional check that a block really holds what was written (NULL when
+ * simulated). The GPU side and the simulator (sim_mem.h) each fill one. */
+typedef struct lab_pool_device {
+  lab_pool_backend be;
+  void *ctx;
+  int (*info)(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes); /* returns 0 */
+  int (*check)(void *ctx, uintptr_t addr, uint64_t bytes, int verify, double *max_abs_err);
+} lab_pool_device;
+
+/* One moment of a walk: the allocator's view beside the driver's. */
+typedef struct lab_pool_snap {
+  char label[40];       /* "weights", "step 2 forward", "empty_cache()" */
+  uint64_t allocated;   /* bytes in live tensors */
+  uint64_t reserved;    /* bytes in the allocator's segments */
+  uint64_t device_used; /* what the driver sees in use (cudaMemGetInfo), less base_used */
+  int reserve_calls;    /* cudaMalloc calls so far */
+} lab_pool_snap;
+
+/* Fills out from a's counters and dev's free memory; device_used counts
+ * from base_used (what was in use before the walk began). */
+void lab_pool_snap_take(const lab_pool *a, const lab_pool_device *dev, uint64_t base_used, const char *label,
+                        lab_pool_snap *out);
+
 /* Segment size for a request, as PyTorch sizes them: requests up to 1 MiB
  * share 2 MiB segments, up to 10 MiB share 20 MiB segments, larger ones
  * get their own segment rounded up to 2 MiB. */

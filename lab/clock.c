@@ -13,3 +13,5 @@ double lab_clock_ms(void) {
   if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
+
+double lab_clock_s(void) { return lab_clock_ms() / 1e3; }

@@ -5,5 +5,7 @@
 
 /* Milliseconds since an arbitrary origin; only differences mean anything. */
 double lab_clock_ms(void);
+/* The same clock in seconds (deadlines, rate windows, queue estimates). */
+double lab_clock_s(void);
 
 #endif

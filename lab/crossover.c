@@ -175,6 +175,7 @@ cJSON *lab_crossover_envelope(const lab_params *p, const lab_crossover_measure *
     cJSON *pts = lab_env_series(env, lines[s].id, lines[s].label, "N", "ms");
     for (int i = 0; i < m->n_sizes; i++) lab_series_point(pts, m->n[i], ys[s][i]);
   }
+  lab_env_series_source(env, "cpu", "measured"); /* timed here, whatever produced the GPU lines */
   add_findings(env, m, backend, prof);
   if (!strcmp(backend, "simulated"))
     lab_env_stats(env, m->samples, m->warmup, "cpu_ms", m->cpu_iqr_pct,
@@ -241,12 +242,21 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  double n = lab_param(p, "max_size");
+  *param = "max_size"; /* A, B, C of max_size² fp32 */
+  return 3.0 * n * n * 4;
+}
+
 const lab_experiment lab_exp_crossover = {
     .name = "crossover",
     .title = "CPU or GPU?",
     .summary = "The same matmul on the CPU and the GPU over growing sizes: where the GPU starts to win, and why tiny "
                "work loses.",
+    .lesson = "01-cuda-intuition",
     .params = crossover_params,
     .n_params = N_PARAMS,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

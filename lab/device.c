@@ -299,6 +299,7 @@ const lab_experiment lab_exp_device = {
     .name = "device",
     .title = "Your GPU: driver view vs runtime view",
     .summary = "What the driver sees (nvidia-smi, NVML) beside what a CUDA program can use, and why they can differ.",
+    .lesson = "01-cuda-intuition",
     .params = device_params,
     .n_params = 1,
     .simulate = simulate,

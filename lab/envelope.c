@@ -52,6 +52,17 @@ cJSON *lab_env_series(cJSON *env, const char *id, const char *label, const char 
   return cJSON_AddArrayToObject(s, "points");
 }
 
+void lab_env_series_source(cJSON *env, const char *id, const char *source) {
+  cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(env, "series")) {
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(s, "id");
+    if (!cJSON_IsString(sid) || strcmp(sid->valuestring, id) != 0) continue;
+    cJSON_DeleteItemFromObjectCaseSensitive(s, "source");
+    cJSON_AddStringToObject(s, "source", source);
+    return;
+  }
+}
+
 void lab_series_point(cJSON *points, double x, double y) {
   cJSON *pt = cJSON_CreateArray();
   cJSON_AddItemToArray(pt, cJSON_CreateNumber(x));
@@ -132,6 +143,9 @@ int lab_envelope_check(const cJSON *env, lab_error *err) {
     if (need(s, "id", is_str, "a string", err) || need(s, "x_unit", is_str, "a string", err) ||
         need(s, "y_unit", is_str, "a string", err) || !cJSON_IsArray(pts))
       return lab_fail(err, LAB_E_INTERNAL, "series", "each series needs id, x_unit, y_unit and points");
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(s, "source");
+    if (src && !(cJSON_IsString(src) && (!strcmp(src->valuestring, "measured") || !strcmp(src->valuestring, "computed"))))
+      return lab_fail(err, LAB_E_INTERNAL, "series", "a series' source is \"measured\" or \"computed\"");
     const cJSON *pt;
     cJSON_ArrayForEach(pt, pts) if (cJSON_GetArraySize(pt) != 2 || !cJSON_IsNumber(pt->child) ||
                                     !cJSON_IsNumber(pt->child->next)) return lab_fail(err, LAB_E_INTERNAL, "series",

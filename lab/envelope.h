@@ -1,5 +1,5 @@
-/* The result envelope every experiment returns (DESIGN.md "Result
- * envelope"), whoever produced it: the GPU, a recording or the simulator.
+/* The result envelope every experiment returns (docs/architecture.md,
+ * "The result envelope"), whoever produced it: the GPU, a recording or the simulator.
  * Builders attach children at once, so one cJSON_Delete frees everything. */
 #ifndef LAB_ENVELOPE_H
 #define LAB_ENVELOPE_H
@@ -18,6 +18,12 @@ void lab_env_metric(cJSON *env, const char *key, double value);
 /* Adds a series and returns its "points" array (owned by env). */
 cJSON *lab_env_series(cJSON *env, const char *id, const char *label, const char *x_unit, const char *y_unit);
 void lab_series_point(cJSON *points, double x, double y);
+/* Where series `id`'s numbers come from when not from the envelope's
+ * backend: "measured" (timed for real on this machine's CPU in this run,
+ * so it varies run to run) or "computed" (worked out for real on this CPU:
+ * a real loss, real rounding errors; the same every run). A series without
+ * a source is the backend's (the GPU's, a recording's, or the model's). */
+void lab_env_series_source(cJSON *env, const char *id, const char *source);
 void lab_env_event(cJSON *env, const char *lane, const char *label, double start_us, double end_us);
 void lab_env_finding(cJSON *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* method: one sentence on how the figures were taken. */

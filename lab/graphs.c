@@ -332,12 +332,20 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  *param = "elements"; /* the chain's buffer, its copy, and the sweep's largest buffer (2^24 floats) */
+  return 4.0 * (2 * lab_param(p, "elements") + (lab_param_bool(p, "sweep") ? 16777216.0 : 0));
+}
+
 const lab_experiment lab_exp_graphs = {
     .name = "graphs",
     .title = "CUDA graphs against one-by-one launches",
     .summary = "Many tiny kernels launched one by one or replayed as one captured graph: the launch cost per "
                "kernel, what capture costs, when it pays back, and when a graph does not help.",
+    .lesson = "02-cuda-toolbox",
     .params = graphs_params,
     .n_params = N_PARAMS,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -11,6 +11,7 @@
 
 #include "cjson_compat.h"
 #include "envelope.h"
+#include "sim_mem.h"
 
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * MIB)
@@ -60,22 +61,14 @@ long lab_memory_max_batch(double params, long seq, long hidden, long layers, uin
 
 typedef struct walk {
   lab_pool *pool;
-  const lab_mem_device *dev;
+  const lab_pool_device *dev;
   lab_memory_measure *m;
   uint64_t base_used; /* device memory in use before the walk (context, other processes) */
 } walk;
 
 static void snap(walk *w, const char *label) {
   lab_memory_measure *m = w->m;
-  if (m->n_steps >= LAB_MEM_MAX_STEPS) return;
-  uint64_t free_b = 0, total_b = 0;
-  w->dev->info(w->dev->ctx, &free_b, &total_b);
-  uint64_t used = total_b - free_b;
-  lab_mem_step *s = &m->steps[m->n_steps++];
-  s->label = label;
-  s->allocated = w->pool->allocated_bytes;
-  s->reserved = w->pool->reserved_bytes;
-  s->device_used = used > w->base_used ? used - w->base_used : 0;
+  if (m->n_steps < LAB_MEM_MAX_STEPS) lab_pool_snap_take(w->pool, w->dev, w->base_used, label, &m->steps[m->n_steps++]);
 }
 
 /* Allocates `total` bytes as n tensors (one per layer, or per group of
@@ -103,7 +96,7 @@ static int alloc_term(walk *w, const char *label, uint64_t total, int n, int *id
   return 0;
 }
 
-void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_mem_device *dev, lab_memory_measure *m) {
+void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device *dev, lab_memory_measure *m) {
   static const char *const labels[] = {"start", "weights", "gradients", "Adam moments", "forward: activations",
                                        "backward: activations freed", "empty_cache()",
                                        "deliberate OOM: 64 MiB more than is left", "everything freed"};
@@ -392,39 +385,10 @@ cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, con
 
 /* The profile's memory: the context takes its share first; cudaMalloc
  * hands out 2 MiB pages, so the driver's count grows in those. */
-typedef struct sim_mem {
-  uint64_t capacity, context, used;
-  uintptr_t next;
-} sim_mem;
-
-static int sim_reserve(void *ctx, uint64_t bytes, uintptr_t *addr) {
-  sim_mem *s = ctx;
-  uint64_t pages = (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
-  if (s->context + s->used + pages > s->capacity) return -1;
-  s->used += pages;
-  *addr = s->next;
-  s->next += pages;
-  return 0;
-}
-
-static void sim_release(void *ctx, uintptr_t addr, uint64_t bytes) {
-  sim_mem *s = ctx;
-  (void)addr;
-  uint64_t pages = (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
-  s->used -= pages;
-}
-
-static int sim_info(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes) {
-  sim_mem *s = ctx;
-  *total_bytes = s->capacity;
-  *free_bytes = s->capacity - s->context - s->used;
-  return 0;
-}
-
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
-  sim_mem mem = {.capacity = prof->memory_bytes, .context = prof->context_bytes, .used = 0, .next = 1u << 21};
-  lab_mem_device dev = {.be = {.ctx = &mem, .reserve = sim_reserve, .release = sim_release}, .ctx = &mem,
-                        .info = sim_info};
+  lab_sim_mem mem;
+  lab_sim_mem_init(&mem, prof);
+  lab_pool_device dev = lab_sim_mem_device(&mem);
   lab_pool *pool = malloc(sizeof *pool);
   lab_memory_measure *m = malloc(sizeof *m);
   *out = NULL;
@@ -437,13 +401,23 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  /* The walk's allocator (and its deliberate OOM) stay inside budget_gib,
+   * plus the 2 MiB warm-up buffer. */
+  *param = "budget_gib";
+  return lab_param(p, "budget_gib") * 1073741824.0 + 2.0 * 1024 * 1024;
+}
+
 const lab_experiment lab_exp_memory = {
     .name = "memory",
     .title = "GPU memory: the budget and the out-of-memory",
     .summary = "Weights, gradients and Adam's moments set a floor of 16 bytes per parameter; activations grow "
                "with the batch; a caching allocator reserves more than tensors use; a safe deliberate OOM and "
                "its fixes.",
+    .lesson = "01-cuda-intuition",
     .params = memory_params,
     .n_params = N_PARAMS,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

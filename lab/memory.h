@@ -37,12 +37,6 @@ long lab_memory_max_batch(double params, long seq, long hidden, long layers, uin
 
 #define LAB_MEM_MAX_STEPS 10
 
-typedef struct lab_mem_step {
-  const char *label;
-  uint64_t allocated, reserved; /* the caching allocator's view */
-  uint64_t device_used;         /* what the driver sees this process add (cudaMemGetInfo) */
-} lab_mem_step;
-
 typedef struct lab_memory_measure {
   lab_mem_budget budget;
   uint64_t capacity_bytes;    /* total device memory */
@@ -50,7 +44,7 @@ typedef struct lab_memory_measure {
   uint64_t free_after_bytes;  /* free after everything was given back */
   uint64_t limit_bytes;       /* the allocator's limit (the learner's budget) */
   int n_steps;
-  lab_mem_step steps[LAB_MEM_MAX_STEPS];
+  lab_pool_snap steps[LAB_MEM_MAX_STEPS];
   uint64_t peak_allocated, peak_reserved;
   int reserve_calls, release_calls;
   /* the out-of-memory, if one happened */
@@ -63,19 +57,12 @@ typedef struct lab_memory_measure {
 
 /* How the walk reaches the device: the GPU side passes cudaMalloc/cudaFree
  * and cudaMemGetInfo; the simulator a model of the profile's memory. */
-typedef struct lab_mem_device {
-  lab_pool_backend be;
-  void *ctx;
-  /* free and total bytes now; returns 0 */
-  int (*info)(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes);
-} lab_mem_device;
-
 /* Runs the walk: weights → gradients → Adam moments → activations
  * (forward) → activations freed (backward) → empty cache → (deliberate
  * over-ask when force_oom) → free everything. Every allocation goes through
  * `pool` (initialised here with the learner's budget as its limit); an
  * out-of-memory stops the walk, which then frees everything. Fills m. */
-void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_mem_device *dev, lab_memory_measure *m);
+void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device *dev, lab_memory_measure *m);
 
 cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof);

@@ -240,12 +240,22 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  double b = lab_param(p, "batch"), f = lab_param(p, "features"), c = lab_param(p, "classes");
+  *param = b >= c ? "batch" : "classes";
+  /* features, mask, labels, weight, bias, output (fp32/int32), all moved */
+  return 4.0 * (b * f + 2 * b + c * f + c + b * c) + 4;
+}
+
 const lab_experiment lab_exp_placement = {
     .name = "placement",
     .title = "Where do the tensors live?",
     .summary = "A linear layer on the GPU and a batch of named fields: every tensor of a step must be on one "
                "device, and a preflight names the one that is not.",
+    .lesson = "01-cuda-intuition",
     .params = placement_params,
     .n_params = N_PARAMS,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -138,7 +138,7 @@ static void prec_metrics(cJSON *env, const lab_precision_measure *m, int top) {
   }
 }
 
-static void prec_series(cJSON *env, const lab_precision_measure *m) {
+static void prec_series(cJSON *env, const lab_precision_measure *m, bool simulated) {
   static const char *const labels[LAB_PREC_COUNT] = {"FP32 (COMPUTE_32F)", "TF32 (COMPUTE_32F_FAST_TF32)",
                                                      "BF16 inputs, FP32 accumulation"};
   char id[32];
@@ -153,17 +153,21 @@ static void prec_series(cJSON *env, const lab_precision_measure *m) {
     snprintf(id, sizeof id, "err_%s", lab_prec_ids[p]);
     cJSON *pts = lab_env_series(env, id, prec_names[p], "N", "max relative error");
     for (int i = 0; i < m->n_sizes; i++) lab_series_point(pts, m->size[i], m->max_rel[p][i]);
+    /* On a GPU the products are the GPU's; simulated, they are rounded for real on this CPU. */
+    if (simulated) lab_env_series_source(env, id, "computed");
   }
   const lab_prec_train *t = &m->train;
   for (int k = 0; k < LAB_TRAIN_MODES; k++) {
     snprintf(id, sizeof id, "loss_%s", lab_train_mode_ids[k]);
     cJSON *pts = lab_env_series(env, id, mode_names[k], "step", "nats");
     for (int s = 0; s < t->steps; s++) lab_series_point(pts, s, t->loss[k][s]);
+    lab_env_series_source(env, id, "computed"); /* the training run is the portable C one everywhere */
   }
   for (int k = LAB_TRAIN_BF16; k < LAB_TRAIN_MODES; k++) {
     snprintf(id, sizeof id, "flushed_%s", lab_train_mode_ids[k]);
     cJSON *pts = lab_env_series(env, id, mode_names[k], "step", "% of gradients flushed to zero");
     for (int s = 0; s < t->steps; s++) lab_series_point(pts, s, t->flushed_pct_step[k][s]);
+    lab_env_series_source(env, id, "computed");
   }
 }
 
@@ -222,7 +226,7 @@ cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *
   if (!env) return NULL;
   int top = m->n_sizes - 1;
   prec_metrics(env, m, top);
-  prec_series(env, m);
+  prec_series(env, m, prof != NULL);
   prec_findings(env, m, top, prof);
   double iqr = 0;
   for (int q = 0; q < LAB_PREC_COUNT; q++)
@@ -324,12 +328,21 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  double n = lab_param(p, "max_size");
+  *param = "max_size"; /* A, B, C in fp32 plus A, B in bf16 at the largest size */
+  return 16.0 * n * n;
+}
+
 const lab_experiment lab_exp_precision = {
     .name = "precision",
     .title = "FP32, TF32 and BF16 matmuls, and mixed-precision training",
     .summary = "How much faster TF32 and BF16 tensor-core matmuls are than FP32, what they cost in accuracy, and "
                "why FP16 training needs loss scaling while BF16 does not.",
+    .lesson = "02-cuda-toolbox",
     .params = prec_params,
     .n_params = N_PARAMS,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -158,12 +158,21 @@ nomem:
   return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  double b = lab_param(p, "batch"), h = lab_param(p, "hidden");
+  *param = "hidden"; /* weights, gradients and SGD state of 1024->hidden->10, activations and their grads */
+  return 4.0 * (3 * (1024 * h + h * 10 + h + 10) + 3 * b * (1024 + h + 10) + 2 * b * 1024);
+}
+
 const lab_experiment lab_exp_profile = {
     .name = "profile",
     .title = "Profiling a training step",
     .summary = "NVTX ranges around data load, forward, loss, backward, optimizer step and logging: a profiler "
                "table and a timeline that show where the host waits and where the GPU idles.",
+    .lesson = "02-cuda-toolbox",
     .params = profile_params,
     .n_params = N_PARAMS,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -1,46 +1,39 @@
-/* The list of experiments, and the simulation entry every caller shares. */
+/* The list of experiments, generated from experiments.h, and the
+ * validation and simulation entries every caller shares. */
 #include "registry.h"
 
 #include <string.h>
 
 #include "cjson_compat.h"
+#include "experiments.h"
 
-extern const lab_experiment lab_exp_device;
-extern const lab_experiment lab_exp_placement;
-extern const lab_experiment lab_exp_memory;
-extern const lab_experiment lab_exp_train_step;
-extern const lab_experiment lab_exp_transfer;
-extern const lab_experiment lab_exp_timing;
-extern const lab_experiment lab_exp_crossover;
-extern const lab_experiment lab_exp_precision;
-extern const lab_experiment lab_exp_allocator;
-extern const lab_experiment lab_exp_graphs;
-extern const lab_experiment lab_exp_profile;
-extern const lab_experiment lab_exp_streams;
+#define LAB_X_DECL(stem, kern) extern const lab_experiment lab_exp_##stem;
+LAB_EXPERIMENTS(LAB_X_DECL)
+#undef LAB_X_DECL
 
-static const lab_experiment *const all[] = {
-    &lab_exp_device,
-    &lab_exp_placement,
-    &lab_exp_memory,
-    &lab_exp_train_step,
-    &lab_exp_transfer,
-    &lab_exp_timing,
-    &lab_exp_crossover,
-    &lab_exp_precision,
-    &lab_exp_allocator,
-    &lab_exp_graphs,
-    &lab_exp_profile,
-    &lab_exp_streams,
+static const struct {
+  const lab_experiment *e;
+  bool kern;
+} all[] = {
+#define LAB_X_ENTRY(stem, kern) {&lab_exp_##stem, kern},
+    LAB_EXPERIMENTS(LAB_X_ENTRY)
+#undef LAB_X_ENTRY
 };
 
 int lab_experiment_count(void) { return (int)(sizeof all / sizeof all[0]); }
 
-const lab_experiment *lab_experiment_at(int i) { return i >= 0 && i < lab_experiment_count() ? all[i] : NULL; }
+const lab_experiment *lab_experiment_at(int i) { return i >= 0 && i < lab_experiment_count() ? all[i].e : NULL; }
 
 const lab_experiment *lab_experiment_find(const char *name) {
   for (int i = 0; name && i < lab_experiment_count(); i++)
-    if (strcmp(all[i]->name, name) == 0) return all[i];
+    if (strcmp(all[i].e->name, name) == 0) return all[i].e;
   return NULL;
+}
+
+bool lab_experiment_has_kernel(const lab_experiment *e) {
+  for (int i = 0; i < lab_experiment_count(); i++)
+    if (all[i].e == e) return all[i].kern;
+  return false;
 }
 
 cJSON *lab_experiment_json(const lab_experiment *e) {
@@ -48,6 +41,7 @@ cJSON *lab_experiment_json(const lab_experiment *e) {
   cJSON_AddStringToObject(o, "name", e->name);
   cJSON_AddStringToObject(o, "title", e->title);
   cJSON_AddStringToObject(o, "summary", e->summary);
+  cJSON_AddStringToObject(o, "lesson", e->lesson);
   cJSON_AddBoolToObject(o, "simulated", e->simulate != NULL);
   cJSON *params = cJSON_AddArrayToObject(o, "params");
   for (int i = 0; i < e->n_params; i++) cJSON_AddItemToArray(params, lab_param_spec_json(&e->params[i]));
@@ -57,8 +51,19 @@ cJSON *lab_experiment_json(const lab_experiment *e) {
 cJSON *lab_registry_json(void) {
   cJSON *root = cJSON_CreateObject();
   cJSON *arr = cJSON_AddArrayToObject(root, "experiments");
-  for (int i = 0; i < lab_experiment_count(); i++) cJSON_AddItemToArray(arr, lab_experiment_json(all[i]));
+  for (int i = 0; i < lab_experiment_count(); i++) cJSON_AddItemToArray(arr, lab_experiment_json(all[i].e));
   return root;
+}
+
+int lab_experiment_params(const lab_experiment *e, const cJSON *params, lab_params *p, lab_error *err) {
+  lab_params_init(p, e->params, e->n_params);
+  if (lab_params_from_json(p, params, err)) return -1;
+  return e->check ? e->check(p, err) : 0;
+}
+
+double lab_experiment_gpu_bytes(const lab_experiment *e, const lab_params *p, const char **param) {
+  *param = NULL;
+  return e->gpu_bytes ? e->gpu_bytes(p, param) : 0;
 }
 
 int lab_simulate(const lab_experiment *e, const cJSON *params, const char *profile, cJSON **out, lab_error *err) {
@@ -76,7 +81,6 @@ int lab_simulate_with(const lab_experiment *e, const cJSON *params, const lab_pr
   if (!e->simulate)
     return lab_fail(err, LAB_E_INVALID_PARAM, "backend", "%s cannot be simulated; run it on a GPU", e->name);
   lab_params p;
-  lab_params_init(&p, e->params, e->n_params);
-  if (lab_params_from_json(&p, params, err)) return -1;
+  if (lab_experiment_params(e, params, &p, err)) return -1;
   return e->simulate(&p, prof, out, err);
 }

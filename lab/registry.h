@@ -1,31 +1,56 @@
-/* The experiment registry: each experiment's name, description, parameter
- * specs and simulator. The GPU side is looked up by the same name in the
- * worker. `GET /api/experiments` and `gpulab experiments` print this. */
+/* The experiment registry, generated from the one table in experiments.h:
+ * each experiment's descriptor (name, texts, parameter spec, cross-parameter
+ * check, GPU memory estimate, simulator, lesson), the one validation path
+ * every caller shares, and the JSON that `GET /api/experiments` and
+ * `gpulab experiments` print. */
 #ifndef LAB_REGISTRY_H
 #define LAB_REGISTRY_H
+
+#include <stdbool.h>
 
 #include "params.h"
 #include "profiles.h"
 
 typedef struct lab_experiment {
-  const char *name;    /* "transfer" */
+  const char *name;    /* "transfer": its stem */
   const char *title;   /* "Host-device copies" */
   const char *summary; /* one sentence on what it shows */
+  const char *lesson;  /* the lesson that embeds it: "01-cuda-intuition" */
   const lab_param_spec *params;
   int n_params;
-  /* Builds the envelope from the model of `prof`; NULL if it cannot be
-   * simulated. Returns 0, or -1 with err set. */
+  /* What the bounds alone cannot say (e.g. size³ × repeats under a limit);
+   * NULL when every in-bounds combination is fine. Returns 0, or -1 with
+   * err naming the parameter to change. */
+  int (*check)(const lab_params *p, lab_error *err);
+  /* Device bytes one run with these (checked) params allocates, from the
+   * kernels' own allocations; *param names the parameter that sets most of
+   * it. Required of every experiment with a GPU side (a unit test walks the
+   * table): class mode refuses runs above its memory limit with it. */
+  double (*gpu_bytes)(const lab_params *p, const char **param);
+  /* Builds the envelope from the model of `prof`. Returns 0, or -1 with
+   * err set. */
   int (*simulate)(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err);
 } lab_experiment;
 
 int lab_experiment_count(void);
 const lab_experiment *lab_experiment_at(int i);
 const lab_experiment *lab_experiment_find(const char *name); /* NULL when unknown */
+/* kernels/NAME.cu measures it on a GPU (the table's kern column). */
+bool lab_experiment_has_kernel(const lab_experiment *e);
 cJSON *lab_experiment_json(const lab_experiment *e);
 cJSON *lab_registry_json(void); /* {"experiments":[…]} */
 
+/* The one validation path: types and bounds of every parameter (NULL params
+ * = all defaults), then the experiment's cross-parameter check. Plain mode,
+ * class mode (before anything is queued, charged or stored), the worker,
+ * the CLI and the browser all call it. Returns 0, or -1 with err set. */
+int lab_experiment_params(const lab_experiment *e, const cJSON *params, lab_params *p, lab_error *err);
+/* The GPU memory estimate of e for checked params p; 0 (and *param NULL)
+ * for an experiment without one. */
+double lab_experiment_gpu_bytes(const lab_experiment *e, const lab_params *p, const char **param);
+
 /* Validates params for e and runs its simulator with the named profile
- * (NULL = default). The one path the CLI, the server and the client share. */
+ * (NULL = default). */
 int lab_simulate(const lab_experiment *e, const cJSON *params, const char *profile, cJSON **out, lab_error *err);
 /* The same with a profile in hand (a calibrated one, say). */
 int lab_simulate_with(const lab_experiment *e, const cJSON *params, const lab_profile *prof, cJSON **out,

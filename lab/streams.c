@@ -319,7 +319,6 @@ static void sim_race(const lab_profile *prof, lab_streams_measure *m, lab_rng *r
 }
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
-  if (lab_streams_check(p, err)) return -1;
   lab_streams_measure m;
   lab_streams_setup(p, &m);
   lab_rng r;
@@ -353,12 +352,21 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  *param = "chunk_mib"; /* an input and an output buffer per chunk */
+  return 2.0 * lab_param(p, "chunks") * lab_param(p, "chunk_mib") * 1024 * 1024;
+}
+
 const lab_experiment lab_exp_streams = {
     .name = "streams",
     .title = "Streams: copies and kernels overlapping",
     .summary = "Chunks copied in, computed on and copied back on one stream vs several, pinned vs pageable, and the "
                "race when one stream reads what another is still writing.",
+    .lesson = "02-cuda-toolbox",
     .params = streams_params,
     .n_params = N_PARAMS,
+    .check = lab_streams_check,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

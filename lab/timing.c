@@ -171,7 +171,6 @@ static void sim_batch(const lab_profile *prof, int n, int k, double cold_us, lab
 }
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
-  if (lab_timing_check(p, err)) return -1;
   lab_timing_measure m;
   memset(&m, 0, sizeof m);
   m.size = (int)lab_param_int(p, "size");
@@ -199,11 +198,21 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  double n = lab_param(p, "size");
+  *param = "size"; /* A, B, C of size² fp32 */
+  return 3.0 * n * n * 4;
+}
+
 const lab_experiment lab_exp_timing = {
     .name = "timing",
     .title = "The asynchronous timing trap",
     .summary = "Why a host timer without synchronize lies, how events and a warm-up fix it, and the cold first run.",
+    .lesson = "01-cuda-intuition",
     .params = timing_params,
     .n_params = N_PARAMS,
+    .check = lab_timing_check,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -145,6 +145,7 @@ cJSON *lab_train_step_envelope(const lab_params *p, const lab_train_measure *m, 
     lab_series_point(ha, s + 1, m->cum_every_step_ms[s]);
     lab_series_point(hb, s + 1, m->cum_every_n_ms[s]);
   }
+  if (simulated) lab_env_series_source(env, "loss", "computed"); /* a real training run on this CPU */
 
   cJSON *d = lab_env_details(env);
   cJSON *model = cJSON_AddObjectToObject(d, "model");
@@ -328,12 +329,22 @@ nomem:
   return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  double b = lab_param(p, "batch"), f = lab_param(p, "features"), c = lab_param(p, "classes");
+  *param = "batch";
+  /* x, y, two copies of W and b, z, row loss, dW, db, loss history */
+  return 4.0 * (b * f + b + 3 * c * f + 3 * c + b * c + b + lab_param(p, "steps"));
+}
+
 const lab_experiment lab_exp_train_step = {
     .name = "train_step",
     .title = "A whole training step on the GPU",
     .summary = "Forward, loss, backward and SGD update all run on the GPU; reading the loss every step forces a "
                "synchronization each time, reading it every N steps lets the host run ahead.",
+    .lesson = "01-cuda-intuition",
     .params = train_params,
     .n_params = N_PARAMS,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

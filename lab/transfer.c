@@ -164,7 +164,6 @@ int lab_transfer_check(const lab_params *p, lab_error *err) {
 }
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
-  if (lab_transfer_check(p, err)) return -1;
   lab_transfer_measure m;
   memset(&m, 0, sizeof m);
   lab_rng r;
@@ -192,11 +191,20 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 
+/* The device memory one run allocates (see lab_experiment.gpu_bytes). */
+static double gpu_bytes(const lab_params *p, const char **param) {
+  *param = "max_bytes"; /* one device buffer of max_bytes; the small copies fit inside it */
+  return lab_param(p, "max_bytes");
+}
+
 const lab_experiment lab_exp_transfer = {
     .name = "transfer",
     .title = "Host-device copies",
     .summary = "Copy bandwidth vs size, pageable vs pinned memory, and why many tiny copies are slow.",
+    .lesson = "01-cuda-intuition",
     .params = transfer_params,
     .n_params = N_PARAMS,
+    .check = lab_transfer_check,
+    .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "token.h"
 
 #define ENV_TOKEN_MIN 16
 #define ENV_TOKEN_MAX 256

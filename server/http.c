@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "cjson_compat.h"
+#include "clock.h"
 #include "conn_limit.h"
 #include "json.h"
 #include "utf8.h"
@@ -175,12 +175,6 @@ static int is_json_type(const char *ct) {
   return *rest == 0 || *rest == ';';
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* A body may take BODY_GRACE_S, plus a second per BODY_MIN_RATE bytes: a
  * minimum transfer rate, not only an idle timeout, so a client dribbling
  * one byte a second is cut off instead of holding its thread for hours. */
@@ -201,14 +195,14 @@ static size_t next_read(size_t room, double left_s) {
 
 /* Reads until the body ends, the limit is passed or the client is too slow. */
 static int read_all(struct mg_connection *conn, size_t limit, char *buf, size_t *used, lab_error *err) {
-  double t0 = now_s();
+  double t0 = lab_clock_s();
   for (;;) {
-    double left = BODY_GRACE_S + (double)*used / BODY_MIN_RATE - (now_s() - t0);
+    double left = BODY_GRACE_S + (double)*used / BODY_MIN_RATE - (lab_clock_s() - t0);
     if (left < 0)
       return lab_fail(err, LAB_E_REQUEST_TIMEOUT, NULL,
                       "the body arrived too slowly (%zu bytes in %.0f s); send it at once, at %.0f bytes per second "
                       "or faster",
-                      *used, now_s() - t0, BODY_MIN_RATE);
+                      *used, lab_clock_s() - t0, BODY_MIN_RATE);
     /* Up to one byte past the limit, to tell "exactly at" from "over". */
     int got = mg_read(conn, buf + *used, next_read(limit + 1 - *used, left));
     if (got < 0) return lab_fail(err, LAB_E_BAD_REQUEST, NULL, "the request body could not be read; send it again");

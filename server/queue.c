@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cjson_compat.h"
+#include "clock.h"
 
 #define MAX_SLOTS 16
 #define MAX_FAIR_LEARNERS 4096 /* idle entries are pruned past this */
@@ -58,12 +59,6 @@ struct srv_queue {
   srv_queue_exec_fn exec;
   void *ctx;
 };
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 srv_queue *srv_queue_new(int max_len) {
   if (max_len < 1) return NULL;
@@ -230,7 +225,7 @@ static int slot_count(const srv_queue *q) { return q->slots > 0 ? q->slots : 1; 
 /* When a place is expected to free up: when the soonest running run (of
  * this learner, when it has one; else of anyone) ends, at least 1 s. */
 static double soonest_end_locked(srv_queue *q, int64_t learner_id) {
-  double now = now_s(), soonest = 0, mine = 0;
+  double now = lab_clock_s(), soonest = 0, mine = 0;
   for (int i = 0; i < MAX_SLOTS; i++) {
     const srv_queue_job *r = q->running[i];
     if (!r) continue;
@@ -309,7 +304,7 @@ int srv_queue_push(srv_queue *q, int64_t run_id, int64_t session_id, int64_t lea
     q->waiting = grown;
     q->cap_waiting = cap;
   }
-  j->queued_at_s = now_s();
+  j->queued_at_s = lab_clock_s();
   q->waiting[q->n_waiting++] = j;
   pthread_cond_signal(&q->wake);
   pthread_mutex_unlock(&q->lock);
@@ -338,7 +333,7 @@ int srv_queue_cancel(srv_queue *q, int64_t run_id, int64_t session_id) {
 void srv_queue_status_of(srv_queue *q, int64_t run_id, srv_queue_status *st) {
   memset(st, 0, sizeof *st);
   pthread_mutex_lock(&q->lock);
-  double now = now_s();
+  double now = lab_clock_s();
   for (int i = 0; i < MAX_SLOTS; i++) {
     const srv_queue_job *j = q->running[i];
     if (!j || j->run_id != run_id) continue;
@@ -389,7 +384,7 @@ srv_queue_job *srv_queue_take(srv_queue *q, int slot, int block) {
     memmove(&q->waiting[best], &q->waiting[best + 1], (size_t)(q->n_waiting - best - 1) * sizeof *q->waiting);
     q->n_waiting--;
     fair_mark_served(q, j->learner_id);
-    j->started_at_s = now_s();
+    j->started_at_s = lab_clock_s();
     j->gpu_slot = slot;
     q->running[slot] = j;
     q->n_running++;
@@ -439,7 +434,7 @@ cJSON *srv_queue_json(srv_queue *q) {
   cJSON *arr = cJSON_CreateArray();
   if (!arr) return NULL;
   pthread_mutex_lock(&q->lock);
-  double now = now_s();
+  double now = lab_clock_s();
   for (int i = 0; i < MAX_SLOTS; i++) {
     const srv_queue_job *j = q->running[i];
     if (!j) continue;
@@ -469,9 +464,9 @@ static void *worker_main(void *arg) {
   srv_queue *q = a->q;
   srv_queue_job *j;
   while ((j = srv_queue_take(q, a->slot, 1)) != NULL) {
-    double t0 = now_s();
+    double t0 = lab_clock_s();
     q->exec(q->ctx, a->slot, j);
-    srv_queue_done(q, j, now_s() - t0);
+    srv_queue_done(q, j, lab_clock_s() - t0);
   }
   return NULL;
 }

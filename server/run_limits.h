@@ -7,15 +7,13 @@
 
 #include "error.h"
 #include "params.h"
+#include "registry.h"
 
 /* quota_exceeded once used_ms reaches limit_s (seconds of GPU time). */
 int srv_limits_quota(double used_ms, double limit_s, lab_error *err);
 
-/* Device bytes a run of `experiment` with these (validated) params
- * allocates, from the kernels' own allocations; *param names the parameter
- * that sets most of it (NULL if none). 0 for experiments without a GPU side. */
-double srv_limits_gpu_bytes(const char *experiment, const lab_params *p, const char **param);
-/* over_memory_limit (naming the param) when the estimate is above max_gib. */
-int srv_limits_gpu_mem(const char *experiment, const lab_params *p, double max_gib, lab_error *err);
+/* over_memory_limit (naming the param) when e's own GPU memory estimate
+ * (lab_experiment_gpu_bytes) for these checked params is above max_gib. */
+int srv_limits_gpu_mem(const lab_experiment *e, const lab_params *p, double max_gib, lab_error *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cjson_compat.h"
+#include "clock.h"
 #include "driver_probe.h"
 #include "envelope.h"
 #include "kern.h"
@@ -44,12 +45,6 @@ static int fetch_runtime_view(srv_runner *r, lab_runtime_view *rt, double wait_s
   return rc;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Views younger than this are answered from the cache: probing costs a
  * fork of nvidia-smi (without NVML) and a round trip to the worker. */
 #define VIEWS_FRESH_S 1.0
@@ -61,7 +56,7 @@ void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt)
   pthread_mutex_lock(&r->lock);
   unsigned long gen = r->probe_gen;
   while (r->probing) pthread_cond_wait(&r->probed, &r->lock);
-  if (r->probe_gen != gen || (r->have_rt && now_s() - r->views_at_s < VIEWS_FRESH_S)) {
+  if (r->probe_gen != gen || (r->have_rt && lab_clock_s() - r->views_at_s < VIEWS_FRESH_S)) {
     *drv = r->drv; /* a probe finished while we waited, or the last one is fresh */
     *rt = r->rt;
     pthread_mutex_unlock(&r->lock);
@@ -82,7 +77,7 @@ void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt)
     r->have_rt = fresh.status != LAB_RT_ERROR || r->have_rt;
   }
   r->drv = *drv;
-  r->views_at_s = now_s();
+  r->views_at_s = lab_clock_s();
   r->probing = 0;
   r->probe_gen++;
   pthread_cond_broadcast(&r->probed);
@@ -98,29 +93,17 @@ int srv_runner_gpu_usable(srv_runner *r) {
   return v.usable;
 }
 
-static int has_gpu_side(const char *name) {
-  static const char *const names[] = {
-#define SRV_X_NAME(n) #n,
-      KERN_EXPERIMENTS(SRV_X_NAME)
-#undef SRV_X_NAME
-  };
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(names[i], name) == 0) return 1;
-  return 0;
-}
-
 static int run_on_gpu(srv_runner *r, const lab_experiment *e, const cJSON *params, cJSON **out, lab_error *err) {
   if (strcmp(e->name, "device") == 0) {
     lab_driver_view drv;
     lab_runtime_view rt;
     lab_params p;
-    lab_params_init(&p, e->params, e->n_params);
-    if (lab_params_from_json(&p, params, err)) return -1;
+    if (lab_experiment_params(e, params, &p, err)) return -1;
     srv_runner_views(r, &drv, &rt);
     *out = lab_device_envelope(&p, &drv, &rt, "cuda", NULL);
     return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   }
-  if (!has_gpu_side(e->name))
+  if (!lab_experiment_has_kernel(e))
     return lab_fail(err, LAB_E_NO_GPU, "backend", "%s has no GPU version; use backend \"simulated\"", e->name);
   cJSON *job = cJSON_CreateObject();
   cJSON_AddStringToObject(job, "job", "run");
@@ -152,8 +135,7 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
   if (strcmp(backend, "simulated") == 0) return lab_simulate(e, params, profile, out, err);
   /* Validate before touching the GPU, so a bad parameter is a 400 even without one. */
   lab_params p;
-  lab_params_init(&p, e->params, e->n_params);
-  if (lab_params_from_json(&p, params, err)) return -1;
+  if (lab_experiment_params(e, params, &p, err)) return -1;
   lab_driver_view drv;
   lab_runtime_view rt;
   lab_verdict v;

@@ -11,27 +11,15 @@
 #include <time.h>
 
 #include "cjson_compat.h"
+#include "clock.h"
 #include "envelope.h"
-#include "kern.h"
 #include "learner.h"
 #include "metrics.h"
 #include "registry.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int has_gpu_side(const char *name) {
-  static const char *const names[] = {
-#define SRV_X_NAME(n) #n,
-      KERN_EXPERIMENTS(SRV_X_NAME)
-#undef SRV_X_NAME
-  };
-  for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(names[i], name) == 0) return 1;
-  return 0;
+  const lab_experiment *e = lab_experiment_find(name);
+  return e && lab_experiment_has_kernel(e);
 }
 
 static void log_store_error(const char *what, int64_t run_id, const lab_error *err) {
@@ -58,13 +46,13 @@ static void exec_run(void *ctx, int slot, srv_queue_job *job) {
   if (srv_store_run_start(cr->store, job->run_id, &err) != 0) log_store_error("marking it running", job->run_id, &err);
   cJSON *req = cJSON_CreateObject(), *out = NULL;
   int rc = -1;
-  double t0 = now_s();
+  double t0 = lab_clock_s();
   if (req && cJSON_AddStringToObject(req, "job", "run") && cJSON_AddStringToObject(req, "experiment", job->experiment) &&
       cJSON_AddItemToObject(req, "params", job->params ? cJSON_Duplicate(job->params, 1) : cJSON_CreateObject()))
     rc = srv_supervisor_call(cr->sup[slot], req, cr->runner->wait_s, cr->deadline_s, &out, &err);
   else
     lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
-  double run_s = now_s() - t0;
+  double run_s = lab_clock_s() - t0;
   cJSON_Delete(req);
   if (rc == 0 && lab_envelope_check(out, &err) != 0) rc = -1;
   const char *status = rc == 0 ? "done" : "failed";
@@ -108,13 +96,12 @@ int srv_class_runs_submit(srv_class_runs *cr, const srv_store_session *sess, con
   *out = NULL;
   *retry_after_s = 0;
   const lab_experiment *e = lab_experiment_find(experiment);
-  if (!e || !has_gpu_side(e->name))
+  if (!e || !lab_experiment_has_kernel(e))
     return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no GPU experiment named '%.40s'",
                     experiment ? experiment : "");
   lab_params p;
-  lab_params_init(&p, e->params, e->n_params);
-  if (lab_params_from_json(&p, params, err) != 0) return -1;
-  if (srv_limits_gpu_mem(e->name, &p, cr->max_gpu_mem_gib, err) != 0) return -1;
+  if (lab_experiment_params(e, params, &p, err) != 0) return -1;
+  if (srv_limits_gpu_mem(e, &p, cr->max_gpu_mem_gib, err) != 0) return -1;
   double used_ms = 0;
   if (srv_store_learner_gpu_ms(cr->store, learner_id, &used_ms, err) != 0) return -1;
   if (over_quota(cr, learner_id, used_ms, retry_after_s, err) != 0) return -1;

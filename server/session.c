@@ -1,79 +1,22 @@
-/* Tokens, hashes, cookies and the per-request checks of class mode. A
- * session token is 32 bytes from getrandom; only its SHA-256 is stored, so
- * a copy of the database opens no session. Lookups go by that hash: a timing
- * difference reveals at most a hash prefix of a guess, which does not help
- * to forge a token; secrets held in memory (the instructor token's hash)
- * are compared in constant time. */
+/* Cookies and the per-request checks of class mode. Only a session
+ * token's SHA-256 is stored, so a copy of the database opens no session.
+ * Lookups go by that hash: a timing difference reveals at most a hash
+ * prefix of a guess, which does not help to forge a token; secrets held in
+ * memory (the instructor token's hash) are compared in constant time. */
 #include "session.h"
 
 #include "http.h"
 #include "learner.h"
 
 #include <civetweb.h>
-#include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 
 static _Thread_local int64_t log_session_id;
 
 int64_t srv_session_log_id(void) { return log_session_id; }
 void srv_session_log_reset(void) { log_session_id = 0; }
-
-static int random_bytes(unsigned char *buf, size_t n, lab_error *err) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = getrandom(buf + got, n - got, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return lab_fail(err, LAB_E_INTERNAL, NULL, "the kernel's random source failed (getrandom)");
-    got += (size_t)r;
-  }
-  return 0;
-}
-
-int srv_token_new(char out[SRV_TOKEN_HEX + 1], lab_error *err) {
-  unsigned char raw[SRV_TOKEN_HEX / 2];
-  if (random_bytes(raw, sizeof raw, err) != 0) return -1;
-  static const char hex[] = "0123456789abcdef";
-  for (size_t i = 0; i < sizeof raw; i++) {
-    out[2 * i] = hex[raw[i] >> 4];
-    out[2 * i + 1] = hex[raw[i] & 15];
-  }
-  out[SRV_TOKEN_HEX] = 0;
-  return 0;
-}
-
-int srv_join_code_new(char out[SRV_JOIN_CODE_LEN + 1], lab_error *err) {
-  /* 32 symbols: a byte mod 32 is uniform, and 8 symbols give 40 bits. */
-  static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-  _Static_assert(sizeof alphabet - 1 == 32, "the join-code alphabet has 32 symbols");
-  unsigned char raw[SRV_JOIN_CODE_LEN];
-  if (random_bytes(raw, sizeof raw, err) != 0) return -1;
-  for (int i = 0; i < SRV_JOIN_CODE_LEN; i++) out[i] = alphabet[raw[i] & 31];
-  out[SRV_JOIN_CODE_LEN] = 0;
-  return 0;
-}
-
-void srv_sha256(const void *data, size_t len, unsigned char out[SRV_HASH_BYTES]) {
-  unsigned int n = SRV_HASH_BYTES;
-  if (!EVP_Digest(data, len, out, &n, EVP_sha256(), NULL)) memset(out, 0, SRV_HASH_BYTES);
-}
-
-int srv_equal_ct(const void *a, const void *b, size_t n) {
-  const volatile unsigned char *x = a, *y = b;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < n; i++) diff |= (unsigned char)(x[i] ^ y[i]);
-  return diff == 0;
-}
-
-int srv_token_valid(const char *text) {
-  size_t i = 0;
-  for (; text[i]; i++)
-    if (i == SRV_TOKEN_HEX || !((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f'))) return 0;
-  return i == SRV_TOKEN_HEX;
-}
 
 int srv_cookie_named(const char *header, const char *name, char out[SRV_TOKEN_HEX + 1]) {
   size_t nlen = strlen(name);

@@ -1,6 +1,6 @@
-/* Lab sessions and the instructor's token: random tokens (getrandom), kept
- * only as SHA-256 hashes, compared in constant time; the session cookie
- * (HttpOnly, SameSite=Strict); and the checks a handler makes in class mode. */
+/* Lab sessions and the instructor's token: the session cookie (HttpOnly,
+ * SameSite=Strict) and the checks a handler makes in class mode. Tokens
+ * and their hashes are token.h's. */
 #ifndef SRV_SESSION_H
 #define SRV_SESSION_H
 
@@ -8,22 +8,11 @@
 #include <stdint.h>
 
 #include "class.h"
+#include "token.h"
 
-struct mg_connection;
-
-#define SRV_TOKEN_HEX 64 /* 32 random bytes as lower-case hex */
 #define SRV_COOKIE_NAME "gpulab_session"
 
-/* Fills out with SRV_TOKEN_HEX hex digits from the kernel's random source. */
-int srv_token_new(char out[SRV_TOKEN_HEX + 1], lab_error *err);
-/* A fresh join code: 8 characters of the join-code alphabet. */
-int srv_join_code_new(char out[SRV_JOIN_CODE_LEN + 1], lab_error *err);
-/* SHA-256 of len bytes. */
-void srv_sha256(const void *data, size_t len, unsigned char out[SRV_HASH_BYTES]);
-/* 1 when a and b are equal; the time taken does not depend on where they differ. */
-int srv_equal_ct(const void *a, const void *b, size_t n);
-/* 1 when text is exactly SRV_TOKEN_HEX lower-case hex digits. */
-int srv_token_valid(const char *text);
+struct mg_connection;
 
 /* Finds the session token in a Cookie header ("a=1; gpulab_session=…");
  * returns 0 with out filled, -1 when there is none or it is malformed. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cjson_compat.h"
+#include "clock.h"
 
 #define MAX_ANSWER_BYTES (8 * 1024 * 1024)
 
@@ -125,12 +126,6 @@ static int worker_alive(srv_supervisor *s) {
   return 0;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int lock_within(pthread_mutex_t *m, double wait_s) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -155,7 +150,7 @@ static int write_all(int fd, const char *p, size_t n) {
 static int read_line(srv_supervisor *s, double deadline_at, size_t *len) {
   size_t used = 0;
   for (;;) {
-    double left = deadline_at - now_s();
+    double left = deadline_at - lab_clock_s();
     if (left <= 0) return -1;
     struct pollfd p = {.fd = s->from_worker, .events = POLLIN};
     int r = poll(&p, 1, (int)(left * 1000) + 1);
@@ -205,7 +200,7 @@ int srv_supervisor_call(srv_supervisor *s, const cJSON *job, double wait_s, doub
     }
   }
   size_t len = 0;
-  int got = read_line(s, now_s() + deadline_s, &len);
+  int got = read_line(s, lab_clock_s() + deadline_s, &len);
   if (got <= 0) {
     reap(s, 1);
     s->restarts++;

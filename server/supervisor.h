@@ -1,4 +1,5 @@
-/* The supervised GPU worker (DESIGN.md rule 3): GPU work runs in a child
+/* The supervised GPU worker (docs/architecture.md, "The GPU is owned by a
+ * supervised worker"): GPU work runs in a child
  * process, one job at a time, each under a deadline. A worker that crashes,
  * hangs or reports a sticky CUDA error is killed and restarted; only the
  * job that caused it fails. Jobs and answers are one JSON line each. */

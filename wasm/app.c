@@ -16,7 +16,9 @@
 #include "registry.h"
 #include "route.h"
 #include "views/class_app.h"
+#include "views/class_queue.h"
 #include "views/device.h"
+#include "views/experiment.h"
 #include "views/experiment_run.h"
 #include "views/json_get.h"
 #include "views/lesson.h"
@@ -366,7 +368,7 @@ static void on_action(const char *action, const char *arg, void *ctx) {
   (void)ctx;
   if (ui_quiz_app_action(action, arg, &app.dev, app.health_ok ? app.version : NULL)) return;
   if (ui_exp_action(action, arg)) return;
-  if (ui_class_app_action(action, arg)) return;
+  if (ui_class_app_action(action, arg) || ui_class_queue_action(action, arg)) return;
   if (strcmp(action, "recheck") == 0) check_device();
   else if (strcmp(action, "reload-lessons") == 0) {
     app.index_failed = false;
@@ -386,6 +388,7 @@ void ui_app_start(void) {
 
 void ui_app_shutdown(void) {
   ui_quiz_app_shutdown();
+  ui_class_queue_shutdown();
   ui_class_app_shutdown();
   ui_exp_shutdown();
   cJSON_Delete(app.device);

@@ -3,9 +3,6 @@
 #ifndef UI_APP_H
 #define UI_APP_H
 
-/* The profile the client simulates when no server answers. */
-#define UI_OFFLINE_PROFILE "h100-sxm"
-
 /* Registers the listeners, renders the first state and sends the requests;
  * everything after happens in the bridge's callbacks. */
 void ui_app_start(void);

@@ -14,19 +14,18 @@
 #include "kern.h"
 #include "registry.h"
 
-typedef int (*gpu_run_fn)(const lab_params *p, cJSON **out, lab_error *err);
-
+/* kern_run_NAME of every experiment with a kernel (lab/experiments.h). */
 static const struct {
   const char *name;
-  gpu_run_fn run;
+  kern_run_fn run;
 } gpu_runners[] = {
-#define SRV_X_RUNNER(name) {#name, kern_run_##name},
-    KERN_EXPERIMENTS(SRV_X_RUNNER)
-#undef SRV_X_RUNNER
+#define LAB_KERN_THEN(name) {#name, kern_run_##name},
+    LAB_EXPERIMENTS(LAB_IF_KERN)
+#undef LAB_KERN_THEN
     {NULL, NULL},
 };
 
-static gpu_run_fn gpu_runner(const char *experiment) {
+static kern_run_fn gpu_runner(const char *experiment) {
   for (int i = 0; experiment && gpu_runners[i].name; i++)
     if (strcmp(gpu_runners[i].name, experiment) == 0) return gpu_runners[i].run;
   return NULL;
@@ -61,12 +60,11 @@ int srv_worker_job(const cJSON *job, cJSON **result, lab_error *err) {
   if (srv_fake_gpu_ms() >= 0 && cJSON_IsString(name))
     return srv_fake_gpu_run(name->valuestring, cJSON_GetObjectItemCaseSensitive(job, "params"), result, err);
   const lab_experiment *e = cJSON_IsString(name) ? lab_experiment_find(name->valuestring) : NULL;
-  gpu_run_fn run = e ? gpu_runner(e->name) : NULL;
+  kern_run_fn run = e ? gpu_runner(e->name) : NULL;
   if (!run)
     return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no GPU experiment named '%.40s'",
                     cJSON_IsString(name) ? name->valuestring : "");
   lab_params p;
-  lab_params_init(&p, e->params, e->n_params);
-  if (lab_params_from_json(&p, cJSON_GetObjectItemCaseSensitive(job, "params"), err)) return -1;
+  if (lab_experiment_params(e, cJSON_GetObjectItemCaseSensitive(job, "params"), &p, err)) return -1;
   return run(&p, result, err);
 }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { request, rawRequest, assertError } from './lib.mjs';
+import { request, rawRequest, assertError, waitForStderr } from './lib.mjs';
 import { withClass, joinAs, asLearner, asInstructor, simulate, quizAttempt } from './class_lib.mjs';
 
 const T = { timeout: 30000 };
@@ -109,7 +109,7 @@ test('isolation_no_token_reaches_the_log', T, () =>
     await request(srv, `/api/session?token=${ada.token}`, asLearner(ada.cookie));
     await rawRequest(srv.port, `GET /api/instructor/class HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${srv.instructorToken}\r\nConnection: close\r\n\r\n`);
     await request(srv, '/api/class/leave', { method: 'POST', ...asLearner(ada.cookie) });
-    await new Promise((r) => setTimeout(r, 100));
+    await waitForStderr(srv, (t) => /path=\/api\/class\/leave status=/.test(t), { what: 'log line of the leave' });
     const log = srv.stderr();
     assert.ok(log.includes('/api/session'), 'requests were logged');
     assert.ok(!log.includes(ada.token), 'no session token in the log');

@@ -169,6 +169,16 @@ export async function withServer(opts, fn) {
   }
 }
 
+// Resolves once test(text) is true of what the server wrote to stderr so
+// far (a log line is written after its answer is sent, so it may lag).
+export async function waitForStderr(srv, test, { timeoutMs = 10000, what = 'a log line' } = {}) {
+  const end = Date.now() + timeoutMs;
+  while (!test(srv.stderr())) {
+    if (Date.now() > end) throw new Error(`no ${what} after ${timeoutMs} ms; stderr ends:\n${srv.stderr().slice(-1500)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 // fetch with a timeout; returns { status, headers, text, json }.
 export async function request(srv, path, { method = 'GET', body, headers = {}, timeoutMs = 10000 } = {}) {
   const init = { method, headers: { ...headers }, signal: AbortSignal.timeout(timeoutMs) };
@@ -271,7 +281,7 @@ export function assertError(res, status, code, param) {
 
 const isNum = (x) => typeof x === 'number' && Number.isFinite(x);
 
-// The result envelope (DESIGN.md): every key, with its type. spec: the
+// The result envelope (docs/architecture.md): every key, with its type. spec: the
 // experiment from /api/experiments, to check that params are all stated.
 export function assertEnvelope(env, { experiment, backend, profile, spec } = {}) {
   for (const k of ['experiment', 'schema', 'backend', 'device', 'params', 'metrics', 'series', 'timeline', 'findings', 'stats'])

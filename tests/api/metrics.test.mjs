@@ -4,7 +4,7 @@
 // by id and never carries a token or a query string.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withServer, request, assertError } from './lib.mjs';
+import { withServer, request, assertError, waitForStderr } from './lib.mjs';
 import { withClass, joinAs } from './class_lib.mjs';
 import { fakeGpu, submitQueued, waitRun, parseMetrics } from './queue_lib.mjs';
 
@@ -58,7 +58,7 @@ test('the request log: one key=value line per request, session id but no token o
     await waitRun(srv, a.cookie, run.id);
     await request(srv, '/api/health?secret=query-text-42');
     await request(srv, '/api/nope%0Aforged=1');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitForStderr(srv, (t) => /path=\/api\/nope\S* status=404/.test(t), { what: 'log line of the last request' });
     const log = srv.stderr();
     const lines = log.split('\n').filter((l) => l.startsWith('time='));
     assert.ok(lines.length >= 4, log.slice(-2000));

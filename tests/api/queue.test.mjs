@@ -148,6 +148,27 @@ test('more GPU memory than the class allows is 400 over_memory_limit naming the 
     assert.equal((await waitRun(srv, a.cookie, oom.id)).status, 'done', 'the OOM lesson inside the cap runs');
   }));
 
+test('class mode refuses a cross-parameter mistake at once: 400 before anything is queued or charged', T, () =>
+  withClass({ env: fakeGpu(50), args: ['--runs-per-minute', '2'] }, async (srv) => {
+    const a = await joinAs(srv, 'Ada');
+    // 2·8192³·100 flop is over timing's per-batch limit: the same 400 as outside class mode.
+    for (let i = 0; i < 3; i++) {
+      const e = assertError(await submit(srv, a.cookie, 'timing', { size: 8192, repeats: 100 }), 400, 'invalid_param', 'repeats');
+      assert.match(e.message, /use at most \d+ repeats/);
+    }
+    assertError(await submit(srv, a.cookie, 'transfer', { small_copies: 100000, small_bytes: 1048576, max_bytes: 4096 }),
+      400, 'invalid_param', 'small_copies');
+    // Nothing was queued, stored or counted: the two runs this minute allows are both still there.
+    const s = await request(srv, '/api/session', asLearner(a.cookie));
+    assert.equal(s.status, 200, s.text);
+    assert.deepEqual(s.json.runs, []);
+    assert.equal(s.json.gpu_seconds_used, 0);
+    const ok1 = await submitQueued(srv, a.cookie, 'timing', { size: 256, repeats: 1 });
+    const ok2 = await submitQueued(srv, a.cookie, 'timing', { size: 256, repeats: 1 });
+    assert.equal((await waitRun(srv, a.cookie, ok1.id)).status, 'done');
+    assert.equal((await waitRun(srv, a.cookie, ok2.id)).status, 'done');
+  }));
+
 test('in class mode a GPU run needs a session; /api/runs is not there without a class', T, async () => {
   await withClass({ env: fakeGpu(50) }, async (srv) => {
     assertError(await submit(srv, 'gpulab_session=' + '0'.repeat(64)), 401, 'no_session');

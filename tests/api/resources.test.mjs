@@ -2,7 +2,7 @@
 // lessons): their JSON shapes, their headers, and the errors around them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withServer, request, assertError, assertSecurityHeaders } from './lib.mjs';
+import { withServer, request, assertError, assertSecurityHeaders, waitForStderr } from './lib.mjs';
 
 const T = { timeout: 20000 };
 
@@ -145,7 +145,7 @@ test('every answer is logged on stderr, one line per request', T, () =>
   withServer({}, async (srv) => {
     await request(srv, '/api/health');
     await request(srv, '/api/nope');
-    await new Promise((r) => setTimeout(r, 50));
+    await waitForStderr(srv, (t) => /path=\/api\/nope status=404 /.test(t), { what: 'log line of /api/nope' });
     // key=value fields (metrics.test.mjs checks the whole line)
     assert.match(srv.stderr(), /method=GET path=\/api\/health status=200 /);
     assert.match(srv.stderr(), /method=GET path=\/api\/nope status=404 /);

@@ -1,4 +1,4 @@
-// The supervised GPU worker (DESIGN.md rule 3), driven by the test hooks:
+// The supervised GPU worker (docs/architecture.md), driven by the test hooks:
 // a worker that crashes, hangs past its deadline or reports a sticky CUDA
 // error is replaced, only that job fails, and the next request succeeds.
 import { test } from 'node:test';
@@ -7,6 +7,7 @@ import { withServer, request, postRun, assertError, assertEnvelope } from './lib
 
 const T = { timeout: 30000 };
 const HOOKS = { env: { GPULAB_TEST_HOOKS: '1' }, deadline: 2 };
+const HANG = { ...HOOKS, deadline: 6 }; // long enough to be answered beside, even on a loaded machine
 
 async function restarts(srv) {
   const h = await request(srv, '/api/health');
@@ -40,28 +41,30 @@ test('a hanging worker gives 504 deadline_exceeded at its deadline and is restar
     await request(srv, '/api/device');
     const before = await restarts(srv);
     const t0 = performance.now();
-    const r = await postRun(srv, '_hang', {}, { timeoutMs: 8000 });
+    const r = await postRun(srv, '_hang', {}, { timeoutMs: 20000 });
     const ms = performance.now() - t0;
     assertError(r, 504, 'deadline_exceeded');
-    assert.ok(ms >= 1900 && ms < 3000, `answered after ${ms.toFixed(0)} ms with a 2 s deadline`);
+    // At the deadline, not before; the upper bound leaves room for a loaded
+    // machine and only rules out waiting for something else.
+    assert.ok(ms >= 1900 && ms < 12000, `answered after ${ms.toFixed(0)} ms with a 2 s deadline`);
     assert.equal(await restarts(srv), before + 1);
     await assertHealthyAfter(srv);
   }));
 
 test('static files and the API are served while the worker hangs', T, () =>
-  withServer(HOOKS, async (srv) => {
+  withServer(HANG, async (srv) => {
     await request(srv, '/api/device'); // caches the runtime view
-    const hang = postRun(srv, '_hang', {}, { timeoutMs: 8000 });
-    await new Promise((r) => setTimeout(r, 300));
-    const t0 = performance.now();
+    let hangEnded = false;
+    const hang = postRun(srv, '_hang', {}, { timeoutMs: 30000 }).then((r) => ((hangEnded = true), r));
+    // No fixed time bound (a loaded machine may be slow): what matters is that
+    // all three are answered while the hang still holds the worker.
     const page = await request(srv, '/index.html');
     const sim = await postRun(srv, 'device', { backend: 'simulated' });
     const dev = await request(srv, '/api/device');
-    const ms = performance.now() - t0;
     assert.equal(page.status, 200);
     assert.equal(sim.status, 200);
     assert.equal(dev.status, 200, 'the device view answers from its cache while the worker is busy');
-    assert.ok(ms < 1000, `answered in ${ms.toFixed(0)} ms while the worker hung`);
+    assert.ok(!hangEnded, 'all three were answered while the worker still hung');
     assertError(await hang, 504, 'deadline_exceeded');
   }));
 
@@ -78,7 +81,7 @@ test('every hook in a row: three restarts, and the server still answers', T, () 
   withServer({ ...HOOKS, intentionalCrash: true }, async (srv) => {
     assertError(await postRun(srv, '_sticky', {}), 500, 'cuda_error');
     assertError(await postRun(srv, '_crash', {}), 500, 'worker_crashed');
-    assertError(await postRun(srv, '_hang', {}, { timeoutMs: 8000 }), 504, 'deadline_exceeded');
+    assertError(await postRun(srv, '_hang', {}, { timeoutMs: 20000 }), 504, 'deadline_exceeded');
     assert.equal(await restarts(srv), 3);
     await assertHealthyAfter(srv);
   }));

@@ -6,17 +6,17 @@
 
 int main(void) {
   Suite *(*const suites[])(void) = {
+#define TEST_X_SUITE(stem, kern) make_##stem##_suite,
+      LAB_EXPERIMENTS(TEST_X_SUITE)
+#undef TEST_X_SUITE
+      make_experiments_suite,
       make_params_suite,
       make_json_suite,
       make_utf8_suite,
       make_conn_limit_suite,
       make_openapi_suite,
       make_envelope_suite,
-      make_device_suite,
       make_calibrate_suite,
-      make_placement_suite,
-      make_memory_suite,
-      make_train_step_suite,
       make_quiz_suite,
       make_ui_html_suite,
       make_ui_device_suite,
@@ -31,21 +31,13 @@ int main(void) {
       make_limits_suite,
       make_metrics_suite,
       make_stream_sim_suite,
-      make_transfer_suite,
-      make_timing_suite,
-      make_precision_suite,
       make_ui_result_precision_suite,
-      make_crossover_suite,
-      make_profile_suite,
       make_ui_result_profile_suite,
-      make_graphs_suite,
       make_ui_result_graphs_suite,
-      make_allocator_suite,
       make_ui_result_allocator_suite,
       make_store_suite,
       make_session_suite,
       make_config_suite,
-      make_streams_suite,
       make_ui_result_streams_suite,
   };
   SRunner *sr = srunner_create(NULL);

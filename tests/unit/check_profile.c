@@ -13,28 +13,11 @@
 #include "rng.h"
 #include "suites.h"
 
-START_TEST(profile_rejects_out_of_bound_params) { test_exp_check_bounds("profile"); }
-END_TEST
-
 START_TEST(profile_rejects_a_non_boolean_pinned) {
   lab_error err;
   ck_assert_ptr_null(test_exp_simulate("profile", "{\"pinned\":\"yes\"}", NULL, &err));
   ck_assert_int_eq(err.code, LAB_E_INVALID_PARAM);
   ck_assert_str_eq(err.param, "pinned");
-}
-END_TEST
-
-START_TEST(profile_defaults_are_stated_in_params) {
-  lab_error err;
-  cJSON *env = test_exp_simulate("profile", NULL, NULL, &err);
-  ck_assert_ptr_nonnull(env);
-  cJSON *p = cJSON_GetObjectItemCaseSensitive(env, "params");
-  ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(p, "batch")->valueint, 512);
-  ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(p, "hidden")->valueint, 2048);
-  ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(p, "steps")->valueint, 50);
-  ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(p, "log_every")->valueint, 1);
-  ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "pinned")));
-  cJSON_Delete(env);
 }
 END_TEST
 
@@ -242,9 +225,7 @@ END_TEST
 Suite *make_profile_suite(void) {
   Suite *s = suite_create("profile");
   TCase *tc = tcase_create("core");
-  tcase_add_test(tc, profile_rejects_out_of_bound_params);
   tcase_add_test(tc, profile_rejects_a_non_boolean_pinned);
-  tcase_add_test(tc, profile_defaults_are_stated_in_params);
   tcase_add_test(tc, profile_cpu_gradients_match_finite_differences);
   tcase_add_test(tc, profile_simulated_envelope_has_its_shape);
   tcase_add_test(tc, profile_phases_account_for_the_run_on_every_profile);

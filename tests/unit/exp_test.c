@@ -59,7 +59,13 @@ void test_exp_check_bounds(const char *name) {
   char json[160];
   for (int i = 0; i < e->n_params; i++) {
     const lab_param_spec *s = &e->params[i];
-    if (s->type != LAB_P_INT && s->type != LAB_P_NUM) continue;
+    if (s->type == LAB_P_BOOL || s->type == LAB_P_ENUM) { /* a flag is true/false, a choice one of its words */
+      snprintf(json, sizeof json, "{\"%s\":1}", s->name);
+      expect_reject(name, json, s->name);
+      snprintf(json, sizeof json, "{\"%s\":\"%s\"}", s->name, s->type == LAB_P_BOOL ? "yes" : "no-such-choice");
+      expect_reject(name, json, s->name);
+      continue;
+    }
     snprintf(json, sizeof json, "{\"%s\":%.17g}", s->name, s->min - 1);
     expect_reject(name, json, s->name);
     snprintf(json, sizeof json, "{\"%s\":%.17g}", s->name, s->max + 1);

@@ -18,7 +18,8 @@ const cJSON *test_exp_series(const cJSON *env, const char *id);
 /* y of point i of series id. */
 double test_exp_y(const cJSON *env, const char *id, int i);
 /* For every INT/NUM parameter of `name`: below min, above max, a string,
- * and (for INT) a non-integer all fail with invalid_param naming it; an
+ * and (for INT) a non-integer all fail with invalid_param naming it; a flag
+ * or a choice given a number or an unknown word fails the same way; an
  * unknown parameter fails naming itself. */
 void test_exp_check_bounds(const char *name);
 /* Some finding contains `text`. */

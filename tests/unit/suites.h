@@ -4,31 +4,29 @@
 
 #include <check.h>
 
+#include "experiments.h"
+
+/* One suite per experiment (tests/unit/check_STEM.c), from the table. */
+#define TEST_X_SUITE_DECL(stem, kern) Suite *make_##stem##_suite(void);
+LAB_EXPERIMENTS(TEST_X_SUITE_DECL)
+#undef TEST_X_SUITE_DECL
+
+/* What every experiment must satisfy, walked over the table. */
+Suite *make_experiments_suite(void);
+
 Suite *make_params_suite(void);
 Suite *make_json_suite(void);
 Suite *make_utf8_suite(void);
 Suite *make_conn_limit_suite(void);
 Suite *make_openapi_suite(void);
 Suite *make_envelope_suite(void);
-Suite *make_device_suite(void);
 Suite *make_calibrate_suite(void);
 Suite *make_quiz_suite(void);
 
-Suite *make_placement_suite(void);
-Suite *make_memory_suite(void);
-Suite *make_train_step_suite(void);
-
 Suite *make_stream_sim_suite(void);
-Suite *make_transfer_suite(void);
-Suite *make_timing_suite(void);
-Suite *make_precision_suite(void);
 Suite *make_ui_result_precision_suite(void);
-Suite *make_crossover_suite(void);
-Suite *make_profile_suite(void);
 Suite *make_ui_result_profile_suite(void);
-Suite *make_graphs_suite(void);
 Suite *make_ui_result_graphs_suite(void);
-Suite *make_allocator_suite(void);
 Suite *make_ui_result_allocator_suite(void);
 
 Suite *make_store_suite(void);
@@ -47,7 +45,6 @@ Suite *make_ui_class_suite(void);
 Suite *make_queue_suite(void);
 Suite *make_limits_suite(void);
 Suite *make_metrics_suite(void);
-Suite *make_streams_suite(void);
 Suite *make_ui_result_streams_suite(void);
 
 #endif

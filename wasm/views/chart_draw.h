@@ -3,7 +3,8 @@
 #ifndef UI_CHART_DRAW_H
 #define UI_CHART_DRAW_H
 
-#include "chart.h"
+#include "chart_axis.h"
+#include "html.h"
 
 /* Plot box in SVG user units. */
 typedef struct ui_box {

@@ -10,7 +10,6 @@
 
 #include "bridge.h"
 #include "class.h"
-#include "class_queue.h"
 #include "error.h"
 #include "json_get.h"
 
@@ -194,7 +193,7 @@ static void on_leave(int status, const char *body, size_t len, void *ctx) {
 }
 
 bool ui_class_app_action(const char *action, const char *arg) {
-  if (ui_class_queue_action(action, arg)) return true;
+  (void)arg;
   if (strcmp(action, "class-join") == 0) join();
   else if (strcmp(action, "class-leave") == 0) ui_fetch_post("/api/class/leave", "{}", FETCH_TIMEOUT_MS, on_leave, (void *)st.gen);
   else return false;
@@ -202,7 +201,6 @@ bool ui_class_app_action(const char *action, const char *arg) {
 }
 
 void ui_class_app_shutdown(void) {
-  ui_class_queue_shutdown();
   cJSON_Delete(st.session);
   intptr_t gen = st.gen;
   memset(&st, 0, sizeof st);

@@ -11,7 +11,8 @@
 
 /* The answer to GET /api/health (NULL when it failed): starts the check. */
 void ui_class_app_health(const cJSON *health);
-/* "class-join", "class-leave", "class-cancel"; false for other actions. */
+/* "class-join", "class-leave"; false for other actions. class_queue.c
+ * (which calls this module, never the other way) has "class-cancel". */
 bool ui_class_app_action(const char *action, const char *arg);
 /* Asks GET /api/session again (GPU time used changes after each run). */
 void ui_class_app_refresh(void);

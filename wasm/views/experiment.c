@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
 #include "json_get.h"
 #include "profiles.h"
 #include "result.h"
@@ -43,6 +42,13 @@ int ui_exp_validate(ui_exp_widget *w, cJSON **params) {
       snprintf(w->error[i], sizeof w->error[i], "%s", err.message);
       bad++;
     }
+  }
+  /* The same cross-parameter check the server runs before anything is queued. */
+  lab_error err;
+  memset(&err, 0, sizeof err);
+  if (bad == 0 && w->e->check && w->e->check(&p, &err) != 0) {
+    ui_exp_set_error(w, &err);
+    bad = 1;
   }
   if (bad == 0) *params = lab_params_to_json(&p);
   return bad;

@@ -12,6 +12,9 @@
 #include "html.h"
 #include "registry.h"
 
+/* The profile the client simulates when no server answers. */
+#define UI_OFFLINE_PROFILE "h100-sxm"
+
 #define UI_EXP_TEXT_MAX 48
 
 typedef struct ui_exp_widget {

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
 #include "bridge.h"
 #include "class_queue.h"
 #include "envelope.h"

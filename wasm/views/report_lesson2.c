@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json_get.h"
+#include "report_lesson2.h"
 #include "report_parts.h"
 
 #define MAX_EXPERIMENTS 16

@@ -1,9 +1,29 @@
 /* The pieces of the lab report that every lesson's report shares
- * (report.c), used by the later lessons' sections (report_lesson2.c). */
+ * (report_parts.c), and what a report is built from. Used by report.c
+ * (lesson 1 and the frame) and report_lesson2.c; includes neither. */
 #ifndef UI_VIEW_REPORT_PARTS_H
 #define UI_VIEW_REPORT_PARTS_H
 
-#include "report.h"
+#include "cjson_compat.h"
+#include "device.h"
+#include "html.h"
+#include "progress.h"
+
+typedef struct ui_report_input {
+  const cJSON *lesson;               /* the bundle: id, title, which section runs which experiment */
+  const char *date;                 /* "2026-11-22 15:04 UTC" */
+  const char *version;              /* gpulab version, or NULL when unknown (offline) */
+  const ui_device_state *device;    /* views NULL: the check has not finished */
+  const cJSON *timing;              /* the learner's last timing envelope, or NULL */
+  const cJSON *memory;              /* the learner's last memory envelope, or NULL */
+  const cJSON *memory_default;      /* the lesson's default memory run, simulated in the browser */
+  const ui_progress *progress;      /* the quiz's best and last attempt */
+  const cJSON *runs;                /* lesson 2 on: {"NAME": the learner's last NAME envelope, …}, or NULL */
+} ui_report_input;
+
+/* Where an envelope's figures come from, in words: "live (NVIDIA H100 …)",
+ * "recorded on NVIDIA A100 … (2026-01-05)", "simulated (profile: h100-sxm)". */
+const char *ui_report_source(const cJSON *env, char *out, int n);
 
 /* Appends s with Markdown punctuation backslash-escaped, line breaks as spaces. */
 void ui_report_md(ui_buf *b, const char *s);
@@ -21,8 +41,5 @@ void ui_report_quiz_section(ui_buf *b, const ui_progress *p, int number);
  * the legend (end); each lesson adds its own rows between them. */
 void ui_report_sources_start(ui_buf *b, const ui_device_state *d);
 void ui_report_sources_end(ui_buf *b, const ui_progress *p);
-
-/* Lesson 2's sections (report_lesson2.c). */
-void ui_report_lesson2_body(ui_buf *b, const ui_report_input *in);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "json_get.h"
 #include "result_parts.h"
+#include "result_views.h"
 
 #define MIB (1024.0 * 1024.0)
 

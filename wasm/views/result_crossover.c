@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "result_parts.h"
+#include "result_views.h"
 
 void ui_result_crossover(ui_buf *b, const cJSON *env) {
   static const char *const ids[] = {"cpu", "gpu_kernel", "gpu", "gpu_copies"};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "result_parts.h"
+#include "result_views.h"
 
 static void per_kernel_bars(ui_buf *b, const cJSON *env) {
   double e = ui_res_metric(env, "eager_per_kernel_us"), g = ui_res_metric(env, "graph_per_kernel_us");

@@ -6,6 +6,7 @@
 
 #include "json_get.h"
 #include "result_parts.h"
+#include "result_views.h"
 
 #define MAX_STEPS 32
 

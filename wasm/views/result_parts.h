@@ -1,5 +1,6 @@
 /* What the per-experiment result files (result_*.c) share: loading series
- * from an envelope into arrays, figure frames, and one entry per chart kind. */
+ * from an envelope into arrays, figure frames, the findings, and the lane
+ * chart of a timeline. Implemented in result_parts.c; includes no view. */
 #ifndef UI_RESULT_PARTS_H
 #define UI_RESULT_PARTS_H
 
@@ -20,18 +21,8 @@ void ui_res_figure_end(ui_buf *b); /* closes the <details> and the <figure> */
 /* "T4" for the envelope's profile, or its device name. */
 const char *ui_res_device_short(const cJSON *env, char *buf, int n);
 
-void ui_result_transfer(ui_buf *b, const cJSON *env);
-void ui_result_timing(ui_buf *b, const cJSON *env);
-void ui_result_precision(ui_buf *b, const cJSON *env);
-void ui_result_crossover(ui_buf *b, const cJSON *env);
-void ui_result_memory(ui_buf *b, const cJSON *env);
-void ui_result_train_step(ui_buf *b, const cJSON *env);
-void ui_result_placement(ui_buf *b, const cJSON *env);
-void ui_result_graphs(ui_buf *b, const cJSON *env);
-void ui_result_allocator(ui_buf *b, const cJSON *env);
-void ui_result_streams(ui_buf *b, const cJSON *env);
-void ui_result_profile(ui_buf *b, const cJSON *env);
-void ui_result_device(ui_buf *b, const cJSON *env, bool in_browser);
+/* "What this run shows": the envelope's findings as a list. */
+void ui_res_findings(ui_buf *b, const cJSON *env);
 /* The envelope's timeline as a lane chart with the synchronize marked. */
 void ui_result_timeline(ui_buf *b, const cJSON *env, const char *title, const char *summary);
 

@@ -1,6 +1,6 @@
 /* placement: which device every tensor of the step lives on, drawn as two
  * columns (CPU, GPU) with the stray field marked; the preflight message and
- * the output's shape. device: the "Your GPU" panel from the envelope. */
+ * the output's shape. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +10,7 @@
 #include "json_get.h"
 #include "profiles.h"
 #include "result_parts.h"
+#include "result_views.h"
 
 #define ROW 42.0
 
@@ -116,20 +117,4 @@ void ui_result_placement(ui_buf *b, const cJSON *env) {
   }
   ui_buf_raw(b, "</tbody></table></div>");
   ui_res_figure_end(b);
-}
-
-void ui_result_device(ui_buf *b, const cJSON *env, bool in_browser) {
-  const char *backend = ui_json_str(env, "backend");
-  char label[64];
-  ui_device_state s = {.views = ui_json_obj(ui_json_obj(env, "details"), "views"),
-                       .findings = ui_json_arr(env, "findings"),
-                       .simulated = !backend || strcmp(backend, "cuda") != 0,
-                       .offline = false};
-  (void)in_browser; /* the source label above already says where it ran */
-  if (s.simulated) s.profile_label = ui_res_device_short(env, label, sizeof label);
-  if (!s.views) {
-    ui_buf_raw(b, "<p>The device check returned no driver and runtime views.</p>");
-    return;
-  }
-  ui_view_device_panel(b, &s);
 }

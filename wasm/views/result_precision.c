@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "result_parts.h"
+#include "result_views.h"
 
 static void lines(ui_buf *b, const cJSON *env, const char *title, const char *const *ids, int n_ids,
                   const char *summary, const char *x_title, const char *y_title, ui_scale xs, ui_scale ys,

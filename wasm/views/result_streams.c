@@ -10,6 +10,7 @@
 #include "chart_draw.h"
 #include "json_get.h"
 #include "result_parts.h"
+#include "result_views.h"
 
 #define MAX_SPANS 320
 #define MAX_LANES 12

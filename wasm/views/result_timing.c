@@ -1,6 +1,5 @@
 /* timing: a CPU lane and a GPU lane with the synchronize marked, the three
- * clocks side by side, and the cold first run against a warm one. Also the
- * lane chart other experiments reuse (train_step's one step). */
+ * clocks side by side, and the cold first run against a warm one. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,53 +7,7 @@
 
 #include "json_get.h"
 #include "result_parts.h"
-
-/* "CPU (host)" for "cpu", "GPU 0, stream 0" for "gpu:0/stream0". */
-static const char *lane_name(const char *lane, char *buf, size_t n) {
-  int dev, stream;
-  if (strcmp(lane, "cpu") == 0) return "CPU (host)";
-  if (sscanf(lane, "gpu:%d/stream%d", &dev, &stream) == 2) {
-    snprintf(buf, n, "GPU %d, stream %d", dev, stream);
-    return buf;
-  }
-  return lane;
-}
-
-#define MAX_SPANS 256
-
-void ui_result_timeline(ui_buf *b, const cJSON *env, const char *title, const char *summary) {
-  const cJSON *ev;
-  int n = 0, n_marks = 0;
-  ui_span *spans = calloc(MAX_SPANS, sizeof *spans);
-  char (*names)[32] = calloc(MAX_SPANS, sizeof *names);
-  ui_mark marks[2];
-  if (!spans || !names) {
-    b->failed = true;
-    goto end;
-  }
-  cJSON_ArrayForEach(ev, ui_json_arr(env, "timeline")) {
-    const char *lane = ui_json_str(ev, "lane"), *label = ui_json_str(ev, "label");
-    double s, e;
-    if (n == MAX_SPANS || !lane || !label || !ui_json_num(ev, "start_us", &s) || !ui_json_num(ev, "end_us", &e))
-      continue;
-    spans[n] = (ui_span){lane_name(lane, names[n], sizeof names[n]), label, s, e, strstr(label, "synchronize") != NULL};
-    if (n_marks == 0 && strstr(label, "synchronize")) {
-      marks[n_marks++] = (ui_mark){s, "synchronize() called: the host waits"};
-      marks[n_marks++] = (ui_mark){e, "the GPU is done: the host goes on"};
-    }
-    n++;
-  }
-  if (n == 0) goto end;
-  ui_timeline_chart c = {.summary = summary, .spans = spans, .n = n, .marks = marks, .n_marks = n_marks};
-  ui_res_figure_begin(b, title);
-  ui_chart_timeline(b, &c);
-  ui_res_numbers_begin(b);
-  ui_table_spans(b, "Every span of the timeline", spans, n);
-  ui_res_figure_end(b);
-end:
-  free(spans);
-  free(names);
-}
+#include "result_views.h"
 
 void ui_result_timing(ui_buf *b, const cJSON *env) {
   char summary[400], t1[32], t2[32], t3[32];

@@ -5,6 +5,7 @@
 
 #include "json_get.h"
 #include "result_parts.h"
+#include "result_views.h"
 
 void ui_result_train_step(ui_buf *b, const cJSON *env) {
   static const char *const loss_id[] = {"loss"}, *const host_ids[] = {"host_every_step", "host_every_n"};

@@ -5,6 +5,7 @@
 
 #include "json_get.h"
 #include "result_parts.h"
+#include "result_views.h"
 
 void ui_result_transfer(ui_buf *b, const cJSON *env) {
   static const char *const ids[] = {"h2d_pinned", "h2d_pageable", "d2h_pinned", "d2h_pageable"};
