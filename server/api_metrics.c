@@ -9,6 +9,7 @@
 
 #include "api.h"
 #include "class.h"
+#include "conn_gate.h"
 #include "http.h"
 #include "metrics.h"
 #include "runs.h"
@@ -16,6 +17,7 @@
 static void gauges(srv_app *app, srv_metrics_gauges *g) {
   memset(g, 0, sizeof *g);
   g->sessions_active = -1;
+  g->connections_refused = srv_conn_gate_refused();
   srv_class_runs *cr = app->cls ? app->cls->runs : NULL;
   if (cr) {
     g->queue_length = srv_queue_waiting(cr->queue);

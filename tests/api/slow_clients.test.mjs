@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { withServer, assertError } from './lib.mjs';
+import { withServer, assertError, request } from './lib.mjs';
 import { withClass } from './class_lib.mjs';
 
 const T = { timeout: 60000 };
@@ -88,6 +88,8 @@ test('eighty_slow_uploads_from_one_address_leave_health_answered_for_another', T
     const t0 = Date.now();
     while (status !== 200 && Date.now() - t0 < 10000) status = (await getFrom(srv.port, '/api/health', '127.0.0.1')).status;
     assert.equal(status, 200);
+    const refused = (await request(srv, '/metrics')).text.match(/^gpulab_connections_refused_total (\d+)$/m);
+    assert.ok(refused && Number(refused[1]) >= 80 - SHARE, `refusals counted: ${refused?.[0]}`);
   }));
 
 test('eighty_slow_uploads_to_join_do_not_stop_a_class', T, () =>
