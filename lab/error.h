@@ -25,6 +25,7 @@ typedef struct cJSON cJSON;
   X(LAB_E_REQUEST_TIMEOUT, "request_timeout", 408, "Send the whole request at once; one that arrives too slowly is cut off.") \
   X(LAB_E_HEADERS_TOO_LARGE, "headers_too_large", 431, "Send fewer or shorter headers (16 KiB in all).") \
   X(LAB_E_TOO_MANY_CONNECTIONS, "too_many_connections", 429, "Too many connections from your address; retry after the Retry-After seconds.") \
+  X(LAB_E_CROSS_ORIGIN, "cross_origin", 403, "Use gpulab from its own pages; another site may not send it requests.") \
   X(LAB_E_NO_GPU, "no_gpu", 503, "Run it with backend \"simulated\", or on a machine with a usable NVIDIA GPU.") \
   X(LAB_E_BUSY, "busy", 503, "The GPU is running another experiment; retry in a few seconds.") \
   X(LAB_E_DEADLINE, "deadline_exceeded", 504, "The run took longer than its deadline; try smaller parameters.") \

@@ -12,6 +12,7 @@
 #include "cjson_compat.h"
 #include "http.h"
 #include "learner.h"
+#include "throttle.h"
 #include "session.h"
 
 #define JOIN_BODY_MAX 1024

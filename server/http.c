@@ -223,13 +223,14 @@ int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char 
     return lab_fail(err, LAB_E_BAD_REQUEST, NULL,
                     "a request may not carry both Transfer-Encoding and Content-Length; send one of them");
   /* Without this check any web page could post a "simple" cross-origin
-   * request (text/plain, or no body type at all) that needs no preflight. */
+   * request (text/plain, or no body type at all) that needs no preflight.
+   * A request without a body (no length, or 0) sends no body type. */
   const char *ct = mg_get_header(conn, "Content-Type");
-  if (want_json && !is_json_type(ct))
+  long long declared = mg_get_request_info(conn)->content_length;
+  if (want_json && (declared > 0 || te) && !is_json_type(ct))
     return ct ? lab_fail(err, LAB_E_UNSUPPORTED_MEDIA, NULL, "the body must be application/json (got %.60s)", ct)
               : lab_fail(err, LAB_E_UNSUPPORTED_MEDIA, NULL,
                          "a JSON body needs the header Content-Type: application/json");
-  long long declared = mg_get_request_info(conn)->content_length;
   if (declared > (long long)limit)
     return lab_fail(err, LAB_E_BODY_TOO_LARGE, NULL, "the body is %lld bytes; the limit is %zu bytes", declared, limit);
   char *buf = malloc(limit + 1);

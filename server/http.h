@@ -41,7 +41,8 @@ int srv_send_method_not_allowed(struct mg_connection *conn, const char *allow);
  * malloc'd buffer. Refuses a body with both chunked encoding and a length
  * (400), one past the limit (413), one shorter than its Content-Length
  * (400), one that arrives slower than a minimum rate (408), and, when
- * `want_json`, any without "Content-Type: application/json" (415).
+ * `want_json`, a non-empty one without "Content-Type: application/json"
+ * (415).
  * Returns 0, or -1 with err set. */
 int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char **out, size_t *len,
                   lab_error *err);

@@ -5,6 +5,7 @@
 #include "http_guard.h"
 
 #include <civetweb.h>
+#include <string.h>
 #include <strings.h>
 
 #include "http.h"
@@ -27,6 +28,15 @@ int srv_http_error(struct mg_connection *conn, int status, const char *msg) {
   return 0;
 }
 
+/* Whether the Origin header ("https://host:port", "null") names the host
+ * this request was sent to (its Host header). The scheme is not compared:
+ * a proxy in front may end TLS. */
+static int same_origin(const char *origin, const char *host) {
+  const char *sep = strstr(origin, "://");
+  if (!sep || !host) return 0;
+  return strcasecmp(sep + 3, host) == 0;
+}
+
 /* Digits only, with the spaces HTTP allows around a header's value. */
 static int decimal(const char *v) {
   while (*v == ' ' || *v == '\t') v++;
@@ -46,6 +56,16 @@ int srv_request_check(struct mg_connection *conn) {
     }
     if (strcasecmp(ri->http_headers[i].name, "Transfer-Encoding") == 0) chunked++;
   }
+  /* A browser names the page that sent a request in Origin; a page of
+   * another site may not change anything here (its simple requests need
+   * no preflight, and would carry the learner's cookies when same-site). */
+  const char *origin = mg_get_header(conn, "Origin");
+  int changes = strcmp(ri->request_method, "GET") != 0 && strcmp(ri->request_method, "HEAD") != 0 &&
+                strcmp(ri->request_method, "OPTIONS") != 0;
+  if (changes && origin && !same_origin(origin, mg_get_header(conn, "Host")))
+    return srv_send_fail(conn, LAB_E_CROSS_ORIGIN, NULL,
+                         "a page of %.80s may not send %.10s requests to gpulab; use gpulab from its own pages", origin,
+                         ri->request_method);
   /* CivetWeb reads "12abc" or "0x10" as far as it is a number. */
   if (malformed)
     return srv_send_fail(conn, LAB_E_BAD_REQUEST, NULL, "Content-Length must be a decimal number of bytes");

@@ -10,8 +10,10 @@ struct mg_connection;
  * too large: 431 here), 505 … as {"error":{…}}. Returns 0 (handled). */
 int srv_http_error(struct mg_connection *conn, int status, const char *msg);
 
-/* From begin_request: refuses (and answers) a request that is framed
- * ambiguously — two Content-Length headers, one that is not a plain number, or a length beside chunked
+/* From begin_request: refuses (and answers) a request that changes
+ * something (not GET, HEAD or OPTIONS) sent by a page of another origin
+ * (403 cross_origin), and one framed ambiguously — two Content-Length
+ * headers, one that is not a plain number, or a length beside chunked
  * encoding, which a proxy in front could read differently than we do.
  * Returns 0 to go on, or the HTTP status it answered with. */
 int srv_request_check(struct mg_connection *conn);

@@ -3,9 +3,8 @@
  * session's), so joining again from the same browser is the same learner
  * with the same limits and quota. Limits are token buckets kept in the
  * store (store.h), so they hold across re-joins, restarts and several
- * servers sharing one store. Per client address, the guesses of a join
- * code or an instructor token, and the joins that make a new learner, are
- * throttled: a burst of SRV_ADDRESS_BURST, then one a second. */
+ * servers sharing one store. The joins that make a new learner count
+ * against the client address like guesses of the join code (throttle.h). */
 #ifndef SRV_LEARNER_H
 #define SRV_LEARNER_H
 
@@ -16,18 +15,11 @@
 
 #define SRV_LEARNER_COOKIE "gpulab_learner"
 #define SRV_LEARNER_COOKIE_MAX_AGE_S (180L * 24 * 3600) /* a term */
-#define SRV_ADDRESS_BURST 60 /* per address per minute: joins making a learner, wrong codes, wrong tokens */
 
 /* 1–40 characters of well-formed UTF-8, not blank, without control,
  * line-separator or bidi characters (which could disguise one name as
  * another's in the instructor's list). */
 int srv_name_valid(const char *name);
-
-/* The per-address throttle of `kind` ("join", "instructor"): 0 while addr
- * may try again, else -1 with rate_limited and *retry_after_s. */
-int srv_address_check(srv_store *st, const char *kind, const char *addr, double *retry_after_s, lab_error *err);
-/* Counts one attempt of addr (best effort: a store error is logged). */
-void srv_address_count(srv_store *st, const char *kind, const char *addr);
 
 /* The learner this join is for: the one the browser's learner cookie
  * names (cookie_header may be NULL), renamed to name; else a new learner,

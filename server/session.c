@@ -6,7 +6,7 @@
 #include "session.h"
 
 #include "http.h"
-#include "learner.h"
+#include "throttle.h"
 
 #include <civetweb.h>
 #include <stdio.h>

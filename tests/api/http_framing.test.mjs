@@ -26,6 +26,22 @@ test('a_cross_origin_preflight_gets_no_allow_origin', T, () =>
     assert.equal(get.headers.get('access-control-allow-origin'), null, 'no CORS header on a plain answer');
   }));
 
+test('a_post_from_another_origin_is_403_cross_origin', T, () =>
+  withServer({}, async (srv) => {
+    const body = { backend: 'simulated' };
+    for (const origin of ['http://evil.example', 'null', `http://127.0.0.1:${srv.port + 1}`]) {
+      const r = await request(srv, '/api/experiments/timing', { method: 'POST', body, headers: { Origin: origin } });
+      assertError(r, 403, 'cross_origin');
+    }
+    // The server's own pages may, over HTTP or behind a proxy ending TLS.
+    for (const origin of [srv.url, `https://127.0.0.1:${srv.port}`]) {
+      const r = await request(srv, '/api/experiments/timing', { method: 'POST', body, headers: { Origin: origin } });
+      assert.equal(r.status, 200, `${origin}: ${r.text.slice(0, 200)}`);
+    }
+    // Reading is not refused (without CORS headers another page cannot read the answer anyway).
+    assert.equal((await request(srv, '/api/health', { headers: { Origin: 'http://evil.example' } })).status, 200);
+  }));
+
 test('a_json_body_without_content_type_is_415', T, () =>
   withServer({}, async (srv) => {
     const body = '{"backend":"simulated"}';
@@ -39,6 +55,9 @@ test('a_json_body_without_content_type_is_415', T, () =>
     const ok = await request(srv, '/api/experiments/timing',
       { method: 'POST', body, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
     assert.equal(ok.status, 200, ok.text.slice(0, 200));
+    // No body at all is no JSON body: the defaults run.
+    const empty = await rawRequest(srv.port, 'POST /api/experiments/device HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
+    assert.equal(empty.status, 200, empty.body.slice(0, 200));
   }));
 
 test('two_content_lengths_or_a_malformed_one_are_400', T, () =>
