@@ -246,8 +246,11 @@ fuzz: deps
 	@tests/fuzz/run.sh explore $(FUZZ_BUILD) $(FUZZ_S)
 
 fuzz-bins:
-	@$(if $(HAVE_LIBFUZZER),$(MAKE) --no-print-directory $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%),\
+	@$(if $(HAVE_LIBFUZZER),$(MAKE) --no-print-directory fuzz-harnesses,\
 	  echo "gpulab probe: $(FUZZ_CC) with libFuzzer not found: fuzz harnesses not built (make deps installs clang)")
+
+.PHONY: fuzz-harnesses
+fuzz-harnesses: $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
