@@ -8,7 +8,12 @@ PORT ?= 8080
 SAN ?= 0
 NO_CUDA ?= 0
 CUDA_HOME ?= /usr/local/cuda
-CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90
+# Turing (T4, sm_75), Ampere (A100, RTX 30, A10G, sm_80: also runs on 8.6/8.9
+# GPUs such as the L4 and RTX 4090), Hopper (sm_90), and compute_90 PTX that
+# newer GPUs compile when they load it. CUDA 13 cannot target older GPUs
+# (Volta, sm_70): the device check says so on such a machine.
+CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+  -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 
 ifeq ($(SAN),1)
 BUILD ?= build-san
@@ -31,6 +36,10 @@ MODE := $(if $(NVCC),cuda,cpu)
 
 # ---- flags ------------------------------------------------------------------
 WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
+# Every stack frame small: CivetWeb threads have about 100 KiB of stack and
+# the browser's wasm stack 64 KiB. (Not in the sanitizer build, whose
+# redzones make frames larger on purpose.)
+FRAME_LIMIT := -Wframe-larger-than=16384
 CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels -Iserver
 # gpulab (server + CLI) links no CUDA: cuBLAS's thread-local storage does not
 # fit CivetWeb's 100 KiB thread stacks. gpulab-worker owns the GPU.
@@ -41,6 +50,8 @@ WORKER_LDLIBS := -lcjson -lm -lpthread -ldl
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
+else
+CFLAGS += $(FRAME_LIMIT)
 endif
 ifeq ($(MODE),cuda)
 CFLAGS += -DGPULAB_CUDA=1
@@ -70,10 +81,11 @@ WEB := $(BUILD)/web
 WEB_FILES := $(patsubst web/%,$(WEB)/%,$(shell find web -type f 2>/dev/null))
 WASM_OUT := $(WEB)/gpulab.js
 UNIT_BIN := $(BUILD)/tests/check_all
+FIDELITY_BIN := $(BUILD)/tests/fidelity
 
-.PHONY: all help probe deps run serve test unit bench gpu-check record bundle clean lessons wasm web
+.PHONY: all help probe deps run serve test unit fidelity bench gpu-check record bundle clean lessons wasm web
 
-all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm $(if $(HAVE_CHECK),$(UNIT_BIN))
+all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
@@ -82,6 +94,7 @@ help:
 	@echo "  make run        deps + build + serve at http://\$$HOST:\$$PORT (default $(HOST):$(PORT))"
 	@echo "  make test       deps + build + every test (unit, tools, API, browser, sanitizer build)"
 	@echo "  make unit       build and run the unit tests (Check) only"
+	@echo "  make fidelity   the simulator against published real-GPU measurements: table of ratios and checks"
 	@echo "  make bench      benchmarks, as ratios against a peer measured in the same run"
 	@echo "  make gpu-check  the GPU suite (needs a usable NVIDIA GPU)"
 	@echo "  make record     record real GPU runs for the offline client"
@@ -118,6 +131,10 @@ test: deps
 unit: all-native
 	@$(if $(HAVE_CHECK),CK_FORK=yes $(UNIT_BIN),echo "make unit: Check is not installed (make deps)" >&2; false)
 
+# The simulator against published measurements (tests/fidelity/): prints the table, fails on a miss.
+fidelity: $(FIDELITY_BIN)
+	@$(FIDELITY_BIN) tests/fidelity/published.json
+
 bench: deps
 	@$(MAKE) --no-print-directory all bench-bins
 	@bench/run.sh $(BUILD)
@@ -144,7 +161,7 @@ bundle: all
 	@tools/bundle.sh $(BUILD) .bundle
 
 .PHONY: all-native
-all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) lessons $(if $(HAVE_CHECK),$(UNIT_BIN))
+all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) lessons $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 # ---- native objects ---------------------------------------------------------
 $(OBJ)/%.o: %.c
@@ -184,9 +201,16 @@ UI_OBJ := $(UI_SRC:%.c=$(OBJ)/%.o)
 $(UI_OBJ): CFLAGS += -Iwasm
 $(OBJ)/tests/unit/check_ui_%.o: CFLAGS += -Iwasm
 
+# Test code runs on the main thread's 8 MiB stack: the frame limit is for the program.
+$(UNIT_SRC:%.c=$(OBJ)/%.o): CFLAGS += -Wno-frame-larger-than
+
 $(UNIT_BIN): $(UNIT_SRC:%.c=$(OBJ)/%.o) $(LAB_OBJ) $(filter-out $(OBJ)/server/main.o,$(SERVER_OBJ)) $(UI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs check) $(LDLIBS)
+
+$(FIDELITY_BIN): $(OBJ)/tests/fidelity/fidelity.o $(LAB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
 
 # ---- web root, lessons, wasm ------------------------------------------------
 web: $(WEB_FILES)
@@ -201,7 +225,7 @@ $(WEB)/lessons/index.json: $(LESSONC) $(wildcard lessons/*/*)
 	@mkdir -p $(WEB)/lessons $(BUILD)/lessons
 	$(LESSONC) --web $(WEB)/lessons --keys $(BUILD)/lessons $(dir $(LESSONS))
 
-WASM_CFLAGS := -std=c11 -O2 $(WARN) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL -Ilab -Iwasm -Ithird_party/cjson
+WASM_CFLAGS := -std=c11 -O2 $(WARN) $(FRAME_LIMIT) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL -Ilab -Iwasm -Ithird_party/cjson
 # DYNAMIC_EXECUTION=0: no eval/new Function in gpulab.js, as the page's CSP allows none.
 WASM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulab -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=web,worker \
   -s DYNAMIC_EXECUTION=0 \
@@ -264,5 +288,9 @@ $(foreach h,$(FUZZ_NAMES),$(eval $(call FUZZ_HARNESS,$(h))))
 
 clean:
 	rm -rf build build-san build-fuzz .bundle
+
+# `make print-CFLAGS`: a variable's value, for the tools tests.
+print-%:
+	@echo '$($*)'
 
 -include $(shell find $(BUILD)/obj $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)

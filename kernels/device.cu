@@ -20,6 +20,21 @@ static void record_error(lab_runtime_view *rt, cudaError_t e) {
   snprintf(rt->error_message, sizeof rt->error_message, "%s", cudaGetErrorString(e));
 }
 
+/* The architectures this file was compiled for: nvcc defines
+ * __CUDA_ARCH_LIST__ (e.g. 750,800,900) from the -gencode options. The
+ * newest one is also shipped as PTX (see CUDA_ARCH in the Makefile). */
+static void built_archs(lab_runtime_view *rt) {
+#ifdef __CUDA_ARCH_LIST__
+  static const int list[] = {__CUDA_ARCH_LIST__};
+  rt->n_archs = 0;
+  for (size_t i = 0; i < sizeof list / sizeof list[0] && rt->n_archs < (int)(sizeof rt->archs / sizeof rt->archs[0]); i++)
+    rt->archs[rt->n_archs++] = list[i] / 10;
+  rt->ptx_arch = rt->n_archs ? rt->archs[rt->n_archs - 1] : 0;
+#else
+  (void)rt;
+#endif
+}
+
 extern "C" void kern_runtime_view(lab_runtime_view *rt) {
   memset(rt, 0, sizeof *rt);
   cudaRuntimeGetVersion(&rt->runtime_version);
@@ -44,15 +59,27 @@ extern "C" void kern_runtime_view(lab_runtime_view *rt) {
     g->cc_minor = prop.minor;
     g->sm_count = prop.multiProcessorCount;
     snprintf(g->bus_id, sizeof g->bus_id, "%08x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
-    size_t free_b = 0, total_b = prop.totalGlobalMem;
-    /* cudaMemGetInfo needs a context on that device: the worker keeps one. */
-    if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
-      g->mem_free_bytes = free_b;
-      g->mem_total_bytes = total_b;
-    } else {
-      cudaGetLastError();
-      g->mem_total_bytes = prop.totalGlobalMem;
+    g->mem_total_bytes = prop.totalGlobalMem;
+    /* Free memory only for the device the worker runs on (0, after
+     * CUDA_VISIBLE_DEVICES): cudaMemGetInfo needs a context, and a context on
+     * every GPU would hold hundreds of MB on each. The driver view (NVML or
+     * nvidia-smi) reports the others. */
+    size_t free_b = 0, total_b = 0;
+    if (i == 0) {
+      if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+        g->mem_free_bytes = free_b;
+        g->mem_total_bytes = total_b;
+        g->mem_free_known = true;
+      } else {
+        cudaGetLastError();
+      }
     }
   }
-  cudaSetDevice(0);
+  built_archs(rt);
+}
+
+extern "C" void kern_shutdown(void) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) cudaDeviceReset();
+  cudaGetLastError();
 }

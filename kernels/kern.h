@@ -17,6 +17,14 @@ extern "C" {
  * Never fails: a failure is described in rt->status. */
 void kern_runtime_view(lab_runtime_view *rt);
 
+/* The child side of the timing experiment's cold start: run as
+ * `gpulab-worker --cold-sgemm N K` in a fresh process; prints one JSON line
+ * of times and returns the exit status (kernels/cold.cu). */
+int kern_cold_sgemm_main(int n, int k);
+/* Releases the device at the worker's exit (cudaDeviceReset), so leak
+ * checkers see what was never freed. */
+void kern_shutdown(void);
+
 /* Every experiment whose kern column in lab/experiments.h is 1:
  * kernels/NAME.cu defines
  *   int kern_run_NAME(const lab_params *p, cJSON **out, lab_error *err);

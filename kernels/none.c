@@ -12,6 +12,14 @@ void kern_runtime_view(lab_runtime_view *rt) {
   snprintf(rt->error_message, sizeof rt->error_message, "gpulab was built without the CUDA toolkit (nvcc not found)");
 }
 
+int kern_cold_sgemm_main(int n, int k) {
+  (void)n, (void)k;
+  fprintf(stderr, "gpulab-worker: built without CUDA: there is no cold start to measure\n");
+  return 2;
+}
+
+void kern_shutdown(void) {}
+
 #define LAB_KERN_THEN(name)                                                                     \
   int kern_run_##name(const lab_params *p, cJSON **out, lab_error *err) {                    \
     (void)p;                                                                                  \

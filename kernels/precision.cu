@@ -3,9 +3,10 @@
  * BF16 inputs with FP32 accumulation and output (CUDA_R_16BF,
  * CUBLAS_COMPUTE_32F), for N = 128 … max_size on random normal inputs.
  * Timing: two warm-up batches, then `samples` batches between CUDA events,
- * each batch enough matmuls for ≥ 2e10 flop, queued behind a spin kernel so
- * the host's enqueue cost is not timed; medians. Errors: a 16 × 16 grid of
- * output entries against FP64 dot products on the host. The training run
+ * each batch enough matmuls for ≥ 2e10 flop (at most KERN_HOLD_MAX_OPS),
+ * queued behind the harness's hold so the host's enqueue cost is never
+ * timed; medians. Errors: a 16 × 16 grid of output entries against FP64
+ * dot products on the host. The training run
  * is the portable C one (lab/precision_train.c): it is math, not hardware. */
 #include <cuda_bf16.h>
 #include <math.h>
@@ -46,59 +47,38 @@ static cublasStatus_t gemm(cublasHandle_t h, lab_prec p, int n, const inputs *in
                       p == LAB_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
-/* One batch of `reps` matmuls between events; ms per matmul. */
-static int batch(cublasHandle_t h, cudaStream_t s, kern_timer *t, lab_prec p, int n, int reps, const inputs *in,
-                 float *c, double *ms, lab_error *err) {
-  double total = 0;
-  TRY(kern_spin(20.0 + 4.0 * reps, s)); /* covers the enqueue of the whole batch */
-  TRY(kern_timer_start(t, s));
-  for (int i = 0; i < reps; i++) TRY_BLAS(gemm(h, p, n, in, c));
-  TRY(kern_timer_stop_ms(t, s, &total));
-  *ms = total / reps;
+typedef struct gemm_job {
+  cublasHandle_t h;
+  lab_prec p;
+  int n;
+  const inputs *in;
+  float *c;
+} gemm_job;
+
+static int one_gemm(void *ctx, int i, cudaStream_t s, lab_error *err) {
+  const gemm_job *j = (const gemm_job *)ctx;
+  (void)i, (void)s;
+  TRY_BLAS(gemm(j->h, j->p, j->n, j->in, j->c));
   return 0;
 cleanup:
   return -1;
 }
 
-/* The grid's rows of A and columns of B (fp32, as given to every precision). */
-static int grid_inputs(const float *a, const float *b, int n, const int *ri, const int *cj, float *rows, float *cols,
-                       lab_error *err) {
-  for (int i = 0; i < SIDE; i++) {
-    TRY(cudaMemcpy(rows + (size_t)i * n, a + (size_t)ri[i] * n, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));
-    TRY(cudaMemcpy2D(cols + (size_t)i * n, sizeof(float), b + cj[i], (size_t)n * sizeof(float), sizeof(float), n,
-                     cudaMemcpyDeviceToHost));
-  }
-  return 0;
-cleanup:
-  return -1;
-}
-
-static int grid_outputs(const float *c, int n, const int *ri, const int *cj, float *out, lab_error *err) {
-  for (int i = 0; i < SIDE; i++)
-    for (int j = 0; j < SIDE; j++)
-      TRY(cudaMemcpy(out + i * SIDE + j, c + (size_t)ri[i] * n + cj[j], sizeof(float), cudaMemcpyDeviceToHost));
-  return 0;
-cleanup:
-  return -1;
-}
-
-/* Times and checks every precision at side n (size index i). */
-static int one_size(cublasHandle_t h, cudaStream_t s, kern_timer *t, int i, const inputs *in, float *c, float *rows,
-                    float *cols, lab_precision_measure *m, lab_error *err) {
-  int n = m->size[i], reps = lab_precision_repeats(n), ri[SIDE], cj[SIDE];
-  double ref[SIDE * SIDE], ms[LAB_PREC_MAX_SAMPLES], x = 0;
+/* Times and checks every precision at side n (size index i): batches held
+ * until queued (at most KERN_HOLD_MAX_OPS matmuls, so the whole batch is
+ * held), errors on the grid against the FP64 reference of the fp32 inputs. */
+static int one_size(kern_bench *bench, cublasHandle_t h, int i, const inputs *in, float *c,
+                    lab_precision_measure *m, lab_error *err) {
+  int n = m->size[i], reps = lab_precision_repeats(n);
   float out[SIDE * SIDE];
-  lab_rng r;
-  lab_rng_seed(&r, 0xc4ec0u + (uint64_t)n);
-  for (int k = 0; k < SIDE; k++) {
-    ri[k] = (int)(k * (double)n / SIDE + lab_rng_uniform(&r) * n / SIDE);
-    cj[k] = (int)(k * (double)n / SIDE + lab_rng_uniform(&r) * n / SIDE);
-  }
+  kern_grid grid;
+  if (reps > KERN_HOLD_MAX_OPS) reps = KERN_HOLD_MAX_OPS;
   m->repeats[i] = reps;
-  if (grid_inputs(in->a, in->b, n, ri, cj, rows, cols, err)) return -1;
-  lab_precision_reference(rows, cols, SIDE, SIDE, n, ref);
+  if (kern_grid_init(&grid, in->a, in->b, n, SIDE, 0xc4ec0u + (uint64_t)n, err)) return -1;
   for (int q = 0; q < LAB_PREC_COUNT; q++) {
     lab_prec p = (lab_prec)q;
+    gemm_job job = {h, p, n, in, c};
+    lab_summary sum;
     if (m->native[q] < 0) continue;
     if (p == LAB_PREC_BF16 && i == 0) { /* cuBLAS may refuse BF16 on a GPU without it: a result, not a failure */
       cublasStatus_t st = gemm(h, p, n, in, c);
@@ -108,17 +88,13 @@ static int one_size(cublasHandle_t h, cudaStream_t s, kern_timer *t, int i, cons
       }
       if (st != CUBLAS_STATUS_SUCCESS) return kern_blas_fail(err, st, "gemm(bf16)", __FILE__, __LINE__);
     }
-    for (int w = 0; w < m->warmup; w++)
-      if (batch(h, s, t, p, n, reps, in, c, &x, err)) return -1;
-    for (int k = 0; k < m->samples; k++)
-      if (batch(h, s, t, p, n, reps, in, c, &ms[k], err)) return -1;
-    lab_summary sum;
-    lab_summarize(ms, (size_t)m->samples, &sum);
+    if (kern_bench_samples(bench, m->warmup, m->samples, reps, 1, one_gemm, &job, NULL, &sum, err)) return -1;
     m->ms[q][i] = sum.median;
     m->iqr_pct[q][i] = sum.iqr_pct;
     m->tflops[q][i] = sum.median > 0 ? 2.0 * n * n * (double)n / (sum.median * 1e9) : 0;
-    if (grid_outputs(c, n, ri, cj, out, err)) return -1;
-    lab_precision_errors(ref, out, SIDE * SIDE, &m->max_rel[q][i], &m->mean_rel[q][i], &m->max_abs[q][i]);
+    if (kern_grid_read(&grid, c, out, err)) return -1;
+    lab_precision_errors(grid.ref, out, grid.side * grid.side, &m->max_rel[q][i], &m->mean_rel[q][i],
+                         &m->max_abs[q][i]);
   }
   return 0;
 }
@@ -128,8 +104,8 @@ extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *e
   cudaDeviceProp prop;
   cudaStream_t s = NULL;
   cublasHandle_t h = NULL;
-  kern_timer t = {NULL, NULL};
-  float *a = NULL, *b = NULL, *c = NULL, *rows = NULL, *cols = NULL;
+  kern_bench bench = {NULL, {NULL, NULL}, {NULL, 0}};
+  float *a = NULL, *b = NULL, *c = NULL;
   __nv_bfloat16 *a16 = NULL, *b16 = NULL;
   inputs in;
   int rc = -1, nmax = 0;
@@ -142,12 +118,6 @@ extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *e
   m->warmup = LAB_PREC_WARMUP;
   nmax = m->size[m->n_sizes - 1];
   elems = (size_t)nmax * nmax;
-  rows = (float *)malloc((size_t)SIDE * nmax * sizeof(float));
-  cols = (float *)malloc((size_t)SIDE * nmax * sizeof(float));
-  if (!rows || !cols) {
-    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-    goto cleanup;
-  }
 
   TRY(cudaSetDevice(0));
   TRY(cudaGetDeviceProperties(&prop, 0));
@@ -155,7 +125,7 @@ extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *e
   m->native[LAB_PREC_TF32] = prop.major >= 8; /* below Ampere cuBLAS runs TF32 requests as fp32 */
   m->native[LAB_PREC_BF16] = prop.major >= 8;
   TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  TRY(kern_timer_create(&t));
+  TRY(kern_bench_create(&bench, s));
   TRY(cudaMalloc((void **)&a, elems * sizeof(float)));
   TRY(cudaMalloc((void **)&b, elems * sizeof(float)));
   TRY(cudaMalloc((void **)&c, elems * sizeof(float)));
@@ -166,15 +136,13 @@ extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *e
   TRY(to_bf16(a, a16, elems, s));
   TRY(to_bf16(b, b16, elems, s));
   TRY(cudaStreamSynchronize(s));
-  TRY_BLAS(cublasCreate(&h));
-  TRY_BLAS(cublasSetStream(h, s));
-  TRY_BLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)); /* the compute type alone decides TF32 */
+  TRY_BLAS(kern_blas_create(&h, s)); /* default math: the compute type alone decides TF32 */
   in.a = a;
   in.b = b;
   in.a16 = a16;
   in.b16 = b16;
   for (int i = 0; i < m->n_sizes; i++)
-    if (one_size(h, s, &t, i, &in, c, rows, cols, m, err)) goto cleanup;
+    if (one_size(&bench, h, i, &in, c, m, err)) goto cleanup;
   {
     int top = m->n_sizes - 1, ok = 1;
     for (int q = 0; q < LAB_PREC_COUNT; q++) {
@@ -196,10 +164,8 @@ cleanup:
   if (c) cudaFree(c);
   if (a16) cudaFree(a16);
   if (b16) cudaFree(b16);
-  kern_timer_destroy(&t);
+  kern_bench_destroy(&bench);
   if (s) cudaStreamDestroy(s);
-  free(rows);
-  free(cols);
   free(m);
   return rc;
 }

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "common.cuh"
+#include "loss.cuh"
 extern "C" {
+#include "gpu_spans.h"
 #include "profile.h"
 #include "train_step.h"
 }
@@ -22,19 +24,9 @@ extern "C" {
 #define RUNS 3
 #define WARMUP_STEPS 5
 #define VALID_ROWS 32
-#define WARP 32
+#define WARP KERN_WARP
 #define F LAB_PROFILE_FEATURES
 #define C LAB_PROFILE_CLASSES
-
-static __device__ float warp_sum(float v) {
-  for (int o = WARP / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
-  return __shfl_sync(0xffffffffu, v, 0);
-}
-
-static __device__ float warp_max(float v) {
-  for (int o = WARP / 2; o > 0; o /= 2) v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, o));
-  return __shfl_sync(0xffffffffu, v, 0);
-}
 
 /* z1 += b1 (kept for the ReLU mask), a1 = max(z1, 0); row-major [rows×h]. */
 static __global__ void bias_relu_kernel(float *z1, const float *b1, float *a1, size_t n, int h) {
@@ -52,37 +44,13 @@ static __global__ void softmax_ce_kernel(float *z, const float *b2, const int *y
   if (row >= rows) return;
   float *zr = z + (size_t)row * C;
   float v = lane < C ? zr[lane] + b2[lane] : -INFINITY;
-  float mx = warp_max(v);
+  float mx = kern_warp_max(v);
   float e = lane < C ? expf(v - mx) : 0.0f;
-  float sum = warp_sum(e);
+  float sum = kern_warp_sum(e);
   int label = y[row];
   float zl = __shfl_sync(0xffffffffu, v, label);
   if (lane == 0) row_loss[row] = logf(sum) + mx - zl;
   if (lane < C) zr[lane] = (e / sum - (lane == label ? 1.0f : 0.0f)) / rows;
-}
-
-/* One block, fixed order: the step's mean loss into hist[step]. */
-static __global__ void mean_loss_kernel(const float *row_loss, int rows, float *hist, int step) {
-  __shared__ float part[256];
-  float s = 0;
-  for (int i = threadIdx.x; i < rows; i += blockDim.x) s += row_loss[i];
-  part[threadIdx.x] = s;
-  __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) hist[step] = part[0] / rows;
-}
-
-/* One warp per column: db[j] = Σ_i dz[i, j] over a row-major [rows×cols]. */
-static __global__ void bias_grad_kernel(const float *dz, float *db, int rows, int cols) {
-  int j = blockIdx.x * (blockDim.x / WARP) + threadIdx.x / WARP, lane = threadIdx.x % WARP;
-  if (j >= cols) return;
-  float s = 0;
-  for (int i = lane; i < rows; i += WARP) s += dz[(size_t)i * cols + j];
-  s = warp_sum(s);
-  if (lane == 0) db[j] = s;
 }
 
 /* dz1 = dh · (z1 > 0), in place. */
@@ -121,14 +89,14 @@ static int launch_op(const mlp *m, int op, int step, lab_error *err) {
     case 3: bias_relu_kernel<<<blocks(bh, 256), 256, 0, m->s>>>(m->z1, b1, m->a1, bh, H); TRY_LAUNCH(); break;
     case 4: TRY_BLAS(cublasSgemm(m->blas, CUBLAS_OP_T, CUBLAS_OP_N, C, B, H, &one, w2, H, m->a1, H, &zero, m->z2, C)); break;
     case 5: softmax_ce_kernel<<<blocks(B, 8), 8 * WARP, 0, m->s>>>(m->z2, b2, m->y, m->row_loss, B); TRY_LAUNCH(); break;
-    case 6: mean_loss_kernel<<<1, 256, 0, m->s>>>(m->row_loss, B, m->hist, step); TRY_LAUNCH(); break;
+    case 6: kern_mean_loss_kernel<<<1, 256, 0, m->s>>>(m->row_loss, B, m->hist, step); TRY_LAUNCH(); break;
     /* dW2[C×H] = dz2ᵀ·a1; dh[B×H] = dz2·W2; dW1[H×F] = dz1ᵀ·x. */
     case 7: TRY_BLAS(cublasSgemm(m->blas, CUBLAS_OP_N, CUBLAS_OP_T, H, C, B, &one, m->a1, H, m->z2, C, &zero, gw2, H)); break;
-    case 8: bias_grad_kernel<<<blocks(C, 8), 8 * WARP, 0, m->s>>>(m->z2, gb2, B, C); TRY_LAUNCH(); break;
+    case 8: kern_bias_grad_kernel<<<blocks(C, 8), 8 * WARP, 0, m->s>>>(m->z2, gb2, B, C); TRY_LAUNCH(); break;
     case 9: TRY_BLAS(cublasSgemm(m->blas, CUBLAS_OP_N, CUBLAS_OP_N, H, B, C, &one, w2, H, m->z2, C, &zero, m->dh, H)); break;
     case 10: relu_bwd_kernel<<<blocks(bh, 256), 256, 0, m->s>>>(m->dh, m->z1, bh); TRY_LAUNCH(); break;
     case 11: TRY_BLAS(cublasSgemm(m->blas, CUBLAS_OP_N, CUBLAS_OP_T, F, H, B, &one, m->x, F, m->dh, H, &zero, gw1, F)); break;
-    case 12: bias_grad_kernel<<<blocks(H, 8), 8 * WARP, 0, m->s>>>(m->dh, gb1, B, H); TRY_LAUNCH(); break;
+    case 12: kern_bias_grad_kernel<<<blocks(H, 8), 8 * WARP, 0, m->s>>>(m->dh, gb1, B, H); TRY_LAUNCH(); break;
     case 13: sgd_kernel<<<blocks(m->n_params, 256), 256, 0, m->s>>>(m->p, m->g, m->n_params, LAB_PROFILE_LR); TRY_LAUNCH(); break;
     default: break;
   }
@@ -149,11 +117,24 @@ typedef struct loop {
   cudaEvent_t origin, *pre, *after; /* pre[steps], after[steps × OPS] */
 } loop;
 
+/* NVTX ranges, counted so that an error path closes what it opened: the
+ * worker lives on, and an unbalanced stack would skew every later trace. */
+static void range_push(int *depth, const char *name) {
+  nvtxRangePushA(name);
+  (*depth)++;
+}
+
+static void range_pop(int *depth) {
+  nvtxRangePop();
+  (*depth)--;
+}
+
 /* One run of `steps` steps; fills t (host clock, µs from the run's start). */
 static int run_loop(const mlp *m, const loop *l, int steps, lab_profile_trace *t, lab_error *err) {
   const int O = LAB_PROFILE_OPS;
   double t0 = 0, origin_us = 0;
   float loss = 0;
+  int depth = 0;
   lab_profile_trace_clear(t);
   TRY(cudaStreamSynchronize(m->s));
   t0 = kern_now_us();
@@ -164,7 +145,7 @@ static int run_loop(const mlp *m, const loop *l, int steps, lab_profile_trace *t
     double *issue = t->op_start_us + (size_t)st * O; /* issue times for now; spans below */
     int k = st & 1, logs = (st + 1) % l->log_every == 0 || st == steps - 1;
     rs[LAB_PH_DATA] = kern_now_us() - t0;
-    nvtxRangePushA("data load");
+    range_push(&depth, "data load");
     /* A pinned staging buffer is refilled only once its copy is done. */
     if (l->pinned && st >= 2) TRY(cudaEventSynchronize(l->after[(size_t)(st - 2) * O + 1]));
     {
@@ -179,56 +160,55 @@ static int run_loop(const mlp *m, const loop *l, int steps, lab_profile_trace *t
     issue[1] = kern_now_us() - t0;
     TRY(cudaMemcpyAsync(m->y, l->stage_y[k], (size_t)m->rows * sizeof(int), cudaMemcpyHostToDevice, m->s));
     TRY(cudaEventRecord(l->after[(size_t)st * O + 1], m->s));
-    nvtxRangePop();
+    range_pop(&depth);
     re[LAB_PH_DATA] = kern_now_us() - t0;
     for (int o = 2; o < O - 1; o++) {
       lab_profile_phase ph = lab_profile_ops[o].phase;
       if (ph != lab_profile_ops[o - 1].phase) {
         rs[ph] = kern_now_us() - t0;
-        nvtxRangePushA(lab_profile_phase_names[ph]);
+        range_push(&depth, lab_profile_phase_names[ph]);
       }
       issue[o] = kern_now_us() - t0;
       if (launch_op(m, o, st, err)) goto cleanup;
       TRY(cudaEventRecord(l->after[(size_t)st * O + o], m->s));
       if (ph != lab_profile_ops[o + 1].phase) {
-        nvtxRangePop();
+        range_pop(&depth);
         re[ph] = kern_now_us() - t0;
       }
     }
     if (logs) {
       rs[LAB_PH_LOGGING] = kern_now_us() - t0;
-      nvtxRangePushA("logging");
+      range_push(&depth, "logging");
       issue[O - 1] = kern_now_us() - t0;
       TRY(cudaMemcpyAsync(&loss, m->hist + st, sizeof loss, cudaMemcpyDeviceToHost, m->s));
       TRY(cudaEventRecord(l->after[(size_t)st * O + O - 1], m->s));
       TRY(cudaStreamSynchronize(m->s)); /* what .item() does */
-      nvtxRangePop();
+      range_pop(&depth);
       re[LAB_PH_LOGGING] = kern_now_us() - t0;
     } else {
       issue[O - 1] = -1;
     }
   }
   t->end_us = kern_now_us() - t0;
-  /* GPU spans: an op ends at its event and starts when the previous op
-   * ended (or, for the first copy, when the event before it completed) or
-   * when the host issued it, whichever is later. */
+  /* GPU spans: an op ends at its event and starts at the later of its
+   * issue and the previous op's end (for the first copy: the event before
+   * it), lab_gpu_span_starts's rule. Only the last op (logging) may be
+   * missing from a step. */
   for (int st = 0; st < steps; st++) {
     float ms = 0;
-    double prev;
+    double ready = 0, *issue = t->op_start_us + (size_t)st * O, *end = t->op_end_us + (size_t)st * O;
+    int issued = issue[O - 1] < 0 ? O - 1 : O;
     TRY(cudaEventElapsedTime(&ms, l->origin, l->pre[st]));
-    prev = origin_us + ms * 1e3;
-    for (int o = 0; o < O; o++) {
-      size_t i = (size_t)st * O + o;
-      if (t->op_start_us[i] < 0) continue;
-      TRY(cudaEventElapsedTime(&ms, l->origin, l->after[i]));
-      double end = origin_us + ms * 1e3, start = t->op_start_us[i] > prev ? t->op_start_us[i] : prev;
-      t->op_start_us[i] = start < end ? start : end;
-      t->op_end_us[i] = end;
-      prev = end;
+    ready = origin_us + ms * 1e3;
+    for (int o = 0; o < issued; o++) {
+      TRY(cudaEventElapsedTime(&ms, l->origin, l->after[(size_t)st * O + o]));
+      end[o] = origin_us + ms * 1e3;
     }
+    lab_gpu_span_starts(issue, end, issued, ready, issue); /* the starts replace the issue times */
   }
   return 0;
 cleanup:
+  while (depth > 0) range_pop(&depth);
   return -1;
 }
 
@@ -337,9 +317,7 @@ extern "C" int kern_run_profile(const lab_params *p, cJSON **out, lab_error *err
   TRY(cudaMalloc((void **)&m.z2, (size_t)B * C * sizeof(float)));
   TRY(cudaMalloc((void **)&m.row_loss, (size_t)B * sizeof(float)));
   TRY(cudaMalloc((void **)&m.hist, (size_t)steps * sizeof(float)));
-  TRY_BLAS(cublasCreate(&m.blas));
-  TRY_BLAS(cublasSetStream(m.blas, m.s));
-  TRY_BLAS(cublasSetMathMode(m.blas, CUBLAS_DEFAULT_MATH)); /* true fp32: no TF32 */
+  TRY_BLAS(kern_blas_create(&m.blas, m.s));
   TRY(cudaMemcpy(m.p, params0, m.n_params * sizeof(float), cudaMemcpyHostToDevice));
   if (validate(&m, &l, params0, pm, err)) goto cleanup;
 
@@ -354,11 +332,7 @@ extern "C" int kern_run_profile(const lab_params *p, cJSON **out, lab_error *err
   lab_summarize(pm->run_ms, RUNS, &su);
   pm->step_ms = su.median / steps;
   pm->iqr_pct = su.iqr_pct;
-  for (int r = 0; r < RUNS; r++)
-    if (pm->run_ms[r] == su.median) {
-      lab_profile_summarize(&tr[r], pm);
-      break;
-    }
+  lab_profile_summarize(&tr[lab_median_index(pm->run_ms, RUNS)], pm); /* RUNS is odd: the median is a run */
   *out = lab_profile_envelope(p, pm, "cuda", prop.name, NULL);
   rc = *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 cleanup:

@@ -3,8 +3,8 @@
  * K streams, from pinned and from pageable host memory; then a race
  * between a copy stream and a compute stream, with or without
  * cudaStreamWaitEvent. Measured with CUDA events before and after every op,
- * elapsed from one start event that every stream waits on; a spin kernel
- * holds the GPU until everything is queued. Every output is checked
+ * elapsed from one start event that every stream waits on; the harness's
+ * hold keeps the GPU from starting until everything is queued. Every output is checked
  * against lab_streams_ref on the CPU; the race counts wrong values. */
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +40,7 @@ typedef struct ctx {
   cudaStream_t st[LAB_STREAMS_MAX_STREAMS];
   cudaEvent_t start, ev[LAB_STREAMS_MAX_CHUNKS][N_EV];
   float *h_in, *h_out, *p_in, *p_out, *d_in, *d_out; /* pinned, pageable, device */
+  kern_hold hold;
 } ctx;
 
 static cudaError_t launch_work(ctx *c, const float *in, float *out, cudaStream_t s) {
@@ -47,10 +48,11 @@ static cudaError_t launch_work(ctx *c, const float *in, float *out, cudaStream_t
   return cudaGetLastError();
 }
 
-/* Holds stream 0 with a spin while the host queues, records the start
- * event and makes streams 1..k-1 wait on it. */
+/* Holds stream 0 (the harness's hold: released once everything is
+ * queued), records the start event and makes streams 1..k-1 wait on it.
+ * Pageable runs are not held: their copies make the host wait as it queues. */
 static int begin(ctx *c, int k, int hold, lab_error *err) {
-  if (hold) TRY(kern_spin(200 + 40.0 * c->m->chunks, c->st[0]));
+  if (hold) TRY(kern_hold_begin(&c->hold, c->st[0]));
   TRY(cudaEventRecord(c->start, c->st[0]));
   for (int s = 1; s < k; s++) TRY(cudaStreamWaitEvent(c->st[s], c->start, 0));
   return 0;
@@ -129,6 +131,7 @@ static int pipeline(ctx *c, int k, int pinned, double *total_ms, double stage[LA
     TRY(cudaMemcpyAsync(dst + off, c->d_out + off, bytes, cudaMemcpyDeviceToHost, s));
     TRY(cudaEventRecord(c->ev[i][4], s));
   }
+  kern_hold_release(&c->hold);
   TRY(cudaDeviceSynchronize());
   r->n_streams = k;
   if (spans(c, c->m->chunks, stream_of, r, &end, err)) return -1;
@@ -143,6 +146,7 @@ static int pipeline(ctx *c, int k, int pinned, double *total_ms, double stage[LA
     }
   return 0;
 cleanup:
+  kern_hold_release(&c->hold);
   return -1;
 }
 
@@ -171,6 +175,7 @@ static int race(ctx *c, lab_error *err) {
     TRY(cudaMemcpyAsync(c->h_out + off, c->d_out + off, bytes, cudaMemcpyDeviceToHost, c->st[1]));
     TRY(cudaEventRecord(c->ev[i][4], c->st[1]));
   }
+  kern_hold_release(&c->hold);
   TRY(cudaDeviceSynchronize());
   m->race.n_streams = 2;
   if (spans(c, m->chunks, stream_of, &m->race, &end, err)) return -1;
@@ -181,6 +186,7 @@ static int race(ctx *c, lab_error *err) {
   for (int i = 0; i < m->chunks; i++) m->stale_chunks += m->stale_chunk[i];
   return 0;
 cleanup:
+  kern_hold_release(&c->hold);
   return -1;
 }
 
@@ -204,6 +210,7 @@ extern "C" int kern_run_streams(const lab_params *p, cJSON **out, lab_error *err
   c.grid = (per_sm > 0 ? per_sm : 1) * prop.multiProcessorCount;
   for (; n_st < LAB_STREAMS_MAX_STREAMS; n_st++) TRY(cudaStreamCreateWithFlags(&c.st[n_st], cudaStreamNonBlocking));
   TRY(cudaEventCreate(&c.start));
+  TRY(kern_hold_create(&c.hold));
   for (; n_ev < m.chunks * N_EV; n_ev++) TRY(cudaEventCreate(&c.ev[n_ev / N_EV][n_ev % N_EV]));
   TRY(cudaMalloc((void **)&c.d_in, total));
   TRY(cudaMalloc((void **)&c.d_out, total));
@@ -259,6 +266,7 @@ cleanup:
   free(c.p_out);
   for (int i = 0; i < n_ev; i++) cudaEventDestroy(c.ev[i / N_EV][i % N_EV]);
   if (c.start) cudaEventDestroy(c.start);
+  kern_hold_destroy(&c.hold);
   for (int i = 0; i < n_st; i++) cudaStreamDestroy(c.st[i]);
   return rc;
 }

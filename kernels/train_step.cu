@@ -5,28 +5,22 @@
  * mode B keeps the losses on the device and copies them every N steps.
  * Each mode is timed with the host clock from a synchronized start to its
  * last read, warm-up first, modes alternating, median of the samples. The
- * first step's loss and gradients are checked against lab/'s CPU step. */
+ * GPU's own time per step: all steps' launches queued behind the harness's
+ * hold, events around them. The first step's loss and gradients are checked
+ * against lab/'s CPU step. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.cuh"
+#include "loss.cuh"
 extern "C" {
 #include "train_step.h"
 }
 
 #define SAMPLES 5
-#define WARP 32
-
-static __device__ float warp_sum(float v) {
-  for (int o = WARP / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
-  return __shfl_sync(0xffffffffu, v, 0);
-}
-
-static __device__ float warp_max(float v) {
-  for (int o = WARP / 2; o > 0; o /= 2) v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, o));
-  return __shfl_sync(0xffffffffu, v, 0);
-}
+#define WARP KERN_WARP
+#define LAUNCHES 6 /* per step: sgemm, softmax-CE, mean loss, sgemm, bias grad, SGD */
 
 /* One warp per row: adds the bias, then loss_i = logsumexp(z) − z[y] and
  * dlogits = (softmax − onehot) / batch, written over the logits. */
@@ -40,38 +34,15 @@ static __global__ void softmax_ce_kernel(float *z, const float *bias, const int 
     zr[j] += bias[j];
     mx = fmaxf(mx, zr[j]);
   }
-  mx = warp_max(mx);
+  __syncwarp(); /* lane 0 reads zr[label] below, which another lane may have written */
+  mx = kern_warp_max(mx);
   float sum = 0;
   for (int j = lane; j < classes; j += WARP) sum += expf(zr[j] - mx);
-  sum = warp_sum(sum);
+  sum = kern_warp_sum(sum);
   int label = y[row];
   if (lane == 0) row_loss[row] = logf(sum) + mx - zr[label];
   __syncwarp();
   for (int j = lane; j < classes; j += WARP) zr[j] = (expf(zr[j] - mx) / sum - (j == label ? 1.0f : 0.0f)) / batch;
-}
-
-/* One block, fixed order: the mean loss of the step into history[step]. */
-static __global__ void mean_loss_kernel(const float *row_loss, int batch, float *history, int step) {
-  __shared__ float part[256];
-  float s = 0;
-  for (int i = threadIdx.x; i < batch; i += blockDim.x) s += row_loss[i];
-  part[threadIdx.x] = s;
-  __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) history[step] = part[0] / batch;
-}
-
-/* One warp per class: db[j] = Σ_i dlogits[i, j]. */
-static __global__ void bias_grad_kernel(const float *dz, float *db, int batch, int classes) {
-  int j = blockIdx.x * (blockDim.x / WARP) + threadIdx.x / WARP, lane = threadIdx.x % WARP;
-  if (j >= classes) return;
-  float s = 0;
-  for (int i = lane; i < batch; i += WARP) s += dz[(size_t)i * classes + j];
-  s = warp_sum(s);
-  if (lane == 0) db[j] = s;
 }
 
 static __global__ void sgd_kernel(float *w, const float *dw, int nw, float *b, const float *db, int nb, float lr) {
@@ -87,29 +58,40 @@ typedef struct net {
   const int *y;
   float *w, *b, *z, *row_loss, *dw, *db, *history;
   cublasHandle_t blas;
+  cudaStream_t s;
 } net;
 
-/* Forward and backward of step `step` (four launches plus two sgemms);
- * with update, the SGD kernel too. Row-major tensors through column-major
- * cuBLAS: zᵀ[C×B] = W·xᵀ, and dWᵀ[F×C] = xᵀ·dz. */
-static int launch_step(const net *n, int step, int update, lab_error *err) {
+/* Launch `part` (0..LAUNCHES-1) of step `step`, on the stream n->s:
+ * forward and backward are parts 0–4, the SGD update part 5. Row-major
+ * tensors through column-major cuBLAS: zᵀ[C×B] = W·xᵀ, dWᵀ[F×C] = xᵀ·dz. */
+static int launch_part(const net *n, int step, int part, lab_error *err) {
   const float one = 1.0f, zero = 0.0f;
   const int B = n->batch, F = n->features, C = n->classes;
-  TRY_BLAS(cublasSgemm(n->blas, CUBLAS_OP_T, CUBLAS_OP_N, C, B, F, &one, n->w, F, n->x, F, &zero, n->z, C));
-  softmax_ce_kernel<<<(B + 7) / 8, 8 * WARP>>>(n->z, n->b, n->y, n->row_loss, B, C);
-  TRY_LAUNCH();
-  mean_loss_kernel<<<1, 256>>>(n->row_loss, B, n->history, step);
-  TRY_LAUNCH();
-  TRY_BLAS(cublasSgemm(n->blas, CUBLAS_OP_N, CUBLAS_OP_T, F, C, B, &one, n->x, F, n->z, C, &zero, n->dw, F));
-  bias_grad_kernel<<<(C + 7) / 8, 8 * WARP>>>(n->z, n->db, B, C);
-  TRY_LAUNCH();
-  if (update) {
-    sgd_kernel<<<(C * F + C + 255) / 256, 256>>>(n->w, n->dw, C * F, n->b, n->db, C, n->lr);
-    TRY_LAUNCH();
+  switch (part) {
+    case 0: TRY_BLAS(cublasSgemm(n->blas, CUBLAS_OP_T, CUBLAS_OP_N, C, B, F, &one, n->w, F, n->x, F, &zero, n->z, C)); break;
+    case 1: softmax_ce_kernel<<<(B + 7) / 8, 8 * WARP, 0, n->s>>>(n->z, n->b, n->y, n->row_loss, B, C); TRY_LAUNCH(); break;
+    case 2: kern_mean_loss_kernel<<<1, 256, 0, n->s>>>(n->row_loss, B, n->history, step); TRY_LAUNCH(); break;
+    case 3: TRY_BLAS(cublasSgemm(n->blas, CUBLAS_OP_N, CUBLAS_OP_T, F, C, B, &one, n->x, F, n->z, C, &zero, n->dw, F)); break;
+    case 4: kern_bias_grad_kernel<<<(C + 7) / 8, 8 * WARP, 0, n->s>>>(n->z, n->db, B, C); TRY_LAUNCH(); break;
+    case 5: sgd_kernel<<<(C * F + C + 255) / 256, 256, 0, n->s>>>(n->w, n->dw, C * F, n->b, n->db, C, n->lr); TRY_LAUNCH(); break;
+    default: break;
   }
   return 0;
 cleanup:
   return -1;
+}
+
+/* Forward and backward of step `step`; with update, the SGD step too. */
+static int launch_step(const net *n, int step, int update, lab_error *err) {
+  for (int part = 0; part < (update ? LAUNCHES : LAUNCHES - 1); part++)
+    if (launch_part(n, step, part, err)) return -1;
+  return 0;
+}
+
+/* kern_bench's op i: launch i of the back-to-back steps. */
+static int one_launch(void *ctx, int i, cudaStream_t s, lab_error *err) {
+  (void)s;
+  return launch_part((const net *)ctx, i / LAUNCHES, i % LAUNCHES, err);
 }
 
 /* One timed run of `steps` steps reading the loss every `every` steps into
@@ -118,17 +100,18 @@ static int run_mode(const net *n, const float *w0, const float *b0, int steps, i
                     float *cum, double *ms, int *syncs, lab_error *err) {
   double t0;
   *syncs = 0;
-  TRY(cudaMemcpy(n->w, w0, (size_t)n->classes * n->features * sizeof(float), cudaMemcpyDeviceToDevice));
-  TRY(cudaMemcpy(n->b, b0, (size_t)n->classes * sizeof(float), cudaMemcpyDeviceToDevice));
-  TRY(cudaDeviceSynchronize());
+  TRY(cudaMemcpyAsync(n->w, w0, (size_t)n->classes * n->features * sizeof(float), cudaMemcpyDeviceToDevice, n->s));
+  TRY(cudaMemcpyAsync(n->b, b0, (size_t)n->classes * sizeof(float), cudaMemcpyDeviceToDevice, n->s));
+  TRY(cudaStreamSynchronize(n->s));
   t0 = kern_now_us();
   for (int s = 0; s < steps; s++) {
     if (launch_step(n, s, 1, err)) return -1;
     if ((s + 1) % every == 0 || s == steps - 1) {
       int first = s / every * every;
-      /* a pageable cudaMemcpy waits for the step, as .item() does */
-      TRY(cudaMemcpy(host_loss + first, n->history + first, (size_t)(s + 1 - first) * sizeof(float),
-                     cudaMemcpyDeviceToHost));
+      /* a pageable copy waits for the step, as .item() does */
+      TRY(cudaMemcpyAsync(host_loss + first, n->history + first, (size_t)(s + 1 - first) * sizeof(float),
+                          cudaMemcpyDeviceToHost, n->s));
+      TRY(cudaStreamSynchronize(n->s));
       (*syncs)++;
     }
     cum[s] = (float)((kern_now_us() - t0) / 1e3);
@@ -157,7 +140,8 @@ extern "C" int kern_run_train_step(const lab_params *p, cJSON **out, lab_error *
   float *dx = NULL, *dw0 = NULL, *db0 = NULL;
   int *dy = NULL;
   cudaDeviceProp prop;
-  kern_timer timer = {NULL, NULL};
+  kern_bench bench = {NULL, {NULL, NULL}, {NULL, 0}};
+  lab_summary sg;
   double ta[SAMPLES], tb[SAMPLES], ms = 0, ref_loss = 0;
   float first_loss = 0;
   lab_summary sa, sb;
@@ -188,13 +172,17 @@ extern "C" int kern_run_train_step(const lab_params *p, cJSON **out, lab_error *
   TRY(cudaMemcpy(dw0, hw, (size_t)C * F * sizeof(float), cudaMemcpyHostToDevice));
   TRY(cudaMemcpy(db0, hb, (size_t)C * sizeof(float), cudaMemcpyHostToDevice));
   n.x = dx, n.y = dy;
-  TRY_BLAS(cublasCreate(&n.blas));
-  TRY(kern_timer_create(&timer));
+  TRY(cudaStreamCreateWithFlags(&n.s, cudaStreamNonBlocking));
+  TRY_BLAS(kern_blas_create(&n.blas, n.s));
+  TRY(kern_bench_create(&bench, n.s));
 
   /* Validation: step 0 without its update, against the CPU step in double. */
-  TRY(cudaMemcpy(n.w, dw0, (size_t)C * F * sizeof(float), cudaMemcpyDeviceToDevice));
-  TRY(cudaMemcpy(n.b, db0, (size_t)C * sizeof(float), cudaMemcpyDeviceToDevice));
+  /* Uploads on the legacy stream are not ordered with n.s: wait for them. */
+  TRY(cudaDeviceSynchronize());
+  TRY(cudaMemcpyAsync(n.w, dw0, (size_t)C * F * sizeof(float), cudaMemcpyDeviceToDevice, n.s));
+  TRY(cudaMemcpyAsync(n.b, db0, (size_t)C * sizeof(float), cudaMemcpyDeviceToDevice, n.s));
   if (launch_step(&n, 0, 0, err)) goto cleanup;
+  TRY(cudaStreamSynchronize(n.s));
   TRY(cudaMemcpy(&first_loss, n.history, sizeof(float), cudaMemcpyDeviceToHost));
   TRY(cudaMemcpy(hdw, n.dw, (size_t)C * F * sizeof(float), cudaMemcpyDeviceToHost));
   TRY(cudaMemcpy(hdb, n.db, (size_t)C * sizeof(float), cudaMemcpyDeviceToHost));
@@ -204,13 +192,13 @@ extern "C" int kern_run_train_step(const lab_params *p, cJSON **out, lab_error *
   for (int j = 0; j < C; j++) m->max_abs_err = fmax(m->max_abs_err, fabs(hdb[j] - rdb[j]));
   m->validated = m->max_abs_err <= 1e-4;
 
-  /* The GPU's own time per step: events around all steps, no reads. */
-  TRY(cudaMemcpy(n.w, dw0, (size_t)C * F * sizeof(float), cudaMemcpyDeviceToDevice));
-  TRY(kern_timer_start(&timer, 0));
-  for (int s = 0; s < steps; s++)
-    if (launch_step(&n, s, 1, err)) goto cleanup;
-  TRY(kern_timer_stop_ms(&timer, 0, &ms));
-  m->gpu_step_us = ms * 1e3 / steps;
+  /* The GPU's own time per step: the steps' launches back to back, held
+   * until queued (so the GPU never waits for the host), no reads; one
+   * warm-up batch, SAMPLES batches, median. The same quantity the
+   * simulator reports: the kernels' times summed. */
+  TRY(cudaMemcpyAsync(n.w, dw0, (size_t)C * F * sizeof(float), cudaMemcpyDeviceToDevice, n.s));
+  if (kern_bench_samples(&bench, 1, SAMPLES, steps * LAUNCHES, 1, one_launch, &n, NULL, &sg, err)) goto cleanup;
+  m->gpu_step_us = sg.median * LAUNCHES * 1e3;
 
   /* Warm-up of each mode, then SAMPLES alternating runs of both. */
   for (int r = -1; r < SAMPLES; r++) {
@@ -231,10 +219,9 @@ extern "C" int kern_run_train_step(const lab_params *p, cJSON **out, lab_error *
   m->every_n_ms = sb.median;
   m->every_step_iqr_pct = sa.iqr_pct;
   m->every_n_iqr_pct = sb.iqr_pct;
-  for (int r = 0; r < SAMPLES; r++) {
-    if (ta[r] == sa.median) memcpy(m->cum_every_step_ms, cum + (size_t)(2 * r) * steps, steps * sizeof(float));
-    if (tb[r] == sb.median) memcpy(m->cum_every_n_ms, cum + (size_t)(2 * r + 1) * steps, steps * sizeof(float));
-  }
+  /* The curves of the median runs (SAMPLES is odd: the median is a run). */
+  memcpy(m->cum_every_step_ms, cum + (size_t)(2 * lab_median_index(ta, SAMPLES)) * steps, steps * sizeof(float));
+  memcpy(m->cum_every_n_ms, cum + (size_t)(2 * lab_median_index(tb, SAMPLES) + 1) * steps, steps * sizeof(float));
   /* Both modes ran the same deterministic kernels: the curves must agree. */
   for (int s = 0; s < steps; s++) m->max_abs_err = fmax(m->max_abs_err, fabs((double)loss_a[s] - m->loss[s]));
   m->validated = m->validated && m->max_abs_err <= 1e-4;
@@ -246,7 +233,8 @@ extern "C" int kern_run_train_step(const lab_params *p, cJSON **out, lab_error *
 
 cleanup:
   if (n.blas) cublasDestroy(n.blas);
-  kern_timer_destroy(&timer);
+  kern_bench_destroy(&bench);
+  if (n.s) cudaStreamDestroy(n.s);
   cudaFree(dx), cudaFree(dy), cudaFree(dw0), cudaFree(db0);
   cudaFree(n.w), cudaFree(n.b), cudaFree(n.z), cudaFree(n.row_loss), cudaFree(n.dw), cudaFree(n.db);
   cudaFree(n.history);

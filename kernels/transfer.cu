@@ -1,10 +1,12 @@
 /* transfer on a real GPU: host↔device bandwidth over a size sweep, pageable
  * then pinned (the same host buffer, page-locked with cudaHostRegister in
  * between, which is timed on its own), and N small copies vs one batched
- * copy. Each point: CUDA events around a batch of identical copies, queued
- * behind a spin kernel so the host's enqueue cost is not timed (as
- * nvbandwidth does); one warm-up pass; the median of `samples` batches.
- * Input is random normal data; a prefix is read back and compared. */
+ * copy. Each point: CUDA events around a batch of identical copies; pinned
+ * batches are queued behind the harness's hold so the host's enqueue cost
+ * is not timed (as nvbandwidth does); one warm-up batch; the median of
+ * `samples` batches. Input is random normal data; the device is then set to
+ * another pattern, and after the copies a prefix is read back into a third
+ * one and compared, so a copy that moved nothing cannot pass. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,74 +25,61 @@ static int reps_for(double bytes) {
   return reps < 1 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
 }
 
-/* One timed batch of `reps` copies of `bytes` in direction k; GB/s. */
-static cudaError_t time_batch(lab_xfer_kind k, char *host, char *dev, size_t bytes, int reps, int pinned,
-                              cudaStream_t s, kern_timer *t, double *gbps) {
-  cudaMemcpyKind dir = (k == LAB_XFER_H2D_PAGEABLE || k == LAB_XFER_H2D_PINNED) ? cudaMemcpyHostToDevice
-                                                                                : cudaMemcpyDeviceToHost;
-  cudaError_t e = cudaSuccess;
-  double ms = 0;
-  /* A pageable copy blocks the host until staged, so a spin would only be
-   * waited out; for pinned copies it holds the stream while we enqueue. */
-  if (pinned) e = kern_spin(30.0 * reps + 50.0, s);
-  if (e == cudaSuccess) e = kern_timer_start(t, s);
-  for (int r = 0; e == cudaSuccess && r < reps; r++)
-    e = dir == cudaMemcpyHostToDevice ? cudaMemcpyAsync(dev, host, bytes, dir, s)
-                                      : cudaMemcpyAsync(host, dev, bytes, dir, s);
-  if (e == cudaSuccess) e = kern_timer_stop_ms(t, s, &ms);
-  *gbps = ms > 0 ? (double)bytes * reps / (ms * 1e6) : 0;
-  return e;
+typedef struct copy_job {
+  char *host, *dev;
+  size_t bytes;
+  cudaMemcpyKind dir;
+} copy_job;
+
+/* Copy i of a batch: the same bytes again, or (stride set) the i-th slice. */
+static int one_copy(void *ctx, int i, cudaStream_t s, lab_error *err) {
+  const copy_job *j = (const copy_job *)ctx;
+  (void)i;
+  if (j->dir == cudaMemcpyHostToDevice) TRY(cudaMemcpyAsync(j->dev, j->host, j->bytes, j->dir, s));
+  else TRY(cudaMemcpyAsync(j->host, j->dev, j->bytes, j->dir, s));
+  return 0;
+cleanup:
+  return -1;
 }
 
-/* The sweep for the two kinds of one memory (pageable or pinned). */
-static cudaError_t sweep(lab_transfer_measure *m, int pinned, char *host, char *dev, cudaStream_t s,
-                         kern_timer *t) {
+static int small_copy(void *ctx, int i, cudaStream_t s, lab_error *err) {
+  const copy_job *j = (const copy_job *)ctx;
+  TRY(cudaMemcpyAsync(j->dev + (size_t)i * j->bytes, j->host + (size_t)i * j->bytes, j->bytes, j->dir, s));
+  return 0;
+cleanup:
+  return -1;
+}
+
+/* The sweep for the two kinds of one memory (pageable or pinned): for each
+ * size, one warm-up batch and `samples` batches of identical copies. Pinned
+ * batches are held until queued; a pageable copy makes the host wait while
+ * it is staged, so holding it would only stall: it is not held. */
+static int sweep(lab_transfer_measure *m, int pinned, char *host, char *dev, kern_bench *b, lab_error *err) {
   const lab_xfer_kind kinds[2] = {pinned ? LAB_XFER_H2D_PINNED : LAB_XFER_H2D_PAGEABLE,
                                   pinned ? LAB_XFER_D2H_PINNED : LAB_XFER_D2H_PAGEABLE};
-  cudaError_t e = cudaSuccess;
   for (int kk = 0; kk < 2; kk++)
     for (int i = 0; i < m->n_sizes; i++) {
-      double x[LAB_TRANSFER_MAX_SAMPLES], g = 0;
-      size_t bytes = (size_t)m->bytes[i];
-      int reps = reps_for(m->bytes[i]);
+      copy_job j = {host, dev, (size_t)m->bytes[i], kk == 0 ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost};
       lab_summary sum;
-      if ((e = time_batch(kinds[kk], host, dev, bytes, reps, pinned, s, t, &g)) != cudaSuccess) return e;
-      for (int smp = 0; smp < m->samples; smp++)
-        if ((e = time_batch(kinds[kk], host, dev, bytes, reps, pinned, s, t, &x[smp])) != cudaSuccess) return e;
-      lab_summarize(x, (size_t)m->samples, &sum);
-      m->gbps[kinds[kk]][i] = sum.median;
+      if (kern_bench_samples(b, 1, m->samples, reps_for(m->bytes[i]), pinned, one_copy, &j, NULL, &sum, err))
+        return -1;
+      m->gbps[kinds[kk]][i] = sum.median > 0 ? m->bytes[i] / (sum.median * 1e6) : 0;
       if (i == m->n_sizes - 1 && sum.iqr_pct > m->iqr_pct) m->iqr_pct = sum.iqr_pct;
     }
-  return e;
+  return 0;
 }
 
-/* N small pinned copies vs one copy of the same bytes (events, no spin). */
-static cudaError_t small_vs_batched(lab_transfer_measure *m, char *host, char *dev, cudaStream_t s, kern_timer *t) {
-  double xs[LAB_TRANSFER_MAX_SAMPLES], xb[LAB_TRANSFER_MAX_SAMPLES];
-  size_t small = (size_t)m->small_bytes, total = small * (size_t)m->small_copies;
-  cudaError_t e = cudaSuccess;
-  for (int smp = -1; smp < m->samples && e == cudaSuccess; smp++) { /* smp -1: warm-up */
-    double ms_small = 0, ms_batch = 0;
-    e = kern_timer_start(t, s);
-    for (int i = 0; e == cudaSuccess && i < m->small_copies; i++)
-      e = cudaMemcpyAsync(dev + i * small, host + i * small, small, cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess) e = kern_timer_stop_ms(t, s, &ms_small);
-    if (e == cudaSuccess) e = kern_timer_start(t, s);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(dev, host, total, cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess) e = kern_timer_stop_ms(t, s, &ms_batch);
-    if (smp >= 0) {
-      xs[smp] = ms_small;
-      xb[smp] = ms_batch;
-    }
-  }
-  lab_summary a, b;
-  if (e == cudaSuccess) {
-    lab_summarize(xs, (size_t)m->samples, &a);
-    lab_summarize(xb, (size_t)m->samples, &b);
-    m->small_total_ms = a.median;
-    m->batched_ms = b.median;
-  }
-  return e;
+/* N small pinned copies vs one copy of the same bytes, each batch held. */
+static int small_vs_batched(lab_transfer_measure *m, char *host, char *dev, kern_bench *b, lab_error *err) {
+  size_t small = (size_t)m->small_bytes;
+  copy_job smalls = {host, dev, small, cudaMemcpyHostToDevice};
+  copy_job one = {host, dev, small * (size_t)m->small_copies, cudaMemcpyHostToDevice};
+  lab_summary a, c;
+  if (kern_bench_samples(b, 1, m->samples, m->small_copies, 1, small_copy, &smalls, NULL, &a, err)) return -1;
+  if (kern_bench_samples(b, 1, m->samples, 1, 1, one_copy, &one, NULL, &c, err)) return -1;
+  m->small_total_ms = a.median * m->small_copies;
+  m->batched_ms = c.median;
+  return 0;
 }
 
 static double max_abs_diff(const float *a, const float *b, size_t n) {
@@ -107,7 +96,7 @@ extern "C" int kern_run_transfer(const lab_params *p, cJSON **out, lab_error *er
   lab_transfer_measure m;
   cudaDeviceProp prop;
   cudaStream_t s = NULL;
-  kern_timer t = {NULL, NULL};
+  kern_bench bench = {NULL, {NULL, NULL}, {NULL, 0}};
   char *host = NULL, *dev = NULL;
   float *ref = NULL, *back = NULL;
   int registered = 0, rc = -1;
@@ -126,7 +115,7 @@ extern "C" int kern_run_transfer(const lab_params *p, cJSON **out, lab_error *er
   TRY(cudaSetDevice(0));
   TRY(cudaGetDeviceProperties(&prop, 0));
   TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  TRY(kern_timer_create(&t));
+  TRY(kern_bench_create(&bench, s));
   TRY(cudaMalloc((void **)&dev, max_bytes));
   /* Page-aligned, whole pages: what cudaHostRegister locks is exactly this buffer. */
   host = (char *)aligned_alloc(4096, (max_bytes + 4095) / 4096 * 4096);
@@ -142,17 +131,23 @@ extern "C" int kern_run_transfer(const lab_params *p, cJSON **out, lab_error *er
   TRY(cudaMemcpyAsync(host, dev, max_bytes, cudaMemcpyDeviceToHost, s));
   TRY(cudaStreamSynchronize(s));
   memcpy(ref, host, check);
+  /* The device now gets a different pattern (all bits set: NaN), so only
+   * copies that really move the data can make it match again. */
+  TRY(cudaMemsetAsync(dev, 0xff, max_bytes, s));
+  TRY(cudaStreamSynchronize(s));
 
-  TRY(sweep(&m, 0, host, dev, s, &t));
+  if (sweep(&m, 0, host, dev, &bench, err)) goto cleanup;
   t0 = kern_now_us();
   TRY(cudaHostRegister(host, max_bytes, cudaHostRegisterDefault));
   registered = 1;
   m.pin_ms = (kern_now_us() - t0) / 1e3;
   m.pin_bytes = (double)max_bytes;
-  TRY(sweep(&m, 1, host, dev, s, &t));
-  TRY(small_vs_batched(&m, host, dev, s, &t));
+  if (sweep(&m, 1, host, dev, &bench, err)) goto cleanup;
+  if (small_vs_batched(&m, host, dev, &bench, err)) goto cleanup;
 
-  /* The device holds what the host sent; the host still holds the original. */
+  /* The device holds what the host sent; the host still holds the original.
+   * `back` starts as a third pattern, so a copy that does nothing fails. */
+  memset(back, 0x7f, check);
   TRY(cudaMemcpyAsync(back, dev, check, cudaMemcpyDeviceToHost, s));
   TRY(cudaStreamSynchronize(s));
   {
@@ -169,7 +164,7 @@ cleanup:
   free(ref);
   free(back);
   if (dev) cudaFree(dev);
-  kern_timer_destroy(&t);
+  kern_bench_destroy(&bench);
   if (s) cudaStreamDestroy(s);
   return rc;
 }

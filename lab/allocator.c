@@ -397,11 +397,12 @@ cJSON *lab_allocator_envelope(const lab_params *p, const lab_allocator_measure *
   add_findings(env, m);
   if (!strcmp(backend, "simulated"))
     lab_env_stats(env, m->cycles, m->warmup, "cuda_malloc_us", m->malloc_iqr_pct,
-                  "Simulated. Driver calls are modelled from the profile: cudaMalloc costs two launches' worth of "
-                  "host time plus 0.4 µs per 2 MiB page mapped; cudaFree a synchronize, a launch and 0.3 µs per page "
-                  "unmapped, plus whatever work is still queued; a cache hit is host bookkeeping only (0.5 µs per "
-                  "allocate + free); ±8-10% jitter per call. The memory walk runs the real caching-allocator "
-                  "bookkeeping against the profile's memory. Medians of the cycles.");
+                  "Simulated. Driver calls are modelled from the profile: cudaMalloc costs malloc_us (about 50 µs "
+                  "up to 512 KiB, as published) plus malloc_us_per_mib for each further MiB mapped; cudaFree a "
+                  "synchronize, a launch and free_us_per_mib per MiB unmapped, plus whatever work is still queued; a "
+                  "cache hit is host bookkeeping only (cache_pair_us per allocate + free); ±8-10% jitter per call. "
+                  "The memory walk runs the real caching-allocator bookkeeping against the profile's memory. Medians "
+                  "of the cycles.");
   else
     lab_env_stats(env, m->cycles, m->warmup, "cuda_malloc_us", m->malloc_iqr_pct,
                   "Host clock (CLOCK_MONOTONIC) around each cudaMalloc and each cudaFree of the block, device idle; "
@@ -414,22 +415,26 @@ cJSON *lab_allocator_envelope(const lab_params *p, const lab_allocator_measure *
 
 /* ---- simulator --------------------------------------------------------- */
 
-/* Assumed figures of the model (not from the profile, which has none for
- * the allocator): mapping and unmapping a 2 MiB page of device memory in the
- * driver, and the host bookkeeping of a cache hit. */
-#define MAP_US_PER_PAGE 0.4
-#define UNMAP_US_PER_PAGE 0.3
-#define CACHE_PAIR_US 0.5
-#define PAGE_BYTES (2.0 * MIB)
+/* Driver calls on the profile's figures (lab/profiles_data.c has their
+ * sources): cudaMalloc costs malloc_us up to 512 KiB (a published
+ * measurement) plus malloc_us_per_mib for each further MiB mapped;
+ * cudaFree a synchronize, a launch and free_us_per_mib per MiB unmapped; a
+ * cache hit is host bookkeeping only (cache_pair_us per allocate + free). */
+#define MIB_FREE_OF_MAPPING 0.5 /* MiB a cudaMalloc covers at its fixed cost (512 KiB) */
+
+/* cudaMalloc of `bytes` on the profile (µs, no jitter). */
+static double malloc_cost_us(const lab_profile *prof, double bytes) {
+  double extra = bytes / MIB - MIB_FREE_OF_MAPPING;
+  return prof->malloc_us + (extra > 0 ? extra * prof->malloc_us_per_mib : 0);
+}
 
 static void sim_timing(const lab_profile *prof, lab_allocator_measure *m, lab_rng *r) {
-  double pages = ceil((double)m->timing_bytes / PAGE_BYTES);
-  double malloc_us = 2 * prof->launch_us + pages * MAP_US_PER_PAGE;
-  double free_us = prof->sync_us + prof->launch_us + pages * UNMAP_US_PER_PAGE;
+  double malloc_us = malloc_cost_us(prof, (double)m->timing_bytes);
+  double free_us = prof->sync_us + prof->launch_us + (double)m->timing_bytes / MIB * prof->free_us_per_mib;
   for (int i = 0; i < m->cycles; i++) {
     m->malloc_us[i] = malloc_us * lab_rng_jitter(r, 8);
     m->free_us[i] = free_us * lab_rng_jitter(r, 8);
-    m->cache_us[i] = CACHE_PAIR_US * lab_rng_jitter(r, 10);
+    m->cache_us[i] = prof->cache_pair_us * lab_rng_jitter(r, 10);
   }
   /* The kernel started after its launch; cudaFree waits for what is left of it. */
   for (int i = 0; i < m->busy_samples; i++)

@@ -34,6 +34,11 @@ static const tie ties[] = {
 #define ROUNDS 6
 
 const lab_profile *lab_calibrate_base(const lab_gpu_info *gpu) {
+  /* The same device first (an L4 and an RTX 4090 share compute capability 8.9), then the same architecture. */
+  for (int i = 0; gpu && gpu->name[0] && i < lab_profile_count(); i++) {
+    const lab_profile *p = lab_profile_at(i);
+    if (strcmp(p->device_name, gpu->name) == 0 && strcmp(p->name, "calibrated") != 0) return p;
+  }
   for (int i = 0; gpu && i < lab_profile_count(); i++) {
     const lab_profile *p = lab_profile_at(i);
     if (p->cc_major == gpu->cc_major && p->cc_minor == gpu->cc_minor && strcmp(p->name, "calibrated") != 0)
@@ -51,20 +56,32 @@ static const cJSON *real_of(const char *experiment, const cJSON *transfer, const
   return strcmp(experiment, "transfer") == 0 ? transfer : timing;
 }
 
+/* The real run's params as the simulator must take them to match it: raw
+ * CUDA launches and the card's own link, as a GPU run measures. */
+static cJSON *params_like_gpu(const cJSON *env) {
+  cJSON *p = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(env, "params"), 1);
+  if (!p) p = cJSON_CreateObject();
+  if (cJSON_GetObjectItemCaseSensitive(p, "view")) cJSON_ReplaceItemInObjectCaseSensitive(p, "view", cJSON_CreateString("cuda"));
+  if (cJSON_GetObjectItemCaseSensitive(p, "host"))
+    cJSON_ReplaceItemInObjectCaseSensitive(p, "host", cJSON_CreateString("profile"));
+  return p;
+}
+
 /* Simulates both experiments with the real runs' params; 0 or -1. */
 static int simulate_both(const lab_profile *prof, const cJSON *transfer, const cJSON *timing, cJSON **sim_transfer,
                          cJSON **sim_timing, lab_error *err) {
   *sim_transfer = *sim_timing = NULL;
-  if (lab_simulate_with(lab_experiment_find("transfer"), cJSON_GetObjectItemCaseSensitive(transfer, "params"), prof,
-                        sim_transfer, err))
-    return -1;
-  if (lab_simulate_with(lab_experiment_find("timing"), cJSON_GetObjectItemCaseSensitive(timing, "params"), prof,
-                        sim_timing, err)) {
+  cJSON *pt = params_like_gpu(transfer), *pm = params_like_gpu(timing);
+  int rc = 0;
+  if (lab_simulate_with(lab_experiment_find("transfer"), pt, prof, sim_transfer, err)) rc = -1;
+  else if (lab_simulate_with(lab_experiment_find("timing"), pm, prof, sim_timing, err)) {
     cJSON_Delete(*sim_transfer);
     *sim_transfer = NULL;
-    return -1;
+    rc = -1;
   }
-  return 0;
+  cJSON_Delete(pt);
+  cJSON_Delete(pm);
+  return rc;
 }
 
 static int check_inputs(const cJSON *transfer, const cJSON *timing, lab_error *err) {
@@ -95,6 +112,16 @@ int lab_calibrate(const cJSON *real_transfer, const cJSON *real_timing, const la
   if (gpu && gpu->name[0]) snprintf(p.device_name, sizeof p.device_name, "%s", gpu->name);
   if (gpu && gpu->sm_count) p.sm_count = gpu->sm_count;
   if (gpu && gpu->mem_total_bytes) p.memory_bytes = gpu->mem_total_bytes;
+  size_t used = 0;
+  for (size_t i = 0; i < N_TIES && used < sizeof p.calibrated_fields; i++) {
+    const char *field = NULL;
+#define LAB_X_FIELD(f) \
+  if (ties[i].field == offsetof(lab_profile, f)) field = #f;
+    LAB_PROFILE_POSITIVE(LAB_X_FIELD)
+#undef LAB_X_FIELD
+    if (field) used += (size_t)snprintf(p.calibrated_fields + used, sizeof p.calibrated_fields - used, "%s%s",
+                                        used ? "," : "", field);
+  }
 
   cJSON *sim_transfer = NULL, *sim_timing = NULL;
   for (int round = 0; round < ROUNDS; round++) {

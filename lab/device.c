@@ -16,8 +16,8 @@ const char *lab_cuda_version_text(int v, char buf[16]) {
   return buf;
 }
 
-static const char *const verdict_names[] = {"usable", "not_built", "no_driver", "driver_too_old", "no_device",
-                                            "runtime_error"};
+static const char *const verdict_names[] = {"usable",    "not_built",     "no_driver",       "driver_too_old",
+                                            "no_device", "runtime_error", "arch_unsupported"};
 
 const char *lab_verdict_code_name(lab_verdict_code c) {
   return (unsigned)c < sizeof verdict_names / sizeof verdict_names[0] ? verdict_names[c] : "runtime_error";
@@ -32,6 +32,23 @@ void lab_device_verdict(const lab_driver_view *drv, const lab_runtime_view *rt, 
   lab_cuda_version_text(rt->driver_api_version ? rt->driver_api_version : drv->cuda_version, have);
   switch (rt->status) {
     case LAB_RT_OK:
+      if (rt->device_count > 0 && rt->n_archs > 0 && rt->dev[0].cc_major > 0 &&
+          rt->dev[0].cc_major * 10 + rt->dev[0].cc_minor < rt->archs[0]) {
+        const lab_gpu_info *g = &rt->dev[0];
+        out->code = LAB_V_ARCH_UNSUPPORTED;
+        SAY(summary, "no usable GPU: %.60s (compute capability %d.%d) is older than this build supports", g->name,
+            g->cc_major, g->cc_minor);
+        SAY(explanation,
+            "The driver and the CUDA runtime both work, but gpulab's kernels were compiled for compute capability "
+            "%d.%d and newer, and a GPU can only run code built for its own generation or an older one of the "
+            "same family. CUDA %s cannot build for GPUs older than 7.5 at all: Volta (7.0, the V100) and Pascal "
+            "were dropped in CUDA 13.",
+            rt->archs[0] / 10, rt->archs[0] % 10, need);
+        SAY(advice,
+            "Rebuild gpulab with a CUDA 12 toolkit (CUDA_HOME=/usr/local/cuda-12.x make) to run it on this GPU; "
+            "meanwhile every experiment is simulated.");
+        return;
+      }
       if (rt->device_count > 0) {
         out->code = LAB_V_USABLE;
         out->usable = true;
@@ -110,7 +127,8 @@ static cJSON *gpu_json(const lab_gpu_info *g, int index) {
   if (g->sm_count) cJSON_AddNumberToObject(o, "sm_count", g->sm_count);
   else cJSON_AddNullToObject(o, "sm_count");
   cJSON_AddNumberToObject(o, "memory_total_bytes", (double)g->mem_total_bytes);
-  cJSON_AddNumberToObject(o, "memory_free_bytes", (double)g->mem_free_bytes);
+  if (g->mem_free_known) cJSON_AddNumberToObject(o, "memory_free_bytes", (double)g->mem_free_bytes);
+  else cJSON_AddNullToObject(o, "memory_free_bytes");
   if (g->bus_id[0]) cJSON_AddStringToObject(o, "bus_id", g->bus_id);
   return o;
 }
@@ -153,6 +171,10 @@ cJSON *lab_runtime_view_json(const lab_runtime_view *rt) {
   cJSON_AddNumberToObject(o, "device_count", rt->device_count);
   cJSON *arr = cJSON_AddArrayToObject(o, "devices");
   for (int i = 0; i < rt->device_count && i < LAB_MAX_GPUS; i++) cJSON_AddItemToArray(arr, gpu_json(&rt->dev[i], i));
+  cJSON *archs = cJSON_AddArrayToObject(o, "built_for");
+  for (int i = 0; i < rt->n_archs; i++) cJSON_AddItemToArray(archs, cJSON_CreateNumber(rt->archs[i]));
+  if (rt->ptx_arch) cJSON_AddNumberToObject(o, "ptx_for", rt->ptx_arch);
+  else cJSON_AddNullToObject(o, "ptx_for");
   return o;
 }
 
@@ -200,8 +222,15 @@ int lab_runtime_view_from_json(const cJSON *json, lab_runtime_view *rt, lab_erro
     if (cJSON_IsString(cc)) sscanf(cc->valuestring, "%d.%d", &g->cc_major, &g->cc_minor);
     g->sm_count = (int)num_from(d, "sm_count");
     g->mem_total_bytes = (uint64_t)num_from(d, "memory_total_bytes");
+    g->mem_free_known = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(d, "memory_free_bytes"));
     g->mem_free_bytes = (uint64_t)num_from(d, "memory_free_bytes");
   }
+  const cJSON *a;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(json, "built_for")) {
+    if (rt->n_archs < (int)(sizeof rt->archs / sizeof rt->archs[0]) && cJSON_IsNumber(a))
+      rt->archs[rt->n_archs++] = a->valueint;
+  }
+  rt->ptx_arch = (int)num_from(json, "ptx_for");
   return 0;
 }
 
@@ -232,6 +261,7 @@ void lab_device_simulate_views(const lab_profile *prof, lab_driver_view *drv, la
   g.sm_count = prof->sm_count;
   g.mem_total_bytes = prof->memory_bytes;
   g.mem_free_bytes = prof->memory_bytes - prof->context_bytes;
+  g.mem_free_known = true;
   snprintf(g.bus_id, sizeof g.bus_id, "00000000:00:00.0");
   drv->source = LAB_DRV_SIMULATED;
   drv->present = true;

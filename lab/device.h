@@ -19,6 +19,7 @@ typedef struct lab_gpu_info {
   int cc_major, cc_minor; /* 0.0 when the source does not say (NVML) */
   int sm_count;           /* 0 when unknown */
   uint64_t mem_total_bytes, mem_free_bytes;
+  bool mem_free_known; /* false when free memory was not read (a device the worker holds no context on) */
   char bus_id[32];
 } lab_gpu_info;
 
@@ -50,6 +51,12 @@ typedef struct lab_runtime_view {
   int driver_api_version; /* cudaDriverGetVersion: 0 when no driver is installed */
   int device_count;
   lab_gpu_info dev[LAB_MAX_GPUS];
+  /* The architectures the worker's kernels were compiled for, as
+   * 10 * major + minor (75 = sm_75), lowest first; ptx_arch is the newest
+   * one also shipped as PTX, which newer GPUs compile at load. 0: unknown. */
+  int n_archs;
+  int archs[8];
+  int ptx_arch;
 } lab_runtime_view;
 
 typedef enum lab_verdict_code {
@@ -59,6 +66,7 @@ typedef enum lab_verdict_code {
   LAB_V_DRIVER_TOO_OLD,
   LAB_V_NO_DEVICE,
   LAB_V_RUNTIME_ERROR,
+  LAB_V_ARCH_UNSUPPORTED, /* the GPU is older than every architecture the kernels were built for */
 } lab_verdict_code;
 
 typedef struct lab_verdict {

@@ -32,6 +32,8 @@ typedef struct cJSON cJSON;
   X(LAB_E_WORKER_CRASHED, "worker_crashed", 500, "The GPU worker crashed and was restarted; run it again.") \
   X(LAB_E_GPU_OOM, "gpu_out_of_memory", 507, "Use a smaller size or batch, or free GPU memory first.") \
   X(LAB_E_CUDA, "cuda_error", 500, "The GPU reported an error; the worker was reset, run it again.") \
+  X(LAB_E_CUDA_CALL, "cuda_call_failed", 500, "A CUDA call failed for this run only; the GPU is fine. Try other parameters, or report it if it repeats.") \
+  X(LAB_E_GPU_ARCH, "gpu_arch_unsupported", 503, "This GPU's architecture is not in this build of gpulab: see GET /api/device, or run it with backend \"simulated\".") \
   X(LAB_E_USAGE, "usage", 400, "Run 'gpulab help' for the commands and options.") \
   X(LAB_E_BAD_JOIN_CODE, "bad_join_code", 403, "Check the join code your instructor gave you (e.g. ABCD-EFGH) and try again.") \
   X(LAB_E_NO_SESSION, "no_session", 401, "Join the class first (POST /api/class/join with the join code and your name).") \

@@ -15,7 +15,9 @@
 #include "registry.h"
 #include "rng.h"
 #include "stats.h"
+#include "sim_measure.h"
 #include "stream_sim.h"
+#include "view.h"
 
 static const lab_param_spec graphs_params[] = {
     {.name = "kernels", .type = LAB_P_INT, .min = 10, .max = 10000, .def = 1000, .unit = NULL,
@@ -26,6 +28,7 @@ static const lab_param_spec graphs_params[] = {
      .help = "Also sweep the kernel size from 1 Ki to 16 Mi elements to find where a graph stops helping."},
     {.name = "samples", .type = LAB_P_INT, .min = 3, .max = LAB_GRAPHS_MAX_SAMPLES, .def = 7, .unit = NULL,
      .help = "Timed batches per launch mode after two warm-ups; medians are reported."},
+    LAB_VIEW_PARAM,
 };
 
 #define N_PARAMS ((int)(sizeof graphs_params / sizeof graphs_params[0]))
@@ -189,21 +192,27 @@ cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, con
   add_timeline(env, m);
   add_findings(env, m);
   double iqr = fmax(m->eager.iqr_pct, m->graph.iqr_pct);
-  if (!strcmp(backend, "simulated"))
-    lab_env_stats(env, m->samples, m->warmup, "graph_per_kernel_us", iqr,
-                  "Simulated: launched one by one, each kernel costs the host launch_us (±8% jitter) and runs at "
-                  "least kernel_min_us on the GPU (the stream model); as a graph, one launch plus 0.02 µs per node "
-                  "on the host and half of kernel_min_us of GPU dispatch per node. A kernel's own work is a 0.6 µs "
-                  "memory round trip plus 8 bytes per element at the memory bandwidth. "
-                  "Capture costs 0.7 and instantiate 0.6 launches per kernel. Medians of the samples.");
+  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, p, simulated ? prof : NULL);
+  char method[1200];
+  if (simulated)
+    snprintf(method, sizeof method,
+             "Simulated: launched one by one, each kernel costs the host launch_us (±8%% jitter) and runs at "
+             "least kernel_min_us on the GPU (the stream model); as a graph, one launch plus 0.02 µs per node "
+             "on the host and graph_node_us of GPU dispatch per node. A kernel's own work is a 0.6 µs "
+             "memory round trip plus 8 bytes per element at the memory bandwidth (both estimates). "
+             "Capture costs 0.7 and instantiate 0.6 launches per kernel. GPU spans are timed as CUDA events "
+             "report them (0.5 µs resolution). Medians of the samples.%s",
+             lab_view_sentence(true, pytorch));
   else
-    lab_env_stats(env, m->samples, m->warmup, "graph_per_kernel_us", iqr,
-                  "Each sample runs the whole chain once, from the same random normal buffer: the host clock spans "
-                  "the first launch call to the return of cudaStreamSynchronize (per-kernel = that / kernels), and "
-                  "CUDA events bracket the chain on the stream. Capture (stream capture) and cudaGraphInstantiate "
-                  "are timed once on the host clock; two warm-ups per mode come first. The timeline is one extra "
-                  "short chain whose kernels stamp %globaltimer, aligned to the host clock at the first kernel's "
-                  "start. Both buffers are checked against a CPU reference. Medians of the samples.");
+    snprintf(method, sizeof method,
+             "Each sample runs the whole chain once, from the same random normal buffer: the host clock spans "
+             "the first launch call to the return of cudaStreamSynchronize (per-kernel = that / kernels), and "
+             "CUDA events bracket the chain on the stream. Capture (stream capture) and cudaGraphInstantiate "
+             "are timed once on the host clock; two warm-ups per mode come first. The timeline is one extra "
+             "short chain whose kernels stamp %%globaltimer, aligned to the host clock at the first kernel's "
+             "start. Both buffers are checked against a CPU reference. Medians of the samples.%s",
+             lab_view_sentence(false, false));
+  lab_env_stats(env, m->samples, m->warmup, "graph_per_kernel_us", iqr, method);
   if (m->validated >= 0) lab_env_validation(env, m->validated, m->max_abs_err);
   return env;
 }
@@ -217,8 +226,9 @@ static double body_us(const lab_profile *prof, double elements) {
   return 0.6 + 8 * elements / (prof->mem_bw_gbps * 1e3);
 }
 
-/* The GPU front end's own cost per kernel, paid in both modes. */
-static double dispatch_us(const lab_profile *prof) { return 0.5 * prof->kernel_min_us; }
+/* The GPU front end's own cost per kernel node of a replayed graph; one by
+ * one, a kernel also occupies the GPU at least kernel_min_us. */
+static double dispatch_us(const lab_profile *prof) { return prof->graph_node_us; }
 
 typedef struct sim_batch {
   double total_us, launch_us, gpu_us;
@@ -248,7 +258,7 @@ static sim_batch sim_eager(const lab_profile *prof, int n, double elements, lab_
   if (tl) tl->tl_eager_sync_start = s.host_us;
   b.total_us = lab_stream_sync(&s, "synchronize");
   if (tl) tl->tl_eager_sync_end = b.total_us;
-  b.gpu_us = end - first;
+  b.gpu_us = lab_event_us(end - first);
   return b;
 }
 
@@ -268,7 +278,7 @@ static sim_batch sim_graph(const lab_profile *prof, int n, double elements, lab_
     tl->tl_graph_sync_start = t0 + launch;
     tl->tl_graph_sync_end = t0 + launch + gpu + sync;
   }
-  return (sim_batch){.total_us = launch + gpu + sync, .launch_us = launch, .gpu_us = gpu};
+  return (sim_batch){.total_us = launch + gpu + sync, .launch_us = launch, .gpu_us = lab_event_us(gpu)};
 }
 
 /* Warm-ups, then the samples of both modes; returns the median per-kernel times. */
@@ -295,7 +305,10 @@ static double median_of(const double *x, int n) {
   return s.median;
 }
 
-static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
+  lab_profile viewed; /* in the PyTorch view every launch, graph.replay() included, pays torch_op_us */
+  lab_view_profile(base, lab_view_pytorch(p), &viewed);
+  const lab_profile *prof = &viewed;
   lab_graphs_measure m;
   memset(&m, 0, sizeof m);
   m.kernels = (int)lab_param_int(p, "kernels");
@@ -328,7 +341,7 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   sim_eager(prof, m.n_tl, m.elements, &r, &m);
   sim_graph(prof, m.n_tl, m.elements, &r, &m, m.tl_eager_sync_end + 2 * prof->launch_us);
   m.validated = -1;
-  *out = lab_graphs_envelope(p, &m, "simulated", prof->device_name, prof);
+  *out = lab_graphs_envelope(p, &m, "simulated", base->device_name, base);
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 

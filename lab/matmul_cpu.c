@@ -34,4 +34,18 @@ double lab_matmul_entry(const float *a, const float *b, int n, int i, int j) {
   return s;
 }
 
-double lab_matmul_tolerance(int n) { return 1e-3 * sqrt(n > 1 ? (double)n : 1.0); }
+double lab_matmul_rel_bound(double u, int k) { return 8.0 * u * sqrt(k > 1 ? (double)k : 1.0); }
+
+int lab_matmul_check(const double *ref, const float *got, int count, int k, double u, double *max_rel,
+                     double *max_abs) {
+  double ss = 0, worst = 0;
+  for (int i = 0; i < count; i++) {
+    double d = fabs((double)got[i] - ref[i]);
+    ss += ref[i] * ref[i];
+    if (!(d <= worst)) worst = d; /* NaN sticks */
+  }
+  double rms = count > 0 ? sqrt(ss / count) : 0;
+  *max_abs = worst != worst ? INFINITY : worst;
+  *max_rel = rms > 0 ? *max_abs / rms : *max_abs;
+  return *max_rel <= lab_matmul_rel_bound(u, k);
+}

@@ -9,6 +9,7 @@
 
 #include "cjson_compat.h"
 #include "envelope.h"
+#include "units.h"
 #include "gpu_model.h"
 #include "rng.h"
 #include "stats.h"
@@ -157,10 +158,14 @@ static void add_findings(cJSON *env, const lab_placement_measure *m, int simulat
   }
   lab_env_finding(env, "All %d tensors are on %s, so the layer ran there and produced a %ld×%ld output on %s.",
                   LAB_T_COUNT, lab_where_name(m->compute), m->out_rows, m->out_cols, lab_where_name(m->compute));
-  if (m->copied_bytes > 0 && m->copy_ms > 0)
-    lab_env_finding(env, "%s %.3f MB to the GPU took %.3f ms (%.2f GB/s); the layer itself took %.3f ms.",
-                    simulated ? "Copying" : "On this run, copying", (double)m->copied_bytes / 1e6, m->copy_ms,
-                    (double)m->copied_bytes / 1e6 / m->copy_ms, m->forward_ms);
+  if (m->copied_bytes > 0 && m->copy_ms > 0) {
+    char b[24], t1[24], t2[24], r[24];
+    lab_env_finding(env, "%s %s to the GPU took %s (%s GB/s); the layer itself took %s.",
+                    simulated ? "Copying" : "On this run, copying", lab_fmt_bytes_si((double)m->copied_bytes, b, sizeof b),
+                    lab_fmt_ms(m->copy_ms, t1, sizeof t1),
+                    lab_fmt_num((double)m->copied_bytes / 1e6 / m->copy_ms, r, sizeof r),
+                    lab_fmt_ms(m->forward_ms, t2, sizeof t2));
+  }
   if (on_gpu == 0)
     lab_env_finding(env, "Nothing was moved, so everything ran on the CPU: consistent, but the GPU sat idle.");
   if (m->counted > 0)

@@ -1,7 +1,7 @@
-/* `precision`: FP32, TF32 and BF16 matrix products (throughput by size, and
- * the error of each against an FP64 reference on sampled output entries),
- * plus a small mixed-precision training run (FP32 against BF16 and FP16,
- * with or without loss scaling) computed for real in portable C. */
+/* `precision`: FP32, TF32, BF16 and FP16 matrix products (throughput by
+ * size, and the error of each against an FP64 reference on sampled output
+ * entries), plus a small mixed-precision training run (FP32 against BF16
+ * and FP16, with or without loss scaling) computed for real in portable C. */
 #ifndef LAB_PRECISION_H
 #define LAB_PRECISION_H
 
@@ -9,8 +9,8 @@
 #include "profiles.h"
 #include "registry.h"
 
-typedef enum lab_prec { LAB_PREC_FP32, LAB_PREC_TF32, LAB_PREC_BF16, LAB_PREC_COUNT } lab_prec;
-/* "fp32", "tf32", "bf16": metric prefixes and series ids. */
+typedef enum lab_prec { LAB_PREC_FP32, LAB_PREC_TF32, LAB_PREC_BF16, LAB_PREC_FP16, LAB_PREC_COUNT } lab_prec;
+/* "fp32", "tf32", "bf16", "fp16": metric prefixes and series ids. */
 extern const char *const lab_prec_ids[LAB_PREC_COUNT];
 
 #define LAB_PREC_MAX_SIZES 8     /* 128, 256, …, 8192, plus max_size itself */
@@ -25,6 +25,7 @@ extern const char *const lab_prec_ids[LAB_PREC_COUNT];
 #define LAB_PREC_FP32_BOUND 1e-4
 #define LAB_PREC_TF32_BOUND 5e-3
 #define LAB_PREC_BF16_BOUND 2e-2
+#define LAB_PREC_FP16_BOUND 5e-3 /* 10 mantissa bits, as TF32 */
 
 /* The training run: softmax regression on a fixed, well separated data set. */
 #define LAB_PREC_TRAIN_MAX_STEPS 1000
@@ -57,9 +58,10 @@ typedef struct lab_precision_measure {
   int n_sizes, samples, warmup;
   int size[LAB_PREC_MAX_SIZES];
   int repeats[LAB_PREC_MAX_SIZES]; /* matmuls per timed batch */
-  /* 1: ran as asked; 0: the device has no tensor cores for it and cuBLAS
-   * fell back to fp32 arithmetic (TF32), or fp32-rate kernels (BF16);
-   * -1: not supported at all (no result). */
+  /* 1: ran as asked (TF32, BF16, FP16: on tensor cores); 0: the device has
+   * no tensor cores for it and cuBLAS fell back to fp32 arithmetic (TF32)
+   * or slower non-tensor kernels (BF16, FP16); -1: not supported at all, or
+   * not measured (no result). FP32 never uses tensor cores: 1 = it ran. */
   int native[LAB_PREC_COUNT];
   double ms[LAB_PREC_COUNT][LAB_PREC_MAX_SIZES];     /* median time of one matmul */
   double iqr_pct[LAB_PREC_COUNT][LAB_PREC_MAX_SIZES];
@@ -83,7 +85,7 @@ int lab_precision_repeats(int n);
 void lab_precision_reference(const float *rows, const float *cols, int r, int c, int k, double *ref);
 /* What precision p computes for the grid, emulated: inputs rounded to the
  * format (unless fallback: TF32 without tensor cores is plain fp32),
- * products and sums in fp32. */
+ * products and sums in fp32 (FP16 and BF16 with FP32 accumulation). */
 void lab_precision_emulate(lab_prec p, int fallback, const float *rows, const float *cols, int r, int c, int k,
                            float *out);
 /* Max and mean |out - ref| / rms(ref) over n entries, and max |out - ref|. */

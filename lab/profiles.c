@@ -1,7 +1,5 @@
-/* Built-in device profiles. Figures are public specifications (peaks) or
- * published measurements (copies: nvbandwidth-style pinned transfers;
- * launch: empty-kernel enqueue cost); `gpulab calibrate` replaces them with
- * figures measured on the learner's own GPU. */
+/* The profile list (built-ins from lab/profiles_data.c plus one calibrated
+ * profile), lookup, the sources of each figure, and JSON in and out. */
 #include "profiles.h"
 
 #include <math.h>
@@ -10,44 +8,7 @@
 
 #include "cjson_compat.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
-
-static const lab_profile builtin[] = {
-    {.name = "t4", .label = "NVIDIA T4 (16 GB GDDR6, PCIe Gen3)", .device_name = "Tesla T4",
-     .source = "NVIDIA T4 datasheet; PCIe Gen3 x16 copies as commonly measured",
-     .cc_major = 7, .cc_minor = 5, .sm_count = 40, .memory_bytes = (uint64_t)(15.0 * GIB),
-     .context_bytes = (uint64_t)(0.30 * GIB), .mem_bw_gbps = 240, .h2d_pinned_gbps = 12.3, .d2h_pinned_gbps = 13.1,
-     .h2d_pageable_gbps = 5.5, .d2h_pageable_gbps = 4.8, .copy_latency_us = 9, .launch_us = 4.5,
-     .kernel_min_us = 3, .sync_us = 12, .fp32_tflops = 8.1, .tf32_tflops = 0, .bf16_tflops = 0,
-     .gemm_efficiency = 0.55, .pin_gbps = 1.5, .cold_start_ms = 350, .driver_cuda_version = 13000,
-     .driver_version = "580.65"},
-    {.name = "a100-sxm", .label = "NVIDIA A100 SXM (80 GB HBM2e, PCIe Gen4)", .device_name = "NVIDIA A100-SXM4-80GB",
-     .source = "NVIDIA A100 datasheet; PCIe Gen4 x16 copies as commonly measured",
-     .cc_major = 8, .cc_minor = 0, .sm_count = 108, .memory_bytes = (uint64_t)(79.2 * GIB),
-     .context_bytes = (uint64_t)(0.40 * GIB), .mem_bw_gbps = 1700, .h2d_pinned_gbps = 24.5, .d2h_pinned_gbps = 25.5,
-     .h2d_pageable_gbps = 9.5, .d2h_pageable_gbps = 8.0, .copy_latency_us = 7, .launch_us = 3.0,
-     .kernel_min_us = 2.5, .sync_us = 8, .fp32_tflops = 19.5, .tf32_tflops = 156, .bf16_tflops = 312,
-     .gemm_efficiency = 0.85, .pin_gbps = 2.0, .cold_start_ms = 300, .driver_cuda_version = 13000,
-     .driver_version = "580.65"},
-    {.name = "h100-sxm", .label = "NVIDIA H100 SXM (80 GB HBM3, PCIe Gen5)", .device_name = "NVIDIA H100 80GB HBM3",
-     .source = "NVIDIA H100 datasheet; nvbandwidth pinned copies (~51/52 GB/s)",
-     .cc_major = 9, .cc_minor = 0, .sm_count = 132, .memory_bytes = (uint64_t)(79.1 * GIB),
-     .context_bytes = (uint64_t)(0.50 * GIB), .mem_bw_gbps = 2900, .h2d_pinned_gbps = 51, .d2h_pinned_gbps = 52,
-     .h2d_pageable_gbps = 14, .d2h_pageable_gbps = 11, .copy_latency_us = 6, .launch_us = 2.6,
-     .kernel_min_us = 2, .sync_us = 6, .fp32_tflops = 67, .tf32_tflops = 495, .bf16_tflops = 989,
-     .gemm_efficiency = 0.75, .pin_gbps = 2.0, .cold_start_ms = 280, .driver_cuda_version = 13000,
-     .driver_version = "580.65"},
-    {.name = "rtx-4090", .label = "NVIDIA GeForce RTX 4090 (24 GB GDDR6X, PCIe Gen4)",
-     .device_name = "NVIDIA GeForce RTX 4090", .source = "NVIDIA Ada datasheet; PCIe Gen4 x16 copies as commonly measured",
-     .cc_major = 8, .cc_minor = 9, .sm_count = 128, .memory_bytes = (uint64_t)(23.6 * GIB),
-     .context_bytes = (uint64_t)(0.30 * GIB), .mem_bw_gbps = 920, .h2d_pinned_gbps = 24.0, .d2h_pinned_gbps = 25.0,
-     .h2d_pageable_gbps = 11, .d2h_pageable_gbps = 9, .copy_latency_us = 6, .launch_us = 2.5,
-     .kernel_min_us = 2, .sync_us = 6, .fp32_tflops = 82.6, .tf32_tflops = 82.6, .bf16_tflops = 165,
-     .gemm_efficiency = 0.7, .pin_gbps = 2.5, .cold_start_ms = 250, .driver_cuda_version = 13000,
-     .driver_version = "580.65"},
-};
-
-#define N_BUILTIN ((int)(sizeof builtin / sizeof builtin[0]))
+const char *const lab_src_kind_names[LAB_SRC_KINDS] = {"datasheet", "measured", "derived", "estimate"};
 
 static lab_profile calibrated;
 static int have_calibrated;
@@ -57,11 +18,11 @@ void lab_profile_set_calibrated(const lab_profile *p) {
   have_calibrated = 1;
 }
 
-int lab_profile_count(void) { return N_BUILTIN + have_calibrated; }
+int lab_profile_count(void) { return lab_builtin_profile_count + have_calibrated; }
 
 const lab_profile *lab_profile_at(int i) {
-  if (i >= 0 && i < N_BUILTIN) return &builtin[i];
-  return i == N_BUILTIN && have_calibrated ? &calibrated : NULL;
+  if (i >= 0 && i < lab_builtin_profile_count) return &lab_builtin_profiles[i];
+  return i == lab_builtin_profile_count && have_calibrated ? &calibrated : NULL;
 }
 
 const lab_profile *lab_profile_find(const char *name) {
@@ -72,11 +33,97 @@ const lab_profile *lab_profile_find(const char *name) {
 
 const lab_profile *lab_profile_default(void) { return lab_profile_find("h100-sxm"); }
 
-/* X(field) for every double figure, so JSON in and out cannot drift apart. */
-#define LAB_PROFILE_FIGURES(X)                                                                               \
-  X(mem_bw_gbps) X(h2d_pinned_gbps) X(d2h_pinned_gbps) X(h2d_pageable_gbps) X(d2h_pageable_gbps)           \
-  X(copy_latency_us) X(launch_us) X(kernel_min_us) X(sync_us) X(fp32_tflops) X(gemm_efficiency) X(pin_gbps) \
-  X(cold_start_ms)
+int lab_profile_ref_count(void) { return lab_profile_ref_total; }
+
+const lab_ref *lab_profile_ref_at(int i) { return i >= 0 && i < lab_profile_ref_total ? &lab_profile_refs[i] : NULL; }
+
+const lab_ref *lab_profile_ref(const char *id) {
+  for (int i = 0; id && i < lab_profile_ref_total; i++)
+    if (strcmp(lab_profile_refs[i].id, id) == 0) return &lab_profile_refs[i];
+  return NULL;
+}
+
+const lab_src *lab_profile_src(const lab_profile *p, const char *field) {
+  for (int i = 0; p->src && i < p->n_src; i++)
+    if (strcmp(p->src[i].field, field) == 0) return &p->src[i];
+  return NULL;
+}
+
+/* field appears as a whole item of the comma-separated list. */
+static int listed(const char *list, const char *field) {
+  size_t n = strlen(field);
+  for (const char *s = list; s && *s;) {
+    const char *e = strchr(s, ',');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    if (len == n && strncmp(s, field, n) == 0) return 1;
+    s = e ? e + 1 : NULL;
+  }
+  return 0;
+}
+
+static const char *const all_fields[] = {
+#define LAB_X_NAME(f) #f,
+    LAB_PROFILE_INTS(LAB_X_NAME) LAB_PROFILE_POSITIVE(LAB_X_NAME) LAB_PROFILE_OPTIONAL(LAB_X_NAME)
+#undef LAB_X_NAME
+    "compute_capability", "driver_cuda_version", "driver_version",
+};
+#define N_FIELDS ((int)(sizeof all_fields / sizeof all_fields[0]))
+
+int lab_profile_check_sources(const lab_profile *p, char *why, size_t n) {
+  for (int i = 0; i < N_FIELDS; i++) {
+    const lab_src *s = lab_profile_src(p, all_fields[i]);
+    if (!s) return snprintf(why, n, "%s: no source for %s", p->name, all_fields[i]), -1;
+    if (s->kind != LAB_SRC_ESTIMATE && !lab_profile_ref(s->ref))
+      return snprintf(why, n, "%s: %s cites unknown reference '%s'", p->name, all_fields[i], s->ref ? s->ref : ""), -1;
+    if (!s->note || !s->note[0]) return snprintf(why, n, "%s: %s has no note", p->name, all_fields[i]), -1;
+  }
+  for (int i = 0; i < p->n_src; i++) {
+    int known = 0;
+    for (int k = 0; k < N_FIELDS && !known; k++) known = strcmp(p->src[i].field, all_fields[k]) == 0;
+    if (!known) return snprintf(why, n, "%s: source for unknown field %s", p->name, p->src[i].field), -1;
+    for (int k = 0; k < i; k++)
+      if (strcmp(p->src[i].field, p->src[k].field) == 0)
+        return snprintf(why, n, "%s: two sources for %s", p->name, p->src[i].field), -1;
+  }
+  return 0;
+}
+
+void lab_profile_estimates(const lab_profile *p, char *buf, size_t n) {
+  size_t used = 0;
+  if (n) buf[0] = '\0';
+  for (int i = 0; i < N_FIELDS && used + 1 < n; i++) {
+    const lab_src *s = lab_profile_src(p, all_fields[i]);
+    if (!s || s->kind != LAB_SRC_ESTIMATE || listed(p->calibrated_fields, all_fields[i])) continue;
+    int w = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", all_fields[i]);
+    if (w < 0 || (size_t)w >= n - used) break;
+    used += (size_t)w;
+  }
+}
+
+/* {"kind":…, "ref":…, "url":…, "what":…, "note":…} for one figure. */
+static cJSON *source_json(const lab_profile *p, const char *field) {
+  cJSON *o = cJSON_CreateObject();
+  if (listed(p->calibrated_fields, field)) {
+    cJSON_AddStringToObject(o, "kind", "calibrated");
+    cJSON_AddStringToObject(o, "note", "fitted by gpulab calibrate to real runs on this GPU");
+    return o;
+  }
+  const lab_src *s = lab_profile_src(p, field);
+  if (!s) {
+    cJSON_AddStringToObject(o, "kind", "profile file");
+    cJSON_AddStringToObject(o, "note", "read from a profile file; its origin is not recorded");
+    return o;
+  }
+  cJSON_AddStringToObject(o, "kind", lab_src_kind_names[s->kind]);
+  const lab_ref *r = lab_profile_ref(s->ref);
+  if (r) {
+    cJSON_AddStringToObject(o, "ref", r->id);
+    cJSON_AddStringToObject(o, "url", r->url);
+    cJSON_AddStringToObject(o, "what", r->what);
+  }
+  cJSON_AddStringToObject(o, "note", s->note);
+  return o;
+}
 
 cJSON *lab_profile_json(const lab_profile *p) {
   cJSON *o = cJSON_CreateObject();
@@ -87,16 +134,19 @@ cJSON *lab_profile_json(const lab_profile *p) {
   char cc[16];
   snprintf(cc, sizeof cc, "%d.%d", p->cc_major, p->cc_minor);
   cJSON_AddStringToObject(o, "compute_capability", cc);
-  cJSON_AddNumberToObject(o, "sm_count", p->sm_count);
-  cJSON_AddNumberToObject(o, "memory_bytes", (double)p->memory_bytes);
-  cJSON_AddNumberToObject(o, "context_bytes", (double)p->context_bytes);
-#define LAB_X_OUT(f) cJSON_AddNumberToObject(o, #f, p->f);
-  LAB_PROFILE_FIGURES(LAB_X_OUT)
+#define LAB_X_OUT(f) cJSON_AddNumberToObject(o, #f, (double)p->f);
+  LAB_PROFILE_INTS(LAB_X_OUT)
+  LAB_PROFILE_POSITIVE(LAB_X_OUT)
+  LAB_PROFILE_OPTIONAL(LAB_X_OUT)
 #undef LAB_X_OUT
-  cJSON_AddNumberToObject(o, "tf32_tflops", p->tf32_tflops);
-  cJSON_AddNumberToObject(o, "bf16_tflops", p->bf16_tflops);
   cJSON_AddNumberToObject(o, "driver_cuda_version", p->driver_cuda_version);
   cJSON_AddStringToObject(o, "driver_version", p->driver_version);
+  cJSON *src = cJSON_AddObjectToObject(o, "sources");
+  for (int i = 0; i < N_FIELDS; i++) cJSON_AddItemToObject(src, all_fields[i], source_json(p, all_fields[i]));
+  char est[512];
+  lab_profile_estimates(p, est, sizeof est);
+  cJSON_AddStringToObject(o, "estimates", est);
+  if (p->calibrated_fields[0]) cJSON_AddStringToObject(o, "calibrated_fields", p->calibrated_fields);
   return o;
 }
 
@@ -118,26 +168,67 @@ static int str(const cJSON *json, const char *key, char *out, size_t n, lab_erro
   return 0;
 }
 
+/* The figures a profile file must carry (what calibrate has always
+ * written); the others fall back to the nearest built-in profile's. */
+static const char *const required[] = {"mem_bw_gbps", "h2d_pinned_gbps", "d2h_pinned_gbps", "h2d_pageable_gbps",
+                                       "d2h_pageable_gbps", "copy_latency_us", "launch_us", "kernel_min_us",
+                                       "sync_us", "fp32_tflops", "gemm_efficiency", "pin_gbps", "cold_start_ms"};
+
+static int is_required(const char *field) {
+  for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+    if (strcmp(required[i], field) == 0) return 1;
+  return 0;
+}
+
+/* The built-in profile a file's figures start from: same compute capability, else the default. */
+static const lab_profile *nearest(int cc_major, int cc_minor) {
+  for (int i = 0; i < lab_builtin_profile_count; i++)
+    if (lab_builtin_profiles[i].cc_major == cc_major && lab_builtin_profiles[i].cc_minor == cc_minor)
+      return &lab_builtin_profiles[i];
+  return lab_profile_default();
+}
+
+/* One double figure: required ones must be there; others keep the base's
+ * when absent. */
+static int read_figure(const cJSON *json, const char *key, double *out, int positive, lab_error *err) {
+  if (!cJSON_GetObjectItemCaseSensitive(json, key) && !is_required(key)) return 0;
+  return num(json, key, out, positive, err);
+}
+
 int lab_profile_from_json(const cJSON *json, lab_profile *out, lab_error *err) {
-  lab_profile p;
-  memset(&p, 0, sizeof p);
   if (!cJSON_IsObject(json)) return lab_fail(err, LAB_E_INVALID_PARAM, "profile", "a profile must be a JSON object");
-  double sm = 0, mem = 0, ctx = 0, drv = 0, tf32 = 0, bf16 = 0;
+  int ccj = 0, ccn = 0;
+  const cJSON *cc = cJSON_GetObjectItemCaseSensitive(json, "compute_capability");
+  if (cJSON_IsString(cc) && sscanf(cc->valuestring, "%d.%d", &ccj, &ccn) != 2)
+    return lab_fail(err, LAB_E_INVALID_PARAM, "compute_capability", "compute_capability must look like \"9.0\"");
+  lab_profile p = *nearest(ccj, ccn);
+  p.cc_major = ccj;
+  p.cc_minor = ccn;
+  p.src = NULL; /* a file's figures have no recorded sources */
+  p.n_src = 0;
+  const cJSON *cf = cJSON_GetObjectItemCaseSensitive(json, "calibrated_fields");
+  snprintf(p.calibrated_fields, sizeof p.calibrated_fields, "%s", cJSON_IsString(cf) ? cf->valuestring : "");
+  double sm = 0, mem = 0, ctx = 0, drv = 0;
   if (str(json, "name", p.name, sizeof p.name, err) || str(json, "label", p.label, sizeof p.label, err) ||
       str(json, "device_name", p.device_name, sizeof p.device_name, err) ||
       num(json, "sm_count", &sm, 1, err) || num(json, "memory_bytes", &mem, 1, err) ||
-      num(json, "context_bytes", &ctx, 0, err) || num(json, "tf32_tflops", &tf32, 0, err) ||
-      num(json, "bf16_tflops", &bf16, 0, err))
+      num(json, "context_bytes", &ctx, 0, err))
     return -1;
-#define LAB_X_IN(f) \
-  if (num(json, #f, &p.f, 1, err)) return -1;
-  LAB_PROFILE_FIGURES(LAB_X_IN)
-#undef LAB_X_IN
+#define LAB_X_POS(f) \
+  if (read_figure(json, #f, &p.f, 1, err)) return -1;
+#define LAB_X_OPT(f) \
+  if (read_figure(json, #f, &p.f, 0, err)) return -1;
+  LAB_PROFILE_POSITIVE(LAB_X_POS)
+  LAB_PROFILE_OPTIONAL(LAB_X_OPT)
+#undef LAB_X_POS
+#undef LAB_X_OPT
+  double v;
+  if (!num(json, "pcie_gen", &v, 1, NULL) && v <= 6) p.pcie_gen = (int)v;
+  if (!num(json, "pcie_lanes", &v, 1, NULL) && v <= 16) p.pcie_lanes = (int)v;
+  if (!num(json, "tc_tile_m", &v, 1, NULL) && v <= 512) p.tc_tile_m = (int)v;
+  if (!num(json, "tc_tile_n", &v, 1, NULL) && v <= 512) p.tc_tile_n = (int)v;
   const cJSON *src = cJSON_GetObjectItemCaseSensitive(json, "source");
   snprintf(p.source, sizeof p.source, "%s", cJSON_IsString(src) ? src->valuestring : "calibrated");
-  const cJSON *cc = cJSON_GetObjectItemCaseSensitive(json, "compute_capability");
-  if (cJSON_IsString(cc) && sscanf(cc->valuestring, "%d.%d", &p.cc_major, &p.cc_minor) != 2)
-    return lab_fail(err, LAB_E_INVALID_PARAM, "compute_capability", "compute_capability must look like \"9.0\"");
   const cJSON *dv = cJSON_GetObjectItemCaseSensitive(json, "driver_version");
   snprintf(p.driver_version, sizeof p.driver_version, "%s", cJSON_IsString(dv) ? dv->valuestring : "");
   if (!num(json, "driver_cuda_version", &drv, 0, NULL)) p.driver_cuda_version = (int)drv;
@@ -145,8 +236,6 @@ int lab_profile_from_json(const cJSON *json, lab_profile *out, lab_error *err) {
   p.sm_count = (int)sm;
   p.memory_bytes = (uint64_t)mem;
   p.context_bytes = (uint64_t)ctx;
-  p.tf32_tflops = tf32;
-  p.bf16_tflops = bf16;
   *out = p;
   return 0;
 }

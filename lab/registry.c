@@ -2,6 +2,7 @@
  * validation and simulation entries every caller shares. */
 #include "registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cjson_compat.h"
@@ -75,6 +76,33 @@ int lab_simulate(const lab_experiment *e, const cJSON *params, const char *profi
   return lab_simulate_with(e, params, prof, out, err);
 }
 
+static bool has_param(const lab_experiment *e, const char *name) {
+  for (int i = 0; i < e->n_params; i++)
+    if (strcmp(e->params[i].name, name) == 0) return true;
+  return false;
+}
+
+/* Every simulated result says, in its method, which of the profile's
+ * figures are estimates, and (where it has no view parameter) that its
+ * launch costs are raw CUDA's. */
+static void note_sources(const lab_experiment *e, const lab_profile *prof, cJSON *env) {
+  cJSON *stats = cJSON_GetObjectItemCaseSensitive(env, "stats");
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(stats, "method");
+  char est[600], text[2600];
+  lab_profile_estimates(prof, est, sizeof est);
+  int n = snprintf(text, sizeof text, "%s", cJSON_IsString(m) ? m->valuestring : "Simulated from the profile.");
+  if (n >= 0 && (size_t)n < sizeof text && !has_param(e, "view"))
+    n += snprintf(text + n, sizeof text - (size_t)n, " Launch costs are raw CUDA's (the view a GPU run measures).");
+  if (n >= 0 && (size_t)n < sizeof text && !prof->src)
+    snprintf(text + n, sizeof text - (size_t)n, " Profile %s: figures read from a profile file%s.", prof->name,
+             prof->calibrated_fields[0] ? " (some fitted by gpulab calibrate)" : "");
+  else if (n >= 0 && (size_t)n < sizeof text)
+    snprintf(text + n, sizeof text - (size_t)n, " Profile %s: %s%s.", prof->name,
+             est[0] ? "figures with no published source, used as estimates: " : "every figure has a published source",
+             est);
+  if (cJSON_IsObject(stats)) cJSON_ReplaceItemInObjectCaseSensitive(stats, "method", cJSON_CreateString(text));
+}
+
 int lab_simulate_with(const lab_experiment *e, const cJSON *params, const lab_profile *prof, cJSON **out,
                       lab_error *err) {
   *out = NULL;
@@ -82,5 +110,7 @@ int lab_simulate_with(const lab_experiment *e, const cJSON *params, const lab_pr
     return lab_fail(err, LAB_E_INVALID_PARAM, "backend", "%s cannot be simulated; run it on a GPU", e->name);
   lab_params p;
   if (lab_experiment_params(e, params, &p, err)) return -1;
-  return e->simulate(&p, prof, out, err);
+  int rc = e->simulate(&p, prof, out, err);
+  if (rc == 0 && *out) note_sources(e, prof, *out);
+  return rc;
 }

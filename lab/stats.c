@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LAB_MAX_SAMPLES 4096
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -22,9 +20,10 @@ double lab_quantile_sorted(const double *sorted, size_t n, double q) {
 }
 
 int lab_summarize(const double *x, size_t n, lab_summary *out) {
-  double buf[LAB_MAX_SAMPLES];
   memset(out, 0, sizeof *out);
   if (n == 0 || n > LAB_MAX_SAMPLES) return -1;
+  double *buf = malloc(n * sizeof *buf);
+  if (!buf) return -1;
   memcpy(buf, x, n * sizeof *x);
   qsort(buf, n, sizeof *buf, cmp_double);
   double sum = 0;
@@ -37,5 +36,19 @@ int lab_summarize(const double *x, size_t n, lab_summary *out) {
   out->q1 = lab_quantile_sorted(buf, n, 0.25);
   out->q3 = lab_quantile_sorted(buf, n, 0.75);
   out->iqr_pct = out->median != 0 ? 100.0 * (out->q3 - out->q1) / out->median : 0;
+  free(buf);
   return 0;
+}
+
+int lab_median_index(const double *x, size_t n) {
+  if (n == 0 || n > LAB_MAX_SAMPLES) return -1;
+  /* The sample with (n-1)/2 others strictly below it and the rest not: its
+   * rank in a stable sort. O(n²), and n is a handful of runs. */
+  size_t want = (n - 1) / 2;
+  for (size_t i = 0; i < n; i++) {
+    size_t below = 0;
+    for (size_t j = 0; j < n; j++) below += x[j] < x[i] || (x[j] == x[i] && j < i);
+    if (below == want) return (int)i;
+  }
+  return 0; /* NaNs compare unordered: fall back to the first */
 }

@@ -15,6 +15,7 @@
 #include "envelope.h"
 #include "registry.h"
 #include "rng.h"
+#include "sim_measure.h"
 #include "stats.h"
 #include "stream_sim.h"
 
@@ -332,6 +333,7 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
     for (int w = 0; w < m.warmup; w++) sim_pipeline(prof, &m, k, pinned, &r, &t, NULL, NULL);
     for (int i = 0; i < m.samples; i++) {
       sim_pipeline(prof, &m, k, pinned, &r, &m.total_ms[c][i], stage, NULL);
+      m.total_ms[c][i] = lab_event_ms(m.total_ms[c][i]); /* timed with CUDA events on a GPU */
       for (int g = 0; g < LAB_ST_STAGES; g++) stages[g][i] = stage[g];
     }
     if (k == 1) {

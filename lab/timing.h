@@ -16,10 +16,21 @@
 
 typedef struct lab_timing_measure {
   int size, repeats, samples, warmup;
-  /* Medians over the warm samples (ms), and the events' spread. */
+  /* Medians over the warm samples (ms), and the events' spread. The three
+   * clocks bracket the same batch, launched as a program launches it. */
   double host_nosync_ms, host_sync_ms, events_ms, iqr_pct;
   double nosync_ms[LAB_TIMING_MAX_SAMPLES], sync_ms[LAB_TIMING_MAX_SAMPLES], ev_ms[LAB_TIMING_MAX_SAMPLES];
-  double cold_ms;                      /* the first batch, library load included (host clock + synchronize) */
+  /* The GPU's own time for a batch: events around a batch queued behind a
+   * hold (no waiting for launches in it). Per-sgemm time and TFLOPS use it. */
+  double busy_ms, busy_iqr_pct;
+  double busy_samples_ms[LAB_TIMING_MAX_SAMPLES];
+  /* The first batch: cublasCreate + the first sgemms (kernels loaded) +
+   * synchronize, on the host clock. cold_fresh: 1 measured in a fresh
+   * process (truly cold), 0 in this worker (which may have loaded cuBLAS
+   * for an earlier run), -1 modelled. context_ms: creating the CUDA context
+   * in that fresh process (0 when not measured). */
+  double cold_ms, context_ms;
+  int cold_fresh;
   int n_runs;                          /* cold + warm-up + samples */
   double run_ms[LAB_TIMING_MAX_RUNS];  /* host-synchronized time of every batch, in order */
   /* One warm batch on a common clock (µs from the first host call). */
@@ -34,9 +45,12 @@ typedef struct lab_timing_measure {
 /* Checks what the bounds alone cannot: one batch stays under LAB_TIMING_MAX_FLOP. */
 int lab_timing_check(const lab_params *p, lab_error *err);
 
-/* Builds the envelope (backend "cuda" or "simulated"); prof NULL for a real run. */
-/* Medians of the three clocks' samples (and the events' spread) into m. */
+/* Medians of the clocks' samples (and the events' spread) into m. */
 void lab_timing_summarize(lab_timing_measure *m);
+/* The findings of m, each a claim its numbers support (unit-tested at the
+ * edges: equal times, zero, huge). */
+void lab_timing_findings(cJSON *env, const lab_timing_measure *m);
+/* Builds the envelope (backend "cuda" or "simulated"); prof NULL for a real run. */
 cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof);
 

@@ -2,7 +2,9 @@
  * a copy costs a fixed latency plus bytes over the link's bandwidth, so
  * small copies reach a fraction of the peak; pageable copies are staged
  * through a driver-owned pinned buffer (lower bandwidth, twice the fixed
- * cost); page-locking runs at pin_gbps; each sample gets a little jitter. */
+ * cost); page-locking runs at pin_gbps; the host link is the card's own or
+ * a chosen one (lab/host_link.h); each sample gets a little jitter, drawn
+ * once for all sizes so a larger copy never finishes first. */
 #include "transfer.h"
 
 #include <math.h>
@@ -11,8 +13,10 @@
 
 #include "cjson_compat.h"
 #include "envelope.h"
+#include "host_link.h"
 #include "registry.h"
 #include "rng.h"
+#include "sim_measure.h"
 #include "stats.h"
 #include "stream_sim.h"
 
@@ -27,6 +31,11 @@ static const lab_param_spec transfer_params[] = {
      .help = "How many small copies to compare with one batched copy of the same bytes."},
     {.name = "small_bytes", .type = LAB_P_INT, .min = 4, .max = MIB, .def = 4096, .unit = "bytes",
      .help = "Size of each small copy (small_copies x small_bytes must fit in max_bytes)."},
+    {.name = "host", .type = LAB_P_ENUM, .min = 0, .max = 5, .def = 0, .unit = NULL,
+     .help = "Host link the simulated copies cross: the card's own PCIe link (profile), or a narrower one, as a "
+             "throttled cloud VM gives (an H100 VM measured 14.2 GB/s on one GPU, 57 on the others); a GPU run "
+             "uses this machine's link.",
+     .choices = lab_host_link_choices},
 };
 
 #define N_PARAMS ((int)(sizeof transfer_params / sizeof transfer_params[0]))
@@ -49,6 +58,46 @@ static const char *size_text(double bytes, char *buf, size_t n) {
   else if (bytes >= 1024) snprintf(buf, n, "%.3g KiB", bytes / 1024);
   else snprintf(buf, n, "%.0f B", bytes);
   return buf;
+}
+
+/* The host link a simulated run crossed, from its `host` parameter. */
+static void host_link_of(const lab_params *p, const lab_profile *prof, lab_profile *eff, lab_host_link *link) {
+  int choice = 0;
+  const char *c = lab_param_choice(p, "host");
+  for (int i = 0; c && lab_host_link_choices[i]; i++)
+    if (strcmp(lab_host_link_choices[i], c) == 0) choice = i;
+  lab_host_link_apply(prof, choice, eff, link);
+}
+
+static void add_link(cJSON *env, const lab_transfer_measure *m, const lab_params *p, const lab_profile *prof) {
+  cJSON *d = lab_env_details(env);
+  if (!prof) {
+    cJSON_AddStringToObject(d, "host", "this machine's own link (the host parameter applies to the simulator only)");
+    return;
+  }
+  lab_profile eff;
+  lab_host_link link;
+  host_link_of(p, prof, &eff, &link);
+  int last = m->n_sizes - 1;
+  double pin = m->gbps[LAB_XFER_H2D_PINNED][last];
+  cJSON *h = cJSON_AddObjectToObject(d, "host");
+  cJSON_AddStringToObject(h, "choice", lab_param_choice(p, "host"));
+  cJSON_AddNumberToObject(h, "pcie_gen", link.gen);
+  cJSON_AddNumberToObject(h, "pcie_lanes", link.lanes);
+  cJSON_AddNumberToObject(h, "nominal_gbps", link.nominal_gbps);
+  cJSON_AddBoolToObject(h, "throttled", link.throttled);
+  lab_env_metric(env, "link_nominal_gbps", link.nominal_gbps);
+  if (link.throttled)
+    lab_env_finding(env, "The copies crossed a PCIe Gen%d x%d link (%.1f GB/s nominal each way) instead of the card's "
+                    "own Gen%d x%d, as on a throttled cloud VM: pinned host→device reached %.1f GB/s, %.0f%% of that "
+                    "link. Measure your machine's own link before you trust a copy time.",
+                    link.gen, link.lanes, link.nominal_gbps, prof->pcie_gen, prof->pcie_lanes, pin,
+                    100 * pin / link.nominal_gbps);
+  else
+    lab_env_finding(env, "The copies crossed the card's own PCIe Gen%d x%d link (%.1f GB/s nominal each way); pinned "
+                    "host→device reached %.1f GB/s, %.0f%% of it. Set host to a narrower link to see what a "
+                    "throttled cloud VM does to the same copies.",
+                    link.gen, link.lanes, link.nominal_gbps, pin, 100 * pin / link.nominal_gbps);
 }
 
 static void add_findings(cJSON *env, const lab_transfer_measure *m) {
@@ -115,12 +164,16 @@ cJSON *lab_transfer_envelope(const lab_params *p, const lab_transfer_measure *m,
   snprintf(label, sizeof label, "1 copy of %s", size_text(m->small_bytes * m->small_copies, b, sizeof b));
   lab_env_event(env, "gpu:0/stream0", label, m->small_total_ms * 1e3, (m->small_total_ms + m->batched_ms) * 1e3);
   add_findings(env, m);
+  add_link(env, m, p, strcmp(backend, "simulated") == 0 ? prof : NULL);
   if (!strcmp(backend, "simulated"))
     lab_env_stats(env, m->samples, m->warmup, "h2d_pinned_gbps", m->iqr_pct,
                   "Simulated from the profile: a copy takes copy_latency_us plus bytes over the link's bandwidth "
-                  "(pageable: its own lower bandwidth and the latency twice, for the staging copy), with ±3% "
-                  "jitter per sample; the small copies run on the stream model (enqueue cost vs per-copy latency); "
-                  "pinning runs at pin_gbps. GB/s = 1e9 bytes/s; medians of the samples.");
+                  "(the card's measured rates on its own link, or a chosen link's nominal rate × the share "
+                  "published copies reached on that PCIe generation; pageable: its own lower bandwidth and the "
+                  "latency twice, for the staging copy), with ±10% jitter on the latency and ±3% on the rate, "
+                  "drawn once per sample for all sizes; the small copies run on the stream model (enqueue cost vs "
+                  "per-copy latency) and are timed as CUDA events report (0.5 µs resolution); pinning runs at "
+                  "pin_gbps. GB/s = 1e9 bytes/s; medians of the samples.");
   else
     lab_env_stats(env, m->samples, m->warmup, "h2d_pinned_gbps", m->iqr_pct,
                   "CUDA events around a batch of identical copies (several copies for small sizes; pinned batches "
@@ -133,15 +186,15 @@ cJSON *lab_transfer_envelope(const lab_params *p, const lab_transfer_measure *m,
 }
 
 /* One simulated copy (µs): pageable memory goes through a bounce buffer, so
- * it pays the fixed latency twice and moves at the pageable bandwidth. */
-static double model_us(const lab_profile *prof, lab_xfer_kind k, double bytes, lab_rng *r) {
+ * it pays the fixed latency twice and moves at the pageable bandwidth.
+ * jl, jb: the sample's jitter of the latency and of the rate. */
+static double model_us(const lab_profile *prof, lab_xfer_kind k, double bytes, double jl, double jb) {
   static const int pinned[LAB_XFER_KINDS] = {0, 1, 0, 1};
   double gbps = k == LAB_XFER_H2D_PAGEABLE ? prof->h2d_pageable_gbps
               : k == LAB_XFER_H2D_PINNED   ? prof->h2d_pinned_gbps
               : k == LAB_XFER_D2H_PAGEABLE ? prof->d2h_pageable_gbps
                                            : prof->d2h_pinned_gbps;
-  double lat = prof->copy_latency_us * (pinned[k] ? 1 : 2) * lab_rng_jitter(r, 10);
-  return lat + bytes / (gbps * 1e3) * lab_rng_jitter(r, 3);
+  return prof->copy_latency_us * (pinned[k] ? 1 : 2) * jl + bytes / (gbps * 1e3) * jb;
 }
 
 /* N small pinned copies enqueued back to back, then one synchronize, on the
@@ -163,31 +216,40 @@ int lab_transfer_check(const lab_params *p, lab_error *err) {
   return 0;
 }
 
-static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
   lab_transfer_measure m;
   memset(&m, 0, sizeof m);
+  lab_profile eff;
+  lab_host_link link;
+  host_link_of(p, base, &eff, &link);
+  const lab_profile *prof = &eff;
   lab_rng r;
   lab_rng_seed(&r, 0x7a5f3e11u ^ (uint64_t)lab_param(p, "max_bytes"));
   m.samples = (int)lab_param_int(p, "samples");
   m.warmup = 1;
   m.n_sizes = lab_transfer_sizes(lab_param(p, "max_bytes"), m.bytes, LAB_TRANSFER_MAX_SIZES);
-  for (int k = 0; k < LAB_XFER_KINDS; k++)
+  for (int k = 0; k < LAB_XFER_KINDS; k++) {
+    double jl[LAB_TRANSFER_MAX_SAMPLES], jb[LAB_TRANSFER_MAX_SAMPLES];
+    for (int s = 0; s < m.samples; s++) jl[s] = lab_rng_jitter(&r, 10), jb[s] = lab_rng_jitter(&r, 3);
     for (int i = 0; i < m.n_sizes; i++) {
       double x[LAB_TRANSFER_MAX_SAMPLES];
       lab_summary sum;
-      for (int s = 0; s < m.samples; s++) x[s] = m.bytes[i] / (model_us(prof, (lab_xfer_kind)k, m.bytes[i], &r) * 1e3);
+      for (int s = 0; s < m.samples; s++)
+        x[s] = m.bytes[i] / (model_us(prof, (lab_xfer_kind)k, m.bytes[i], jl[s], jb[s]) * 1e3);
       lab_summarize(x, (size_t)m.samples, &sum);
       m.gbps[k][i] = sum.median;
       if (i == m.n_sizes - 1 && sum.iqr_pct > m.iqr_pct) m.iqr_pct = sum.iqr_pct;
     }
+  }
   m.pin_bytes = m.bytes[m.n_sizes - 1];
   m.pin_ms = m.pin_bytes / (prof->pin_gbps * 1e6) * lab_rng_jitter(&r, 5);
   m.small_copies = (int)lab_param_int(p, "small_copies");
   m.small_bytes = lab_param(p, "small_bytes");
-  m.small_total_ms = stream_ms(prof, m.small_copies, m.small_bytes) * lab_rng_jitter(&r, 2);
-  m.batched_ms = stream_ms(prof, 1, m.small_bytes * m.small_copies) * lab_rng_jitter(&r, 2);
+  double j = lab_rng_jitter(&r, 2); /* shared: N small copies never beat one copy of the same bytes */
+  m.small_total_ms = lab_event_ms(stream_ms(prof, m.small_copies, m.small_bytes) * j);
+  m.batched_ms = lab_event_ms(stream_ms(prof, 1, m.small_bytes * m.small_copies) * j);
   m.validated = -1;
-  *out = lab_transfer_envelope(p, &m, "simulated", prof->device_name, prof);
+  *out = lab_transfer_envelope(p, &m, "simulated", base->device_name, base);
   return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 }
 

@@ -32,7 +32,8 @@ static void gauges(srv_app *app, srv_metrics_gauges *g) {
   pthread_mutex_lock(&app->runner.lock);
   if (app->runner.have_rt && app->runner.rt.status == LAB_RT_OK) {
     const lab_runtime_view *rt = &app->runner.rt;
-    for (int i = 0; i < rt->device_count && i < 8; i++) {
+    /* Only devices whose free memory was read: the worker holds a context on one GPU. */
+    for (int i = 0; i < rt->device_count && i < 8 && rt->dev[i].mem_free_known; i++) {
       g->gpu_total_bytes[i] = (double)rt->dev[i].mem_total_bytes;
       g->gpu_used_bytes[i] = (double)(rt->dev[i].mem_total_bytes - rt->dev[i].mem_free_bytes);
       g->gpus = i + 1;

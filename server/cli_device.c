@@ -11,7 +11,9 @@ static void print_gpus(const char *indent, const lab_gpu_info *dev, int n) {
     const lab_gpu_info *g = &dev[i];
     printf("%sGPU %d: %s", indent, i, g->name);
     if (g->cc_major) printf(", compute capability %d.%d, %d SMs", g->cc_major, g->cc_minor, g->sm_count);
-    printf(", %.1f GB total, %.1f GB free\n", (double)g->mem_total_bytes / 1e9, (double)g->mem_free_bytes / 1e9);
+    printf(", %.1f GB total", (double)g->mem_total_bytes / 1e9);
+    if (g->mem_free_known) printf(", %.1f GB free", (double)g->mem_free_bytes / 1e9);
+    printf("\n");
   }
 }
 

@@ -69,6 +69,7 @@ static int probe_nvml(lab_driver_view *v) {
       if (mem(h, &m) == 0) {
         g->mem_total_bytes = m.total;
         g->mem_free_bytes = m.free;
+        g->mem_free_known = true;
       }
     }
   }
@@ -141,6 +142,7 @@ int srv_parse_smi_csv(const char *csv, lab_driver_view *out) {
     snprintf(g->name, sizeof g->name, "%s", field[0]);
     g->mem_total_bytes = (uint64_t)(total_mib * 1048576.0);
     g->mem_free_bytes = (uint64_t)(free_mib * 1048576.0);
+    g->mem_free_known = true;
     snprintf(g->bus_id, sizeof g->bus_id, "%s", field[4]);
     snprintf(out->driver_version, sizeof out->driver_version, "%s", field[3]);
     parsed++;

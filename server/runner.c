@@ -103,8 +103,6 @@ static int run_on_gpu(srv_runner *r, const lab_experiment *e, const cJSON *param
     *out = lab_device_envelope(&p, &drv, &rt, "cuda", NULL);
     return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   }
-  if (!lab_experiment_has_kernel(e))
-    return lab_fail(err, LAB_E_NO_GPU, "backend", "%s has no GPU version; use backend \"simulated\"", e->name);
   cJSON *job = cJSON_CreateObject();
   cJSON_AddStringToObject(job, "job", "run");
   cJSON_AddStringToObject(job, "experiment", e->name);
@@ -141,12 +139,26 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
   lab_verdict v;
   srv_runner_views(r, &drv, &rt);
   lab_device_verdict(&drv, &rt, &v);
-  /* The device check describes this machine whatever it finds: that is its lesson. */
-  if (v.usable || strcmp(e->name, "device") == 0) return run_on_gpu(r, e, params, out, err);
-  if (strcmp(backend, "cuda") == 0)
-    return lab_fail(err, LAB_E_NO_GPU, "backend", "%s. Use backend \"simulated\" (or \"auto\") to run the model.",
-                    v.summary);
+  switch (srv_route_of(backend, v.usable, lab_experiment_has_kernel(e), strcmp(e->name, "device") == 0)) {
+    case SRV_ROUTE_GPU: return run_on_gpu(r, e, params, out, err);
+    case SRV_ROUTE_NO_GPU:
+      return lab_fail(err, LAB_E_NO_GPU, "backend", "%s. Use backend \"simulated\" (or \"auto\") to run the model.",
+                      v.summary);
+    case SRV_ROUTE_NO_KERNEL:
+      return lab_fail(err, LAB_E_NO_GPU, "backend", "%s has no GPU version; use backend \"simulated\" or \"auto\"",
+                      e->name);
+    case SRV_ROUTE_SIMULATE: break;
+  }
   return lab_simulate(e, params, profile, out, err);
+}
+
+srv_route srv_route_of(const char *backend, int usable, int kernel, int device) {
+  if (strcmp(backend, "simulated") == 0) return SRV_ROUTE_SIMULATE;
+  /* The device check describes this machine whatever it finds: that is its lesson. */
+  if (device) return SRV_ROUTE_GPU;
+  if (usable && kernel) return SRV_ROUTE_GPU;
+  if (strcmp(backend, "cuda") == 0) return usable ? SRV_ROUTE_NO_KERNEL : SRV_ROUTE_NO_GPU;
+  return SRV_ROUTE_SIMULATE;
 }
 
 int srv_runner_test_hook(srv_runner *r, const char *hook, lab_error *err) {

@@ -36,6 +36,20 @@ void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt)
 /* True when experiments can run on the GPU. */
 int srv_runner_gpu_usable(srv_runner *r);
 
+/* Where one run goes. */
+typedef enum srv_route {
+  SRV_ROUTE_GPU,        /* the worker (device: the views, whatever they say) */
+  SRV_ROUTE_SIMULATE,   /* the model */
+  SRV_ROUTE_NO_GPU,     /* cuda asked, no usable GPU: 503 no_gpu */
+  SRV_ROUTE_NO_KERNEL,  /* cuda asked for an experiment without a GPU side: 503 no_gpu */
+} srv_route;
+
+/* The rule, apart from its inputs so it is unit-tested: backend "cuda",
+ * "auto" or "simulated"; usable: a GPU is usable here; kernel: the
+ * experiment has a GPU side; device: it is the device check. With auto, an
+ * experiment without a GPU side is simulated even when a GPU is usable. */
+srv_route srv_route_of(const char *backend, int usable, int kernel, int device);
+
 /* backend: "auto" | "cuda" | "simulated" (NULL = auto); profile NULL = default. */
 int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, const char *backend,
                        const char *profile, cJSON **out, lab_error *err);

@@ -27,8 +27,14 @@ struct srv_supervisor {
   int to_worker, from_worker;
   _Atomic int restarts; /* read without the job lock: health must not wait for a run */
   char *buf; /* answer buffer, MAX_ANSWER_BYTES + 1 */
-  _Atomic int live_pid; /* pid for srv_supervisor_kill, which must not wait for the job lock */
+  /* The pid srv_supervisor_kill may signal, which must not wait for the job
+   * lock. kill_lock orders it with reaping: cleared before waitpid, so a
+   * reaped pid (which the system may give to another process) is never
+   * signalled. */
+  pthread_mutex_t kill_lock;
+  int live_pid;
   char gpu_env[48]; /* "CUDA_VISIBLE_DEVICES=N", or "" to inherit the server's */
+  srv_supervisor_os os;
 };
 
 extern char **environ;
@@ -42,6 +48,9 @@ srv_supervisor *srv_supervisor_new(const char *exe_path) {
     return NULL;
   }
   pthread_mutex_init(&s->lock, NULL);
+  pthread_mutex_init(&s->kill_lock, NULL);
+  s->os.kill = kill;
+  s->os.waitpid = waitpid;
   snprintf(s->exe, sizeof s->exe, "%s", exe_path);
   s->to_worker = s->from_worker = -1;
   return s;
@@ -49,14 +58,16 @@ srv_supervisor *srv_supervisor_new(const char *exe_path) {
 
 static void reap(srv_supervisor *s, int kill_it) {
   if (s->pid > 0) {
-    if (kill_it) kill(s->pid, SIGKILL);
-    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+    if (kill_it) s->os.kill(s->pid, SIGKILL);
+    pthread_mutex_lock(&s->kill_lock);
+    s->live_pid = 0; /* before waitpid: from then on the pid may be another process's */
+    pthread_mutex_unlock(&s->kill_lock);
+    while (s->os.waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
     }
   }
   if (s->to_worker >= 0) close(s->to_worker);
   if (s->from_worker >= 0) close(s->from_worker);
   s->pid = 0;
-  s->live_pid = 0;
   s->to_worker = s->from_worker = -1;
 }
 
@@ -107,7 +118,9 @@ static int spawn(srv_supervisor *s, lab_error *err) {
   close(in[0]);
   close(out[1]);
   s->pid = pid;
+  pthread_mutex_lock(&s->kill_lock);
   s->live_pid = pid;
+  pthread_mutex_unlock(&s->kill_lock);
   s->to_worker = in[1];
   s->from_worker = out[0];
   return 0;
@@ -237,10 +250,12 @@ out:
 int srv_supervisor_restarts(srv_supervisor *s) { return s->restarts; }
 
 void srv_supervisor_kill(srv_supervisor *s) {
-  /* The pid stays valid until the job thread reaps it under the lock. */
-  int pid = s->live_pid;
-  if (pid > 0) kill(pid, SIGKILL);
+  pthread_mutex_lock(&s->kill_lock);
+  if (s->live_pid > 0) s->os.kill(s->live_pid, SIGKILL);
+  pthread_mutex_unlock(&s->kill_lock);
 }
+
+void srv_supervisor_set_os(srv_supervisor *s, srv_supervisor_os os) { s->os = os; }
 
 int srv_supervisor_set_gpu(srv_supervisor *s, int gpu) {
   if (gpu < 0) {
@@ -272,9 +287,13 @@ void srv_supervisor_free(srv_supervisor *s) {
     close(s->to_worker); /* EOF: the worker leaves its loop */
     s->to_worker = -1;
   }
+  pthread_mutex_lock(&s->kill_lock);
+  s->live_pid = 0; /* reaped below: no one may signal it from here on */
+  pthread_mutex_unlock(&s->kill_lock);
   if (s->pid > 0) {
-    for (int i = 0; i < 50; i++) {
-      pid_t r = waitpid(s->pid, NULL, WNOHANG);
+    /* The worker resets the device as it leaves (kernels' kern_shutdown). */
+    for (int i = 0; i < 100; i++) {
+      pid_t r = s->os.waitpid(s->pid, NULL, WNOHANG);
       if (r != 0) {
         s->pid = 0; /* exited (or already reaped): nothing left to kill */
         break;
@@ -285,6 +304,7 @@ void srv_supervisor_free(srv_supervisor *s) {
   reap(s, 1);
   pthread_mutex_unlock(&s->lock);
   pthread_mutex_destroy(&s->lock);
+  pthread_mutex_destroy(&s->kill_lock);
   free(s->buf);
   free(s);
 }

@@ -6,9 +6,18 @@
 #ifndef SRV_SUPERVISOR_H
 #define SRV_SUPERVISOR_H
 
+#include <sys/types.h>
+
 #include "error.h"
 
 typedef struct srv_supervisor srv_supervisor;
+
+/* The process calls the supervisor makes; tests replace them to force the
+ * interleavings a race needs (the defaults are kill and waitpid). */
+typedef struct srv_supervisor_os {
+  int (*kill)(pid_t pid, int sig);
+  pid_t (*waitpid)(pid_t pid, int *status, int options);
+} srv_supervisor_os;
 
 /* exe_path: the gpulab-worker binary. NULL when out of memory. */
 srv_supervisor *srv_supervisor_new(const char *exe_path);
@@ -28,6 +37,9 @@ void srv_supervisor_kill(srv_supervisor *s);
  * the worker then sees it as device 0). gpu < 0 inherits the server's. Call
  * before the first job: a running worker keeps its environment. */
 int srv_supervisor_set_gpu(srv_supervisor *s, int gpu);
+
+/* Replaces the process calls (tests only). */
+void srv_supervisor_set_os(srv_supervisor *s, srv_supervisor_os os);
 
 /* A supervisor for the gpulab-worker binary beside this one (or the one
  * named by GPULAB_WORKER). NULL when out of memory. */

@@ -60,6 +60,11 @@ tap_stage() { # name command...
 
 echo "gpulab tests (build: $build${san:+, sanitizer build: $san})"
 check_stage unit "$build/tests/check_all"
+if [ -x "$build/tests/fidelity" ]; then
+  tap_stage fidelity "$build/tests/fidelity" tests/fidelity/published.json
+else
+  skips+=("fidelity: $build/tests/fidelity was not built"); add fidelity 0 0 1
+fi
 for t in tests/tools/*.sh; do
   [ -f "$t" ] && tap_stage "tools/$(basename "$t" .sh)" bash "$t" "$build/bin/lessonc"
 done
@@ -84,12 +89,23 @@ if [ -n "$san" ]; then
   fi
 fi
 
-# GPU tests need a usable device; without one they are counted as skipped, with the reason.
+# GPU tests need a usable device; without one they are counted as skipped,
+# with the reason. A machine that has an NVIDIA GPU (a device node, or
+# nvidia-smi listing one) must not skip them: there a broken device check,
+# or a verdict of "not usable", is a failure.
 gpu_tests=(tests/gpu/check_*.py)
 if [ -e "${gpu_tests[0]}" ]; then
-  verdict=$("$build/bin/gpulab" device --json 2>/dev/null | python3 -c 'import json,sys; v=json.load(sys.stdin)["verdict"]; print(("1 " if v["usable"] else "0 ")+v["summary"])' 2>/dev/null || echo "0 device check failed")
+  verdict=$("$build/bin/gpulab" device --json 2>/dev/null | python3 -c 'import json,sys; v=json.load(sys.stdin)["verdict"]; print(("1 " if v["usable"] else "0 ")+v["summary"])' 2>/dev/null || echo "x the device check itself failed")
+  has_gpu=0
+  if ls /dev/nvidia[0-9]* >/dev/null 2>&1 || { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }; then
+    has_gpu=1
+  fi
   if [ "${verdict%% *}" = 1 ]; then
     for t in "${gpu_tests[@]}"; do tap_stage "gpu/$(basename "$t" .py)" python3 "$t" "$build"; done
+  elif [ "$has_gpu" = 1 ]; then
+    echo "---- gpu: this machine has an NVIDIA GPU but gpulab cannot use it: ${verdict#* } ----"
+    "$build/bin/gpulab" device 2>&1 | tail -20
+    add "gpu (device check)" 0 1 0
   else
     for t in "${gpu_tests[@]}"; do skips+=("gpu/$(basename "$t" .py): ${verdict#* } (run make gpu-check on a GPU machine)"); done
     add "gpu" 0 0 ${#gpu_tests[@]}

@@ -16,7 +16,7 @@ done
 [ -d "$build/lib" ] && cp "$build/lib/"*.so "$out/lib/"
 cp -r "$build/web" "$out/web"
 [ -d "$build/lessons" ] && cp -r "$build/lessons" "$out/lessons"
-mkdir -p "$out/tests"; cp -r tests/gpu "$out/tests/"
+mkdir -p "$out/tests" "$out/tools"; cp -r tests/gpu "$out/tests/"; cp tools/record.sh "$out/tools/"
 for b in gpulab gpulab-worker; do
   readelf -d "$out/bin/$b" | grep -q 'ORIGIN' || { echo "bundle: $b lacks an \$ORIGIN rpath" >&2; exit 1; }
 done

@@ -2,20 +2,24 @@
 # `make record`: runs every experiment on the GPU and saves each result as a
 # "recorded" envelope (device, driver, CUDA version, date) in web/recorded/,
 # which the offline client replays and labels "recorded on …".
-# Usage: tools/record.sh BUILD   (needs a usable GPU)
+# Usage: tools/record.sh BUILD [OUT]   (needs a usable GPU; OUT defaults to
+# web/recorded). In a bundle (make bundle) run it from the bundle's root as
+# tools/record.sh . OUT: it needs only the bundled gpulab and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+out=${2:-web/recorded}
 bin="$build/bin/gpulab"
 dev=$("$bin" device --json)
 python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["verdict"]["usable"] else 1)' "$dev" || {
   echo "record: no usable GPU here: $("$bin" device | grep Verdict)" >&2; exit 1; }
-mkdir -p web/recorded
+mkdir -p "$out"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for name in $("$bin" experiments --json | python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)["experiments"]))'); do
-  "$bin" run "$name" --backend cuda --json >"/tmp/gpulab-record-$name.json" || { echo "record: $name failed" >&2; continue; }
-  python3 - "$name" "$dev" "/tmp/gpulab-record-$name.json" <<'PY'
+  "$bin" run "$name" --backend cuda --json >"$tmp/$name.json" || { echo "record: $name failed" >&2; continue; }
+  python3 - "$name" "$dev" "$tmp/$name.json" "$out" <<'PY'
 import json, sys, datetime
-name, dev, path = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+name, dev, path, out = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4]
 env = json.load(open(path))
 env["backend"] = "recorded"
 gpu = (dev["runtime"]["devices"] or [{}])[0]
@@ -24,8 +28,8 @@ env["recorded"] = {
     "driver_version": dev["driver"].get("driver_version"), "cuda_runtime": dev["runtime"].get("runtime_version"),
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
 }
-json.dump(env, open(f"web/recorded/{name}.json", "w"), indent=1)
-print(f"record: web/recorded/{name}.json ({env['recorded']['device']}, {env['recorded']['date']})")
+json.dump(env, open(f"{out}/{name}.json", "w"), indent=1)
+print(f"record: {out}/{name}.json ({env['recorded']['device']}, {env['recorded']['date']})")
 PY
 done
-ls web/recorded/*.json | python3 -c 'import json,sys,os; json.dump({"recorded":[os.path.basename(l.strip())[:-5] for l in sys.stdin if not l.strip().endswith("index.json")]}, open("web/recorded/index.json","w"))'
+ls "$out"/*.json | python3 -c 'import json,sys,os; json.dump({"recorded":[os.path.basename(l.strip())[:-5] for l in sys.stdin if not l.strip().endswith("index.json")]}, open(sys.argv[1] + "/index.json","w"))' "$out"

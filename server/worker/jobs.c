@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cjson_compat.h"
+#include "cuda_errors.h"
 #include "fake_gpu.h"
 #include "hooks.h"
 #include "kern.h"
@@ -37,7 +38,14 @@ static int run_hook(const char *name, lab_error *err) {
   } else if (strcmp(name, "_hang") == 0) {
     for (;;) pause();
   } else if (strcmp(name, "_sticky") == 0) {
-    return lab_fail(err, LAB_E_CUDA, NULL, "cudaErrorIllegalAddress (test hook): the worker must be restarted");
+    return lab_fail(err, lab_cuda_error_class("cudaErrorIllegalAddress"), NULL,
+                    "cudaErrorIllegalAddress (test hook): the worker must be restarted");
+  } else if (strcmp(name, "_call_failed") == 0) {
+    return lab_fail(err, lab_cuda_error_class("cudaErrorInvalidValue"), NULL,
+                    "cudaErrorInvalidValue (test hook): this run fails, the worker stays");
+  } else if (strcmp(name, "_no_image") == 0) {
+    return lab_fail(err, lab_cuda_error_class("cudaErrorNoKernelImageForDevice"), NULL,
+                    "cudaErrorNoKernelImageForDevice (test hook): no kernels for this GPU, the worker stays");
   }
   return lab_fail(err, LAB_E_BAD_REQUEST, "job", "unknown test hook '%.32s'", name);
 }

@@ -77,6 +77,18 @@ test('a sticky CUDA error gives 500 cuda_error and the worker is replaced', T, (
     await assertHealthyAfter(srv);
   }));
 
+test('a CUDA error that is not sticky fails only that run: the worker is not replaced', T, () =>
+  withServer(HOOKS, async (srv) => {
+    await request(srv, '/api/device');
+    const before = await restarts(srv);
+    const e1 = assertError(await postRun(srv, '_call_failed', {}), 500, 'cuda_call_failed');
+    assert.match(e1.message, /worker stays/);
+    const e2 = assertError(await postRun(srv, '_no_image', {}), 503, 'gpu_arch_unsupported');
+    assert.match(e2.message, /no kernels for this GPU/);
+    assert.equal(await restarts(srv), before, 'no restart for errors that leave the context usable');
+    await assertHealthyAfter(srv);
+  }));
+
 test('every hook in a row: three restarts, and the server still answers', T, () =>
   withServer({ ...HOOKS, intentionalCrash: true }, async (srv) => {
     assertError(await postRun(srv, '_sticky', {}), 500, 'cuda_error');

@@ -27,7 +27,8 @@ function webRootWithRecording(t) {
   const root = mkdtempSync(path.join(os.tmpdir(), 'gpulab-recorded-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   cpSync(path.resolve(path.dirname(bin), '..', 'web'), root, { recursive: true });
-  const env = JSON.parse(execFileSync(bin, ['run', 'timing', '--size=512', '--backend', 'simulated', '--json'],
+  // view=cuda: a real GPU run measures raw CUDA launches, and its envelope says so.
+  const env = JSON.parse(execFileSync(bin, ['run', 'timing', '--size=512', '--view=cuda', '--backend', 'simulated', '--json'],
     { encoding: 'utf8' }));
   env.backend = 'recorded';
   env.recorded = { device: DEVICE, compute_capability: '9.0', driver_version: '580.65', cuda_runtime: '13.0', date: DATE };
@@ -70,7 +71,7 @@ test('a recorded run is offered, replayed with its own parameters, and works off
       (await out.locator('.exp-source, .exp-failure').count()) > 0, 20000, 'the replayed result');
     assert.equal(await out.locator('.exp-failure').count(), 0);
     assert.equal((await out.locator('.exp-source').textContent()).trim(), LABEL);
-    assert.match(await out.locator('.exp-note').textContent(), /recorded with: size=512, repeats=10, samples=7\. The controls above do not apply/);
+    assert.match(await out.locator('.exp-note').textContent(), /recorded with: size=512, repeats=10, samples=7, view=cuda\. The controls above do not apply/);
     assert.ok(await out.locator('svg[role="img"]').count() > 0, 'the chart');
     assert.match(await page.locator('#exp-timing-status').textContent(), new RegExp(`Done: ${LABEL}`));
     return out;

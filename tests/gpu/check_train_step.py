@@ -25,5 +25,8 @@ t.check(m.get("every_step_ms", 0) > m.get("every_n_ms", 1e9), "reading every ste
         (m.get("every_step_ms"), m.get("every_n_ms")))
 t.check(m.get("cost_per_read_us", 0) > 1, "each read costs microseconds of host time", m.get("cost_per_read_us"))
 t.check(m.get("gpu_step_us", 0) > 0, "the GPU's own step time was measured", m.get("gpu_step_us"))
+# Held until queued, the GPU's own time per step cannot exceed the host's per-step time of the fast mode.
+t.check(m.get("gpu_step_us", 1e9) <= 1.05 * m.get("per_step_every_n_us", 0), "GPU step time <= host step time",
+        (m.get("gpu_step_us"), m.get("per_step_every_n_us")))
 
 sys.exit(t.done())

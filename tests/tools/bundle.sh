@@ -8,9 +8,10 @@ build=$(dirname "$(dirname "${1:-build/bin/lessonc}")")
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 n=0 bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
-echo "1..5"
+echo "1..6"
 ok "tools/bundle.sh packs the build" 'tools/bundle.sh "$build" "$out/b" >/dev/null'
 ok "both binaries and the web root are in it" '[ -x "$out/b/bin/gpulab" ] && [ -x "$out/b/bin/gpulab-worker" ] && [ -f "$out/b/web/index.html" ]'
+ok "the GPU suite and the recorder travel with it" '[ -x "$out/b/tests/gpu/run.sh" ] && [ -x "$out/b/tools/record.sh" ]'
 ok "CivetWeb and cJSON travel with it" 'ls "$out/b/lib" | grep -q civetweb && ls "$out/b/lib" | grep -q cjson'
 mv "$out/b" "$out/moved"
 dev=$(cd / && env -i PATH=/usr/bin:/bin "$out/moved/bin/gpulab" device --json)

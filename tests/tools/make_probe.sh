@@ -10,7 +10,7 @@ check() { # name expected-regex make-args...
   n=$((n + 1))
   if tr "\n" " " <<<"$out" | grep -qE -- "$want"; then echo "ok $n - $name"; else echo "not ok $n - $name"; echo "# got: $out"; bad=1; fi
 }
-echo "1..7"
+echo "1..9"
 cuda_home=$(mktemp -d); mkdir -p "$cuda_home/bin"; printf '#!/bin/sh\necho fake nvcc\n' >"$cuda_home/bin/nvcc"
 chmod +x "$cuda_home/bin/nvcc"; trap 'rm -rf "$cuda_home"' EXIT
 PROBE_PATH=/usr/bin:/bin check "finds nvcc under CUDA_HOME when it is not on PATH" "mode=cuda nvcc=$cuda_home/bin/nvcc" CUDA_HOME="$cuda_home"
@@ -23,4 +23,30 @@ check "CPU mode still builds the server and CLI" "will build: server\+CLI \(cpu 
 n=$((n + 1)); out=$(make --no-print-directory -s unit 2>&1)
 if grep -qE '^100%: Checks: [1-9][0-9]*, Failures: 0, Errors: 0' <<<"$out"; then echo "ok $n - make unit runs the unit tests"
 else echo "not ok $n - make unit runs the unit tests"; echo "# got: $(tail -3 <<<"$out")"; bad=1; fi
+# Every stack frame stays small: the program's flags refuse a 20 KB frame.
+n=$((n + 1)); big=$(mktemp --suffix=.c); trap 'rm -rf "$cuda_home" "$big"' EXIT
+printf 'void big_frame(void);\nvoid big_frame(void) { volatile char b[20000]; b[0] = 1; }\n' >"$big"
+if ${CC:-cc} $(make --no-print-directory -s print-CFLAGS) -c "$big" -o /dev/null 2>/dev/null; then
+  echo "not ok $n - the build refuses stack frames over 16 KiB"; bad=1
+else echo "ok $n - the build refuses stack frames over 16 KiB"; fi
+# The worker's kernels are built for Turing, Ampere and Hopper, plus PTX: the
+# nvcc command lines say so, and so does the object (its embedded ptxas
+# options; cuobjdump --list-elf where the toolkit ships it).
+n=$((n + 1))
+if [ "$(make --no-print-directory -s print-MODE)" != cuda ]; then
+  echo "ok $n - kernels for sm_75, sm_80, sm_90 # SKIP no nvcc: CPU mode"
+else
+  want="arch=compute_75,code=sm_75 arch=compute_80,code=sm_80 arch=compute_90,code=compute_90 arch=compute_90,code=sm_90"
+  got=$(make --no-print-directory -s print-CUDA_ARCH | grep -o "arch=compute_[0-9]*,code=[a-z_0-9]*" | sort -u | tr '\n' ' ')
+  build=$(make --no-print-directory -s print-BUILD); obj="$build/obj/kernels/timing.o"
+  elf=""
+  if command -v cuobjdump >/dev/null && [ -f "$build/bin/gpulab-worker" ]; then
+    elf=$(cuobjdump --list-elf "$build/bin/gpulab-worker" | grep -o "sm_[0-9]*" | sort -u | tr '\n' ' ')
+  elif [ -f "$obj" ]; then
+    elf=$(strings -a "$obj" | grep -o -- "-arch sm_[0-9]*" | sed 's/-arch //' | sort -u | tr '\n' ' ')
+  fi
+  if [ "${got% }" = "$want" ] && { [ -z "$elf" ] || [ "${elf% }" = "sm_75 sm_80 sm_90" ]; }; then
+    echo "ok $n - kernels for sm_75, sm_80, sm_90 (+ compute_90 PTX)${elf:+: $elf}"
+  else echo "not ok $n - kernels for sm_75, sm_80, sm_90"; echo "# gencode: $got; in the object: $elf"; bad=1; fi
+fi
 exit $bad

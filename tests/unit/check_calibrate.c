@@ -9,18 +9,20 @@
 #include "registry.h"
 #include "suites.h"
 
+/* A stand-in for a real run: simulated as a GPU measures, raw CUDA launches (timing's view). */
 static cJSON *sim(const char *experiment, const char *profile) {
-  cJSON *out = NULL;
+  cJSON *out = NULL, *params = cJSON_Parse(strcmp(experiment, "timing") == 0 ? "{\"view\":\"cuda\"}" : "{}");
   lab_error err;
-  ck_assert_int_eq(lab_simulate(lab_experiment_find(experiment), NULL, profile, &out, &err), 0);
+  ck_assert_int_eq(lab_simulate(lab_experiment_find(experiment), params, profile, &out, &err), 0);
+  cJSON_Delete(params);
   return out;
 }
 
 static lab_gpu_info gpu_like(const lab_profile *p) {
   lab_gpu_info g;
   memset(&g, 0, sizeof g);
-  snprintf(g.name, sizeof g.name, "%s", p->device_name);
-  g.cc_major = 9; /* start from a different profile than the truth */
+  snprintf(g.name, sizeof g.name, "%s", "Some NVIDIA GPU"); /* no profile's device: the base comes from… */
+  g.cc_major = 9; /* …the compute capability: start from a different profile than the truth */
   g.cc_minor = 0;
   g.sm_count = p->sm_count;
   g.mem_total_bytes = p->memory_bytes;
@@ -87,8 +89,12 @@ START_TEST(calibrate_base_matches_compute_capability) {
   memset(&g, 0, sizeof g);
   g.cc_major = 7, g.cc_minor = 5;
   ck_assert_str_eq(lab_calibrate_base(&g)->name, "t4");
-  g.cc_major = 8, g.cc_minor = 9;
+  g.cc_major = 8, g.cc_minor = 9; /* L4 and RTX 4090 share 8.9: the device's name decides */
+  snprintf(g.name, sizeof g.name, "NVIDIA GeForce RTX 4090");
   ck_assert_str_eq(lab_calibrate_base(&g)->name, "rtx-4090");
+  snprintf(g.name, sizeof g.name, "NVIDIA L4");
+  ck_assert_str_eq(lab_calibrate_base(&g)->name, "l4");
+  g.name[0] = '\0';
   g.cc_major = 12, g.cc_minor = 0;
   ck_assert_str_eq(lab_calibrate_base(&g)->name, lab_profile_default()->name);
 }

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf16.h"
 #include "clock.h"
 #include "crossover.h"
 #include "envelope.h"
 #include "exp_test.h"
 #include "matmul_cpu.h"
 #include "profiles.h"
+#include "rng.h"
 #include "suites.h"
 
 #define SMALL "{\"max_size\":128,\"samples\":3}"
@@ -26,6 +28,50 @@ START_TEST(crossover_sweep_doubles_up_to_max) {
 }
 END_TEST
 
+/* An "fp32" result computed from TF32-rounded inputs (what a tensor core
+ * does under NVIDIA_TF32_OVERRIDE=1) must fail the fp32 check, at every
+ * size; the same products in fp32 pass it. */
+START_TEST(matmul_check_catches_a_tf32_slip) {
+  const int sizes[] = {64, 256, 1024};
+  for (int s = 0; s < 3; s++) {
+    int k = sizes[s], rows = 8;
+    float *a = malloc(sizeof(float) * rows * k), *b = malloc(sizeof(float) * rows * k);
+    float got32[64], got_tf[64];
+    double ref[64], rel32 = 0, rel_tf = 0, abs_err = 0;
+    lab_fill_normal(a, (size_t)rows * k, 7 + (uint64_t)k);
+    lab_fill_normal(b, (size_t)rows * k, 9 + (uint64_t)k);
+    for (int i = 0; i < rows; i++)
+      for (int j = 0; j < rows; j++) {
+        double r = 0;
+        float f = 0, t = 0;
+        for (int q = 0; q < k; q++) {
+          r += (double)a[i * k + q] * b[j * k + q];
+          f += a[i * k + q] * b[j * k + q];
+          t += lab_round_tf32(a[i * k + q]) * lab_round_tf32(b[j * k + q]);
+        }
+        ref[i * rows + j] = r;
+        got32[i * rows + j] = f;
+        got_tf[i * rows + j] = t;
+      }
+    ck_assert_msg(lab_matmul_check(ref, got32, rows * rows, k, LAB_U_FP32, &rel32, &abs_err), "k=%d fp32 %g", k, rel32);
+    ck_assert_msg(!lab_matmul_check(ref, got_tf, rows * rows, k, LAB_U_FP32, &rel_tf, &abs_err), "k=%d tf32 %g passed",
+                  k, rel_tf);
+    ck_assert_msg(rel_tf > 20 * rel32, "k=%d: tf32 %g vs fp32 %g", k, rel_tf, rel32);
+    ck_assert(lab_matmul_check(ref, got_tf, rows * rows, k, LAB_U_TF32, &rel_tf, &abs_err)); /* fine as TF32 */
+    free(a);
+    free(b);
+  }
+}
+END_TEST
+
+START_TEST(matmul_check_counts_nan_as_a_failure) {
+  double ref[2] = {1, 2}, rel = 0, abs_err = 0;
+  float got[2] = {1, NAN};
+  ck_assert(!lab_matmul_check(ref, got, 2, 16, LAB_U_FP32, &rel, &abs_err));
+  ck_assert(isinf(rel));
+}
+END_TEST
+
 START_TEST(crossover_cpu_matmul_matches_the_reference) {
   const int sizes[] = {1, 37, 100}; /* odd sizes cross the 64-wide blocks unevenly */
   for (int s = 0; s < 3; s++) {
@@ -33,10 +79,11 @@ START_TEST(crossover_cpu_matmul_matches_the_reference) {
     float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n), *c = malloc(sizeof(float) * n * n);
     lab_crossover_inputs(a, b, n);
     lab_matmul_cpu(a, b, c, n);
-    double worst = 0;
+    double *ref = malloc(sizeof(double) * n * n), rel = 0, abs_err = 0;
     for (int i = 0; i < n; i++)
-      for (int j = 0; j < n; j++) worst = fmax(worst, fabs(lab_matmul_entry(a, b, n, i, j) - c[i * n + j]));
-    ck_assert_msg(worst <= lab_matmul_tolerance(n), "n=%d err=%g", n, worst);
+      for (int j = 0; j < n; j++) ref[i * n + j] = lab_matmul_entry(a, b, n, i, j);
+    ck_assert_msg(lab_matmul_check(ref, c, n * n, n, LAB_U_FP32, &rel, &abs_err), "n=%d rel err=%g", n, rel);
+    free(ref);
     free(a);
     free(b);
     free(c);
@@ -168,6 +215,8 @@ Suite *make_crossover_suite(void) {
   tcase_set_timeout(tc, 20); /* real CPU timing, slower under the sanitizer */
   tcase_add_test(tc, crossover_sweep_doubles_up_to_max);
   tcase_add_test(tc, crossover_cpu_matmul_matches_the_reference);
+  tcase_add_test(tc, matmul_check_catches_a_tf32_slip);
+  tcase_add_test(tc, matmul_check_counts_nan_as_a_failure);
   tcase_add_test(tc, crossover_inputs_are_random_normal_not_zeros);
   tcase_add_test(tc, crossover_clock_is_monotonic_and_advances);
   tcase_add_test(tc, crossover_point_is_where_the_gpu_wins_for_good);

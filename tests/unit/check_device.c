@@ -98,6 +98,36 @@ START_TEST(verdict_usable_and_not_built_and_error) {
 }
 END_TEST
 
+/* A V100 (7.0) under a build for sm_75 and newer: the runtime works, the
+ * kernels cannot. The verdict says so and why, and is not "usable". */
+START_TEST(verdict_names_a_gpu_older_than_the_build) {
+  lab_driver_view d = driver(13000);
+  lab_runtime_view r = runtime(LAB_RT_OK, 13000, 1);
+  snprintf(r.dev[0].name, sizeof r.dev[0].name, "Tesla V100-SXM2-16GB");
+  r.dev[0].cc_major = 7, r.dev[0].cc_minor = 0;
+  r.n_archs = 3, r.archs[0] = 75, r.archs[1] = 80, r.archs[2] = 90, r.ptx_arch = 90;
+  lab_verdict v;
+  lab_device_verdict(&d, &r, &v);
+  ck_assert_int_eq(v.code, LAB_V_ARCH_UNSUPPORTED);
+  ck_assert(!v.usable);
+  ck_assert_str_eq(lab_verdict_code_name(v.code), "arch_unsupported");
+  ck_assert_ptr_nonnull(strstr(v.summary, "7.0"));
+  ck_assert_ptr_nonnull(strstr(v.explanation, "7.5"));
+  ck_assert_ptr_nonnull(strstr(v.advice, "CUDA 12"));
+  /* A T4 (7.5) and an RTX 4090 (8.9, runs the sm_80 code) are fine. */
+  r.dev[0].cc_major = 7, r.dev[0].cc_minor = 5;
+  lab_device_verdict(&d, &r, &v);
+  ck_assert_int_eq(v.code, LAB_V_USABLE);
+  r.dev[0].cc_major = 8, r.dev[0].cc_minor = 9;
+  lab_device_verdict(&d, &r, &v);
+  ck_assert_int_eq(v.code, LAB_V_USABLE);
+  /* Without the build's list (an older worker), nothing is assumed. */
+  r.n_archs = 0, r.dev[0].cc_major = 7, r.dev[0].cc_minor = 0;
+  lab_device_verdict(&d, &r, &v);
+  ck_assert_int_eq(v.code, LAB_V_USABLE);
+}
+END_TEST
+
 START_TEST(runtime_view_json_round_trips) {
   lab_runtime_view r = runtime(LAB_RT_OK, 13000, 1), back;
   r.dev[0].cc_major = 7;
@@ -112,6 +142,16 @@ START_TEST(runtime_view_json_round_trips) {
   ck_assert_int_eq(back.dev[0].sm_count, 40);
   ck_assert_int_eq(back.dev[0].cc_minor, 5);
   ck_assert(back.dev[0].mem_total_bytes == 16000000000ull);
+  ck_assert(!back.dev[0].mem_free_known); /* not read: null, not 0 */
+  cJSON_Delete(o);
+  r.n_archs = 2, r.archs[0] = 75, r.archs[1] = 90, r.ptx_arch = 90;
+  r.dev[0].mem_free_known = true, r.dev[0].mem_free_bytes = 123;
+  o = lab_runtime_view_json(&r);
+  ck_assert_int_eq(lab_runtime_view_from_json(o, &back, &err), 0);
+  ck_assert_int_eq(back.n_archs, 2);
+  ck_assert_int_eq(back.archs[1], 90);
+  ck_assert_int_eq(back.ptx_arch, 90);
+  ck_assert(back.dev[0].mem_free_known && back.dev[0].mem_free_bytes == 123);
   cJSON_Delete(o);
   o = cJSON_Parse("{\"status\":\"weird\",\"devices\":[]}");
   ck_assert_int_eq(lab_runtime_view_from_json(o, &back, &err), -1);
@@ -232,6 +272,7 @@ Suite *make_device_suite(void) {
   tcase_add_test(t, verdict_driver_too_old_names_both_versions);
   tcase_add_test(t, verdict_no_device_mentions_visible_devices);
   tcase_add_test(t, verdict_usable_and_not_built_and_error);
+  tcase_add_test(t, verdict_names_a_gpu_older_than_the_build);
   tcase_add_test(t, runtime_view_json_round_trips);
   tcase_add_test(t, device_json_has_both_views_and_verdict);
   tcase_add_test(t, simulated_views_are_usable_for_every_profile);

@@ -11,6 +11,7 @@
 #include "exp_test.h"
 #include "placement.h"
 #include "suites.h"
+#include "units.h"
 
 static cJSON *sim(const char *json, const char *profile) {
   lab_error err;
@@ -134,7 +135,7 @@ START_TEST(placement_findings_quote_this_runs_numbers) {
   cJSON *env = sim("{\"batch\":128}", "a100-sxm");
   ck_assert(test_exp_finding_has(env, "128×3 output"));
   char copied[32];
-  snprintf(copied, sizeof copied, "%.3f MB", test_exp_metric(env, "copied_bytes") / 1e6);
+  lab_fmt_bytes_si(test_exp_metric(env, "copied_bytes"), copied, sizeof copied);
   ck_assert(test_exp_finding_has(env, copied));
   cJSON_Delete(env);
 }

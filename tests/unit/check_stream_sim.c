@@ -127,7 +127,8 @@ START_TEST(gemm_model_small_matrices_are_less_efficient_on_every_profile) {
     const lab_profile *p = lab_profile_at(i);
     double e64 = lab_gemm_efficiency(p, 64, 64, 64), e4k = lab_gemm_efficiency(p, 4096, 4096, 4096);
     ck_assert(e64 > 0 && e64 < e4k);
-    ck_assert(e4k <= p->gemm_efficiency && e4k > 0.8 * p->gemm_efficiency);
+    /* A power-limited card (L4) holds only power_cap of its clock through a large sgemm. */
+    ck_assert(e4k <= p->gemm_efficiency && e4k > 0.8 * p->gemm_efficiency * fmin(1, p->power_cap));
     double prev = 0;
     for (int n = 64; n <= 8192; n *= 2) {
       double us = lab_gemm_us(p, n, n, n);

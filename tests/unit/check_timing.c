@@ -11,6 +11,7 @@
 #include "profiles.h"
 #include "suites.h"
 #include "timing.h"
+#include "units.h"
 
 START_TEST(timing_rejects_a_batch_too_big_to_run) {
   lab_error err;
@@ -27,7 +28,7 @@ START_TEST(timing_simulated_envelope_has_its_shape) {
   ck_assert_ptr_nonnull(env);
   ck_assert_int_eq(lab_envelope_check(env, &err), 0);
   const char *keys[] = {"events_ms", "host_nosync_ms", "host_sync_ms", "nosync_pct_of_events", "cold_ms", "warm_ms",
-                        "cold_over_warm", "launch_us", "sgemm_ms", "tflops"};
+                        "cold_over_warm", "launch_us", "sgemm_ms", "tflops", "gpu_busy_ms"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) ck_assert(test_exp_metric(env, keys[i]) > 0);
   test_exp_metric(env, "sync_error_pct");
   ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, "events")), 7);
@@ -107,12 +108,102 @@ START_TEST(timing_findings_quote_the_measured_numbers) {
   lab_error err;
   cJSON *env = test_exp_simulate("timing", "{\"size\":4096}", "h100-sxm", &err);
   ck_assert_ptr_nonnull(env);
-  char want[96];
-  snprintf(want, sizeof want, "host timer saw %.3f ms while the GPU worked %.2f ms",
-           test_exp_metric(env, "host_nosync_ms"), test_exp_metric(env, "events_ms"));
+  char want[96], a[24], b[24];
+  snprintf(want, sizeof want, "host timer saw %s while the GPU worked %s",
+           lab_fmt_ms(test_exp_metric(env, "host_nosync_ms"), a, sizeof a),
+           lab_fmt_ms(test_exp_metric(env, "events_ms"), b, sizeof b));
   ck_assert_msg(test_exp_finding_has(env, want), "no finding has '%s'", want);
-  snprintf(want, sizeof want, "The first run took %.1f ms", test_exp_metric(env, "cold_ms"));
+  snprintf(want, sizeof want, "The first run took %s", lab_fmt_ms(test_exp_metric(env, "cold_ms"), a, sizeof a));
   ck_assert_msg(test_exp_finding_has(env, want), "no finding has '%s'", want);
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* A made-up measure: every clock given, one sample each. */
+static lab_timing_measure made(double nosync, double sync, double ev, double busy, double cold, int fresh) {
+  lab_timing_measure m;
+  memset(&m, 0, sizeof m);
+  m.size = 512, m.repeats = 4, m.samples = 1, m.warmup = 2;
+  m.host_nosync_ms = nosync, m.host_sync_ms = sync, m.events_ms = ev, m.busy_ms = busy;
+  m.cold_ms = cold, m.cold_fresh = fresh, m.context_ms = fresh == 1 ? 250 : 0;
+  return m;
+}
+
+/* Findings of m as one string (caller frees). */
+static char *findings_of(const lab_timing_measure *m) {
+  cJSON *env = lab_envelope_new("timing", "cuda", "test GPU", NULL, cJSON_CreateObject());
+  lab_timing_findings(env, m);
+  char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(env, "findings"));
+  cJSON_Delete(env);
+  return text;
+}
+
+static void assert_no_nonsense(const char *f) {
+  ck_assert_msg(!strstr(f, "0.00 ms") && !strstr(f, " 0.00 ") && !strstr(f, "nan") && !strstr(f, "inf") &&
+                    !strstr(f, "e+") && !strstr(f, "e-"),
+                "a finding rounds to zero or prints nonsense: %s", f);
+}
+
+START_TEST(timing_findings_claim_only_what_the_numbers_show) {
+  /* The case: size 64, 1 repeat, the no-sync time slightly above the events. */
+  lab_timing_measure m = made(0.0401, 0.0450, 0.0400, 0.0200, 300, -1);
+  char *f = findings_of(&m);
+  assert_no_nonsense(f);
+  ck_assert_msg(!strstr(f, "returned before the work was done"), "claimed an early stop it cannot show: %s", f);
+  ck_assert_msg(strstr(f, "40.1 µs") && strstr(f, "40.0 µs"), "times in µs, not 0.04 ms: %s", f);
+  free(f);
+  /* The trap: the events far above the no-sync time. */
+  m = made(0.05, 40.3, 40.1, 40.0, 300, 1);
+  f = findings_of(&m);
+  assert_no_nonsense(f);
+  ck_assert(strstr(f, "returned before the work was done") != NULL);
+  ck_assert(strstr(f, "more than the CUDA events") != NULL);
+  ck_assert(strstr(f, "In a fresh process") != NULL && strstr(f, "250 ms") != NULL);
+  free(f);
+  /* Equal clocks, and a host clock below the events (it can happen by rounding). */
+  m = made(1.0, 1.0, 1.0, 1.0, 1.0, 0);
+  f = findings_of(&m);
+  assert_no_nonsense(f);
+  ck_assert(strstr(f, "about as long as a warm batch") != NULL);
+  ck_assert(strstr(f, "may have loaded cuBLAS") != NULL);
+  free(f);
+  m = made(0.5, 0.9, 1.0, 1.0, 5, -1);
+  f = findings_of(&m);
+  ck_assert(strstr(f, "less than the CUDA events") != NULL);
+  free(f);
+  /* Zero everywhere, and huge. */
+  m = made(0, 0, 0, 0, 0, -1);
+  f = findings_of(&m);
+  assert_no_nonsense(f);
+  free(f);
+  m = made(1e-4, 9e6, 9e6, 9e6, 1e7, 1);
+  f = findings_of(&m);
+  assert_no_nonsense(f);
+  ck_assert(strstr(f, "100 ns") != NULL && strstr(f, "9000 s") != NULL);
+  free(f);
+}
+END_TEST
+
+START_TEST(timing_launch_bound_finding_needs_the_numbers) {
+  /* per sgemm 1 µs vs launch 5 µs: launch-bound; per sgemm 1 ms: not. */
+  lab_timing_measure m = made(0.020, 0.030, 0.025, 0.004, 300, -1);
+  char *f = findings_of(&m);
+  ck_assert(strstr(f, "launch-bound") != NULL);
+  free(f);
+  m = made(0.020, 4.1, 4.0, 4.0, 300, -1);
+  f = findings_of(&m);
+  ck_assert(strstr(f, "launch-bound") == NULL && strstr(f, "hardly longer") == NULL);
+  free(f);
+}
+END_TEST
+
+START_TEST(timing_cli_size_64_prints_no_zero_times) {
+  lab_error err;
+  cJSON *env = test_exp_simulate("timing", "{\"size\":64,\"repeats\":1}", NULL, &err);
+  ck_assert_ptr_nonnull(env);
+  char *f = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(env, "findings"));
+  assert_no_nonsense(f);
+  free(f);
   cJSON_Delete(env);
 }
 END_TEST
@@ -141,6 +232,9 @@ Suite *make_timing_suite(void) {
   tcase_add_test(tc, timing_cold_run_pays_the_library_load_on_every_profile);
   tcase_add_test(tc, timing_timeline_shows_launches_ahead_of_the_gpu);
   tcase_add_test(tc, timing_findings_quote_the_measured_numbers);
+  tcase_add_test(tc, timing_findings_claim_only_what_the_numbers_show);
+  tcase_add_test(tc, timing_launch_bound_finding_needs_the_numbers);
+  tcase_add_test(tc, timing_cli_size_64_prints_no_zero_times);
   tcase_add_test(tc, timing_samples_have_a_spread);
   suite_add_tcase(s, tc);
   return s;

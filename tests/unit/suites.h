@@ -21,6 +21,8 @@ Suite *make_conn_limit_suite(void);
 Suite *make_openapi_suite(void);
 Suite *make_envelope_suite(void);
 Suite *make_calibrate_suite(void);
+Suite *make_profiles_suite(void);
+Suite *make_lesson_figures_suite(void);
 Suite *make_quiz_suite(void);
 
 Suite *make_stream_sim_suite(void);
@@ -44,6 +46,8 @@ Suite *make_ui_experiment_suite(void);
 Suite *make_ui_class_suite(void);
 Suite *make_queue_suite(void);
 Suite *make_limits_suite(void);
+Suite *make_runner_suite(void);
+Suite *make_measure_suite(void);
 Suite *make_metrics_suite(void);
 Suite *make_ui_result_streams_suite(void);
 

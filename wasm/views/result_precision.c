@@ -27,26 +27,26 @@ static void lines(ui_buf *b, const cJSON *env, const char *title, const char *co
 }
 
 void ui_result_precision(ui_buf *b, const cJSON *env) {
-  static const char *const tf[] = {"tflops_fp32", "tflops_tf32", "tflops_bf16"};
-  static const char *const er[] = {"err_fp32", "err_tf32", "err_bf16"};
+  static const char *const tf[] = {"tflops_fp32", "tflops_tf32", "tflops_bf16", "tflops_fp16"};
+  static const char *const er[] = {"err_fp32", "err_tf32", "err_bf16", "err_fp16"};
   static const char *const lo[] = {"loss_fp32", "loss_bf16", "loss_fp16"};
   static const char *const fl[] = {"flushed_bf16", "flushed_fp16"};
   char summary[400], dev[64];
   double n = ui_res_metric(env, "size_max");
   ui_res_device_short(env, dev, sizeof dev);
   snprintf(summary, sizeof summary,
-           "Matmul throughput against matrix side N on %s: at N = %.0f FP32 reached %.3g TFLOPS, TF32 %.3g and "
-           "BF16 %.3g.",
+           "Matmul throughput against matrix side N on %s: at N = %.0f FP32 reached %.3g TFLOPS, TF32 %.3g, "
+           "BF16 %.3g and FP16 %.3g.",
            dev, n, ui_res_metric(env, "fp32_tflops"), ui_res_metric(env, "tf32_tflops"),
-           ui_res_metric(env, "bf16_tflops"));
-  lines(b, env, "Throughput by size and precision", tf, 3, summary, "matrix side N (log scale)",
+           ui_res_metric(env, "bf16_tflops"), ui_res_metric(env, "fp16_tflops"));
+  lines(b, env, "Throughput by size and precision", tf, 4, summary, "matrix side N (log scale)",
         "TFLOPS (log scale)", UI_SCALE_LOG2, UI_SCALE_LOG10, "Median TFLOPS for each matrix side N");
   snprintf(summary, sizeof summary,
            "Largest error against an FP64 reference, relative to a typical entry, at N = %.0f: FP32 %.2g, TF32 "
-           "%.2g, BF16 %.2g.",
+           "%.2g, BF16 %.2g, FP16 %.2g.",
            n, ui_res_metric(env, "fp32_max_rel_err"), ui_res_metric(env, "tf32_max_rel_err"),
-           ui_res_metric(env, "bf16_max_rel_err"));
-  lines(b, env, "What each precision costs in accuracy", er, 3, summary, "matrix side N (log scale)",
+           ui_res_metric(env, "bf16_max_rel_err"), ui_res_metric(env, "fp16_max_rel_err"));
+  lines(b, env, "What each precision costs in accuracy", er, 4, summary, "matrix side N (log scale)",
         "max relative error (log scale)", UI_SCALE_LOG2, UI_SCALE_LOG10,
         "Max relative error on 256 sampled entries for each N");
   snprintf(summary, sizeof summary,

@@ -1,0 +1,21 @@
+/* Durations written for a learner: the unit chosen so the number keeps
+ * three significant digits and never rounds to zero ("41.2 µs", not
+ * "0.00 ms"). Findings and reports quote times through it. */
+#ifndef LAB_UNITS_H
+#define LAB_UNITS_H
+
+#include <stddef.h>
+
+/* ms milliseconds as "1.25 s", "12.5 ms", "125 µs", "812 ns" (0: "0 ms";
+ * NaN or negative: "unknown"). Returns buf. */
+const char *lab_fmt_ms(double ms, char *buf, size_t n);
+
+/* A byte count in decimal units, as bandwidths in GB/s count them (1 GB =
+ * 1e9 bytes): "512 B", "4.10 kB", "268 MB", "1.07 GB". Returns buf. */
+const char *lab_fmt_bytes_si(double bytes, char *buf, size_t n);
+
+/* A plain number with three significant digits and no exponent: "0.0123",
+ * "4.56", "78.9", "24800". Returns buf. */
+const char *lab_fmt_num(double v, char *buf, size_t n);
+
+#endif
