@@ -6,7 +6,7 @@
 #include "api.h"
 #include "openapi.h"
 
-const srv_route srv_routes[] = {
+const srv_uri_route srv_routes[] = {
     {"/api/health", srv_api_health},
     {"/api/device", srv_api_device},
     {"/api/experiments", srv_api_experiments},

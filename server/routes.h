@@ -6,12 +6,12 @@
 
 #include <civetweb.h>
 
-typedef struct srv_route {
+typedef struct srv_uri_route {
   const char *uri; /* CivetWeb prefix: "/api/runs" also serves "/api/runs/12" */
   mg_request_handler handler;
-} srv_route;
+} srv_uri_route;
 
-extern const srv_route srv_routes[];
+extern const srv_uri_route srv_routes[];
 extern const int srv_route_count;
 
 #endif

@@ -126,15 +126,17 @@ static int spawn(srv_supervisor *s, lab_error *err) {
   return 0;
 }
 
-/* Whether the worker still runs; one that exited (or was killed) while
- * idle is reaped here, without a signal. */
+/* Whether the worker still runs. The look does not reap (WNOWAIT): one
+ * that exited (or was killed) while idle is then reaped by reap(), which
+ * keeps the kill/reap order srv_supervisor_kill relies on. */
 static int worker_alive(srv_supervisor *s) {
   if (s->pid <= 0) return 0;
-  pid_t r;
-  while ((r = waitpid(s->pid, NULL, WNOHANG)) < 0 && errno == EINTR) {
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  int rc;
+  while ((rc = waitid(P_PID, (id_t)s->pid, &info, WEXITED | WNOHANG | WNOWAIT)) < 0 && errno == EINTR) {
   }
-  if (r == 0) return 1;
-  s->pid = 0; /* reaped (or not ours any more): reap() only closes the pipes */
+  if (rc == 0 && info.si_pid == 0) return 1;
   reap(s, 0);
   return 0;
 }
