@@ -32,6 +32,7 @@ HAVE_MD4C := $(shell pkg-config --exists md4c 2>/dev/null && echo 1)
 HAVE_CJSON_SRC := $(shell test -f third_party/cjson/cJSON.c && echo 1)
 HAVE_NODE := $(shell command -v node >/dev/null 2>&1 && echo 1)
 HAVE_CHROMIUM := $(shell test -x /usr/bin/chromium && echo 1)
+HAVE_OPENBLAS := $(shell pkg-config --exists openblas 2>/dev/null && echo 1)
 MODE := $(if $(NVCC),cuda,cpu)
 
 # ---- flags ------------------------------------------------------------------
@@ -60,7 +61,12 @@ WORKER_LDLIBS += -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -lrt -lstdc++ -Wl
 endif
 
 # ---- sources ----------------------------------------------------------------
-LAB_SRC := $(wildcard lab/*.c)
+# The CPU sgemm crossover times (lab/cpu_gemm.h): OpenBLAS natively when
+# installed (opened with dlopen at run time, never linked: see
+# lab/cpu_gemm/blas.c), the blocked loop otherwise and always in the browser.
+CPU_GEMM_NATIVE := $(if $(HAVE_OPENBLAS),lab/cpu_gemm/blas.c,lab/cpu_gemm/loop.c)
+LAB_SRC := $(wildcard lab/*.c) $(CPU_GEMM_NATIVE)
+WASM_LAB_SRC := $(wildcard lab/*.c) lab/cpu_gemm/loop.c
 SERVER_SRC := $(wildcard server/*.c)
 WORKER_SRC := $(wildcard server/worker/*.c)
 KERN_SRC := $(if $(filter cuda,$(MODE)),$(wildcard kernels/*.cu),kernels/none.c)
@@ -85,7 +91,7 @@ FIDELITY_BIN := $(BUILD)/tests/fidelity
 
 .PHONY: all help probe deps run serve test unit fidelity bench gpu-check record bundle clean lessons wasm web
 
-all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
+all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm precompress $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
@@ -107,7 +113,8 @@ help:
 probe:
 	@echo "gpulab probe: mode=$(MODE) nvcc=$(or $(NVCC),none) emcc=$(or $(EMCC),none) check=$(or $(HAVE_CHECK),0)" \
 	  "civetweb=$(or $(HAVE_CIVETWEB),0) cjson=$(or $(HAVE_CJSON),0) md4c=$(or $(HAVE_MD4C),0)" \
-	  "cjson-src=$(or $(HAVE_CJSON_SRC),0) node=$(or $(HAVE_NODE),0) chromium=$(or $(HAVE_CHROMIUM),0) build=$(BUILD)"
+	  "cjson-src=$(or $(HAVE_CJSON_SRC),0) node=$(or $(HAVE_NODE),0) chromium=$(or $(HAVE_CHROMIUM),0)" \
+	  "openblas=$(or $(HAVE_OPENBLAS),0) build=$(BUILD)"
 	@echo "gpulab probe: will build: server+CLI ($(MODE) mode)$(if $(and $(EMCC),$(HAVE_CJSON_SRC)), wasm client,)$(if $(HAVE_MD4C), lessons,)$(if $(HAVE_CHECK), unit tests,)"
 	@$(if $(and $(HAVE_CIVETWEB),$(HAVE_CJSON)),true,echo "gpulab probe: civetweb or cJSON headers missing: run 'make deps'" >&2; false)
 
@@ -143,11 +150,12 @@ bench: deps
 .PHONY: bench-bins
 bench-bins: $(BUILD)/bench/sim_bench $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js)
 
-$(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(LAB_OBJ)
+# The same C on both sides: the loop CPU sgemm natively too (the browser has no BLAS).
+$(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(filter-out $(OBJ)/lab/cpu_gemm/blas.o,$(LAB_OBJ)) $(OBJ)/lab/cpu_gemm/loop.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
 
-$(BUILD)/bench/sim_bench.js: bench/sim_bench.c $(LAB_SRC) third_party/cjson/cJSON.c
+$(BUILD)/bench/sim_bench.js: bench/sim_bench.c $(WASM_LAB_SRC) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $^ -s ENVIRONMENT=node -s ALLOW_MEMORY_GROWTH=1 -o $@
 
@@ -164,6 +172,7 @@ bundle: all
 all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) lessons $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 # ---- native objects ---------------------------------------------------------
+
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
@@ -234,10 +243,16 @@ WASM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulab -s ALLOW_MEMORY_GROW
 
 wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT))
 
-$(WASM_OUT): $(WASM_SRC) $(LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h) third_party/cjson/cJSON.c
+$(WASM_OUT): $(WASM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
-	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_SRC) $(LAB_SRC) third_party/cjson/cJSON.c \
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_LDFLAGS) -o $@
+
+# Static files precompressed (FILE.gz, FILE.br) for the server to send to
+# clients that accept them; incremental, after everything in the web root.
+.PHONY: precompress
+precompress: web lessons wasm
+	@tools/compress.sh $(WEB)
 
 # ---- fuzzing (libFuzzer) -----------------------------------------------------
 # Each harness tests/fuzz/fuzz_NAME.c is linked with lab/ and the files in

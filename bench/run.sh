@@ -5,6 +5,9 @@
 #  2. Class load (bench/load.sh): 50 learners, throughput, p50/p99, none lost.
 #  3. Simulator: median wall time of each experiment's simulation over 7 runs
 #     of the CLI, beside `gpulab version` (process start-up, the peer).
+#  4. CPU sgemm (crossover's CPU side) beside numpy's on the same machine.
+#  5. The browser client: bytes on the wire and time to interactive beside a
+#     static page of the same lesson (bench/client.mjs).
 # Usage: bench/run.sh BUILD
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +48,42 @@ for name in $("$bin" experiments --json | python3 -c 'import json,sys; print(" "
   t=$(median_ms "$bin" run "$name" --backend simulated --json)
   awk -v n="$name" -v t="$t" -v p="$peer" 'BEGIN {printf "  %-38s %8.2f ms  (%.1fx peer)\n", "run " n " --backend simulated", t, t/p}'
 done
+
+# CPU sgemm: what crossover times (lab/cpu_gemm.h) beside numpy's float32
+# matmul on the same machine, timed the same way (bench/numpy_peer.py).
+# Five rounds, gpulab and numpy alternating, so both see the same load;
+# each side's best median per size is compared (a busy machine only ever
+# slows a run down). Budget: gpulab at least 0.8x numpy's speed.
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  echo "CPU sgemm: gpulab's crossover CPU side vs numpy (Debian python3-numpy), best of 5 alternating rounds of medians, same inputs and method"
+  runs=()
+  for _ in 1 2 3 4 5; do
+    runs+=("$("$bin" run crossover --backend simulated --max_size=1024 --samples=7 --json)")
+    runs+=("$(/usr/bin/python3 bench/numpy_peer.py 256 512 1024)")
+  done
+  /usr/bin/python3 - "${runs[@]}" <<'PY'
+import json, sys
+rounds = [json.loads(a) for a in sys.argv[1:]]
+gs, ps = rounds[0::2], rounds[1::2]
+cpu = next(s for s in gs[0]["series"] if s["id"] == "cpu")
+ms = {}
+for g in gs:
+    for n, t in next(s for s in g["series"] if s["id"] == "cpu")["points"]:
+        ms[int(n)] = min(ms.get(int(n), t), t)
+p = {k: min(q[k] for q in ps) for k in ("256", "512", "1024")}
+p["blas"] = ps[0]["blas"]
+print(f"  gpulab: {cpu['label']}; numpy: {p['blas']}")
+worst = None
+for n in (256, 512, 1024):
+    gf = lambda t: 2 * n ** 3 / (t * 1e6)
+    r = p[str(n)] / ms[n]
+    worst = r if worst is None else min(worst, r)
+    print(f"  N = {n:5d}  gpulab {ms[n]:8.3f} ms ({gf(ms[n]):6.1f} GFLOPS)   numpy {p[str(n)]:8.3f} ms ({gf(p[str(n)]):6.1f} GFLOPS)   gpulab/numpy speed {r:4.2f}x")
+print(f"  slowest ratio {worst:.2f}x (budget 0.8x: {'met' if worst >= 0.8 else 'MISSED'})")
+PY
+else
+  echo "  CPU sgemm bench skipped: numpy not installed for /usr/bin/python3 (make deps installs python3-numpy)"
+fi
 
 # On a GPU machine: real runs beside PyTorch's, in the same run.
 if "$bin" device --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["verdict"]["usable"] else 1)'; then

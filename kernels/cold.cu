@@ -25,19 +25,13 @@ extern "C" int kern_cold_sgemm_main(int n, int k) {
   cublasHandle_t h = NULL;
   float *a = NULL, *b = NULL, *c = NULL;
   double t0 = 0, context_ms = 0, first_ms = 0, warm_ms = 0;
-  size_t elems = (size_t)n * n;
   lab_error e = {LAB_OK, "", ""};
   lab_error *err = &e;
   t0 = kern_now_us();
   TRY(cudaFree(0)); /* creates the context */
   context_ms = (kern_now_us() - t0) / 1e3;
   TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  TRY(cudaMalloc((void **)&a, elems * sizeof(float)));
-  TRY(cudaMalloc((void **)&b, elems * sizeof(float)));
-  TRY(cudaMalloc((void **)&c, elems * sizeof(float)));
-  TRY(kern_fill_normal_device(a, elems, 11, s));
-  TRY(kern_fill_normal_device(b, elems, 12, s));
-  TRY(cudaStreamSynchronize(s));
+  TRY(kern_matrices(n, 11, s, &a, &b, &c));
   for (int pass = 0; pass < 2; pass++) {
     t0 = kern_now_us();
     if (pass == 0) { /* the handle belongs to the cold cost: loading cuBLAS starts here */

@@ -225,6 +225,27 @@ cublasStatus_t kern_sgemm_rm(cublasHandle_t h, int n, const float *a, const floa
   return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n);
 }
 
+int kern_sgemm_op(void *ctx, int i, cudaStream_t s, lab_error *err) {
+  const kern_sgemm_job *j = (const kern_sgemm_job *)ctx;
+  (void)i, (void)s;
+  TRY_BLAS(kern_sgemm_rm(j->h, j->n, j->a, j->b, j->c));
+  return 0;
+cleanup:
+  return -1;
+}
+
+cudaError_t kern_matrices(int n, uint64_t seed, cudaStream_t s, float **a, float **b, float **c) {
+  size_t elems = (size_t)n * n;
+  cudaError_t e;
+  *a = *b = *c = NULL;
+  if ((e = cudaMalloc((void **)a, elems * sizeof(float))) != cudaSuccess) return e;
+  if ((e = cudaMalloc((void **)b, elems * sizeof(float))) != cudaSuccess) return e;
+  if ((e = cudaMalloc((void **)c, elems * sizeof(float))) != cudaSuccess) return e;
+  if ((e = kern_fill_normal_device(*a, elems, seed, s)) != cudaSuccess) return e;
+  if ((e = kern_fill_normal_device(*b, elems, seed + 1, s)) != cudaSuccess) return e;
+  return cudaStreamSynchronize(s);
+}
+
 int kern_grid_init(kern_grid *g, const float *d_a, const float *d_b, int n, int side, uint64_t seed, lab_error *err) {
   float *rows = NULL, *cols = NULL;
   int rc = -1;

@@ -162,6 +162,21 @@ cublasStatus_t kern_blas_create(cublasHandle_t *h, cudaStream_t s);
  * column-major terms is (A·B)ᵀ in column-major, which is A·B row-major. */
 cublasStatus_t kern_sgemm_rm(cublasHandle_t h, int n, const float *a, const float *b, float *c);
 
+/* One square fp32 sgemm as a kern_bench operation (ctx: a kern_sgemm_job;
+ * the handle is bound to the bench's stream). */
+typedef struct kern_sgemm_job {
+  cublasHandle_t h;
+  int n;
+  const float *a, *b;
+  float *c;
+} kern_sgemm_job;
+int kern_sgemm_op(void *ctx, int i, cudaStream_t s, lab_error *err);
+
+/* cudaMallocs A, B and C (n×n fp32 each; set to NULL first, so the caller
+ * frees whatever was made) and fills A and B with random normal values
+ * (seeds seed, seed + 1), synchronized. */
+cudaError_t kern_matrices(int n, uint64_t seed, cudaStream_t s, float **a, float **b, float **c);
+
 /* A side×side grid of C's entries (rows ri, columns cj spread over n) with
  * their references computed in double from the fp32 A and B the device
  * holds: what every matmul's validation reads back instead of whole

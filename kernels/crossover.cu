@@ -18,21 +18,6 @@ extern "C" {
 #define GRID_SIDE 8
 #define BATCH_FLOP 2e9
 
-typedef struct gemm {
-  cublasHandle_t h;
-  int n;
-  const float *a, *b;
-  float *c;
-} gemm;
-
-static int one_sgemm(void *ctx, int i, cudaStream_t s, lab_error *err) {
-  const gemm *g = (const gemm *)ctx;
-  (void)i, (void)s;
-  TRY_BLAS(kern_sgemm_rm(g->h, g->n, g->a, g->b, g->c));
-  return 0;
-cleanup:
-  return -1;
-}
 
 static double median_of(const double *x, int n) {
   lab_summary s;
@@ -41,7 +26,7 @@ static double median_of(const double *x, int n) {
 }
 
 /* Times and checks one size; a, b, c are host buffers (pageable). */
-static int one_size(kern_bench *bench, gemm *gm, lab_crossover_measure *m, int i, float *a, float *b, float *c,
+static int one_size(kern_bench *bench, kern_sgemm_job *gm, lab_crossover_measure *m, int i, float *a, float *b, float *c,
                     float *da, float *db, float *dc, lab_error *err) {
   int n = m->n[i], ok = 0;
   size_t bytes = (size_t)n * n * sizeof(float);
@@ -69,7 +54,7 @@ static int one_size(kern_bench *bench, gemm *gm, lab_crossover_measure *m, int i
   m->gpu_copies_ms[i] = median_of(w, m->samples);
   m->gpu_ms[i] = median_of(g, m->samples);
   /* The sgemm alone: a held batch of reps, one warm-up batch, per sgemm. */
-  if (kern_bench_samples(bench, 1, m->samples, reps, 1, one_sgemm, gm, NULL, &ks, err)) return -1;
+  if (kern_bench_samples(bench, 1, m->samples, reps, 1, kern_sgemm_op, gm, NULL, &ks, err)) return -1;
   m->gpu_kernel_ms[i] = ks.median;
   if (kern_grid_init(&grid, da, db, n, GRID_SIDE, 0xc0ffee ^ (uint64_t)n, err)) return -1;
   if (kern_grid_check(&grid, dc, LAB_U_FP32, &ok, &rel, &abs_err, err)) return -1;
@@ -85,7 +70,7 @@ extern "C" int kern_run_crossover(const lab_params *p, cJSON **out, lab_error *e
   cudaDeviceProp prop;
   cudaStream_t s = NULL;
   kern_bench bench = {NULL, {NULL, NULL}, {NULL, 0}};
-  gemm gm = {NULL, 0, NULL, NULL, NULL};
+  kern_sgemm_job gm = {NULL, 0, NULL, NULL, NULL};
   float *a = NULL, *b = NULL, *c = NULL, *da = NULL, *db = NULL, *dc = NULL;
   int rc = -1, max_n = 0;
   size_t bytes = 0;

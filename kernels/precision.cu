@@ -1,7 +1,8 @@
 /* precision on a real GPU: N×N matmuls through cuBLAS (cublasGemmEx) in FP32
- * (CUBLAS_COMPUTE_32F), TF32 (CUBLAS_COMPUTE_32F_FAST_TF32, fp32 data) and
- * BF16 inputs with FP32 accumulation and output (CUDA_R_16BF,
- * CUBLAS_COMPUTE_32F), for N = 128 … max_size on random normal inputs.
+ * (CUBLAS_COMPUTE_32F), TF32 (CUBLAS_COMPUTE_32F_FAST_TF32, fp32 data), and
+ * BF16 or FP16 inputs with FP32 accumulation and output (CUDA_R_16BF or
+ * CUDA_R_16F, CUBLAS_COMPUTE_32F: what autocast's matmuls do), for
+ * N = 128 … max_size on random normal inputs.
  * Timing: two warm-up batches, then `samples` batches between CUDA events,
  * each batch enough matmuls for ≥ 2e10 flop (at most KERN_HOLD_MAX_OPS),
  * queued behind the harness's hold so the host's enqueue cost is never
@@ -9,6 +10,7 @@
  * dot products on the host. The training run
  * is the portable C one (lab/precision_train.c): it is math, not hardware. */
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,15 +27,30 @@ static __global__ void to_bf16_kernel(const float *in, __nv_bfloat16 *out, size_
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = __float2bfloat16(in[i]);
 }
 
-static cudaError_t to_bf16(const float *in, __nv_bfloat16 *out, size_t n, cudaStream_t s) {
+static __global__ void to_fp16_kernel(const float *in, __half *out, size_t n) {
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = __float2half(in[i]);
+}
+
+static unsigned grid_for(size_t n) {
   size_t blocks = (n + 255) / 256;
-  to_bf16_kernel<<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(in, out, n);
+  return (unsigned)(blocks < 4096 ? blocks : 4096);
+}
+
+static cudaError_t to_bf16(const float *in, __nv_bfloat16 *out, size_t n, cudaStream_t s) {
+  to_bf16_kernel<<<grid_for(n), 256, 0, s>>>(in, out, n);
+  return cudaGetLastError();
+}
+
+static cudaError_t to_fp16(const float *in, __half *out, size_t n, cudaStream_t s) {
+  to_fp16_kernel<<<grid_for(n), 256, 0, s>>>(in, out, n);
   return cudaGetLastError();
 }
 
 typedef struct inputs {
   const float *a, *b;             /* fp32, row-major n×n (first n² elements of the buffers) */
   const __nv_bfloat16 *a16, *b16; /* the same rounded to bf16 */
+  const __half *ah, *bh;          /* and to fp16 */
 } inputs;
 
 /* Row-major C = A·B with column-major cuBLAS: B·A in column-major terms. */
@@ -41,6 +58,9 @@ static cublasStatus_t gemm(cublasHandle_t h, lab_prec p, int n, const inputs *in
   const float one = 1.0f, zero = 0.0f;
   if (p == LAB_PREC_BF16)
     return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, in->b16, CUDA_R_16BF, n, in->a16, CUDA_R_16BF, n,
+                        &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  if (p == LAB_PREC_FP16)
+    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, in->bh, CUDA_R_16F, n, in->ah, CUDA_R_16F, n,
                         &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, in->b, CUDA_R_32F, n, in->a, CUDA_R_32F, n, &zero,
                       c, CUDA_R_32F, n,
@@ -80,13 +100,14 @@ static int one_size(kern_bench *bench, cublasHandle_t h, int i, const inputs *in
     gemm_job job = {h, p, n, in, c};
     lab_summary sum;
     if (m->native[q] < 0) continue;
-    if (p == LAB_PREC_BF16 && i == 0) { /* cuBLAS may refuse BF16 on a GPU without it: a result, not a failure */
+    if ((p == LAB_PREC_BF16 || p == LAB_PREC_FP16) && i == 0) {
+      /* cuBLAS may refuse a 16-bit format on a GPU without it: a result, not a failure */
       cublasStatus_t st = gemm(h, p, n, in, c);
       if (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_ARCH_MISMATCH) {
         m->native[q] = -1;
         continue;
       }
-      if (st != CUBLAS_STATUS_SUCCESS) return kern_blas_fail(err, st, "gemm(bf16)", __FILE__, __LINE__);
+      if (st != CUBLAS_STATUS_SUCCESS) return kern_blas_fail(err, st, "gemm(16-bit)", __FILE__, __LINE__);
     }
     if (kern_bench_samples(bench, m->warmup, m->samples, reps, 1, one_gemm, &job, NULL, &sum, err)) return -1;
     m->ms[q][i] = sum.median;
@@ -107,6 +128,7 @@ extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *e
   kern_bench bench = {NULL, {NULL, NULL}, {NULL, 0}};
   float *a = NULL, *b = NULL, *c = NULL;
   __nv_bfloat16 *a16 = NULL, *b16 = NULL;
+  __half *ah = NULL, *bh = NULL;
   inputs in;
   int rc = -1, nmax = 0;
   size_t elems = 0;
@@ -124,6 +146,7 @@ extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *e
   m->native[LAB_PREC_FP32] = 1;
   m->native[LAB_PREC_TF32] = prop.major >= 8; /* below Ampere cuBLAS runs TF32 requests as fp32 */
   m->native[LAB_PREC_BF16] = prop.major >= 8;
+  m->native[LAB_PREC_FP16] = prop.major >= 7; /* FP16 tensor cores since Volta; Turing (T4) has them */
   TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   TRY(kern_bench_create(&bench, s));
   TRY(cudaMalloc((void **)&a, elems * sizeof(float)));
@@ -131,16 +154,22 @@ extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *e
   TRY(cudaMalloc((void **)&c, elems * sizeof(float)));
   TRY(cudaMalloc((void **)&a16, elems * sizeof(__nv_bfloat16)));
   TRY(cudaMalloc((void **)&b16, elems * sizeof(__nv_bfloat16)));
+  TRY(cudaMalloc((void **)&ah, elems * sizeof(__half)));
+  TRY(cudaMalloc((void **)&bh, elems * sizeof(__half)));
   TRY(kern_fill_normal_device(a, elems, 21, s));
   TRY(kern_fill_normal_device(b, elems, 22, s));
   TRY(to_bf16(a, a16, elems, s));
   TRY(to_bf16(b, b16, elems, s));
+  TRY(to_fp16(a, ah, elems, s));
+  TRY(to_fp16(b, bh, elems, s));
   TRY(cudaStreamSynchronize(s));
   TRY_BLAS(kern_blas_create(&h, s)); /* default math: the compute type alone decides TF32 */
   in.a = a;
   in.b = b;
   in.a16 = a16;
   in.b16 = b16;
+  in.ah = ah;
+  in.bh = bh;
   for (int i = 0; i < m->n_sizes; i++)
     if (one_size(&bench, h, i, &in, c, m, err)) goto cleanup;
   {
@@ -164,6 +193,8 @@ cleanup:
   if (c) cudaFree(c);
   if (a16) cudaFree(a16);
   if (b16) cudaFree(b16);
+  if (ah) cudaFree(ah);
+  if (bh) cudaFree(bh);
   kern_bench_destroy(&bench);
   if (s) cudaStreamDestroy(s);
   free(m);

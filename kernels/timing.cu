@@ -20,27 +20,12 @@ extern "C" {
 
 #define GRID_SIDE 16
 
-typedef struct batch {
-  cublasHandle_t h;
-  int n;
-  const float *a, *b;
-  float *c;
-} batch;
-
-static int one_sgemm(void *ctx, int i, cudaStream_t s, lab_error *err) {
-  const batch *bt = (const batch *)ctx;
-  (void)i, (void)s; /* the handle is bound to the stream */
-  TRY_BLAS(kern_sgemm_rm(bt->h, bt->n, bt->a, bt->b, bt->c));
-  return 0;
-cleanup:
-  return -1;
-}
 
 /* The batch as a program runs it: three clocks around the same launches. */
-static int plain_batch(kern_bench *b, batch *bt, int k, double *nosync_ms, double *sync_ms, double *ev_ms,
+static int plain_batch(kern_bench *b, kern_sgemm_job *bt, int k, double *nosync_ms, double *sync_ms, double *ev_ms,
                        lab_error *err) {
   double t0 = kern_now_us();
-  if (kern_bench_batch(b, k, 0, one_sgemm, bt, ev_ms, nosync_ms, err)) return -1;
+  if (kern_bench_batch(b, k, 0, kern_sgemm_op, bt, ev_ms, nosync_ms, err)) return -1;
   /* kern_bench_batch waited on the stop event: the host sees the end here. */
   *sync_ms = (kern_now_us() - t0) / 1e3;
   return 0;
@@ -50,7 +35,7 @@ static int plain_batch(kern_bench *b, batch *bt, int k, double *nosync_ms, doubl
  * each starts at the later of its launch and the previous one's end
  * (lab_gpu_span_starts). The GPU clock is aligned to the host clock at the
  * first event, recorded on an idle GPU (it completes as it is recorded). */
-static int timeline_batch(batch *bt, cudaStream_t s, int k, lab_timing_measure *m, lab_error *err) {
+static int timeline_batch(kern_sgemm_job *bt, cudaStream_t s, int k, lab_timing_measure *m, lab_error *err) {
   cudaEvent_t ev[LAB_TIMING_MAX_LAUNCHES + 1];
   int made = 0, rc = -1, draw = k < LAB_TIMING_MAX_LAUNCHES ? k : LAB_TIMING_MAX_LAUNCHES;
   double t0 = 0, origin = 0;
@@ -91,10 +76,9 @@ extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err)
   kern_bench bench = {NULL, {NULL, NULL}, {NULL, 0}};
   kern_grid grid;
   kern_cold_times cold;
-  batch bt = {NULL, 0, NULL, NULL, NULL};
+  kern_sgemm_job bt = {NULL, 0, NULL, NULL, NULL};
   float *a = NULL, *b = NULL, *c = NULL;
   int rc = -1, n = 0, k = 0;
-  size_t elems = 0;
   double x = 0, y = 0, z = 0, rel = 0;
   lab_error cold_err;
   *out = NULL;
@@ -103,7 +87,6 @@ extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err)
   m.repeats = k = (int)lab_param_int(p, "repeats");
   m.samples = (int)lab_param_int(p, "samples");
   m.warmup = LAB_TIMING_WARMUP;
-  elems = (size_t)n * n;
 
   /* The cold start first, in its own process, before this one touches cuBLAS. */
   if (kern_cold_sgemm(n, k, &cold, &cold_err) == 0) {
@@ -115,12 +98,7 @@ extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err)
   TRY(cudaGetDeviceProperties(&prop, 0));
   TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   TRY(kern_bench_create(&bench, s));
-  TRY(cudaMalloc((void **)&a, elems * sizeof(float)));
-  TRY(cudaMalloc((void **)&b, elems * sizeof(float)));
-  TRY(cudaMalloc((void **)&c, elems * sizeof(float)));
-  TRY(kern_fill_normal_device(a, elems, 11, s));
-  TRY(kern_fill_normal_device(b, elems, 12, s));
-  TRY(cudaStreamSynchronize(s));
+  TRY(kern_matrices(n, 11, s, &a, &b, &c));
   bt.n = n, bt.a = a, bt.b = b, bt.c = c;
   {
     /* Without a fresh process, the first batch here (the handle and its first use) stands in. */
@@ -137,7 +115,7 @@ extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err)
   for (int i = 0; i < m.samples; i++) {
     if (plain_batch(&bench, &bt, k, &m.nosync_ms[i], &m.sync_ms[i], &m.ev_ms[i], err)) goto cleanup;
     m.run_ms[m.n_runs++] = m.sync_ms[i];
-    if (kern_bench_batch(&bench, k, 1, one_sgemm, &bt, &m.busy_samples_ms[i], NULL, err)) goto cleanup;
+    if (kern_bench_batch(&bench, k, 1, kern_sgemm_op, &bt, &m.busy_samples_ms[i], NULL, err)) goto cleanup;
   }
   if (timeline_batch(&bt, s, k, &m, err)) goto cleanup;
   if (kern_grid_init(&grid, a, b, n, GRID_SIDE, 0xc4ec, err)) goto cleanup;

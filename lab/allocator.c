@@ -51,12 +51,11 @@ typedef struct walk {
   lab_pool *pool;
   const lab_pool_device *dev;
   lab_allocator_measure *m;
-  uint64_t base_used;
 } walk;
 
 static void point(walk *w, const char *label) {
   lab_allocator_measure *m = w->m;
-  if (m->n_points < LAB_ALLOC_MAX_POINTS) lab_pool_snap_take(w->pool, w->dev, w->base_used, label, &m->pt[m->n_points++]);
+  if (m->n_points < LAB_ALLOC_MAX_POINTS) lab_pool_snap_take(w->pool, w->dev, label, &m->pt[m->n_points++]);
 }
 
 static int take(walk *w, uint64_t bytes, const char *where, int *id) {
@@ -180,7 +179,7 @@ static int walk_limited(const lab_params *p, const lab_pool_device *dev, lab_all
   m->validated = -1;
   uint64_t free_b = 0, total_b = 0;
   dev->info(dev->ctx, &free_b, &total_b);
-  walk w = {.pool = pool, .dev = dev, .m = m, .base_used = total_b - free_b};
+  walk w = {.pool = pool, .dev = dev, .m = m};
   lab_pool_init(pool, dev->be, limit);
   train_walk(&w);
   if (!m->oom) {
@@ -301,7 +300,8 @@ static void add_metrics(cJSON *env, const lab_allocator_measure *m) {
 static void add_series(cJSON *env, const lab_allocator_measure *m) {
   cJSON *al = lab_env_series(env, "allocated", "allocated (live tensors)", "event", "MiB");
   cJSON *re = lab_env_series(env, "reserved", "reserved (the cache's segments)", "event", "MiB");
-  cJSON *du = lab_env_series(env, "device_used", "used, as the driver sees it (cudaMemGetInfo)", "event", "MiB");
+  cJSON *du = lab_env_series(env, "device_used", "used on the device, as nvidia-smi shows it (CUDA context included)",
+                             "event", "MiB");
   cJSON *pts = cJSON_AddArrayToObject(lab_env_details(env), "events");
   for (int i = 0; i < m->n_points; i++) {
     const lab_pool_snap *p = &m->pt[i];
@@ -360,6 +360,10 @@ static void add_findings(cJSON *env, const lab_allocator_measure *m) {
                       : "cached blocks had been split for other tensors, so some later requests "
                         "found no piece big enough.",
                   m->steps, to_mib(lo == UINT64_MAX ? 0 : lo), to_mib(hi), to_mib(res));
+  if (m->n_points > 0)
+    lab_env_finding(env, "Before the first tensor, nvidia-smi would already show %.0f MiB in use: the CUDA context "
+                    "(kernels, libraries, bookkeeping). No PyTorch counter includes it; nvidia-smi always does.",
+                    to_mib(m->pt[0].device_used));
   lab_env_finding(env, "empty_cache() gave back %.0f MiB: reserved fell from %.0f to %.0f MiB and the driver's used "
                   "memory from %.0f to %.0f MiB. The %.0f MiB still allocated (weights and gradients) stayed%s.",
                   to_mib(b->reserved - e->reserved), to_mib(b->reserved), to_mib(e->reserved),

@@ -156,7 +156,7 @@ void lab_pool_release_all(lab_pool *a) {
   lab_pool_empty_cache(a);
 }
 
-void lab_pool_snap_take(const lab_pool *a, const lab_pool_device *dev, uint64_t base_used, const char *label,
+void lab_pool_snap_take(const lab_pool *a, const lab_pool_device *dev, const char *label,
                         lab_pool_snap *out) {
   uint64_t free_b = 0, total_b = 0;
   dev->info(dev->ctx, &free_b, &total_b);
@@ -164,6 +164,6 @@ void lab_pool_snap_take(const lab_pool *a, const lab_pool_device *dev, uint64_t 
   snprintf(out->label, sizeof out->label, "%s", label);
   out->allocated = a->allocated_bytes;
   out->reserved = a->reserved_bytes;
-  out->device_used = used > base_used ? used - base_used : 0;
+  out->device_used = used;
   out->reserve_calls = a->reserve_calls;
 }

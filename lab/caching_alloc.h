@@ -62,13 +62,15 @@ typedef struct lab_pool_snap {
   char label[40];       /* "weights", "step 2 forward", "empty_cache()" */
   uint64_t allocated;   /* bytes in live tensors */
   uint64_t reserved;    /* bytes in the allocator's segments */
-  uint64_t device_used; /* what the driver sees in use (cudaMemGetInfo), less base_used */
+  uint64_t device_used; /* what the driver sees in use on the device (total - free from cudaMemGetInfo):
+                           what nvidia-smi shows, the CUDA context included */
   int reserve_calls;    /* cudaMalloc calls so far */
 } lab_pool_snap;
 
-/* Fills out from a's counters and dev's free memory; device_used counts
- * from base_used (what was in use before the walk began). */
-void lab_pool_snap_take(const lab_pool *a, const lab_pool_device *dev, uint64_t base_used, const char *label,
+/* Fills out from a's counters and dev's free memory. device_used is the
+ * device's whole used memory, as nvidia-smi shows it: before the first
+ * tensor it is already the CUDA context (and any other process's share). */
+void lab_pool_snap_take(const lab_pool *a, const lab_pool_device *dev, const char *label,
                         lab_pool_snap *out);
 
 /* Segment size for a request, as PyTorch sizes them: requests up to 1 MiB

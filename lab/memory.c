@@ -63,12 +63,11 @@ typedef struct walk {
   lab_pool *pool;
   const lab_pool_device *dev;
   lab_memory_measure *m;
-  uint64_t base_used; /* device memory in use before the walk (context, other processes) */
 } walk;
 
 static void snap(walk *w, const char *label) {
   lab_memory_measure *m = w->m;
-  if (m->n_steps < LAB_MEM_MAX_STEPS) lab_pool_snap_take(w->pool, w->dev, w->base_used, label, &m->steps[m->n_steps++]);
+  if (m->n_steps < LAB_MEM_MAX_STEPS) lab_pool_snap_take(w->pool, w->dev, label, &m->steps[m->n_steps++]);
 }
 
 /* Allocates `total` bytes as n tensors (one per layer, or per group of
@@ -85,6 +84,7 @@ static int alloc_term(walk *w, const char *label, uint64_t total, int n, int *id
       m->oom_kind = w->pool->last_oom;
       m->oom_step = label;
       m->oom_request = bytes;
+      m->oom_tensors = n;
       m->oom_allocated = w->pool->allocated_bytes;
       m->oom_reserved = w->pool->reserved_bytes;
       ids[i] = -1;
@@ -110,7 +110,7 @@ void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device 
   dev->info(dev->ctx, &free_b, &total_b);
   m->capacity_bytes = total_b;
   m->free_before_bytes = free_b;
-  walk w = {.pool = pool, .dev = dev, .m = m, .base_used = total_b - free_b};
+  walk w = {.pool = pool, .dev = dev, .m = m};
   snap(&w, labels[0]);
 
   int n = layers < MAX_TENSORS_PER_TERM ? (int)layers : MAX_TENSORS_PER_TERM;
@@ -145,8 +145,36 @@ void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device 
 
 /* ---- envelope ---------------------------------------------------------- */
 
-static double gb(uint64_t b) { return (double)b / 1e9; }
+/* Memory is binary: GiB and MiB throughout (1 GiB = 2^30 bytes). */
+static double gib(uint64_t b) { return (double)b / GIB; }
 static double mib(uint64_t b) { return (double)b / MIB; }
+
+/* One verdict per run: the step must fit under the lower of the learner's
+ * budget_gib cap and what the device has free; which one it is, says why. */
+typedef struct verdict {
+  uint64_t limit;  /* bytes the step may use */
+  bool by_budget;  /* the budget_gib cap is the lower limit (else the device) */
+  bool fits;       /* the whole step (floor + activations) fits under limit */
+  bool floor_fits; /* weights, gradients and Adam's moments alone fit */
+  long max_batch;  /* the largest batch that fits under limit (0: none) */
+} verdict;
+
+static verdict judge(const lab_params *p, const lab_memory_measure *m) {
+  const lab_mem_budget *b = &m->budget;
+  verdict v;
+  uint64_t usable = m->free_before_bytes;
+  v.by_budget = m->limit_bytes <= usable;
+  v.limit = v.by_budget ? m->limit_bytes : usable;
+  v.fits = b->total <= v.limit;
+  v.floor_fits = b->weights + b->gradients + b->optimizer <= v.limit;
+  v.max_batch = lab_memory_max_batch(b->params, lab_param_int(p, "seq_len"), lab_param_int(p, "hidden"),
+                                     lab_param_int(p, "layers"), v.limit);
+  return v;
+}
+
+static const char *limit_name(const verdict *v) {
+  return v->by_budget ? "the run's budget_gib cap" : "the memory free on the device";
+}
 
 /* Free memory came back: everything the walk took was returned. A shared
  * GPU's other processes may move it a little, hence the 4 MiB slack. */
@@ -162,49 +190,65 @@ static const char *oom_kind_name(lab_pool_oom k) {
   return "none";
 }
 
-static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure *m) {
+/* The fixes that follow from this run's numbers: no batch advice when the
+ * floor alone is over the limit, the batch that would fit when it is not,
+ * and what raising the budget or bf16 activations would change. */
+static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure *m, const verdict *v) {
   cJSON *fx = cJSON_AddArrayToObject(oom, "fixes");
-  char buf[320];
+  char buf[400];
+  const lab_mem_budget *b = &m->budget;
   long batch = lab_param_int(p, "batch"), seq = lab_param_int(p, "seq_len");
-  uint64_t floor_b = m->budget.weights + m->budget.gradients + m->budget.optimizer;
-  if (floor_b > m->limit_bytes) {
-    snprintf(buf, sizeof buf,
-             "The 16 bytes/param floor alone (%.2f GB) is over the %.2f GB budget, so a smaller batch cannot help: "
-             "use a smaller model, shard the optimizer state across GPUs (ZeRO), or an 8-bit optimizer.",
-             gb(floor_b), gb(m->limit_bytes));
-    cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
+  uint64_t floor_b = b->weights + b->gradients + b->optimizer, usable = m->free_before_bytes;
+#define FIX(...) (snprintf(buf, sizeof buf, __VA_ARGS__), cJSON_AddItemToArray(fx, cJSON_CreateString(buf)))
+  if (m->deliberate)
+    FIX("Nothing to fix in this model: the step needs %.2f GiB of its %.2f GiB limit, and this out-of-memory was "
+        "asked for (force_oom). In a real run the same error lists what was allocated and reserved, as here.",
+        gib(b->total), gib(v->limit));
+  if (!m->deliberate && !v->floor_fits) {
+    FIX("The floor alone (%.2f GiB: 16 bytes per parameter) is over %s (%.2f GiB), so no batch size can help.",
+        gib(floor_b), limit_name(v), gib(v->limit));
+    FIX("Use a smaller model: at most %.0f million parameters leave room under %.2f GiB before any activation.",
+        floor((double)v->limit / 16.0 / 1e6), gib(v->limit));
+    FIX("Keep less per parameter: an 8-bit Adam keeps its two moments in 2 bytes instead of 8 (floor %.2f GiB); "
+        "sharding the optimizer state across GPUs (ZeRO) splits it between them.",
+        gib(b->weights + b->gradients + b->optimizer / 4));
   }
-  if (batch > 1) {
-    snprintf(buf, sizeof buf, "Smaller batch: %ld instead of %ld halves the activations (%.3f GB → %.3f GB).",
-             batch / 2, batch, gb(m->budget.activations), gb(m->budget.activations) * (double)(batch / 2) / (double)batch);
-    cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
-    snprintf(buf, sizeof buf,
-             "Gradient accumulation: 2 micro-batches of %ld, adding their gradients before one optimizer step, "
-             "train like a batch of %ld with the activations of %ld.",
-             batch / 2, batch / 2 * 2, batch / 2);
-    cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
+  if (!m->deliberate && v->floor_fits && !v->fits) {
+    if (v->max_batch >= 1 && batch > 1) {
+      uint64_t act = (uint64_t)((double)b->activations * (double)v->max_batch / (double)batch);
+      FIX("Smaller batch: %ld instead of %ld fits (activations %.2f GiB → %.2f GiB).", v->max_batch, batch,
+          gib(b->activations), gib(act));
+      FIX("Gradient accumulation: micro-batches of %ld, their gradients added before one optimizer step, train "
+          "like a batch of %ld with the activations of %ld.",
+          v->max_batch, batch, v->max_batch);
+    }
+    if (seq > 1) {
+      double room = (double)(v->limit - floor_b) / (double)b->activations * (double)seq;
+      long fit_seq = room >= 1 ? (long)room : 0;
+      if (fit_seq >= 1 && fit_seq < seq)
+        FIX("Shorter sequences: up to %ld tokens instead of %ld fit at batch %ld.", fit_seq, seq, batch);
+    }
+    uint64_t half = floor_b + b->activations / 2;
+    FIX("Mixed precision: activations in bf16 take 2 bytes instead of 4, so the step would need %.2f GiB: it %s "
+        "under %.2f GiB.",
+        gib(half), half <= v->limit ? "would fit" : "would still not fit", gib(v->limit));
   }
-  if (seq > 1) {
-    snprintf(buf, sizeof buf, "Shorter sequences: %ld tokens instead of %ld halve the activations as well.", seq / 2,
-             seq);
-    cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
-  }
-  snprintf(buf, sizeof buf,
-           "Mixed precision: activations in bf16 take 2 bytes instead of 4 (%.3f GB saved here); the fp32 master "
-           "weights and Adam's moments stay.",
-           gb(m->budget.activations) / 2);
-  cJSON_AddItemToArray(fx, cJSON_CreateString(buf));
+  if (!m->deliberate && v->by_budget && b->total <= usable)
+    FIX("Or raise budget_gib to %.2f GiB or more: the device has %.2f GiB free, enough for the whole step.",
+        ceil(gib(b->total) * 8) / 8, gib(usable));
+#undef FIX
 }
 
-static void add_series(cJSON *env, const lab_params *p, const lab_memory_measure *m, uint64_t usable) {
+static void add_series(cJSON *env, const lab_params *p, const lab_memory_measure *m, const verdict *v) {
   long seq = lab_param_int(p, "seq_len"), hidden = lab_param_int(p, "hidden"), layers = lab_param_int(p, "layers");
   long batch = lab_param_int(p, "batch");
   double params = lab_param(p, "params_m") * 1e6;
-  cJSON *w = lab_env_series(env, "weights", "weights (fp32, 4 B/param)", "batch", "GB");
-  cJSON *g = lab_env_series(env, "gradients", "gradients (fp32, 4 B/param)", "batch", "GB");
-  cJSON *o = lab_env_series(env, "optimizer", "Adam m + v (fp32, 8 B/param)", "batch", "GB");
-  cJSON *a = lab_env_series(env, "activations", "activations (estimate)", "batch", "GB");
-  cJSON *c = lab_env_series(env, "capacity", "usable device memory", "batch", "GB");
+  cJSON *w = lab_env_series(env, "weights", "weights (fp32, 4 B/param)", "batch", "GiB");
+  cJSON *g = lab_env_series(env, "gradients", "gradients (fp32, 4 B/param)", "batch", "GiB");
+  cJSON *o = lab_env_series(env, "optimizer", "Adam m + v (fp32, 8 B/param)", "batch", "GiB");
+  cJSON *a = lab_env_series(env, "activations", "activations (estimate)", "batch", "GiB");
+  cJSON *c = lab_env_series(env, "capacity", v->by_budget ? "the run's limit (budget_gib)" : "free device memory",
+                            "batch", "GiB");
   /* Powers of two up to 4096 with the learner's batch in its place: the
    * stacked terms against the capacity line show where the OOM begins. */
   long xs[16];
@@ -218,15 +262,16 @@ static void add_series(cJSON *env, const lab_params *p, const lab_memory_measure
     if (i > 0 && xs[i] == xs[i - 1]) continue;
     lab_mem_budget b;
     lab_memory_budget(params, xs[i], seq, hidden, layers, &b);
-    lab_series_point(w, (double)xs[i], gb(b.weights));
-    lab_series_point(g, (double)xs[i], gb(b.gradients));
-    lab_series_point(o, (double)xs[i], gb(b.optimizer));
-    lab_series_point(a, (double)xs[i], gb(b.activations));
-    lab_series_point(c, (double)xs[i], gb(usable));
+    lab_series_point(w, (double)xs[i], gib(b.weights));
+    lab_series_point(g, (double)xs[i], gib(b.gradients));
+    lab_series_point(o, (double)xs[i], gib(b.optimizer));
+    lab_series_point(a, (double)xs[i], gib(b.activations));
+    lab_series_point(c, (double)xs[i], gib(v->limit));
   }
   cJSON *al = lab_env_series(env, "allocated", "allocated (tensors)", "step", "MiB");
   cJSON *re = lab_env_series(env, "reserved", "reserved (allocator's segments)", "step", "MiB");
-  cJSON *du = lab_env_series(env, "device_used", "used, as the driver sees it", "step", "MiB");
+  cJSON *du = lab_env_series(env, "device_used", "used on the device, as nvidia-smi shows it (CUDA context included)",
+                             "step", "MiB");
   for (int i = 0; i < m->n_steps; i++) {
     lab_series_point(al, i, mib(m->steps[i].allocated));
     lab_series_point(re, i, mib(m->steps[i].reserved));
@@ -234,7 +279,7 @@ static void add_series(cJSON *env, const lab_params *p, const lab_memory_measure
   }
 }
 
-static void add_details(cJSON *env, const lab_params *p, const lab_memory_measure *m) {
+static void add_details(cJSON *env, const lab_params *p, const lab_memory_measure *m, const verdict *v) {
   cJSON *d = lab_env_details(env);
   cJSON *terms = cJSON_AddArrayToObject(d, "terms");
   const struct { const char *id, *label; uint64_t bytes; double per_param; } t[] = {
@@ -285,41 +330,53 @@ static void add_details(cJSON *env, const lab_params *p, const lab_memory_measur
   cJSON_AddNumberToObject(oom, "allocated_bytes", (double)m->oom_allocated);
   cJSON_AddNumberToObject(oom, "reserved_bytes", (double)m->oom_reserved);
   cJSON_AddNumberToObject(oom, "limit_bytes", (double)m->limit_bytes);
-  char msg[320];
+  char msg[480], part[160] = "";
+  /* A term is allocated as one tensor per layer: say so, or "asked for
+   * 635.8 MiB while 635.8 MiB was allocated" reads like a contradiction. */
+  if (m->oom_tensors > 1)
+    snprintf(part, sizeof part, " (one of the %d per-layer tensors of '%s')", m->oom_tensors, m->oom_step);
   snprintf(msg, sizeof msg,
-           "Out of memory: asked for %.1f MiB while %.1f MiB was allocated and %.1f MiB reserved; %s.",
-           mib(m->oom_request), mib(m->oom_allocated), mib(m->oom_reserved),
+           "Out of memory: asked for %.1f MiB%s while %.1f MiB was allocated and %.1f MiB reserved; %s.",
+           mib(m->oom_request), part, mib(m->oom_allocated), mib(m->oom_reserved),
            m->oom_kind == LAB_POOL_OOM_DEVICE ? "the GPU itself had no free memory left for it"
            : m->oom_kind == LAB_POOL_OOM_TABLE ? "the allocator's tables were full"
-                                               : "reserving it would pass the budget");
+                                               : "reserving it would pass the run's budget_gib cap");
   cJSON_AddStringToObject(oom, "message", msg);
-  add_fixes(oom, p, m);
+  cJSON_AddStringToObject(oom, "limit", m->oom_kind == LAB_POOL_OOM_DEVICE ? "device" : "budget");
+  add_fixes(oom, p, m, v);
 }
 
-static void add_findings(cJSON *env, const lab_params *p, const lab_memory_measure *m, uint64_t usable, long max_batch) {
+static void add_findings(cJSON *env, const lab_params *p, const lab_memory_measure *m, const verdict *v) {
   const lab_mem_budget *b = &m->budget;
   uint64_t floor_b = b->weights + b->gradients + b->optimizer;
   lab_env_finding(env,
-                  "Training %.1f million parameters with Adam needs %.3f GB before any activation: 4 bytes of "
+                  "Training %.1f million parameters with Adam needs %.2f GiB before any activation: 4 bytes of "
                   "weights, 4 of gradients and 8 for Adam's two moments, 16 bytes per parameter.",
-                  b->params / 1e6, gb(floor_b));
+                  b->params / 1e6, gib(floor_b));
   lab_env_finding(env,
-                  "Activations for %ld × %ld tokens add about %.3f GB, so a step needs %.3f GB of the %.2f GB "
-                  "usable here: it %s.%s",
-                  lab_param_int(p, "batch"), lab_param_int(p, "seq_len"), gb(b->activations), gb(b->total),
-                  gb(usable), b->total <= usable ? "fits" : "does not fit",
-                  max_batch > 0 ? "" : " Even batch 1 would not fit: the floor is the problem.");
-  if (max_batch > 0)
-    lab_env_finding(env, "On this device the largest batch that fits is about %ld.", max_batch);
+                  "Activations for %ld × %ld tokens add about %.2f GiB, so a step needs %.2f GiB. This run may use "
+                  "%.2f GiB, %s (budget_gib %.2f GiB, %.2f GiB free on the device): it %s.%s",
+                  lab_param_int(p, "batch"), lab_param_int(p, "seq_len"), gib(b->activations), gib(b->total),
+                  gib(v->limit), limit_name(v), gib(m->limit_bytes), gib(m->free_before_bytes),
+                  v->fits ? "fits" : "does not fit",
+                  v->floor_fits ? "" : " Not even batch 1 would fit: the floor is the problem.");
+  if (v->max_batch > 0)
+    lab_env_finding(env, "Under that limit the largest batch that fits is about %ld.", v->max_batch);
   int after_free = -1, after_empty = -1;
   for (int i = 0; i < m->n_steps; i++) {
     if (strncmp(m->steps[i].label, "backward", 8) == 0) after_free = i;
     if (strncmp(m->steps[i].label, "empty_cache", 11) == 0) after_empty = i;
   }
+  if (m->n_steps > 0)
+    lab_env_finding(env, "Before the first tensor the device already had %.1f MiB in use: the CUDA context "
+                    "(kernels, libraries, bookkeeping), which nvidia-smi counts and torch.cuda.memory_allocated() "
+                    "never does.",
+                    mib(m->steps[0].device_used));
   if (after_free >= 0)
     lab_env_finding(env,
-                    "After backward freed the activations, %.1f MiB was allocated but %.1f MiB stayed reserved "
-                    "(the driver saw %.1f MiB in use): nvidia-smi shows reserved memory, not what tensors hold.",
+                    "After backward freed the activations, %.1f MiB was allocated but %.1f MiB stayed reserved, and "
+                    "nvidia-smi showed %.1f MiB in use (the reserved segments plus the context): it shows reserved "
+                    "memory and the context, not what tensors hold.",
                     mib(m->steps[after_free].allocated), mib(m->steps[after_free].reserved),
                     mib(m->steps[after_free].device_used));
   if (after_empty >= 0)
@@ -349,8 +406,7 @@ cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, con
   const lab_mem_budget *b = &m->budget;
   /* What a training job can use: free memory once the context exists. */
   uint64_t usable = m->free_before_bytes;
-  long max_batch = lab_memory_max_batch(b->params, lab_param_int(p, "seq_len"), lab_param_int(p, "hidden"),
-                                        lab_param_int(p, "layers"), usable);
+  verdict v = judge(p, m);
   lab_env_metric(env, "weights_bytes", (double)b->weights);
   lab_env_metric(env, "gradients_bytes", (double)b->gradients);
   lab_env_metric(env, "optimizer_bytes", (double)b->optimizer);
@@ -359,8 +415,13 @@ cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, con
   lab_env_metric(env, "total_bytes", (double)b->total);
   lab_env_metric(env, "capacity_bytes", (double)m->capacity_bytes);
   lab_env_metric(env, "usable_bytes", (double)usable);
-  lab_env_metric(env, "fits", b->total <= usable);
-  lab_env_metric(env, "max_batch", (double)max_batch);
+  /* fits: under this run's limit (the lower of budget_gib and free device
+   * memory), the one verdict every part of the result shows. */
+  lab_env_metric(env, "fits", v.fits);
+  lab_env_metric(env, "fits_device", b->total <= usable);
+  lab_env_metric(env, "limit_bytes", (double)v.limit);
+  lab_env_metric(env, "limit_is_budget", v.by_budget);
+  lab_env_metric(env, "max_batch", (double)v.max_batch);
   lab_env_metric(env, "budget_bytes", (double)m->limit_bytes);
   lab_env_metric(env, "peak_allocated_bytes", (double)m->peak_allocated);
   lab_env_metric(env, "peak_reserved_bytes", (double)m->peak_reserved);
@@ -369,9 +430,9 @@ cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, con
   lab_env_metric(env, "free_before_bytes", (double)m->free_before_bytes);
   lab_env_metric(env, "free_after_bytes", (double)m->free_after_bytes);
   lab_env_metric(env, "free_restored", restored(m));
-  add_series(env, p, m, usable);
-  add_details(env, p, m);
-  add_findings(env, p, m, usable, max_batch);
+  add_series(env, p, m, &v);
+  add_details(env, p, m, &v);
+  add_findings(env, p, m, &v);
   lab_env_stats(env, 1, 0, NULL, 0,
                 strcmp(backend, "simulated") == 0
                     ? "Modelled: the same allocator bookkeeping as on a GPU, reserving from the profile's memory "

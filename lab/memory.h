@@ -52,6 +52,7 @@ typedef struct lab_memory_measure {
   lab_pool_oom oom_kind;
   const char *oom_step;
   uint64_t oom_request, oom_allocated, oom_reserved;
+  int oom_tensors; /* the term being allocated was split into this many tensors (one per layer) */
   int deliberate; /* the OOM came from the deliberate over-ask, not the model */
 } lab_memory_measure;
 

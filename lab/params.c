@@ -84,8 +84,8 @@ int lab_params_from_json(lab_params *p, const cJSON *obj, lab_error *err) {
       case LAB_P_INT:
       case LAB_P_NUM:
         if (!cJSON_IsNumber(it))
-          return lab_fail(err, LAB_E_INVALID_PARAM, s->name, "%s must be a %s between %.15g and %.15g", s->name,
-                          type_name(s->type), s->min, s->max);
+          return lab_fail(err, LAB_E_INVALID_PARAM, s->name, "%s must be %s between %.15g and %.15g", s->name,
+                          s->type == LAB_P_INT ? "an integer" : "a number", s->min, s->max);
         if (check_number(s, it->valuedouble, err)) return -1;
         p->v[i] = it->valuedouble;
         break;
@@ -119,8 +119,8 @@ int lab_params_set_text(lab_params *p, const char *name, const char *text, lab_e
       errno = 0;
       double x = strtod(text, &end);
       if (!text[0] || errno || !end || *end)
-        return lab_fail(err, LAB_E_INVALID_PARAM, s->name, "%s must be a %s between %.15g and %.15g (got '%.40s')",
-                        s->name, type_name(s->type), s->min, s->max, text);
+        return lab_fail(err, LAB_E_INVALID_PARAM, s->name, "%s must be %s between %.15g and %.15g (got '%.40s')",
+                        s->name, s->type == LAB_P_INT ? "an integer" : "a number", s->min, s->max, text);
       if (check_number(s, x, err)) return -1;
       p->v[i] = x;
       return 0;

@@ -77,10 +77,11 @@ int lab_placement_preflight(const lab_tensor_info *t, int n, int *stray, char *m
   for (int i = 1; i < n; i++) {
     if (t[i].where == ref) continue;
     *stray = i;
-    const char *fix = ref == LAB_ON_GPU ? "copy it over with %s.to(\"cuda\") before the step"
+    /* .to() returns a copy: the name must be bound to it, as the lesson teaches. */
+    const char *fix = ref == LAB_ON_GPU ? "copy it over with %s = %s.to(\"cuda\") before the step"
                                         : "either move the model to the GPU too, or leave %s on the host";
     char fixbuf[128];
-    snprintf(fixbuf, sizeof fixbuf, fix, t[i].name);
+    snprintf(fixbuf, sizeof fixbuf, fix, t[i].name, t[i].name);
     snprintf(msg, msg_size,
              "Stopped before any kernel ran: the tensors of this step are on two devices. '%s' is on %s, "
              "but the model's %s is on %s. Every tensor a step touches must be on one device: %s.",

@@ -9,9 +9,11 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cjson_compat.h"
+#include "quiz_seal.h"
 
 #define MAX_CHOICES 16 /* bound on one answer's array: more options than any question has */
 
@@ -294,12 +296,37 @@ static int check_answers(const cJSON *key_answers, const cJSON *answers, lab_err
 }
 
 static bool key_entry_ok(const cJSON *k) {
+  if (k->string && lab_quiz_sealed_entry(k)) return true;
   const cJSON *corr = cJSON_GetObjectItemCaseSensitive(k, "correct");
   if (!k->string || !cJSON_IsArray(corr) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(k, "explanation")))
     return false;
   for (const cJSON *c = corr->child; c; c = c->next)
     if (!cJSON_IsString(c)) return false;
   return true;
+}
+
+/* One question of a plain key: right or wrong, the right answer and why. */
+static int score_plain(const cJSON *k, const cJSON *mine, cJSON *q) {
+  const cJSON *right = cJSON_GetObjectItemCaseSensitive(k, "correct");
+  bool ok = same_set(mine, right);
+  if (!cJSON_AddBoolToObject(q, "correct", ok) || !cJSON_AddItemToObject(q, "answer", cJSON_Duplicate(right, 1)) ||
+      !cJSON_AddStringToObject(q, "explanation", cJSON_GetObjectItemCaseSensitive(k, "explanation")->valuestring))
+    return -1;
+  return ok;
+}
+
+/* One question of a sealed key: the explanation opens only for the right
+ * set; a wrong answer is marked "sealed" (the learner may ask to reveal). */
+static int score_sealed(const cJSON *k, const cJSON *mine, cJSON *q) {
+  char *why = NULL;
+  int ok = lab_quiz_seal_open(k, mine, &why);
+  if (ok < 0 || !cJSON_AddBoolToObject(q, "correct", ok == 1) ||
+      (ok == 1 && (!cJSON_AddItemToObject(q, "answer", cJSON_Duplicate(mine, 1)) ||
+                   !cJSON_AddStringToObject(q, "explanation", why))) ||
+      (ok == 0 && !cJSON_AddBoolToObject(q, "sealed", true)))
+    ok = -1;
+  free(why);
+  return ok;
 }
 
 int lab_quiz_score(const cJSON *key, const cJSON *answers, cJSON **result, lab_error *err) {
@@ -319,19 +346,15 @@ int lab_quiz_score(const cJSON *key, const cJSON *answers, cJSON **result, lab_e
   int score = 0;
   if (!out || !qs) goto nomem;
   for (const cJSON *k = ka->child; k; k = k->next) {
-    const cJSON *right = cJSON_GetObjectItemCaseSensitive(k, "correct");
     const cJSON *mine = cJSON_GetObjectItemCaseSensitive(answers, k->string);
     cJSON *q = cJSON_CreateObject();
     if (!q) goto nomem;
     cJSON_AddItemToArray(qs, q);
-    bool ok = mine && same_set(mine, right);
-    score += ok;
-    if (!cJSON_AddStringToObject(q, "id", k->string) || !cJSON_AddBoolToObject(q, "correct", ok)) goto nomem;
     cJSON *your = mine ? cJSON_Duplicate(mine, 1) : cJSON_CreateArray();
-    if (!your) goto nomem;
-    if (!cJSON_AddItemToObject(q, "your", your) || !cJSON_AddItemToObject(q, "answer", cJSON_Duplicate(right, 1)) ||
-        !cJSON_AddStringToObject(q, "explanation", cJSON_GetObjectItemCaseSensitive(k, "explanation")->valuestring))
-      goto nomem;
+    if (!your || !cJSON_AddStringToObject(q, "id", k->string) || !cJSON_AddItemToObject(q, "your", your)) goto nomem;
+    int ok = lab_quiz_sealed_entry(k) ? score_sealed(k, your, q) : score_plain(k, your, q);
+    if (ok < 0) goto nomem;
+    score += ok;
   }
   /* pct is rounded to 0.1 for display; passing compares the exact ratio. */
   double pct = round(1000.0 * score / total) / 10.0;

@@ -26,7 +26,9 @@ cJSON *lab_quiz_public(const cJSON *quiz);
 cJSON *lab_quiz_key(const cJSON *quiz, const char *lesson_id);
 
 /* Scores answers ({"q1":["b"],…}; a question left out counts as wrong)
- * against a key from lab_quiz_key. *result (caller owns) becomes
+ * against a key from lab_quiz_key or lab_quiz_seal (quiz_seal.h). With a
+ * sealed key a wrong question has no "answer" nor "explanation" but
+ * "sealed":true: the learner may ask to reveal it (lab_quiz_reveal). *result (caller owns) becomes
  * {"score","total","pct","passed","pass_pct","questions":[{"id","correct",
  * "your","answer","explanation"}]}. Passing means pct >= pass_pct. Unknown
  * question ids, non-array answers and non-string or repeated choices fail

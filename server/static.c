@@ -1,8 +1,10 @@
 /* Static files from the web root only: the client, its wasm, lessons. No
  * directory listing, nothing outside the root, the right MIME type for
  * .wasm (streaming compilation needs application/wasm), an ETag so a
- * reload costs a 304. */
+ * reload costs a 304, and a precompressed twin (br, gzip) when the client
+ * accepts one. */
 #include <civetweb.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "api.h"
 #include "files.h"
 #include "http.h"
+#include "precompressed.h"
 
 #define MAX_STATIC_BYTES (32 * 1024 * 1024)
 
@@ -44,6 +47,14 @@ static int not_found(struct mg_connection *conn) {
   return 404;
 }
 
+/* Class mode: not even the sealed offline quiz key leaves the server; a
+ * class counts only attempts its server scored. */
+static bool class_hides(const srv_app *app, const char *uri) {
+  static const char suffix[] = ".offline.json";
+  size_t n = strlen(uri);
+  return app->cls && n >= sizeof suffix - 1 && strcmp(uri + n - (sizeof suffix - 1), suffix) == 0;
+}
+
 int srv_static(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
   if (!srv_method_ok(conn, "GET,HEAD")) return 405;
@@ -51,14 +62,21 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
   char path[4096];
   struct stat st;
   if (strcmp(uri, "/") == 0) uri = "/index.html";
+  if (class_hides(app, uri)) return not_found(conn);
   if (srv_resolve_under(app->web_root, uri, path, sizeof path) != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
     return not_found(conn);
-  char etag[64];
-  snprintf(etag, sizeof etag, "\"%llx-%llx\"", (unsigned long long)st.st_mtime, (unsigned long long)st.st_size);
+  /* A precompressed twin when the client takes it (tools/compress.sh):
+   * path then names the twin; the type is the original's. */
+  const char *type = mime_of(path), *vary = srv_compressible(path) ? "Accept-Encoding" : NULL;
+  const char *coding = srv_precompressed(path, sizeof path, mg_get_header(conn, "Accept-Encoding"));
+  char etag[80];
+  snprintf(etag, sizeof etag, "\"%llx-%llx%s%s\"", (unsigned long long)st.st_mtime, (unsigned long long)st.st_size,
+           coding ? "-" : "", coding ? coding : "");
   const char *inm = mg_get_header(conn, "If-None-Match");
   if (inm && strcmp(inm, etag) == 0) {
     mg_response_header_start(conn, 304);
     mg_response_header_add(conn, "ETag", etag, -1);
+    if (vary) mg_response_header_add(conn, "Vary", vary, -1);
     srv_add_common_headers(conn);
     mg_response_header_send(conn);
     return 304;
@@ -69,9 +87,11 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
   char length[32];
   snprintf(length, sizeof length, "%zu", len);
   mg_response_header_start(conn, 200);
-  mg_response_header_add(conn, "Content-Type", mime_of(path), -1);
+  mg_response_header_add(conn, "Content-Type", type, -1);
   mg_response_header_add(conn, "Content-Length", length, -1);
   mg_response_header_add(conn, "ETag", etag, -1);
+  if (coding) mg_response_header_add(conn, "Content-Encoding", coding, -1);
+  if (vary) mg_response_header_add(conn, "Vary", vary, -1);
   mg_response_header_add(conn, "Cache-Control", "no-cache", -1);
   srv_add_common_headers(conn);
   mg_response_header_send(conn);

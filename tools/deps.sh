@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what gpulab needs on Debian, idempotently: Debian packages, the
-# cJSON source for the wasm build, and playwright-core for browser tests.
+# cJSON source for the wasm build, and playwright-core and axe-core for the
+# browser tests.
 # Without root or apt it prints the exact list of what is missing and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS="build-essential pkg-config libcivetweb-dev libcjson-dev check emscripten
 node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev chromium
-wrk dpkg-dev curl clang libclang-rt-14-dev"
+wrk dpkg-dev curl brotli libopenblas-dev python3-numpy clang libclang-rt-14-dev"
 
 missing=()
 for p in $PKGS; do
@@ -49,8 +50,9 @@ if [ ${#missing[@]} -gt 0 ] || [ $need_src = 1 ]; then
   fi
 fi
 
-# playwright-core drives the system chromium (never downloads a browser).
-if [ ! -d tests/e2e/node_modules/playwright-core ]; then
+# playwright-core drives the system chromium (never downloads a browser);
+# axe-core checks the pages' accessibility in the browser tests.
+if [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/axe-core ]; then
   (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent)
 fi
 echo "deps: all present"

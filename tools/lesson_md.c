@@ -55,7 +55,24 @@ static void put(buf *b, const char *s, size_t n) {
   b->s[b->n] = '\0';
 }
 
-static void md_out(const MD_CHAR *s, MD_SIZE n, void *user) { put(user, s, n); }
+/* md4c's HTML, with code blocks and tables made focusable: on a phone they
+ * scroll sideways, and a region that scrolls must be reachable from the
+ * keyboard to be read. */
+static void md_out(const MD_CHAR *s, MD_SIZE n, void *user) {
+  static const struct {
+    const char *from, *to;
+  } focusable[] = {{"<pre>", "<pre tabindex=\"0\">"}, {"<table>", "<table tabindex=\"0\">"}};
+  for (size_t i = 0; i < sizeof focusable / sizeof focusable[0]; i++) {
+    size_t k = strlen(focusable[i].from);
+    if (n >= k && memcmp(s, focusable[i].from, k) == 0) {
+      put(user, focusable[i].to, strlen(focusable[i].to));
+      s += k;
+      n -= (MD_SIZE)k;
+      break;
+    }
+  }
+  put(user, s, n);
+}
 
 static bool is_blank(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)

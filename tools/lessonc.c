@@ -1,5 +1,6 @@
 /* lessonc: compiles lessons/ID/{lesson.md,quiz.json} into the web bundles
- * (WEB/ID.json without answers, WEB/ID.offline.json with them, WEB/index.json)
+ * (WEB/ID.json without answers, WEB/ID.offline.json with the key sealed for
+ * offline self-study, WEB/index.json)
  * and the server's answer keys (KEYS/ID.key.json). Every error is printed as
  * FILE:LINE: message; nothing is written unless every lesson is valid, and
  * each file is written to a temporary name and renamed into place. */
@@ -13,6 +14,7 @@
 #include "cjson_compat.h"
 #include "lesson.h"
 #include "quiz.h"
+#include "quiz_seal.h"
 
 #define MAX_OUTPUTS 256
 
@@ -152,10 +154,17 @@ static int write_all(const char *web, const char *keys, cJSON *const *bundles, c
     rc |= stage(&outs[k++], web, name, bundles[i], 0);
     snprintf(name, sizeof name, "%s.key.json", id);
     rc |= stage(&outs[k++], keys, name, keyv[i], 1);
-    cJSON *offline = cJSON_Duplicate(bundles[i], 1);
-    cJSON_AddItemToObject(offline, "key", cJSON_Duplicate(keyv[i], 1));
-    snprintf(name, sizeof name, "%s.offline.json", id);
-    rc |= stage(&outs[k++], web, name, offline, 0);
+    /* Offline self-study gets the key sealed (lab/quiz_seal.h): hashes and
+     * ciphertext only, nothing readable before the learner answers. */
+    cJSON *offline = cJSON_CreateObject(), *sealed = lab_quiz_seal(keyv[i]);
+    if (!offline || !sealed || !cJSON_AddStringToObject(offline, "id", id)) {
+      cJSON_Delete(sealed);
+      rc |= lesson_report(web, 1, "out of memory while sealing the quiz key of '%s'", id);
+    } else {
+      cJSON_AddItemToObject(offline, "key", sealed);
+      snprintf(name, sizeof name, "%s.offline.json", id);
+      rc |= stage(&outs[k++], web, name, offline, 0);
+    }
     cJSON_Delete(offline);
   }
   if (rc == 0) rc = stage(&outs[k++], web, "index.json", index, 1); /* last: make's target */

@@ -84,8 +84,10 @@ static void render_status(void) {
   ui_dom_set_text("status", text);
   ui_dom_set_attr("status", "data-state", state);
   if (app.health_ok) {
-    snprintf(text, sizeof text, "gpulab %s · %s build", app.version,
-             strcmp(app.mode, "cuda") == 0 ? "CUDA" : "CPU-only");
+    /* "mode" is what the server can do now (GET /api/health), not how it
+     * was built: the panel's runtime view says whether it has CUDA. */
+    snprintf(text, sizeof text, "gpulab %s · %s", app.version,
+             strcmp(app.mode, "cuda") == 0 ? "GPU mode" : "CPU mode: no usable GPU, experiments are simulated");
     ui_dom_set_text("build-info", text);
   }
 }
@@ -128,6 +130,9 @@ static void render_device(void) {
   }
   show("gpu-body", &b);
   set_busy("gpu-body", !app.device_done);
+  char line[300];
+  ui_view_device_line(&app.dev, line, sizeof line);
+  ui_dom_set_text("gpu-line", line);
   render_experiments();
   render_status();
 }

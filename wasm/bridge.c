@@ -33,6 +33,8 @@ static struct {
 
 /* The body is handed to C as a temporary UTF-8 copy; every failure
  * (network, abort on timeout) reads as status 0. */
+/* A GET that web/app.js already started while the program loaded
+ * (window.gpulabEarly) is answered from there, once. */
 EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeout_ms, const char *body), {
   const target = UTF8ToString(url);
   const ctl = new AbortController();
@@ -42,9 +44,12 @@ EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeou
     init.headers["Content-Type"] = "application/json";
     init.body = UTF8ToString(body);
   }
-  fetch(target, init)
+  const early = window.gpulabEarly || {};
+  const started = !body && init.method === "GET" && early[target];
+  if (started) delete early[target];
+  (started || fetch(target, init)
       .then(function(r) { return r.text().then(function(t) { return [ r.status, t ]; }); })
-      .catch(function() { return [ 0, "" ]; })
+      .catch(function() { return [ 0, "" ]; }))
       .then(function(res) {
         clearTimeout(timer);
         const n = lengthBytesUTF8(res[1]) + 1;
@@ -102,18 +107,27 @@ EM_JS(void, js_listen, (void), {
     withStrings(location.hash, "", function(h) { _ui_bridge_hash(h); });
   });
   /* A lesson section counts as seen once the learner has scrolled to its
-   * end (or it fits on the screen): reported once per element as the action
-   * "section-seen" with the element's id. Checked at most every 250 ms. */
+   * end, or past it (a quick scroll or a jump must not leave it uncounted):
+   * reported once per element as the action "section-seen" with the
+   * element's id. The contents link of the section being read gets
+   * aria-current="location". Checked at most every 250 ms. */
   const seen = new WeakSet();
   let pendingCheck = 0;
   function checkSeen() {
     pendingCheck = 0;
+    let current = null;
     document.querySelectorAll("section.lesson-section[id]").forEach(function(el) {
-      if (seen.has(el)) return;
       const r = el.getBoundingClientRect();
-      if (r.height === 0 || r.bottom > window.innerHeight + 4 || r.bottom < 0) return; /* 4 px: subpixel layout */
+      if (r.height > 0 && r.top <= window.innerHeight * 0.3) current = el.id;
+      if (seen.has(el)) return;
+      if (r.height === 0 || r.bottom > window.innerHeight + 4) return; /* 4 px: subpixel layout */
       seen.add(el);
       withStrings("section-seen", el.id, function(a, b) { _ui_bridge_action(a, b); });
+    });
+    document.querySelectorAll("#nav-body .nav-sections a").forEach(function(a) {
+      const here = current && a.getAttribute("href").endsWith("/" + current.slice(4));
+      if (here) a.setAttribute("aria-current", "location");
+      else a.removeAttribute("aria-current");
     });
   }
   function scheduleSeen() {

@@ -33,6 +33,42 @@
     });
   }
 
+  // The first answers the client asks for, requested now, while gpulab.js
+  // and the wasm load, instead of one after another once main() runs. The
+  // bridge (wasm/bridge.c, js_fetch) takes each GET from here once.
+  var early = {};
+  function ask(url) {
+    early[url] = fetch(url, { headers: { "Accept": "application/json" }, cache: "no-store" })
+      .then(function (r) { return r.text().then(function (t) { return [r.status, t]; }); })
+      .catch(function () { return [0, ""]; });
+    return early[url];
+  }
+  if (typeof fetch === "function") {
+    ["/api/device", "/api/health", "/api/profiles"].forEach(ask);
+    // The lesson the client will open: the one in the address, else the last
+    // one read, else the first of the index (wasm/app.c, go()).
+    var m = /^#lesson\/([a-z0-9-]{1,63})/.exec(location.hash);
+    var last = null;
+    try { last = localStorage.getItem("gpulab.lesson"); } catch (e) { /* storage off */ }
+    var lessons = ask("/api/lessons");
+    if (m) ask("/api/lessons/" + m[1]);
+    else if (!location.hash || location.hash === "#") {
+      early["/api/lessons/*"] = lessons.then(function (res) {
+        var index = null;
+        try { index = JSON.parse(res[1]); } catch (e) { /* the client reports it */ }
+        var ids = index && Array.isArray(index.lessons) ? index.lessons.map(function (l) { return l && l.id; }) : [];
+        var id = last && ids.indexOf(last) >= 0 ? last : ids[0];
+        if (typeof id === "string" && /^[a-z0-9-]{1,63}$/.test(id)) ask("/api/lessons/" + id);
+      });
+    }
+  }
+  window.gpulabEarly = early;
+
+  // The lesson list and table of contents start closed (a phone reads the
+  // lesson first); on a wider screen they sit beside the lesson, open.
+  var nav = document.getElementById("nav-details");
+  if (nav && window.matchMedia && window.matchMedia("(min-width: 901px)").matches) nav.open = true;
+
   if (typeof WebAssembly !== "object") {
     fail("This browser cannot run WebAssembly, which gpulab needs. Use a current Firefox, Chrome, Edge or Safari.");
     return;

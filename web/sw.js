@@ -1,6 +1,6 @@
 // gpulab's service worker: after one visit the page works with the server
 // gone. On install it caches the app shell, every lesson bundle (the public
-// one and the offline one with its answer key, which the client reads only
+// one and the offline one with its sealed answer key, which the client reads only
 // when the server cannot be reached) and any recorded GPU runs. Requests:
 // /api/* go to the network first (a failure reaches the client, which then
 // simulates or scores offline); everything else is fetched from the network
@@ -8,7 +8,7 @@
 // fails. Bump VERSION when the list of shell files changes.
 "use strict";
 
-const VERSION = "gpulab-v1";
+const VERSION = "gpulab-v2";
 const SHELL = ["/", "/index.html", "/app.js", "/style.css", "/gpulab.js", "/gpulab.wasm", "/favicon.svg",
   "/lessons/index.json"];
 
@@ -41,11 +41,12 @@ async function recordedFiles() {
 
 async function install() {
   const cache = await caches.open(VERSION);
-  // cache: "reload" bypasses the HTTP cache, so the shell matches the server now.
-  await cache.addAll(SHELL.map((url) => new Request(url, { cache: "reload" })));
+  // cache: "no-cache" asks the server whether the copy the page just fetched
+  // is still current (ETag): a 304 of a few hundred bytes, not the wasm again.
+  await cache.addAll(SHELL.map((url) => new Request(url, { cache: "no-cache" })));
   const extra = [...(await lessonFiles(cache)), ...(await recordedFiles())];
   // One missing lesson file must not stop the rest from being cached.
-  await Promise.all(extra.map((url) => cache.add(new Request(url, { cache: "reload" })).catch(() => undefined)));
+  await Promise.all(extra.map((url) => cache.add(new Request(url, { cache: "no-cache" })).catch(() => undefined)));
 }
 
 self.addEventListener("install", (event) => {

@@ -5,7 +5,8 @@
 // error (store_busy / store_unavailable) while the server keeps serving.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { request, assertError, assertEnvelope, withServer } from './lib.mjs';
 import {
@@ -209,4 +210,25 @@ test('class_unopenable_database_stops_the_start_with_a_clear_message', T, async 
   } finally {
     dir.cleanup();
   }
+});
+
+// Nothing of the quiz key leaves a class server: not the plain key, not even
+// the sealed offline one; outside class mode the built sealed one is served
+// and holds no "correct" and no explanation.
+test('class_server_hands_out_no_quiz_key_not_even_sealed', T, async () => {
+  await withClass({}, async (srv, dir) => {
+    writeFileSync(join(dir.root, 'lessons', 'x.offline.json'), '{"id":"x","key":{}}');
+    assert.equal((await request(srv, '/lessons/x.offline.json')).status, 404, 'sealed key withheld in class mode');
+    assert.equal((await request(srv, '/lessons/x.json')).status, 200, 'the public bundle is served');
+  });
+  // The sealed key lessonc compiled beside this binary, served from a test root.
+  const built = resolve(dirname(resolve(process.env.GPULAB_BIN || 'build/bin/gpulab')), '..', 'web', 'lessons',
+    '01-cuda-intuition.offline.json');
+  await withServer({}, async (srv, web) => {
+    copyFileSync(built, join(web.root, 'lessons', '01-cuda-intuition.offline.json'));
+    const r = await request(srv, '/lessons/01-cuda-intuition.offline.json');
+    assert.equal(r.status, 200);
+    assert.ok(!/"correct"|"explanation"/.test(r.text), 'the offline key is sealed');
+    assert.match(r.text, /"check":"[0-9a-f]{64}"/);
+  });
 });

@@ -6,19 +6,11 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { getJson, haveChromium, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 90000;
 
-// One server and one browser for a test, both stopped by the test itself.
-async function setUp(t) {
-  const server = await startServer();
-  t.after(() => server.stop());
-  const browser = await launchBrowser();
-  t.after(() => browser.close());
-  return { server, browser };
-}
 
 async function openPage(browser, viewport = { width: 1280, height: 900 }) {
   const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
@@ -51,7 +43,7 @@ test('the GPU panel shows the server\'s verdict, live, with both views', { timeo
   assert.match(response.headers()['content-security-policy'] || '', /script-src 'self'/);
 
   const summary = page.locator('#gpu-body .verdict-summary');
-  await summary.waitFor();
+  await summary.waitFor({ state: 'attached' }); // inside the GPU details, closed until asked
   assert.equal((await summary.textContent()).trim(), verdict.summary);
   assert.match(await page.locator('#gpu-badge').textContent(), /live/);
   const consequence = (await page.locator('#gpu-body .verdict-consequence').textContent()).trim();
@@ -71,7 +63,7 @@ test('the GPU panel shows the server\'s verdict, live, with both views', { timeo
   const lessons = await getJson(`${server.url}/api/lessons`);
   if (lessons.status === 200 && lessons.json.lessons.length > 0) {
     const first = lessons.json.lessons[0];
-    await until(async () => (await page.locator('#lesson h2').first().textContent()) === first.title, 10000, 'lesson');
+    await until(async () => (await page.locator('#lesson h1').first().textContent()) === first.title, 10000, 'lesson');
     assert.equal(await page.locator('#nav-body [aria-current="page"]').count(), 1);
     const cards = page.locator('#lesson .experiment[data-experiment="device"] .exp-card');
     if (await cards.count()) assert.ok((await cards.first().textContent()).includes(verdict.summary));
@@ -87,7 +79,7 @@ test('the page is usable from the keyboard', { timeout: TEST_TIMEOUT }, async (t
   const { page } = await openPage(browser);
   const problems = watchPage(page);
   await page.goto(`${server.url}/`);
-  await page.locator('#gpu-body .verdict-summary').waitFor();
+  await page.locator('#gpu-body .verdict-summary').waitFor({ state: 'attached' });
 
   // The first Tab reaches the skip link, and it moves focus to the main area.
   await page.keyboard.press('Tab');
@@ -97,15 +89,25 @@ test('the page is usable from the keyboard', { timeout: TEST_TIMEOUT }, async (t
   await page.keyboard.press('Enter');
   assert.equal(await focused(page), '#main');
 
-  // Tabbing on reaches the "Check again" button; Enter re-runs the check.
+  // Tabbing on reaches the one-line GPU status; Enter opens its details.
   let seen = [];
+  for (let i = 0; i < 60 && !seen.some((f) => f.startsWith('summary:Your GPU')); i++) {
+    await page.keyboard.press('Tab');
+    seen.push(await focused(page));
+  }
+  assert.ok(seen.some((f) => f.startsWith('summary:Your GPU')), `Tab order never reached the GPU status: ${seen.join(', ')}`);
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.getElementById('gpu-details').open), true);
+
+  // Tabbing on reaches the "Check again" button; Enter re-runs the check.
+  seen = [];
   for (let i = 0; i < 60 && !seen.includes('button:Check again'); i++) {
     await page.keyboard.press('Tab');
     seen.push(await focused(page));
   }
   assert.ok(seen.includes('button:Check again'), `Tab order never reached "Check again": ${seen.join(', ')}`);
   await page.keyboard.press('Enter');
-  await page.locator('#gpu-body .verdict-summary').waitFor();
+  await page.locator('#gpu-body .verdict-summary').waitFor({ state: 'attached' });
 
   // A section link in the lesson list is a real link: Enter opens the section and focuses it.
   const sectionLink = page.locator('#nav-body .nav-sections a').first();
@@ -125,7 +127,7 @@ test('at phone width nothing overflows the screen', { timeout: TEST_TIMEOUT }, a
   const { page } = await openPage(browser, { width: 390, height: 844 });
   const problems = watchPage(page);
   await page.goto(`${server.url}/`);
-  await page.locator('#gpu-body .verdict-summary').waitFor();
+  await page.locator('#gpu-body .verdict-summary').waitFor({ state: 'attached' });
   await page.waitForFunction(() => document.getElementById('lesson').getAttribute('aria-busy') === 'false');
   const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.ok(widths[0] <= widths[1], `page is ${widths[0]} px wide in a ${widths[1]} px window`);
@@ -155,7 +157,7 @@ test('without the API the client says it is offline and simulates an H100', { ti
   // The lessons still come, from the static files beside the page.
   const index = await getJson(`${server.url}/lessons/index.json`);
   if (index.status === 200 && index.json.lessons.length > 0) {
-    await until(async () => (await page.locator('#lesson h2').first().textContent()) === index.json.lessons[0].title,
+    await until(async () => (await page.locator('#lesson h1').first().textContent()) === index.json.lessons[0].title,
       10000, 'the lesson from the static bundle');
   }
   await page.screenshot({ path: path.join(screenshotDir(), 'device-panel-offline.png'), fullPage: true });
@@ -174,7 +176,7 @@ test('a device check that fails on the server is explained, then simulated', { t
   const problems = watchPage(page, (text, url) => /status of 500/.test(text) && /\/api\/device/.test(url || ''));
   await page.goto(`${server.url}/`);
   const notice = page.locator('#gpu-body .notice');
-  await notice.waitFor();
+  await notice.waitFor({ state: 'attached' });
   assert.match(await notice.textContent(), /The server could not check its GPU\. It answered: the <probe> crashed/);
   assert.equal(await page.locator('#gpu-body .notice probe').count(), 0, 'server text must be escaped, not markup');
   assert.match(await page.locator('#gpu-badge').textContent(), /simulated/);

@@ -8,20 +8,13 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { getJson, haveChromium, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 180000;
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 900 };
 
-async function setUp(t) {
-  const server = await startServer();
-  t.after(() => server.stop());
-  const browser = await launchBrowser();
-  t.after(() => browser.close());
-  return { server, browser };
-}
 
 // serviceWorkers 'block': requests a service worker handles would bypass page.route.
 async function openPage(browser, viewport = LAPTOP, serviceWorkers = 'allow') {
@@ -86,9 +79,17 @@ test('every experiment of the lesson runs and draws its result', { timeout: TEST
       assert.equal(during.disabled, 'true');
       assert.equal(during.status, 'running…');
     }
-    if (live || name === 'device') assert.match(source, /^(live on |simulated — profile )/);
+    if (live || name === 'device') assert.match(source, /^(live on |checked live on the server's machine|simulated — profile )/);
     else assert.match(source, /^simulated — profile H100 SXM \(in your browser\)$/);
     await checkResult(name, out);
+    if (name === 'crossover' && !live) {
+      // One wasm thread in the browser, said plainly, and the server's BLAS
+      // line beside it once the server answers.
+      assert.match(await out.locator('.exp-series-sources').textContent(), /measured in your browser.*one WebAssembly thread, no BLAS/s);
+      await until(async () => /Server CPU: CPU sgemm/.test(await out.locator('.legend').textContent()), 30000,
+        'the server CPU line');
+      assert.match(await out.locator('ul.findings').textContent(), /The server's CPU \(CPU sgemm/);
+    }
     await page.locator(`#exp-${name}`).screenshot({ path: path.join(screenshotDir(), `exp-${name}-laptop.png`) });
   }
   assert.deepEqual(problems, []);

@@ -94,6 +94,16 @@ export function getJson(url, timeoutMs = 5000) {
   });
 }
 
+// The real server and a headless Chromium for one test, both stopped when
+// the test ends.
+export async function setUp(t) {
+  const server = await startServer();
+  t.after(() => server.stop());
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  return { server, browser };
+}
+
 export async function launchBrowser() {
   return chromium.launch({
     executablePath: CHROMIUM,

@@ -66,7 +66,16 @@ test('after one visit the app works with the server stopped', { timeout: 120000 
     await page.click('button[data-action="quiz-submit"]');
     await page.locator('#quiz-result').waitFor();
     assert.match(await page.locator('.quiz-score').textContent(), /Passed — 7 of 9 right/);
-    assert.match(await page.locator('.quiz-offline').textContent(), /scored offline/);
+    assert.match(await page.locator('.quiz-offline').textContent(), /scored offline.*on your honour/s);
+    // A wrong answer, scored with the sealed key, shows neither the right
+    // answer nor why until the learner asks; then both open.
+    const wrong = qs[7].id;
+    const item = page.locator(`#quiz-review-${wrong}`);
+    assert.equal(await item.locator('.quiz-explain .label').count(), 0, 'no explanation before asking');
+    await item.locator('button[data-action="quiz-reveal"]').click();
+    await until(async () => (await item.locator('.quiz-explain').textContent()).includes(key.answers[wrong].explanation.slice(0, 30)),
+      10000, 'the revealed explanation');
+    assert.match(await item.textContent(), /Correct answer/);
     await until(async () => /Quiz: passed 7\/9/.test(await page.locator('#nav-progress').textContent()), 5000, 'nav');
     await page.screenshot({ path: path.join(screenshotDir(), 'offline-quiz-laptop.png') });
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -77,6 +86,10 @@ test('after one visit the app works with the server stopped', { timeout: 120000 
     const md = readFileSync(await download.path(), 'utf8');
     assert.match(md, /the gpulab server could not be reached/);
     assert.match(md, /\(scored offline, in the browser\)/);
+    // ...and never claims the GPU it simulated.
+    assert.doesNotMatch(md, /Experiments run on this GPU for real/);
+    assert.doesNotMatch(md, /What to do: Nothing to fix/);
+    assert.match(md, /\*\*Simulated:\*\* no real GPU was asked/);
 
     // A second page in the same browser opens offline too (phone width).
     const phone = await context.newPage();

@@ -221,7 +221,7 @@ test('the lab report downloads with every section and the learner\'s runs', { ti
   await answerByMouse(page, plan(bundle, key, 8));
   await page.click('button[data-action="quiz-submit"]');
   await page.locator('#quiz-result').waitFor();
-  await page.locator('#gpu-body .verdict-summary').waitFor();
+  await page.locator('#gpu-body .verdict-summary').waitFor({ state: 'attached' });
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('button[data-action="report-download"]')]);
   assert.match(download.suggestedFilename(), new RegExp(`^gpulab-report-${id}-\\d{4}-\\d{2}-\\d{2}\\.md$`));

@@ -77,7 +77,23 @@ check "public bundle carries no answers" '! grep -q "\"correct\"\|\"explanation\
 check "code blocks keep their language class" 'grep -q "class=\\\\\"language-python\\\\\"" "$B"'
 check "answer key goes to the keys folder only" \
   'grep -q "\"explanation\"" "$TMP/keys/01-cuda-intuition.key.json" && [ ! -e "$TMP/web/01-cuda-intuition.key.json" ]'
-check "offline bundle carries the key" 'grep -q "\"key\":{\"id\":\"01-cuda-intuition\"" "$TMP/web/01-cuda-intuition.offline.json"'
+check "offline bundle carries the key, sealed" \
+  'grep -q "\"key\":{\"id\":\"01-cuda-intuition\",\"pass_pct\":[0-9]*,\"answers\":{\"q1\":{\"salt\":\"[0-9a-f]\{32\}\",\"check\":\"[0-9a-f]\{64\}\",\"box\":\"[0-9a-f]*\"}" "$TMP/web/01-cuda-intuition.offline.json"'
+# Nothing under the web root may hold an answer or an explanation in readable
+# form: no "correct" field, and no explanation's words anywhere.
+check "no web file holds a readable answer or explanation" '
+  ! grep -rq "\"correct\"\|\"explanation\"" "$TMP/web" &&
+  node -e "
+    const fs = require(\"fs\"), path = require(\"path\");
+    const web = process.argv[1], keys = process.argv[2];
+    const files = fs.readdirSync(web).map((f) => fs.readFileSync(path.join(web, f), \"utf8\")).join(\"\\n\");
+    for (const k of fs.readdirSync(keys)) {
+      const key = JSON.parse(fs.readFileSync(path.join(keys, k), \"utf8\"));
+      for (const [q, a] of Object.entries(key.answers)) {
+        const words = JSON.stringify(a.explanation).slice(1, 41);
+        if (files.includes(words)) { console.error(k, q, \"explanation readable:\", words); process.exit(1); }
+      }
+    }" "$TMP/web" "$TMP/keys"'
 check "lesson 1 quiz has 9 questions" '[ "$(grep -o "\"id\":\"q[0-9]*\"" "$B" | wc -l)" -eq 9 ]'
 check "no temporary files are left behind" '[ -z "$(find "$TMP/web" "$TMP/keys" -name "*.tmp-*")" ]'
 

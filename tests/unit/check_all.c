@@ -20,6 +20,7 @@ int main(void) {
       make_profiles_suite,
       make_lesson_figures_suite,
       make_quiz_suite,
+      make_quiz_seal_suite,
       make_ui_html_suite,
       make_ui_device_suite,
       make_ui_lesson_suite,

@@ -116,7 +116,10 @@ START_TEST(allocator_steps_reuse_the_cache_and_empty_cache_keeps_live_tensors_on
     const cJSON *al = test_exp_series(env, "allocated");
     for (int k = 0; k < cJSON_GetArraySize(al); k++) {
       ck_assert(test_exp_y(env, "reserved", k) >= test_exp_y(env, "allocated", k));
-      ck_assert(test_exp_y(env, "device_used", k) == test_exp_y(env, "reserved", k));
+      /* nvidia-smi's view: the reserved segments plus the CUDA context, never less */
+      ck_assert(fabs(test_exp_y(env, "device_used", k) - test_exp_y(env, "reserved", k) -
+                     test_exp_y(env, "device_used", 0)) < 1e-6);
+      ck_assert(test_exp_y(env, "device_used", 0) > 0);
     }
     ck_assert(test_exp_y(env, "reserved", cJSON_GetArraySize(al) - 1) == 0);
     cJSON_Delete(env);

@@ -8,6 +8,7 @@
 
 #include "bf16.h"
 #include "clock.h"
+#include "cpu_gemm.h"
 #include "crossover.h"
 #include "envelope.h"
 #include "exp_test.h"
@@ -72,13 +73,16 @@ START_TEST(matmul_check_counts_nan_as_a_failure) {
 }
 END_TEST
 
-START_TEST(crossover_cpu_matmul_matches_the_reference) {
-  const int sizes[] = {1, 37, 100}; /* odd sizes cross the 64-wide blocks unevenly */
-  for (int s = 0; s < 3; s++) {
+/* Multiplies with mm at sizes that cross the 64-wide blocks unevenly and
+ * checks every entry against the double-precision reference, within fp32's
+ * bound. */
+static void check_against_reference(void (*mm)(const float *, const float *, float *, int)) {
+  const int sizes[] = {1, 37, 100, 130};
+  for (int s = 0; s < 4; s++) {
     int n = sizes[s];
     float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n), *c = malloc(sizeof(float) * n * n);
     lab_crossover_inputs(a, b, n);
-    lab_matmul_cpu(a, b, c, n);
+    mm(a, b, c, n);
     double *ref = malloc(sizeof(double) * n * n), rel = 0, abs_err = 0;
     for (int i = 0; i < n; i++)
       for (int j = 0; j < n; j++) ref[i * n + j] = lab_matmul_entry(a, b, n, i, j);
@@ -89,6 +93,8 @@ START_TEST(crossover_cpu_matmul_matches_the_reference) {
     free(c);
   }
 }
+
+START_TEST(crossover_cpu_matmul_matches_the_reference) { check_against_reference(lab_matmul_cpu); }
 END_TEST
 
 START_TEST(crossover_inputs_are_random_normal_not_zeros) {
@@ -131,6 +137,38 @@ START_TEST(crossover_point_is_where_the_gpu_wins_for_good) {
   ck_assert_int_eq(lab_crossover_point(&m, gpu, cpu), 64); /* the early win at 16 does not count */
   ck_assert_int_eq(lab_crossover_point(&m, never, cpu), 0);
   ck_assert_int_eq(lab_crossover_point(&m, cpu, never), 16);
+}
+END_TEST
+
+/* The timed CPU sgemm (OpenBLAS natively, the loop in wasm) gives the
+ * reference's answer: what is timed is a correct matmul. */
+START_TEST(crossover_timed_cpu_sgemm_matches_the_reference) { check_against_reference(lab_cpu_sgemm); }
+END_TEST
+
+/* The CPU line says what did the work, and a loop is never passed off as
+ * what a PyTorch user's CPU would do. */
+START_TEST(crossover_cpu_series_names_what_did_the_work) {
+  lab_error err;
+  char how[96], want[128];
+  cJSON *env = test_exp_simulate("crossover", SMALL, "t4", &err);
+  ck_assert_ptr_nonnull(env);
+  lab_cpu_gemm_describe(how, sizeof how);
+  snprintf(want, sizeof want, "CPU sgemm (%s)", how);
+  const cJSON *s;
+  const char *label = NULL, *source = NULL;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItem(env, "series")) {
+    if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(s, "id")), "cpu") != 0) continue;
+    label = cJSON_GetStringValue(cJSON_GetObjectItem(s, "label"));
+    source = cJSON_GetStringValue(cJSON_GetObjectItem(s, "source"));
+  }
+  ck_assert_str_eq(label, want);
+  ck_assert_str_eq(source, "measured");
+  ck_assert(test_exp_finding_has(env, how));
+  if (lab_cpu_gemm_is_blas()) ck_assert(strstr(how, "OpenBLAS") != NULL);
+  else ck_assert(test_exp_finding_has(env, "not a tuned BLAS"));
+  const char *method = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(env, "stats"), "method"));
+  ck_assert(strstr(method, how) != NULL);
+  cJSON_Delete(env);
 }
 END_TEST
 
@@ -221,6 +259,8 @@ Suite *make_crossover_suite(void) {
   tcase_add_test(tc, crossover_clock_is_monotonic_and_advances);
   tcase_add_test(tc, crossover_point_is_where_the_gpu_wins_for_good);
   tcase_add_test(tc, crossover_simulated_envelope_has_its_shape);
+  tcase_add_test(tc, crossover_timed_cpu_sgemm_matches_the_reference);
+  tcase_add_test(tc, crossover_cpu_series_names_what_did_the_work);
   tcase_add_test(tc, crossover_gpu_model_physics_on_every_profile);
   tcase_add_test(tc, crossover_cpu_time_grows_with_size);
   tcase_add_test(tc, crossover_findings_name_the_crossover);

@@ -153,6 +153,9 @@ START_TEST(memory_reserved_stays_after_free_until_empty_cache) {
   ck_assert(STEP(freed, "device_used_bytes") >= STEP(freed, "reserved_bytes"));
 #undef STEP
   ck_assert(test_exp_finding_has(env, "stayed reserved"));
+  /* nvidia-smi's view starts at the CUDA context, not at 0 */
+  ck_assert(test_exp_y(env, "device_used", 0) > 0);
+  ck_assert(test_exp_finding_has(env, "the CUDA context"));
   ck_assert_ptr_nonnull(test_exp_series(env, "allocated"));
   ck_assert_ptr_nonnull(test_exp_series(env, "reserved"));
   cJSON_Delete(env);
@@ -170,10 +173,41 @@ START_TEST(memory_deliberate_oom_is_caught_and_lists_the_fixes) {
   char all[2048] = "";
   const cJSON *f;
   cJSON_ArrayForEach(f, fixes) strncat(all, f->valuestring, sizeof all - strlen(all) - 1);
-  ck_assert_ptr_nonnull(strstr(all, "Smaller batch"));
+  /* the model fits: nothing to fix, and no batch advice that would contradict it */
+  ck_assert_ptr_nonnull(strstr(all, "Nothing to fix in this model"));
+  ck_assert_ptr_null(strstr(all, "Smaller batch"));
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* 30M parameters at batch 32 on the A100 profile: the step fits the device
+ * but not the 1 GiB budget_gib cap. One verdict, tied to that cap, in GiB,
+ * and fixes computed from the numbers (the batch that fits, the budget that
+ * would do). */
+START_TEST(memory_one_verdict_tied_to_the_budget_that_caused_it) {
+  cJSON *env = sim("{\"params_m\":30,\"batch\":32}", "a100-sxm");
+  ck_assert_int_eq((int)test_exp_metric(env, "fits"), 0);
+  ck_assert_int_eq((int)test_exp_metric(env, "fits_device"), 1);
+  ck_assert_int_eq((int)test_exp_metric(env, "limit_is_budget"), 1);
+  ck_assert(test_exp_metric(env, "limit_bytes") == 1073741824.0);
+  const cJSON *oom = details(env, "oom");
+  ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(oom, "deliberate")));
+  ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(oom, "limit")->valuestring, "budget");
+  const char *msg = cJSON_GetObjectItemCaseSensitive(oom, "message")->valuestring;
+  ck_assert_ptr_nonnull(strstr(msg, "per-layer tensors of"));
+  ck_assert_ptr_nonnull(strstr(msg, "budget_gib cap"));
+  char all[4096] = "";
+  const cJSON *f;
+  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(oom, "fixes")) strncat(all, f->valuestring, sizeof all - strlen(all) - 1);
+  char want[96];
+  snprintf(want, sizeof want, "Smaller batch: %.0f instead of 32 fits", test_exp_metric(env, "max_batch"));
+  ck_assert_msg(strstr(all, want) != NULL, "%s in %s", want, all);
   ck_assert_ptr_nonnull(strstr(all, "Gradient accumulation"));
-  ck_assert_ptr_nonnull(strstr(all, "Shorter sequences"));
-  ck_assert_ptr_nonnull(strstr(all, "Mixed precision"));
+  ck_assert_ptr_nonnull(strstr(all, "raise budget_gib"));
+  ck_assert_ptr_null(strstr(all, "floor alone"));
+  ck_assert_ptr_null(strstr(all, " GB")); /* memory is binary: GiB, never GB */
+  ck_assert(test_exp_finding_has(env, "it does not fit"));
+  ck_assert(test_exp_finding_has(env, "the run's budget_gib cap"));
   cJSON_Delete(env);
 }
 END_TEST
@@ -185,6 +219,10 @@ START_TEST(memory_a_model_over_the_budget_fails_at_its_weights) {
   ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(oom, "step")->valuestring, "weights");
   const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(oom, "fixes"), 0);
   ck_assert_ptr_nonnull(strstr(first->valuestring, "floor alone"));
+  /* the floor is the problem: no batch advice follows */
+  const cJSON *f;
+  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(oom, "fixes"))
+    ck_assert_ptr_null(strstr(f->valuestring, "Smaller batch"));
   ck_assert_int_eq((int)test_exp_metric(env, "free_restored"), 1);
   cJSON_Delete(env);
 }
@@ -211,15 +249,16 @@ START_TEST(memory_free_memory_returns_on_every_profile) {
     /* stacked terms and the capacity line share their x values */
     ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, "activations")),
                      cJSON_GetArraySize(test_exp_series(env, "capacity")));
-    ck_assert(test_exp_y(env, "capacity", 0) * 1e9 == test_exp_metric(env, "usable_bytes"));
+    ck_assert(test_exp_y(env, "capacity", 0) * 1073741824.0 == test_exp_metric(env, "limit_bytes"));
     cJSON_Delete(env);
   }
 }
 END_TEST
 
 START_TEST(memory_bigger_gpus_fit_bigger_batches) {
-  cJSON *t4 = sim("{\"params_m\":124,\"seq_len\":1024,\"hidden\":768,\"layers\":12}", "t4");
-  cJSON *h100 = sim("{\"params_m\":124,\"seq_len\":1024,\"hidden\":768,\"layers\":12}", "h100-sxm");
+  /* a bigger budget on the same GPU is the same question under the run's limit */
+  cJSON *t4 = sim("{\"params_m\":124,\"seq_len\":1024,\"hidden\":768,\"layers\":12,\"budget_gib\":4}", "t4");
+  cJSON *h100 = sim("{\"params_m\":124,\"seq_len\":1024,\"hidden\":768,\"layers\":12,\"budget_gib\":8}", "h100-sxm");
   ck_assert(test_exp_metric(h100, "max_batch") > test_exp_metric(t4, "max_batch"));
   char want[64];
   snprintf(want, sizeof want, "largest batch that fits is about %.0f", test_exp_metric(t4, "max_batch"));
@@ -239,6 +278,7 @@ Suite *make_memory_suite(void) {
   tcase_add_test(tc, pool_refuses_past_its_limit_and_when_the_device_is_full);
   tcase_add_test(tc, memory_reserved_stays_after_free_until_empty_cache);
   tcase_add_test(tc, memory_deliberate_oom_is_caught_and_lists_the_fixes);
+  tcase_add_test(tc, memory_one_verdict_tied_to_the_budget_that_caused_it);
   tcase_add_test(tc, memory_a_model_over_the_budget_fails_at_its_weights);
   tcase_add_test(tc, memory_without_force_oom_a_fitting_model_has_no_oom);
   tcase_add_test(tc, memory_free_memory_returns_on_every_profile);

@@ -69,6 +69,11 @@ START_TEST(params_rejects_wrong_types) {
   expect_invalid("{\"mode\":\"managed\"}", "mode");
   expect_invalid("{\"size\":1e400}", "size");
   expect_invalid("[1,2]", "params");
+  /* "an integer", not "a integer" */
+  lab_params p;
+  lab_error err = {0};
+  ck_assert_int_ne(from("{\"size\":\"12\"}", &p, &err), 0);
+  ck_assert_ptr_nonnull(strstr(err.message, "size must be an integer between"));
 }
 END_TEST
 

@@ -68,6 +68,8 @@ START_TEST(placement_preflight_names_the_stray_field_and_both_devices) {
   ck_assert_ptr_nonnull(strstr(msg, "'labels'"));
   ck_assert_ptr_nonnull(strstr(msg, "cpu"));
   ck_assert_ptr_nonnull(strstr(msg, "cuda:0"));
+  /* the fix binds the copy, as the lesson teaches (.to() returns a new tensor) */
+  ck_assert_ptr_nonnull(strstr(msg, "labels = labels.to(\"cuda\")"));
   ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pf, "devices")), 2);
   ck_assert_str_eq(tensor_device(env, "labels"), "cpu");
   ck_assert(test_exp_finding_has(env, "'labels' stayed on cpu"));

@@ -180,7 +180,10 @@ START_TEST(app_shows_the_live_verdict_from_the_server) {
   ck_assert_str_eq(get("attr", "gpu-body:aria-busy"), "false");
   ck_assert_str_eq(get("text", "status"), "Connected — no usable GPU, so experiments are simulated");
   ck_assert_str_eq(get("attr", "status:data-state"), "sim");
-  ck_assert_str_eq(get("text", "build-info"), "gpulab 0.1.0 · CPU-only build");
+  /* the footer says what the server can do now, never "CPU-only build"
+   * beside a panel that says "Built with CUDA: yes" */
+  ck_assert_str_eq(get("text", "build-info"), "gpulab 0.1.0 · CPU mode: no usable GPU, experiments are simulated");
+  ck_assert_str_eq(get("text", "gpu-line"), "no GPU here (this gpulab was built without CUDA) — everything is simulated");
 }
 END_TEST
 

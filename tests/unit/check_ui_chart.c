@@ -3,6 +3,7 @@
  * simulated envelope of every profile, and tables holding every point. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "registry.h"
@@ -164,6 +165,67 @@ START_TEST(every_experiment_renders_from_every_profile) {
 }
 END_TEST
 
+/* No chart label collides with another or leaves its chart, at phone and
+ * laptop width, for every experiment on every profile. */
+START_TEST(chart_labels_never_overlap_or_clip) {
+  static const int widths[] = {390, 1280};
+  for (int p = 0; p < lab_profile_count(); p++) {
+    const char *profile = lab_profile_at(p)->name;
+    for (int i = 0; i < lab_experiment_count(); i++) {
+      const char *name = lab_experiment_at(i)->name;
+      cJSON *env = simulate(name, profile);
+      ui_buf b;
+      ui_buf_init(&b);
+      ui_view_result(&b, env, true, NULL);
+      for (int w = 0; w < 2; w++) {
+        if (getenv("UI_LABELS_ALL")) fprintf(stderr, "== %s/%s\n", name, profile);
+        const char *why = test_ui_svg_label_problem(ui_buf_str(&b), widths[w]);
+        ck_assert_msg(why == NULL, "%s/%s: %s", name, profile, why);
+      }
+      ui_buf_free(&b);
+      cJSON_Delete(env);
+    }
+  }
+}
+END_TEST
+
+/* Timelines show what the text teaches: one training step with its
+ * loss.item() wait marked, NVTX ranges named on the profile's CPU lane, the
+ * graphs chart's two phases named. */
+START_TEST(timelines_show_what_the_text_teaches) {
+  cJSON *env = simulate("train_step", "t4");
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  const char *out = ui_buf_str(&b), *tl = strstr(out, "One step: launches on the CPU");
+  ck_assert_ptr_nonnull(tl);
+  ck_has(tl, "loss.item() called"); /* the mark may wrap onto two lines */
+  const char *svg_end = strstr(tl, "</svg>");
+  int launches = 0;
+  for (const char *p = strstr(tl, "<title>launch sgemm forward"); p && p < svg_end; p = strstr(p + 1, "<title>launch sgemm forward"))
+    launches++;
+  ck_assert_int_eq(launches, 1); /* one step, not five */
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+
+  env = simulate("profile", "t4");
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "<text class=\"span-label\" ");
+  ck_has(ui_buf_str(&b), ">data load</text>");
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+
+  env = simulate("graphs", "t4");
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "phase 1:");
+  ck_has(ui_buf_str(&b), "phase 2:");
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(source_label_says_where_the_figures_come_from) {
   char buf[200];
   cJSON *env = simulate("timing", "t4");
@@ -175,6 +237,44 @@ START_TEST(source_label_says_where_the_figures_come_from) {
   cJSON_ReplaceItemInObject(env, "backend", cJSON_CreateString("recorded"));
   cJSON_AddItemToObject(env, "recorded", cJSON_Parse("{\"device\":\"NVIDIA A100-SXM4-80GB\",\"date\":\"2026-11-02\"}"));
   ck_assert_str_eq(ui_result_source(env, true, buf, sizeof buf), "recorded on NVIDIA A100-SXM4-80GB, 2026-11-02");
+  cJSON_Delete(env);
+  /* The device check the server ran on its machine with no GPU: live, but
+   * never "live on this machine's GPU". */
+  env = cJSON_Parse("{\"experiment\":\"device\",\"backend\":\"cuda\",\"device\":{\"name\":null,\"profile\":null}}");
+  ck_assert_str_eq(ui_result_source(env, false, buf, sizeof buf),
+                   "checked live on the server's machine (no usable GPU found)");
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* A simulated run's real lines are named one by one with where they ran:
+ * crossover's CPU line (measured), training's loss (computed). */
+START_TEST(each_real_series_is_labelled_by_its_own_source) {
+  static const struct {
+    const char *name, *in_browser, *on_server;
+  } cases[] = {{"crossover", "measured in your browser", "measured on the server's CPU"},
+               {"train_step", "computed in your browser", "computed on the server's CPU"},
+               {"precision", "computed in your browser", "computed on the server's CPU"}};
+  for (int k = 0; k < 3; k++) {
+    cJSON *env = simulate(cases[k].name, "t4");
+    for (int where = 0; where < 2; where++) {
+      ui_buf b;
+      ui_buf_init(&b);
+      ui_view_result(&b, env, where == 0, NULL);
+      const char *out = ui_buf_str(&b);
+      ck_has(out, where == 0 ? cases[k].in_browser : cases[k].on_server);
+      ck_has(out, "Every other line is simulated from the device profile.");
+      ui_buf_free(&b);
+    }
+    cJSON_Delete(env);
+  }
+  /* a run with no real series says nothing of the kind */
+  cJSON *env = simulate("timing", "t4");
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_assert_ptr_null(strstr(ui_buf_str(&b), "exp-series-sources"));
+  ui_buf_free(&b);
   cJSON_Delete(env);
 }
 END_TEST
@@ -208,9 +308,9 @@ START_TEST(memory_result_shows_the_oom_and_its_fixes) {
   ui_buf b;
   ui_buf_init(&b);
   ui_view_result(&b, env, true, NULL);
-  ck_has(ui_buf_str(&b), "Out of memory: this model does not fit");
+  ck_has(ui_buf_str(&b), "Out of memory: this step does not fit in its budget_gib cap");
   ck_has(ui_buf_str(&b), "How to fix it:");
-  ck_has(ui_buf_str(&b), "it does not fit");
+  ck_has(ui_buf_str(&b), "The memory one step needs: it does not fit in the run&#39;s budget_gib cap");
   ui_buf_free(&b);
   cJSON_Delete(env);
   cJSON_Delete(params);
@@ -245,7 +345,10 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, svg_is_well_formed_and_escapes_data);
   tcase_add_test(tc, every_experiment_renders_from_every_profile);
   tcase_add_test(tc, source_label_says_where_the_figures_come_from);
+  tcase_add_test(tc, chart_labels_never_overlap_or_clip);
+  tcase_add_test(tc, timelines_show_what_the_text_teaches);
   tcase_add_test(tc, text_alternative_holds_every_point);
+  tcase_add_test(tc, each_real_series_is_labelled_by_its_own_source);
   tcase_add_test(tc, memory_result_shows_the_oom_and_its_fixes);
   tcase_add_test(tc, placement_result_names_the_stray_field);
   suite_add_tcase(s, tc);

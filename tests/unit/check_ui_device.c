@@ -51,7 +51,11 @@ START_TEST(panel_shows_live_no_driver_verdict_and_both_views) {
   ck_has(html, "data-verdict=\"no_driver\"");
   ck_has(html, "data-action=\"recheck\"");
   ck_lacks(html, "offline");
+  ck_lacks(html, " id=\""); /* drawn twice on lesson 1: no ids to collide */
   free(html);
+  char line[300];
+  ui_view_device_line(&s, line, sizeof line);
+  ck_assert_str_eq(line, "no GPU here (the CUDA driver is missing) — everything is simulated");
   char *badge = render(&s, true);
   ck_has(badge, "live");
   ck_lacks(badge, "simulated");
@@ -99,6 +103,9 @@ START_TEST(panel_labels_simulated_views_and_hides_their_advice) {
   ck_has(html, "No real GPU was asked.");
   ck_has(html, "What the simulated check found");
   ck_has(html, "a simulated device profile");
+  char line[300];
+  ui_view_device_line(&s, line, sizeof line);
+  ck_assert_str_eq(line, "offline — everything is simulated in your browser");
   ck_lacks(html, "Nothing to fix"); /* the modelled machine's advice */
   free(html);
   char *badge = render(&s, true);

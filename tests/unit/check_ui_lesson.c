@@ -76,7 +76,8 @@ START_TEST(lesson_renders_sections_with_their_compiled_html) {
   ui_buf_init(&b);
   ui_view_lesson(&b, bundle);
   const char *html = ui_buf_str(&b);
-  ck_has(html, "<h2 id=\"lesson-title\" tabindex=\"-1\">Intro &lt;1&gt;</h2>");
+  ck_has(html, "<h1 id=\"lesson-title\" tabindex=\"-1\">Intro &lt;1&gt;</h1>");
+  ck_has(html, "<h2 id=\"sec-two-checks-h\">Two checks</h2>");
   ck_has(html, "What &amp; why");
   ck_has(html, "id=\"sec-two-checks\"");
   ck_has(html, "<p>Hello <em>GPU</em></p>");

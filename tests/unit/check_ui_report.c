@@ -80,7 +80,8 @@ START_TEST(report_has_every_section_from_real_runs) {
   ck_has(md, "Source: **simulated (profile: ");
   ck_has(md, "## 3. Memory: the terms that can run out");
   ck_has(md, "your last memory run");
-  ck_has(md, "| weights (fp32) | 120.0 MB | 4 bytes |");
+  ck_has(md, "| weights (fp32) | 114.4 MiB | 4 bytes |"); /* memory is binary: MiB, not MB */
+  ck_has(md, "How to fix it:"); /* the memory section hands off the OOM's fixes */
   ck_has(md, "Adam m and v (fp32)");
   ck_has(md, "**Floor: weights + gradients + Adam**");
   ck_has(md, "## 4. Quiz");
@@ -220,7 +221,7 @@ START_TEST(report_lesson2_has_a_section_per_experiment_in_lesson_order) {
   ck_has(md, "Source: **simulated (profile: h100-sxm)** — your last timing run.");
   ck_has(md, "| Measured | Value |");
   ck_has(md, "| events | ");
-  ck_has(md, "| h2d pinned | ");
+  ck_has(md, "| host→device pinned | ");
   ck_has(md, " GB/s |");
   ck_has(md, "- Best attempt: passed, 7 of 9 right");
   ck_has(md, "| allocator | not run yet |");
@@ -249,7 +250,7 @@ START_TEST(report_lesson2_prints_each_metric_with_its_unit) {
   ck_has(md, "Settings: chunks = 8, pinned = no.");
   ck_has(md, "| one stream | 12.500 ms |");
   ck_has(md, "| overlap | 40.0 % |");
-  ck_has(md, "| reserved | 1.0 MB |");
+  ck_has(md, "| reserved | 1 MiB |");
   ck_has(md, "| launch | 3.25 µs |");
   ck_has(md, "| kernels | 100 |");
   ck_has(md, "| overlapped | yes |");
@@ -265,6 +266,49 @@ START_TEST(report_lesson2_prints_each_metric_with_its_unit) {
   ck_has(md, "_Not taken yet._");
   free(md);
   cJSON_Delete(runs);
+}
+END_TEST
+
+/* A hand-off: no raw field names, binary units, and a note when the
+ * sections come from different profiles. */
+START_TEST(report_lesson2_reads_as_a_hand_off) {
+  cJSON *runs = cJSON_CreateObject();
+  cJSON_AddItemToObject(runs, "allocator", simulate("allocator"));
+  cJSON *t4 = NULL;
+  lab_error err;
+  ck_assert_int_eq(lab_simulate(lab_experiment_find("timing"), NULL, "t4", &t4, &err), 0);
+  cJSON_AddItemToObject(runs, "timing", t4);
+  char *md = report_lesson2(runs, NULL);
+  ck_has(md, "| fragmentation test: block | ");
+  ck_has(md, "| cudaMalloc | ");
+  ck_lacks(md, "frag block");
+  ck_lacks(md, "cuda malloc");
+  ck_lacks(md, " MB |");
+  ck_has(md, "these sections come from different device profiles");
+  free(md);
+  cJSON_Delete(runs);
+}
+END_TEST
+
+/* With the server gone, the report never claims the simulated GPU: no "for
+ * real", no "Nothing to fix" from the modelled machine's advice. */
+START_TEST(report_offline_never_claims_a_simulated_gpu) {
+  cJSON *env = NULL;
+  lab_error err;
+  ck_assert_int_eq(lab_simulate(lab_experiment_find("device"), NULL, "h100-sxm", &env, &err), 0);
+  ui_device_state dev = {.views = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "details"), "views"),
+                         .simulated = true, .offline = true, .profile_label = "H100 SXM"};
+  cJSON *timing = simulate("timing");
+  cJSON_AddStringToObject(timing, "ran_in", "browser");
+  ui_report_input in = {.lesson = lesson, .date = "d", .device = &dev, .timing = timing};
+  char *md = report(&in);
+  ck_lacks(md, "for real.");
+  ck_lacks(md, "Nothing to fix");
+  ck_has(md, "**Simulated:** no real GPU was asked");
+  ck_has(md, "simulated in your browser (profile: h100-sxm)");
+  free(md);
+  cJSON_Delete(timing);
+  cJSON_Delete(env);
 }
 END_TEST
 
@@ -302,6 +346,8 @@ Suite *make_ui_report_suite(void) {
   tcase_add_test(tc, report_lesson2_has_a_section_per_experiment_in_lesson_order);
   tcase_add_test(tc, report_lesson2_prints_each_metric_with_its_unit);
   tcase_add_test(tc, report_lesson2_without_runs_lists_every_experiment_to_run);
+  tcase_add_test(tc, report_lesson2_reads_as_a_hand_off);
+  tcase_add_test(tc, report_offline_never_claims_a_simulated_gpu);
   suite_add_tcase(s, tc);
   return s;
 }

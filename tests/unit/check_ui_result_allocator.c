@@ -27,6 +27,9 @@ START_TEST(ui_result_allocator_renders_from_every_profile) {
     ck_assert_msg(!b.failed, "%s: out of memory", profile);
     ck_assert_msg(why == NULL, "%s: %s", profile, why);
     ck_assert_int_eq(test_ui_count(out, "role=\"img\""), 3);
+    /* the event axis counts events: no tick at "0.5" or "1.5" */
+    ck_assert_ptr_null(strstr(out, "<text class=\"tick\" x=\"") ? strstr(out, ".5</text>") : NULL);
+    ck_assert_msg(test_ui_svg_label_problem(out, 390) == NULL, "%s", test_ui_svg_label_problem(out, 390));
     ck_assert_int_eq(test_ui_count(out, "Show the numbers"), 3);
     ck_has(out, "Allocated vs reserved over training steps");
     ck_has(out, "What one allocation costs: the driver vs the cache");

@@ -77,10 +77,51 @@ START_TEST(ui_result_streams_one_stream_has_no_twin) {
 }
 END_TEST
 
+/* The bar chart's text alternative (the svg's aria-label) holds each bar's
+ * label and the very value written beside that bar; with one stream the
+ * "several streams" bars (the same pipeline) are not drawn twice, and no
+ * sentence says "1 streams". */
+static void check_bars_alt(const char *params) {
+  cJSON *env = simulate(params, "t4");
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  const char *out = ui_buf_str(&b);
+  const char *svg = strstr(out, "<svg"), *end = strstr(svg, "</svg>");
+  const char *al = strstr(svg, "aria-label=\"");
+  ck_assert_ptr_nonnull(al);
+  char alt[600];
+  const char *q = strchr(al + 12, '"');
+  snprintf(alt, sizeof alt, "%.*s", (int)(q - (al + 12)), al + 12);
+  int bars = 0;
+  for (const char *p = strstr(svg, "class=\"bar-label\""); p && p < end; p = strstr(p + 1, "class=\"bar-label\"")) {
+    char label[96], value[48];
+    const char *l = strchr(p, '>') + 1, *v = strstr(p, "class=\"bar-value\"");
+    snprintf(label, sizeof label, "%.*s", (int)(strchr(l, '<') - l), l);
+    v = strchr(v, '>') + 1;
+    snprintf(value, sizeof value, "%.*s", (int)(strchr(v, '<') - v), v);
+    char pair[160];
+    snprintf(pair, sizeof pair, "%s %s", label, value);
+    ck_assert_msg(strstr(alt, pair) != NULL, "text alternative \"%s\" lacks \"%s\"", alt, pair);
+    bars++;
+  }
+  ck_assert_int_eq(bars, strstr(params, "\"streams\":1,") ? 2 : 4);
+  ck_assert_ptr_null(strstr(out, "1 streams"));
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+
+START_TEST(ui_result_streams_text_alternative_matches_the_bars) {
+  check_bars_alt("{\"chunks\":6,\"streams\":4,\"kernel_us\":50}");
+  check_bars_alt("{\"chunks\":6,\"streams\":1,\"kernel_us\":50}");
+}
+END_TEST
+
 Suite *make_ui_result_streams_suite(void) {
   Suite *s = suite_create("ui_result_streams");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, ui_result_streams_renders_from_every_profile);
+  tcase_add_test(tc, ui_result_streams_text_alternative_matches_the_bars);
   tcase_add_test(tc, ui_result_streams_marks_the_stale_kernels);
   tcase_add_test(tc, ui_result_streams_one_stream_has_no_twin);
   suite_add_tcase(s, tc);

@@ -24,6 +24,7 @@ Suite *make_calibrate_suite(void);
 Suite *make_profiles_suite(void);
 Suite *make_lesson_figures_suite(void);
 Suite *make_quiz_suite(void);
+Suite *make_quiz_seal_suite(void);
 
 Suite *make_stream_sim_suite(void);
 Suite *make_ui_result_precision_suite(void);

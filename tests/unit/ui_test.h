@@ -11,4 +11,10 @@ const char *test_ui_markup_problem(const char *s);
 /* How often needle occurs in hay (overlapping occurrences counted). */
 int test_ui_count(const char *hay, const char *needle);
 
+/* Every <text> of every <svg> in html, measured as web/style.css sizes it
+ * at a page `width` px wide (0.6 em per character, a conservative average
+ * for the sans font): NULL when no two labels overlap and none leaves its
+ * chart, else what collides (a static buffer). */
+const char *test_ui_svg_label_problem(const char *html, int width);
+
 #endif

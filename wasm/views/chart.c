@@ -39,7 +39,7 @@ static bool range(const ui_line_chart *c, bool want_x, double *lo, double *hi) {
 void ui_chart_lines(ui_buf *b, const ui_line_chart *c) {
   ui_axis ax, ay;
   double xlo, xhi, ylo, yhi;
-  ui_box bx = {72, 16, LINE_W - 18, LINE_H - 52};
+  ui_box bx = {72, 32, LINE_W - 18, LINE_H - 52}; /* 32 on top: the y title sits there */
   ui_svg_begin(b, "chart-lines", LINE_W, LINE_H, c->summary);
   if (!range(c, true, &xlo, &xhi) || !range(c, false, &ylo, &yhi) ||
       !ui_axis_fit(&ax, c->x_scale, xlo, xhi, 7, false) || !ui_axis_fit(&ay, c->y_scale, ylo, yhi, 6, c->y_zero)) {
@@ -47,6 +47,12 @@ void ui_chart_lines(ui_buf *b, const ui_line_chart *c) {
                 LINE_W / 2, LINE_H / 2);
     ui_svg_end(b);
     return;
+  }
+  if (c->x_whole) { /* an index axis: keep the ticks that name a step */
+    int k = 0;
+    for (int i = 0; i < ax.n; i++)
+      if (fabs(ax.tick[i] - round(ax.tick[i])) < 1e-9) ax.tick[k++] = ax.tick[i];
+    ax.n = k;
   }
   /* Linear ticks read best as plain numbers (the title carries the unit); a
    * log axis spans units, so its ticks say theirs ("10 µs", "1 ms"). */
@@ -74,6 +80,8 @@ void ui_chart_lines(ui_buf *b, const ui_line_chart *c) {
     }
     ui_buf_raw(b, "</g>");
   }
-  for (int m = 0; m < c->n_marks; m++) ui_mark_line(b, &bx, ui_box_x(&bx, &ax, c->marks[m].x), c->marks[m].label, m);
+  for (int m = 0; m < c->n_marks; m++) ui_mark_line(b, &bx, ui_box_x(&bx, &ax, c->marks[m].x));
+  for (int m = 0, row = 0; m < c->n_marks; m++)
+    row += ui_mark_label(b, &bx, ui_box_x(&bx, &ax, c->marks[m].x), c->marks[m].label, row);
   ui_svg_end(b);
 }

@@ -32,6 +32,7 @@ typedef struct ui_line_chart {
   ui_scale x_scale, y_scale;
   ui_unit x_unit, y_unit;      /* how tick labels are written */
   bool y_zero;                 /* a linear y axis starts at 0 */
+  bool x_whole;                /* x counts steps or events: whole-number ticks only (no "event 0.5") */
   const ui_series_xy *series;
   int n_series;
   const ui_mark *marks;
@@ -83,6 +84,10 @@ typedef struct ui_timeline_chart {
 
 void ui_chart_lines(ui_buf *b, const ui_line_chart *c);
 void ui_chart_bars(ui_buf *b, const ui_bar_chart *c);
+/* The text alternative of a bar chart, from the same bars it draws: "LEAD:
+ * label1 V1; label2 V2." (values written as the bars' own labels are), so
+ * the sentence cannot disagree with the chart. Truncated to n bytes. */
+void ui_bars_sentence(char *out, size_t n, const char *lead, const ui_bar *bars, int nb, ui_unit unit);
 void ui_chart_columns(ui_buf *b, const ui_column_chart *c);
 void ui_chart_timeline(ui_buf *b, const ui_timeline_chart *c);
 

@@ -119,6 +119,10 @@ static const char *fmt(double v, ui_unit unit, char buf[32], int digits) {
       num(n, sizeof n, v, digits);
       snprintf(buf, 32, "%s GB", n);
       return buf;
+    case UI_UNIT_GIB:
+      num(n, sizeof n, v, digits);
+      snprintf(buf, 32, "%s GiB", n);
+      return buf;
     case UI_UNIT_PLAIN:
       break;
   }

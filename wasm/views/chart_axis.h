@@ -15,7 +15,7 @@ typedef enum ui_scale { UI_SCALE_LINEAR, UI_SCALE_LOG10, UI_SCALE_LOG2 } ui_scal
  * "4 KiB"), as the copy sizes are powers of two; MS and US are durations
  * that switch unit ("0.5 ms" is written "500 µs"); GB is 1e9 bytes, the
  * unit of every gpulab finding about memory. */
-typedef enum ui_unit { UI_UNIT_PLAIN, UI_UNIT_BYTES, UI_UNIT_MS, UI_UNIT_US, UI_UNIT_GB } ui_unit;
+typedef enum ui_unit { UI_UNIT_PLAIN, UI_UNIT_BYTES, UI_UNIT_MS, UI_UNIT_US, UI_UNIT_GB, UI_UNIT_GIB } ui_unit;
 
 typedef struct ui_axis {
   ui_scale scale;

@@ -37,9 +37,21 @@ void ui_chart_bars(ui_buf *b, const ui_bar_chart *c) {
   ui_svg_end(b);
 }
 
+void ui_bars_sentence(char *out, size_t n, const char *lead, const ui_bar *bars, int nb, ui_unit unit) {
+  char t[32];
+  size_t at = 0;
+  int w = snprintf(out, n, "%s: ", lead);
+  at = w < 0 ? n : (size_t)w;
+  for (int i = 0; i < nb && at < n; i++) {
+    w = snprintf(out + at, n - at, "%s %s%s", bars[i].label,
+                 isfinite(bars[i].value) ? ui_fmt_value(bars[i].value, unit, t) : "n/a", i + 1 < nb ? "; " : ".");
+    at = w < 0 ? n : at + (size_t)w;
+  }
+}
+
 void ui_chart_columns(ui_buf *b, const ui_column_chart *c) {
   ui_axis ay;
-  double hi = 0, h = 340;
+  double hi = 0, h = 358; /* 18 more than the plot needs: the highlight's label row */
   char t[32];
   for (int k = 0; k < c->n_cat; k++) {
     double sum = 0;
@@ -49,7 +61,7 @@ void ui_chart_columns(ui_buf *b, const ui_column_chart *c) {
   }
   for (int i = 0; i < c->n_limits; i++)
     if (isfinite(c->limits[i].x) && c->limits[i].x > hi) hi = c->limits[i].x;
-  ui_box bx = {72, 24, BAR_W - 14, h - 52};
+  ui_box bx = {72, 36, BAR_W - 14, h - 70}; /* 36 on top: the y title; below: ticks, title, highlight */
   ui_svg_begin(b, "chart-columns", BAR_W, h, c->summary);
   ui_axis_fit(&ay, UI_SCALE_LINEAR, 0, hi > 0 ? hi : 1, 6, true);
   ui_axis_y(b, &bx, &ay, UI_UNIT_PLAIN, c->y_title);
@@ -74,10 +86,12 @@ void ui_chart_columns(ui_buf *b, const ui_column_chart *c) {
       double top = ui_box_y(&bx, &ay, base);
       ui_buf_rawf(b, "<rect class=\"pick\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", x - 3, top - 3, w + 6,
                   bx.y1 - top + 3);
+      /* Its label goes under the axis title, where no bar can cover it. */
       if (c->highlight_label) {
-        ui_buf_rawf(b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x - 3,
-                    top - 8 > bx.y0 + 12 ? top - 8 : bx.y0 + 12,
-                    3 * k < c->n_cat ? "start" : 3 * k > 2 * c->n_cat ? "end" : "middle");
+        double lw = ui_label_w(c->highlight_label, UI_FS_LABEL), lx = x + w / 2 - lw / 2;
+        if (lx + lw > BAR_W - 4) lx = BAR_W - 4 - lw;
+        if (lx < 4) lx = 4;
+        ui_buf_rawf(b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\">", lx, bx.y1 + 60);
         ui_buf_text(b, c->highlight_label);
         ui_buf_raw(b, "</text>");
       }
@@ -118,8 +132,9 @@ void ui_chart_timeline(ui_buf *b, const ui_timeline_chart *c) {
     if (l == n_lanes && n_lanes < MAX_LANES) lanes[n_lanes++] = c->spans[i].lane;
     if (isfinite(c->spans[i].end_us) && c->spans[i].end_us > end) end = c->spans[i].end_us;
   }
-  double h = 40 + 18.0 * c->n_marks + n_lanes * 52 + 52;
-  ui_box bx = {112, 20 + 18.0 * c->n_marks, BAR_W - 18, h - 52};
+  /* Room on top for every mark's label on up to two lines each. */
+  double h = 40 + 34.0 * c->n_marks + n_lanes * 52 + 52;
+  ui_box bx = {112, 20 + 34.0 * c->n_marks, BAR_W - 18, h - 52};
   ui_svg_begin(b, "chart-timeline", BAR_W, h, c->summary);
   ui_axis_fit(&ax, UI_SCALE_LINEAR, 0, end > 0 ? end : 1, 6, true);
   ui_axis_x(b, &bx, &ax, UI_UNIT_US, "time since the first launch");
@@ -153,8 +168,23 @@ void ui_chart_timeline(ui_buf *b, const ui_timeline_chart *c) {
       ui_buf_text(b, ui_fmt_value(s->end_us, UI_UNIT_US, t2));
       ui_buf_raw(b, "</title></rect>");
     }
+    /* Names inside the spans wide enough to hold them (NVTX ranges, long
+     * kernels, the waits); the rest are in the tooltips and the table. */
+    double free_from = bx.x0;
+    for (int i = 0; i < c->n; i++) {
+      const ui_span *s = &c->spans[i];
+      if (strcmp(s->lane, lanes[l]) != 0) continue;
+      double x0 = ui_box_x(&bx, &ax, s->start_us), x1 = ui_box_x(&bx, &ax, s->end_us);
+      if (!isfinite(x0) || !isfinite(x1) || x1 - x0 < ui_label_w(s->label, UI_FS_SPAN) + 8 || x0 < free_from) continue;
+      ui_buf_rawf(b, "<text class=\"span-label%s\" x=\"%.1f\" y=\"%.1f\">", s->wait ? " on-wait" : "", x0 + 4, y + 21);
+      ui_buf_text(b, s->label);
+      ui_buf_raw(b, "</text>");
+      free_from = x0 + 4 + ui_label_w(s->label, UI_FS_SPAN) + 4;
+    }
   }
-  for (int m = 0; m < c->n_marks; m++)
-    ui_mark_line(b, &(ui_box){bx.x0, 8, bx.x1, bx.y1}, ui_box_x(&bx, &ax, c->marks[m].x), c->marks[m].label, m);
+  const ui_box top = {bx.x0, 8, bx.x1, bx.y1}; /* marks reach up into the label rows */
+  for (int m = 0; m < c->n_marks; m++) ui_mark_line(b, &top, ui_box_x(&bx, &ax, c->marks[m].x));
+  for (int m = 0, row = 0; m < c->n_marks; m++)
+    row += ui_mark_label(b, &top, ui_box_x(&bx, &ax, c->marks[m].x), c->marks[m].label, row);
   ui_svg_end(b);
 }

@@ -20,7 +20,19 @@ double ui_box_y(const ui_box *bx, const ui_axis *a, double v);
 /* Grid lines and tick labels: x along the bottom, y along the left. */
 void ui_axis_x(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, const char *title);
 void ui_axis_y(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, const char *title);
-/* A labelled vertical line at screen x. */
-void ui_mark_line(ui_buf *b, const ui_box *bx, double x, const char *label, int row);
+/* Labels are laid out for the largest font web/style.css gives them (a
+ * phone's): ticks 15 px, other labels 16 px; a character is taken as 0.6 em
+ * (the same estimate the unit tests check label boxes with). */
+#define UI_FS_TICK 15.0
+#define UI_FS_LABEL 16.0
+#define UI_FS_SPAN 13.0 /* a name inside a timeline span */
+double ui_label_w(const char *s, double font_px);
+/* A vertical mark line at screen x across the box. */
+void ui_mark_line(ui_buf *b, const ui_box *bx, double x);
+/* Its label: right of the line, else left of it, else on two lines, never
+ * past the box's sides. Draw every line first, then the labels, so each
+ * label's halo covers the lines it crosses. Returns the rows it used (1 or
+ * 2), starting at `row`. */
+int ui_mark_label(ui_buf *b, const ui_box *bx, double x, const char *label, int row);
 
 #endif

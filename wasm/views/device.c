@@ -34,7 +34,22 @@ void ui_view_device_badge(ui_buf *b, const ui_device_state *s) {
     ui_buf_raw(b, "</span>");
   } else {
     ui_buf_raw(b, "<span class=\"badge badge-live\" title=\"These figures were just read from the machine running the gpulab server\">"
-                  "<span class=\"dot\" aria-hidden=\"true\"></span>live</span>");
+                  "<span class=\"dot\" aria-hidden=\"true\"></span>live check</span>");
+  }
+}
+
+void ui_view_device_line(const ui_device_state *s, char *out, size_t n) {
+  const cJSON *v = ui_json_obj(s->views, "verdict");
+  const char *summary = ui_json_str(v, "summary");
+  bool usable = ui_json_bool(v, "usable") == 1 && ui_json_bool(v, "simulate") != 1;
+  if (!s->views) snprintf(out, n, "asking the gpulab server…");
+  else if (s->offline) snprintf(out, n, "offline — everything is simulated in your browser");
+  else if (s->simulated) snprintf(out, n, "the server could not check its GPU, so everything is simulated");
+  else if (usable) snprintf(out, n, "%s — experiments run on it", summary ? summary : "a usable GPU");
+  else {
+    const char *why = summary ? summary : "no usable GPU";
+    if (strncmp(why, "no usable GPU: ", 15) == 0) why += 15; /* the line already says so */
+    snprintf(out, n, "no GPU here (%s) — everything is simulated", why);
   }
 }
 
@@ -98,8 +113,9 @@ static const char *driver_source_text(const char *source) {
 
 static void driver_card(ui_buf *b, const cJSON *drv) {
   int present = ui_json_bool(drv, "present");
-  ui_buf_raw(b, "<article class=\"view-card\" aria-labelledby=\"view-driver-h\">"
-                "<h3 id=\"view-driver-h\">Driver view</h3>"
+  /* No ids here: the panel is drawn twice on lesson 1 (the page's and the
+   * device experiment's), and ids must be unique. */
+  ui_buf_raw(b, "<article class=\"view-card\"><h3>Driver view</h3>"
                 "<p class=\"view-sub\">What <code>nvidia-smi</code> and NVML see</p>");
   state_chip(b, present == 1, present == 1 ? "The NVIDIA driver answered" : "No NVIDIA driver answered");
   ui_buf_raw(b, "<dl class=\"fields\">");
@@ -131,8 +147,7 @@ static void runtime_card(ui_buf *b, const cJSON *rt) {
   double count = 0;
   bool ok = status && strcmp(status, "ok") == 0 && ui_json_num(rt, "device_count", &count) && count > 0;
   int built = ui_json_bool(rt, "built_with_cuda");
-  ui_buf_raw(b, "<article class=\"view-card\" aria-labelledby=\"view-runtime-h\">"
-                "<h3 id=\"view-runtime-h\">Runtime view</h3>"
+  ui_buf_raw(b, "<article class=\"view-card\"><h3>Runtime view</h3>"
                 "<p class=\"view-sub\">What a CUDA program can use</p>");
   state_chip(b, ok, runtime_status_text(status));
   ui_buf_raw(b, "<dl class=\"fields\">");
@@ -192,18 +207,18 @@ static void verdict_banner(ui_buf *b, const ui_device_state *s, const cJSON *v) 
   ui_buf_raw(b, "</div></div>");
 }
 
-static void findings(ui_buf *b, const cJSON *list) {
+static void findings(ui_buf *b, const cJSON *list, bool simulated) {
   const cJSON *f;
   if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0) return;
-  ui_buf_raw(b, "<section class=\"findings\" aria-labelledby=\"gpu-findings-h\">"
-                "<h3 id=\"gpu-findings-h\">What the simulated check found</h3><ul>");
+  ui_buf_rawf(b, "<div class=\"findings\"><h3>What the %s found</h3><ul>",
+              simulated ? "simulated check" : "check of this machine");
   cJSON_ArrayForEach(f, list) {
     if (!cJSON_IsString(f)) continue;
     ui_buf_raw(b, "<li>");
     ui_buf_text(b, f->valuestring);
     ui_buf_raw(b, "</li>");
   }
-  ui_buf_raw(b, "</ul></section>");
+  ui_buf_raw(b, "</ul></div>");
 }
 
 void ui_view_device_panel(ui_buf *b, const ui_device_state *s) {
@@ -227,7 +242,7 @@ void ui_view_device_panel(ui_buf *b, const ui_device_state *s) {
   driver_card(b, ui_json_obj(s->views, "driver"));
   runtime_card(b, ui_json_obj(s->views, "runtime"));
   ui_buf_raw(b, "</div>");
-  findings(b, s->findings);
+  findings(b, s->findings, s->simulated);
   ui_buf_raw(b, "<div class=\"panel-foot\"><p class=\"source\">");
   if (s->simulated) {
     ui_buf_raw(b, "Figures: computed in your browser from the ");

@@ -5,6 +5,7 @@
 #define UI_VIEW_DEVICE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cjson_compat.h"
 #include "html.h"
@@ -20,6 +21,10 @@ typedef struct ui_device_state {
 
 /* The badge: "live" or "simulated (profile: H100 SXM)". */
 void ui_view_device_badge(ui_buf *b, const ui_device_state *s);
+/* The one calm line at the top of the page: "no GPU here (the CUDA driver
+ * is missing) — everything is simulated", "GPU usable: … — experiments
+ * run on it", "offline — …"; the panel is one click away. */
+void ui_view_device_line(const ui_device_state *s, char *out, size_t n);
 /* The panel body: notices, verdict banner, the two view cards, findings. */
 void ui_view_device_panel(ui_buf *b, const ui_device_state *s);
 /* "H100 SXM" from "NVIDIA H100 SXM (80 GB HBM3, PCIe Gen5)". */

@@ -215,10 +215,12 @@ void ui_view_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_devic
 void ui_view_experiment_widget(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
   char id[96];
   const char *n = w->e->name;
-  ui_buf_rawf(b, "<section class=\"exp-card exp-widget\" id=\"exp-%s\" aria-labelledby=\"exp-%s-title\">"
-                 "<p class=\"kicker\">Experiment</p><h4 id=\"exp-%s-title\">", n, n, n);
+  /* Named "Experiment: TITLE": the lesson section around it often has the
+   * same title, and two regions must not share a name. */
+  ui_buf_rawf(b, "<section class=\"exp-card exp-widget\" id=\"exp-%s\" aria-labelledby=\"exp-%s-kicker exp-%s-title\">"
+                 "<p class=\"kicker\" id=\"exp-%s-kicker\">Experiment:</p><h3 id=\"exp-%s-title\">", n, n, n, n, n);
   ui_buf_text(b, w->e->title);
-  ui_buf_raw(b, "</h4><p class=\"exp-summary\">");
+  ui_buf_raw(b, "</h3><p class=\"exp-summary\">");
   ui_buf_text(b, w->e->summary);
   ui_buf_rawf(b, "</p><details class=\"exp-params\" id=\"exp-%s-params\" open><summary>Parameters</summary>"
                  "<div class=\"exp-fields\" id=\"exp-%s-fields\" role=\"group\" aria-label=\"Parameters of ",

@@ -223,9 +223,13 @@ static void show_field_errors(slot *s) {
 
 /* The last result of each experiment is kept for the lab report
  * (gpulab.last.NAME, read by views/report.c through quiz_app.c). */
-static void remember(const char *name, const cJSON *env) {
+static void remember(const char *name, const cJSON *env, bool in_browser) {
   char key[64];
-  char *text = cJSON_PrintUnformatted(env);
+  /* The report says where a simulation ran: stored beside the envelope. */
+  cJSON *copy = cJSON_Duplicate(env, 1);
+  if (copy) cJSON_AddStringToObject(copy, "ran_in", in_browser ? "browser" : "server");
+  char *text = copy ? cJSON_PrintUnformatted(copy) : NULL;
+  cJSON_Delete(copy);
   if (!text) return;
   snprintf(key, sizeof key, "%s%s", UI_STORE_LAST, name);
   ui_storage_set(key, text);
@@ -244,7 +248,7 @@ static void finish(slot *s, cJSON *env, bool in_browser) {
   s->w.failure = NULL;
   set_running(s, false);
   show_output(s);
-  remember(s->w.e->name, env);
+  remember(s->w.e->name, env, in_browser);
   ui_exp_id(id, sizeof id, s->w.e, "status");
   snprintf(text, sizeof text, "Done: %s. The result is below.", ui_result_source(env, in_browser, src, sizeof src));
   ui_dom_set_text(id, text);
@@ -279,6 +283,48 @@ static slot *from_tag(void *ctx) {
   return &st.s[index];
 }
 
+/* The server's CPU figure beside the browser's (crossover): the browser
+ * times one WebAssembly thread of plain loops; the server times a tuned
+ * BLAS on all its cores, as numpy and PyTorch would. Its "cpu" line joins
+ * the result as "cpu_server", labelled and sourced as measured there. */
+static void on_server_cpu(int status, const char *body, size_t len, void *ctx) {
+  slot *s = from_tag(ctx);
+  cJSON *j = s && s->result && status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  const cJSON *line;
+  char label[200];
+  cJSON_ArrayForEach(line, ui_json_arr(j, "series")) {
+    const char *id = ui_json_str(line, "id");
+    if (!id || strcmp(id, "cpu") != 0 || !ui_json_arr(s->result, "series")) continue;
+    cJSON *copy = cJSON_Duplicate(line, 1);
+    snprintf(label, sizeof label, "Server CPU: %s", ui_json_str(line, "label") ? ui_json_str(line, "label") : "sgemm");
+    cJSON_ReplaceItemInObject(copy, "id", cJSON_CreateString("cpu_server"));
+    cJSON_ReplaceItemInObject(copy, "label", cJSON_CreateString(label));
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(s->result, "series"), copy);
+    double gf = 0;
+    ui_json_num(ui_json_obj(j, "metrics"), "cpu_gflops", &gf);
+    char text[300];
+    snprintf(text, sizeof text, "The server's CPU (%s) reached %.1f GFLOPS on the largest size: that is the CPU a "
+             "PyTorch user trains on, and the line to compare the GPU with.", ui_json_str(line, "label"), gf);
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(s->result, "findings"), cJSON_CreateString(text));
+    show_output(s);
+    remember(s->w.e->name, s->result, s->w.in_browser);
+    break;
+  }
+  cJSON_Delete(j);
+}
+
+static void ask_server_cpu(slot *s, void *ctx, const char *profile) {
+  if (strcmp(s->w.e->name, "crossover") != 0 || !st.dev || !st.dev->views || st.dev->offline) return;
+  cJSON *req = cJSON_CreateObject();
+  cJSON_AddItemToObject(req, "params", cJSON_Duplicate(ui_json_obj(s->result, "params"), 1));
+  cJSON_AddStringToObject(req, "backend", "simulated");
+  cJSON_AddStringToObject(req, "profile", profile);
+  char *body = cJSON_PrintUnformatted(req);
+  cJSON_Delete(req);
+  if (body) ui_fetch_post("/api/experiments/crossover", body, RUN_TIMEOUT_MS, on_server_cpu, ctx);
+  cJSON_free(body);
+}
+
 static void simulate_now(void *ctx) {
   slot *s = from_tag(ctx);
   lab_error err;
@@ -291,6 +337,7 @@ static void simulate_now(void *ctx) {
     return;
   }
   finish(s, env, true);
+  ask_server_cpu(s, ctx, profile);
 }
 
 /* A run queued on a class server ended (class_queue.c). */
@@ -454,12 +501,13 @@ static void lab_render(const char *name, const ui_device_state *dev, bool focus)
   ui_buf b;
   const lab_experiment *one = name && name[0] ? lab_experiment_find(name) : NULL;
   ui_buf_init(&b);
-  ui_buf_raw(&b, "<header class=\"lesson-head\"><p class=\"kicker\">Lab</p><h2 id=\"lesson-title\" tabindex=\"-1\">");
+  ui_buf_raw(&b, "<header class=\"lesson-head\"><p class=\"kicker\">Lab</p><h1 id=\"lesson-title\" tabindex=\"-1\">");
   if (one) {
     ui_buf_text(&b, one->title);
-    ui_buf_raw(&b, "</h2><p class=\"lesson-summary\"><a href=\"#lab\">All experiments</a></p></header>");
+    ui_buf_raw(&b, "</h1><p class=\"lesson-summary\"><a href=\"#lab\">All experiments</a></p></header>"
+                   "<h2 class=\"lab-list-h\">Run it</h2>");
   } else {
-    ui_buf_raw(&b, "All experiments</h2><p class=\"lesson-summary\">Every experiment of gpulab on one page. Each runs on "
+    ui_buf_raw(&b, "All experiments</h1><p class=\"lesson-summary\">Every experiment of gpulab on one page. Each runs on "
                    "the server's GPU when it has a usable one, otherwise as a simulation in your browser; every result "
                    "says which.</p>");
     if (name && name[0]) {
@@ -474,7 +522,7 @@ static void lab_render(const char *name, const ui_device_state *dev, bool focus)
       ui_buf_text(&b, e->title);
       ui_buf_raw(&b, "</a></li>");
     }
-    ui_buf_raw(&b, "</ul></nav></header>");
+    ui_buf_raw(&b, "</ul></nav></header><h2 class=\"lab-list-h\">Run them</h2>");
   }
   for (int i = 0; i < lab_experiment_count(); i++) {
     const lab_experiment *e = lab_experiment_at(i);

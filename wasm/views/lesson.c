@@ -80,9 +80,9 @@ void ui_view_lesson(ui_buf *b, const cJSON *bundle) {
     return;
   }
   ui_buf_raw(b, "<header class=\"lesson-head\"><p class=\"kicker\">Lesson</p>"
-                "<h2 id=\"lesson-title\" tabindex=\"-1\">");
+                "<h1 id=\"lesson-title\" tabindex=\"-1\">");
   ui_buf_text(b, ui_json_str(bundle, "title"));
-  ui_buf_raw(b, "</h2>");
+  ui_buf_raw(b, "</h1>");
   if (ui_json_str(bundle, "summary")) {
     ui_buf_raw(b, "<p class=\"lede\">");
     ui_buf_text(b, ui_json_str(bundle, "summary"));
@@ -93,19 +93,19 @@ void ui_view_lesson(ui_buf *b, const cJSON *bundle) {
     const char *sid = ui_json_str(s, "id");
     if (!ui_id_valid(sid)) continue;
     ui_buf_rawf(b, "<section class=\"lesson-section\" id=\"sec-%s\" tabindex=\"-1\" aria-labelledby=\"sec-%s-h\">"
-                   "<h3 id=\"sec-%s-h\">",
+                   "<h2 id=\"sec-%s-h\">",
                 sid, sid, sid);
     ui_buf_text(b, ui_json_str(s, "title") ? ui_json_str(s, "title") : sid);
-    ui_buf_raw(b, "</h3><div class=\"prose\">");
+    ui_buf_raw(b, "</h2><div class=\"prose\">");
     ui_buf_raw(b, ui_json_str(s, "html")); /* trusted: compiled from Markdown with raw HTML disabled */
     ui_buf_raw(b, "</div></section>");
   }
 }
 
 void ui_view_lesson_message(ui_buf *b, const char *title, const char *text) {
-  ui_buf_raw(b, "<div class=\"lesson-message\"><h2 id=\"lesson-title\" tabindex=\"-1\">");
+  ui_buf_raw(b, "<div class=\"lesson-message\"><h1 id=\"lesson-title\" tabindex=\"-1\">");
   ui_buf_text(b, title);
-  ui_buf_raw(b, "</h2><p>");
+  ui_buf_raw(b, "</h1><p>");
   ui_buf_text(b, text);
   ui_buf_raw(b, "</p></div>");
 }

@@ -110,7 +110,7 @@ void ui_view_progress_nav(ui_buf *b, const ui_progress *p, const cJSON *bundle) 
   if (!ui_id_valid(id)) return;
   read = ui_progress_read_count(p, bundle, &total);
   ui_progress_quiz_text(p, quiz, sizeof quiz);
-  ui_buf_rawf(b, "<h3 class=\"nav-heading\">Your progress</h3><p class=\"nav-progress-line\"><span class=\"progress-meter\" aria-hidden=\"true\">"
+  ui_buf_rawf(b, "<h2 class=\"nav-heading\">Your progress</h2><p class=\"nav-progress-line\"><span class=\"progress-meter\" aria-hidden=\"true\">"
                  "<span class=\"progress-fill progress-%d\"></span></span>%d of %d sections read</p>",
               total ? (read * 10 + total / 2) / total * 10 : 0, read, total);
   ui_buf_rawf(b, "<p class=\"nav-progress-line nav-quiz%s\"><a href=\"#lesson/%s/quiz\">", p->best.passed ? " is-passed" : "",

@@ -115,7 +115,8 @@ void ui_view_quiz_form(ui_buf *b, const cJSON *quiz, uint64_t seed) {
   ui_json_num(quiz, "pass_pct", &pct);
   total = cJSON_GetArraySize(ui_json_arr(quiz, "questions"));
   ui_buf_rawf(b, "<p class=\"quiz-intro\">%d questions. You pass with %d right (%g%%). The options are shuffled on "
-                 "every attempt, and after you submit you see the right answers and why.</p>",
+                 "every attempt, and after you submit you see the right answers and why. The server scores your answers; "
+                 "without it this browser scores them on your honour, for practice only.</p>",
               total, ui_quiz_needed(pct, total), pct);
   ui_buf_raw(b, "<form id=\"quiz-form\" class=\"quiz-form\" novalidate>");
   cJSON_ArrayForEach(q, ui_json_arr(quiz, "questions")) question_form(b, q, ++num, total, seed);
@@ -221,7 +222,7 @@ static void review_item(ui_buf *b, const cJSON *quiz, const cJSON *r) {
   const cJSON *q = find_question(quiz, qid, &num);
   bool right = ui_json_bool(r, "correct") == 1;
   if (!q) return;
-  ui_buf_rawf(b, "<li class=\"quiz-review-item %s\" id=\"quiz-review-%s\"><p class=\"quiz-review-head\">"
+  ui_buf_rawf(b, "<li class=\"quiz-review-item %s\" id=\"quiz-review-%s\" tabindex=\"-1\"><p class=\"quiz-review-head\">"
                  "<span class=\"quiz-mark\">%s<span>%s</span></span><span class=\"quiz-num\">Question %d</span></p>"
                  "<p class=\"quiz-prompt\">",
               right ? "is-right" : "is-wrong", qid, right ? ICON_RIGHT : ICON_WRONG, right ? "Right" : "Wrong", num);
@@ -229,6 +230,14 @@ static void review_item(ui_buf *b, const cJSON *quiz, const cJSON *r) {
   ui_buf_raw(b, "</p><dl class=\"quiz-answers\"><div><dt>Your answer</dt><dd>");
   choice_list(b, q, ui_json_arr(r, "your"));
   ui_buf_raw(b, "</dd></div>");
+  /* Scored offline with the sealed key, a wrong answer shows neither the
+   * right one nor why until the learner asks (quiz_app.c opens it). */
+  if (!right && ui_json_bool(r, "sealed") == 1) {
+    ui_buf_rawf(b, "</dl><p class=\"quiz-explain\"><button type=\"button\" class=\"button button-quiet\" "
+                   "data-action=\"quiz-reveal\" data-arg=\"%s\">Show the right answer and why</button></p></li>",
+                qid);
+    return;
+  }
   if (!right) {
     ui_buf_raw(b, "<div><dt>Correct answer</dt><dd>");
     choice_list(b, q, ui_json_arr(r, "answer"));
@@ -261,8 +270,9 @@ void ui_view_quiz_result(ui_buf *b, const cJSON *quiz, const cJSON *result, bool
                      : "Read the explanations below, then try again: the options come in a new order.");
   if (offline)
     ui_buf_raw(b, "<p class=\"quiz-offline\"><span class=\"badge badge-sim badge-small\">scored offline</span> "
-                  "The server could not be reached, so your answers were checked in this browser with the lesson's "
-                  "offline answer key.</p>");
+                  "The server could not be reached, so your answers were checked in this browser against the "
+                  "lesson's sealed answer key. Offline scoring is on your honour: it is for your own practice and "
+                  "counts for no class.</p>");
   ui_buf_raw(b, "<p class=\"quiz-retry\"><button type=\"button\" class=\"button\" data-action=\"quiz-retry\">"
                 "Retry the quiz</button></p></div></div><ol class=\"quiz-review\">");
   cJSON_ArrayForEach(r, ui_json_arr(result, "questions")) review_item(b, quiz, r);

@@ -15,6 +15,8 @@
 #include "progress.h"
 #include "quiz.h"
 #include "../../lab/quiz.h" /* lab_quiz_score; "quiz.h" alone finds the view's header beside this file */
+#include "class_app.h"
+#include "quiz_seal.h"
 #include "registry.h"
 #include "report.h"
 #include "route.h"
@@ -31,6 +33,7 @@ static struct {
   cJSON *result;  /* the last attempt's result, shown until Retry */
   bool offline;   /* result was scored in the browser */
   cJSON *answers; /* the attempt being scored */
+  cJSON *sealed;  /* the sealed offline key, once fetched (lab/quiz_seal.h) */
   bool busy;
   char unanswered[64]; /* the list the learner was warned about; a second press submits */
   uint64_t seed;       /* the first attempt's shuffle */
@@ -141,12 +144,12 @@ void ui_quiz_app_tail(ui_buf *b, const cJSON *lesson) {
   open_lesson(lesson);
   if (!q.bundle) return;
   ui_buf_raw(b, "<section class=\"lesson-section quiz-section\" id=\"sec-quiz\" tabindex=\"-1\" "
-                "aria-labelledby=\"sec-quiz-h\"><p class=\"kicker\">Quiz</p><h3 id=\"sec-quiz-h\">Check what you "
-                "learned</h3><div id=\"quiz-body\" aria-live=\"polite\">");
+                "aria-labelledby=\"sec-quiz-h\"><p class=\"kicker\">Quiz</p><h2 id=\"sec-quiz-h\">Check what you "
+                "learned</h2><div id=\"quiz-body\" aria-live=\"polite\">");
   quiz_body(b);
   ui_buf_raw(b, "</div></section><section class=\"lesson-section report-section\" id=\"sec-report\" tabindex=\"-1\" "
-                "aria-labelledby=\"sec-report-h\"><p class=\"kicker\">Lab report</p><h3 id=\"sec-report-h\">Take your "
-                "results with you</h3><p>One Markdown file with your device check (the driver's view beside the "
+                "aria-labelledby=\"sec-report-h\"><p class=\"kicker\">Lab report</p><h2 id=\"sec-report-h\">Take your "
+                "results with you</h2><p>One Markdown file with your device check (the driver's view beside the "
                 "runtime's), a timing run with and without synchronization, the memory terms that can run out, your "
                 "quiz result, the date, and where every figure came from.</p><p class=\"report-actions\">"
                 "<button type=\"button\" class=\"button\" data-action=\"report-download\">Download lab report</button>"
@@ -214,7 +217,8 @@ static void on_offline_bundle(int http, const char *body, size_t len, void *ctx)
   if (!key) {
     fail("The gpulab server cannot be reached and this browser has no offline copy of the answers yet. "
          "Start the server (gpulab serve) and submit again.");
-  } else if (lab_quiz_score(key, q.answers, &result, &err) != 0 || !ui_quiz_result_valid(result)) {
+  } else if (lab_quiz_score(key, q.answers, &result, &err) != 0 || !ui_quiz_result_valid(result) ||
+             !(q.sealed = cJSON_Duplicate(key, 1))) {
     char text[400];
     snprintf(text, sizeof text, "Your answers could not be scored offline: %s", err.message[0] ? err.message : "the answer key is incomplete");
     cJSON_Delete(result);
@@ -227,6 +231,14 @@ static void on_offline_bundle(int http, const char *body, size_t len, void *ctx)
 
 static void score_offline(void) {
   char url[UI_ID_MAX + 32];
+  /* A class counts only what its server scored: no offline attempt. */
+  if (ui_class_app_active()) {
+    fail("The class server did not answer, so this attempt was not scored or recorded. Your answers are still "
+         "selected: submit again in a moment.");
+    return;
+  }
+  cJSON_Delete(q.sealed);
+  q.sealed = NULL;
   snprintf(url, sizeof url, "/lessons/%s.offline.json", q.lesson);
   status("quiz-status", "The server did not answer: checking your answers in this browser…");
   ui_fetch(url, QUIZ_TIMEOUT_MS, on_offline_bundle, (void *)q.gen);
@@ -289,6 +301,36 @@ static void submit(void) {
   status("quiz-status", "Checking your answers…");
   ui_fetch_post(url, body, QUIZ_TIMEOUT_MS, on_scored, (void *)q.gen);
   cJSON_free(body);
+}
+
+/* The learner asked for the right answer of a question scored offline:
+ * try every set of its options against the sealed key (honour system). */
+static void reveal(const char *qid) {
+  cJSON *answer = NULL, *r;
+  char *why = NULL;
+  const cJSON *question = NULL, *c;
+  if (!q.result || !q.sealed || !qid) return;
+  cJSON_ArrayForEach(c, ui_json_arr(quiz(), "questions")) {
+    const char *id = ui_json_str(c, "id");
+    if (id && strcmp(id, qid) == 0) question = c;
+  }
+  cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(q.result, "questions")) {
+    const char *id = ui_json_str(r, "id");
+    if (!id || strcmp(id, qid) != 0 || ui_json_bool(r, "sealed") != 1) continue;
+    if (!question || lab_quiz_reveal(ui_json_obj(ui_json_obj(q.sealed, "answers"), qid), question, &answer, &why)) {
+      status("quiz-status", "This question's answer could not be opened: its offline key does not match the lesson.");
+      return;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(r, "sealed");
+    cJSON_AddItemToObject(r, "answer", answer);
+    cJSON_AddStringToObject(r, "explanation", why);
+    free(why);
+    render_quiz();
+    char focus[UI_ID_MAX + 16];
+    snprintf(focus, sizeof focus, "quiz-review-%s", qid);
+    ui_dom_focus(focus);
+    return;
+  }
 }
 
 static void retry(void) {
@@ -376,6 +418,7 @@ bool ui_quiz_app_action(const char *action, const char *arg, const ui_device_sta
   if (!q.bundle) return false;
   if (strcmp(action, "quiz-submit") == 0) submit();
   else if (strcmp(action, "quiz-retry") == 0) retry();
+  else if (strcmp(action, "quiz-reveal") == 0) reveal(arg);
   else if (strcmp(action, "report-download") == 0) download_report(device, version);
   else return false;
   return true;
@@ -386,6 +429,7 @@ void ui_quiz_app_shutdown(void) {
   cJSON_Delete(q.bundle);
   cJSON_Delete(q.result);
   cJSON_Delete(q.answers);
+  cJSON_Delete(q.sealed);
   memset(&q, 0, sizeof q);
   q.gen = gen + 1; /* answers still in flight are stale */
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chart_axis.h"
 #include "json_get.h"
 #include "report_lesson2.h"
 #include "report_parts.h"
@@ -83,19 +84,34 @@ static void memory_terms(ui_buf *b, const cJSON *env) {
   cJSON_ArrayForEach(t, ui_json_arr(ui_json_obj(env, "details"), "terms")) {
     ui_buf_raw(b, "| ");
     ui_report_md(b, ui_json_str(t, "label") ? ui_json_str(t, "label") : ui_json_str(t, "id"));
-    ui_buf_rawf(b, " | %s | ", ui_json_num(t, "bytes", &v) ? ui_fmt_bytes(v, buf) : "unknown");
+    ui_buf_rawf(b, " | %s | ", ui_json_num(t, "bytes", &v) ? ui_fmt_value(v, UI_UNIT_BYTES, buf) : "unknown");
     if (ui_json_num(t, "bytes_per_param", &v)) ui_buf_rawf(b, "%g bytes", v);
     else ui_buf_raw(b, "grows with batch × sequence length");
     ui_buf_raw(b, " |\n");
   }
   if (ui_json_num(m, "floor_bytes", &v))
-    ui_buf_rawf(b, "| **Floor: weights + gradients + Adam** | **%s** | |\n", ui_fmt_bytes(v, buf));
+    ui_buf_rawf(b, "| **Floor: weights + gradients + Adam** | **%s** | |\n", ui_fmt_value(v, UI_UNIT_BYTES, buf));
   if (ui_json_num(m, "total_bytes", &v))
-    ui_buf_rawf(b, "| **One training step in total** | **%s** | |\n", ui_fmt_bytes(v, buf));
-  if (ui_json_num(m, "usable_bytes", &v)) ui_buf_rawf(b, "| Usable on the device | %s | |\n", ui_fmt_bytes(v, buf));
+    ui_buf_rawf(b, "| **One training step in total** | **%s** | |\n", ui_fmt_value(v, UI_UNIT_BYTES, buf));
+  if (ui_json_num(m, "usable_bytes", &v))
+    ui_buf_rawf(b, "| Free on the device (after the CUDA context) | %s | |\n", ui_fmt_value(v, UI_UNIT_BYTES, buf));
   if (ui_json_num(m, "budget_bytes", &v))
-    ui_buf_rawf(b, "| Budget of the deliberate out-of-memory test | %s | |\n", ui_fmt_bytes(v, buf));
+    ui_buf_rawf(b, "| The run's budget_gib cap | %s | |\n", ui_fmt_value(v, UI_UNIT_BYTES, buf));
+  if (ui_json_num(m, "fits", &v))
+    ui_buf_rawf(b, "| **Verdict** | **%s** | |\n", v == 1 ? "fits under the lower of the two" : "does not fit");
   ui_buf_raw(b, "\n");
+}
+
+/* The out-of-memory of the run, and the fixes that follow from its numbers. */
+static void memory_oom(ui_buf *b, const cJSON *env) {
+  const cJSON *o = ui_json_obj(ui_json_obj(env, "details"), "oom");
+  if (!ui_json_str(o, "message")) return;
+  ui_buf_raw(b, ui_json_bool(o, "deliberate") == 1 ? "Out of memory, on purpose (force_oom), at " : "Out of memory at ");
+  ui_report_md(b, ui_json_str(o, "step") ? ui_json_str(o, "step") : "a step");
+  ui_buf_raw(b, ": ");
+  ui_report_md(b, ui_json_str(o, "message"));
+  ui_buf_raw(b, "\n\n");
+  ui_report_list(b, "How to fix it:", ui_json_arr(o, "fixes"));
 }
 
 static void memory_section(ui_buf *b, const ui_report_input *in) {
@@ -124,6 +140,7 @@ static void memory_section(ui_buf *b, const ui_report_input *in) {
   mdf_num(b, p, "layers", ", %.0f layers", "");
   ui_buf_raw(b, ", fp32 with Adam. Out-of-memory happens when these terms together pass what the device has left:\n\n");
   memory_terms(b, env);
+  memory_oom(b, env);
   ui_report_findings(b, env);
 }
 
@@ -131,8 +148,10 @@ static void sources_section(ui_buf *b, const ui_report_input *in) {
   char src[200];
   ui_report_sources_start(b, in->device);
   ui_buf_raw(b, "| Timing | ");
-  if (in->timing && ui_json_obj(in->timing, "metrics")) ui_report_md(b, ui_report_source(in->timing, src, sizeof src));
-  else ui_buf_raw(b, "not run yet");
+  if (in->timing && ui_json_obj(in->timing, "metrics")) {
+    ui_report_md(b, ui_report_source(in->timing, src, sizeof src));
+    ui_report_real_series(b, in->timing);
+  } else ui_buf_raw(b, "not run yet");
   ui_buf_raw(b, " |\n| Memory | ");
   if (in->memory && ui_json_obj(in->memory, "metrics")) ui_report_md(b, ui_report_source(in->memory, src, sizeof src));
   else if (ui_json_obj(in->memory_default, "metrics")) {
@@ -140,7 +159,9 @@ static void sources_section(ui_buf *b, const ui_report_input *in) {
     ui_buf_raw(b, ", lesson default");
   } else ui_buf_raw(b, "not available");
   ui_buf_raw(b, " |\n");
+  const cJSON *runs[] = {in->timing, in->memory ? in->memory : in->memory_default};
   ui_report_sources_end(b, in->progress);
+  ui_report_mixed_note(b, runs, 2);
 }
 
 /* Lesson 1's report: device check, timing, memory, quiz. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chart_axis.h"
 #include "json_get.h"
 #include "report_lesson2.h"
 #include "report_parts.h"
@@ -61,16 +62,44 @@ static const struct {
     {"tflops", "%.2f TFLOPS"},  {"gbps", "%.2f GB/s"},
 };
 
-/* "one_stream_ms" → "one stream" (the unit goes to the value). */
+/* Words of metric keys a reader should not have to decode. */
+static const struct {
+  const char *key, *say;
+} words[] = {
+    {"frag", "fragmentation test:"}, {"h2d", "host→device"}, {"d2h", "device→host"}, {"d2d", "device→device"},
+    {"iqr", "spread (IQR)"},         {"step1", "step 1"},     {"gpu", "GPU"},        {"cpu", "CPU"},
+    {"tf32", "TF32"},                {"bf16", "BF16"},        {"fp32", "FP32"},      {"fp16", "FP16"},
+    {"nvtx", "NVTX"},                {"abs", "absolute"},     {"err", "error"},      {"max", "largest"},
+    {"min", "smallest"},             {"n", "N"},              {"sm", "SM"},
+};
+
+/* "one_stream_ms" → "one stream", "cuda_malloc_us" → "cudaMalloc",
+ * "frag_block_bytes" → "fragmentation test: block" (the unit goes to the
+ * value, the words become plain English). */
 static void label(ui_buf *b, const char *key) {
-  char text[64];
+  char text[64], out[160] = "";
   snprintf(text, sizeof text, "%s", key);
   if (ends_with(text, "_bytes")) text[strlen(text) - 6] = '\0';
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
     if (ends_with(text, units[i].suffix)) text[strlen(text) - strlen(units[i].suffix)] = '\0';
-  for (char *c = text; *c; c++)
-    if (*c == '_') *c = ' ';
-  ui_report_md(b, text[0] ? text : key);
+  /* words split at '_' by hand: strtok_r is not in strict C11 (emcc) */
+  const char *w[16];
+  int nw = 0;
+  for (char *c = text; *c && nw < 16;) {
+    w[nw++] = c;
+    while (*c && *c != '_') c++;
+    if (*c) *c++ = '\0';
+  }
+  for (int i = 0; i < nw; i++) {
+    const char *say = w[i];
+    if (!strcmp(w[i], "cuda") && i + 1 < nw && (!strcmp(w[i + 1], "malloc") || !strcmp(w[i + 1], "free")))
+      say = !strcmp(w[++i], "malloc") ? "cudaMalloc" : "cudaFree";
+    for (size_t k = 0; say == w[i] && k < sizeof words / sizeof words[0]; k++)
+      if (!strcmp(w[i], words[k].key)) say = words[k].say;
+    size_t at = strlen(out);
+    snprintf(out + at, sizeof out - at, "%s%s", at ? " " : "", say);
+  }
+  ui_report_md(b, out[0] ? out : key);
 }
 
 static void value(ui_buf *b, const cJSON *item) {
@@ -82,7 +111,7 @@ static void value(ui_buf *b, const cJSON *item) {
   } else if (cJSON_IsNumber(item)) {
     double v = item->valuedouble;
     if (ends_with(item->string, "_bytes")) {
-      ui_buf_raw(b, ui_fmt_bytes(v, buf));
+      ui_buf_raw(b, ui_fmt_value(v, UI_UNIT_BYTES, buf)); /* memory is binary: KiB, MiB, GiB */
       return;
     }
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
@@ -140,7 +169,9 @@ static void experiment_section(ui_buf *b, const ui_report_input *in, const char 
   }
   ui_buf_raw(b, "Source: **");
   ui_report_md(b, ui_report_source(env, src, sizeof src));
-  ui_buf_rawf(b, "** — your last %s run.\n\n", name);
+  ui_buf_raw(b, "**");
+  ui_report_real_series(b, env);
+  ui_buf_rawf(b, " — your last %s run.\n\n", name);
   params_line(b, ui_json_obj(env, "params"));
   metrics_table(b, ui_json_obj(env, "metrics"));
   if (ui_json_num(st, "samples", &v)) {
@@ -164,13 +195,17 @@ void ui_report_lesson2_body(ui_buf *b, const ui_report_input *in) {
   ui_report_device_section(b, in->device);
   for (int i = 0; i < n; i++) experiment_section(b, in, names[i], i + 2);
   ui_report_quiz_section(b, in->progress, n + 2);
+  const cJSON *envs[MAX_EXPERIMENTS];
   ui_report_sources_start(b, in->device);
   for (int i = 0; i < n; i++) {
-    const cJSON *env = run_of(in, names[i]);
+    const cJSON *env = envs[i] = run_of(in, names[i]);
     ui_buf_rawf(b, "| %s | ", names[i]);
-    if (env) ui_report_md(b, ui_report_source(env, src, sizeof src));
-    else ui_buf_raw(b, "not run yet");
+    if (env) {
+      ui_report_md(b, ui_report_source(env, src, sizeof src));
+      ui_report_real_series(b, env);
+    } else ui_buf_raw(b, "not run yet");
     ui_buf_raw(b, " |\n");
   }
   ui_report_sources_end(b, in->progress);
+  ui_report_mixed_note(b, envs, n);
 }

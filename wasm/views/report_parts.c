@@ -37,10 +37,27 @@ const char *ui_report_source(const cJSON *env, char *out, int n) {
   else if (strcmp(backend, "recorded") == 0)
     snprintf(out, (size_t)n, "recorded on %s (%s)", ui_json_str(rec, "device") ? ui_json_str(rec, "device") : name ? name : "a GPU",
              ui_json_str(rec, "date") ? ui_json_str(rec, "date") : "date unknown");
-  else if (strcmp(backend, "simulated") == 0)
-    snprintf(out, (size_t)n, "simulated (profile: %s)", profile ? profile : "default");
-  else snprintf(out, (size_t)n, "%s", backend);
+  else if (strcmp(backend, "simulated") == 0) {
+    const char *where = ui_json_str(env, "ran_in"); /* stored with the run (experiment_run.c) */
+    snprintf(out, (size_t)n, "simulated%s (profile: %s)",
+             where && strcmp(where, "browser") == 0  ? " in your browser"
+             : where && strcmp(where, "server") == 0 ? " on the gpulab server"
+                                                     : "",
+             profile ? profile : "default");
+  } else snprintf(out, (size_t)n, "%s", backend);
   return out;
+}
+
+void ui_report_real_series(ui_buf *b, const cJSON *env) {
+  const cJSON *s;
+  const char *where = ui_json_str(env, "ran_in");
+  bool browser = where && strcmp(where, "browser") == 0;
+  cJSON_ArrayForEach(s, ui_json_arr(env, "series")) {
+    const char *source = ui_json_str(s, "source"), *label = ui_json_str(s, "label");
+    if (!source || (strcmp(source, "measured") && strcmp(source, "computed"))) continue;
+    ui_buf_rawf(b, "; %s for real %s: ", source, browser ? "in your browser (one WebAssembly thread)" : "on a CPU");
+    ui_report_md(b, label ? label : ui_json_str(s, "id"));
+  }
 }
 
 /* The title of the lesson section that runs experiment `name`, or NULL. */
@@ -65,17 +82,22 @@ void ui_report_run_hint(ui_buf *b, const cJSON *lesson, const char *name) {
   ui_buf_raw(b, ", then download this report again.\n\n");
 }
 
-void ui_report_findings(ui_buf *b, const cJSON *env) {
+void ui_report_list(ui_buf *b, const char *heading, const cJSON *items) {
   const cJSON *f;
-  if (cJSON_GetArraySize(ui_json_arr(env, "findings")) == 0) return;
-  ui_buf_raw(b, "What the run found:\n\n");
-  cJSON_ArrayForEach(f, ui_json_arr(env, "findings")) {
+  if (cJSON_GetArraySize(items) == 0) return;
+  ui_buf_raw(b, heading);
+  ui_buf_raw(b, "\n\n");
+  cJSON_ArrayForEach(f, items) {
     if (!cJSON_IsString(f)) continue;
     ui_buf_raw(b, "- ");
     ui_report_md(b, f->valuestring);
     ui_buf_raw(b, "\n");
   }
   ui_buf_raw(b, "\n");
+}
+
+void ui_report_findings(ui_buf *b, const cJSON *env) {
+  ui_report_list(b, "What the run found:", ui_json_arr(env, "findings"));
 }
 
 /* ---- 1. the device check -------------------------------------------------- */
@@ -154,6 +176,14 @@ void ui_report_device_section(ui_buf *b, const ui_device_state *d) {
   ui_report_md(b, ui_json_str(v, "summary") ? ui_json_str(v, "summary") : "no verdict");
   ui_buf_raw(b, " (");
   ui_report_md(b, ui_json_str(v, "code") ? ui_json_str(v, "code") : "unknown");
+  /* A simulated verdict describes the modelled machine: it never claims a
+   * GPU, and its explanation and advice ("nothing to fix") are left out. */
+  if (d->simulated) {
+    ui_buf_raw(b, "). **Simulated:** no real GPU was asked; this is what a machine with the ");
+    ui_report_md(b, d->profile_label ? d->profile_label : "default profile");
+    ui_buf_raw(b, " would report, and every experiment was simulated.\n\n");
+    return;
+  }
   ui_buf_raw(b, ui_json_bool(v, "usable") == 1 && ui_json_bool(v, "simulate") != 1
                     ? "). Experiments run on this GPU for real.\n\n"
                     : "). The lab simulates the experiments.\n\n");
@@ -207,7 +237,32 @@ void ui_report_sources_end(ui_buf *b, const ui_progress *p) {
   if (!p || !p->last.set) ui_buf_raw(b, "not taken yet");
   else ui_buf_raw(b, p->last.offline ? "scored offline in the browser" : "scored by the gpulab server");
   ui_buf_raw(b, " |\n\n**live**: measured just now on the machine running gpulab. **recorded**: a real GPU run saved "
-                "earlier and replayed. **simulated**: computed in the browser from a device profile's model — "
-                "a teaching estimate, not a measurement.\n");
+                "earlier and replayed. **simulated**: computed from a device profile's model, in your browser or on "
+                "the gpulab server — a teaching estimate, not a measurement; a line **measured** or **computed for "
+                "real** inside a simulated run (a CPU timing, a real training loss) is named beside it.\n");
+}
+
+void ui_report_mixed_note(ui_buf *b, const cJSON *const *envs, int n) {
+  char first[200] = "", src[200];
+  const char *first_prof = NULL;
+  bool mixed_src = false, mixed_prof = false;
+  for (int i = 0; i < n; i++) {
+    if (!envs[i]) continue;
+    const char *prof = ui_json_str(ui_json_obj(envs[i], "device"), "profile");
+    ui_report_source(envs[i], src, sizeof src);
+    if (!first[0]) {
+      snprintf(first, sizeof first, "%s", src);
+      first_prof = prof;
+      continue;
+    }
+    mixed_src = mixed_src || strcmp(first, src) != 0;
+    mixed_prof = mixed_prof || (prof && first_prof && strcmp(prof, first_prof) != 0);
+  }
+  if (mixed_prof)
+    ui_buf_raw(b, "\n**Note:** these sections come from different device profiles, so their numbers describe "
+                  "different GPUs; compare them with care.\n");
+  else if (mixed_src)
+    ui_buf_raw(b, "\n**Note:** these sections mix sources (live, recorded, simulated, in the browser or on the "
+                  "server); each section says which.\n");
 }
 

@@ -24,6 +24,13 @@ typedef struct ui_report_input {
 /* Where an envelope's figures come from, in words: "live (NVIDIA H100 …)",
  * "recorded on NVIDIA A100 … (2026-01-05)", "simulated (profile: h100-sxm)". */
 const char *ui_report_source(const cJSON *env, char *out, int n);
+/* "; measured for real in your browser (…): LABEL" for each series of env
+ * with a "source" (docs/architecture.md), nothing when there is none. */
+void ui_report_real_series(ui_buf *b, const cJSON *env);
+/* A note when the runs of one report (n envelopes, NULL ones skipped) come
+ * from different profiles or sources, so a reader does not compare them
+ * as one machine's numbers. */
+void ui_report_mixed_note(ui_buf *b, const cJSON *const *envs, int n);
 
 /* Appends s with Markdown punctuation backslash-escaped, line breaks as spaces. */
 void ui_report_md(ui_buf *b, const char *s);
@@ -31,6 +38,8 @@ void ui_report_md(ui_buf *b, const char *s);
 const char *ui_report_section_for(const cJSON *lesson, const char *name);
 /* "Run the **NAME** experiment (section "…"), then download this report again." */
 void ui_report_run_hint(ui_buf *b, const cJSON *lesson, const char *name);
+/* "HEADING" and a Markdown bullet per string of items; nothing when empty. */
+void ui_report_list(ui_buf *b, const char *heading, const cJSON *items);
 /* The envelope's findings as a list, or nothing when it has none. */
 void ui_report_findings(ui_buf *b, const cJSON *env);
 /* "## 1. Device check …": both views and the verdict. */

@@ -16,7 +16,12 @@ const char *ui_result_source(const cJSON *env, bool in_browser, char *buf, size_
   const char *backend = ui_json_str(env, "backend");
   const char *name = ui_json_str(ui_json_obj(env, "device"), "name");
   char shortname[64];
-  if (backend && strcmp(backend, "cuda") == 0) {
+  const char *exp = ui_json_str(env, "experiment");
+  if (backend && strcmp(backend, "cuda") == 0 && exp && strcmp(exp, "device") == 0) {
+    /* The device check runs on the server's machine whatever it finds,
+     * GPU or none: live, but not "on a GPU". */
+    snprintf(buf, n, "checked live on the server's machine%s", name ? "" : " (no usable GPU found)");
+  } else if (backend && strcmp(backend, "cuda") == 0) {
     snprintf(buf, n, "live on %s", name ? name : "this machine's GPU");
   } else if (backend && strcmp(backend, "recorded") == 0) {
     const cJSON *rec = ui_json_obj(env, "recorded");
@@ -62,6 +67,34 @@ static void stats_line(ui_buf *b, const cJSON *env) {
   ui_buf_raw(b, "</p>");
 }
 
+/* Series worked out for real (a series' "source", docs/architecture.md):
+ * one badge covers the backend's numbers, and these are named one by one,
+ * with where they ran, so a simulated run never hides real numbers and a
+ * real line is never taken for simulated. */
+static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
+  const cJSON *s;
+  const char *backend = ui_json_str(env, "backend");
+  bool any = false;
+  cJSON_ArrayForEach(s, ui_json_arr(env, "series")) {
+    const char *source = ui_json_str(s, "source"), *label = ui_json_str(s, "label");
+    bool measured = source && strcmp(source, "measured") == 0;
+    if (!source || (!measured && strcmp(source, "computed") != 0)) continue;
+    if (!any) {
+      ui_buf_raw(b, "<ul class=\"exp-series-sources\" aria-label=\"Where each line's numbers come from\">");
+      any = true;
+    }
+    ui_buf_rawf(b, "<li><span class=\"badge badge-real badge-small\">%s</span> ",
+                measured ? (in_browser ? "measured in your browser" : "measured on the server's CPU")
+                         : (in_browser ? "computed in your browser" : "computed on the server's CPU"));
+    ui_buf_text(b, label ? label : ui_json_str(s, "id"));
+    if (measured && in_browser) ui_buf_raw(b, ": one WebAssembly thread, no BLAS");
+    ui_buf_raw(b, "</li>");
+  }
+  if (any && backend && strcmp(backend, "simulated") == 0)
+    ui_buf_raw(b, "<li class=\"muted\">Every other line is simulated from the device profile.</li>");
+  if (any) ui_buf_raw(b, "</ul>");
+}
+
 /* One renderer per experiment, from the table in lab/experiments.h. */
 static const struct {
   const char *name;
@@ -80,6 +113,7 @@ void ui_view_result(ui_buf *b, const cJSON *env, bool in_browser, const char *no
               backend && strcmp(backend, "cuda") == 0 ? "badge-live" : "badge-sim");
   ui_buf_text(b, src);
   ui_buf_raw(b, "</span></div>");
+  series_sources(b, env, in_browser);
   if (note) {
     ui_buf_raw(b, "<p class=\"exp-note\">");
     ui_buf_text(b, note);

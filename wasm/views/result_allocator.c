@@ -71,8 +71,8 @@ static void timeline(ui_buf *b, const cJSON *env) {
            ui_fmt_value(ar, UI_UNIT_BYTES, v3), ui_fmt_value(aa, UI_UNIT_BYTES, v4));
   ui_line_chart c = {.summary = summary, .x_title = "event (listed in the numbers)",
                      .y_title = "memory (MiB)", .x_scale = UI_SCALE_LINEAR, .y_scale = UI_SCALE_LINEAR,
-                     .x_unit = UI_UNIT_PLAIN, .y_unit = UI_UNIT_PLAIN, .y_zero = true, .series = s, .n_series = n,
-                     .marks = marks, .n_marks = n_marks};
+                     .x_unit = UI_UNIT_PLAIN, .y_unit = UI_UNIT_PLAIN, .y_zero = true, .x_whole = true, .series = s,
+                     .n_series = n, .marks = marks, .n_marks = n_marks};
   ui_res_figure_begin(b, "Allocated vs reserved over training steps");
   ui_chart_lines(b, &c);
   ui_chart_legend(b, labels, n);

@@ -7,13 +7,14 @@
 #include "result_views.h"
 
 void ui_result_crossover(ui_buf *b, const cJSON *env) {
-  static const char *const ids[] = {"cpu", "gpu_kernel", "gpu", "gpu_copies"};
-  ui_series_xy s[4];
-  const char *labels[4];
+  /* cpu_server: the server's BLAS line beside an in-browser run (experiment_run.c) */
+  static const char *const ids[] = {"cpu", "cpu_server", "gpu_kernel", "gpu", "gpu_copies"};
+  ui_series_xy s[5];
+  const char *labels[5];
   ui_mark marks[2];
   int n_marks = 0;
   char summary[400], m1[64], m2[64], dev[64];
-  int n = ui_res_series(env, ids, 4, s);
+  int n = ui_res_series(env, ids, 5, s);
   double cross = ui_res_metric(env, "crossover_n"), cross_copies = ui_res_metric(env, "crossover_copies_n");
   for (int i = 0; i < n; i++) labels[i] = s[i].label;
   if (isfinite(cross) && cross > 0) {

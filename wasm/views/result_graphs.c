@@ -108,21 +108,25 @@ void ui_result_graphs(ui_buf *b, const cJSON *env) {
   per_kernel_bars(b, env);
   /* the drawn timeline ends with its last event */
   const cJSON *tl = cJSON_GetObjectItemCaseSensitive(env, "timeline"), *ev;
-  double last = 0, glaunch = 0;
+  double last = 0, glaunch = 0, gstart = NAN;
   cJSON_ArrayForEach(ev, tl) {
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(ev, "end_us"), *st = cJSON_GetObjectItemCaseSensitive(ev, "start_us");
     const cJSON *label = cJSON_GetObjectItemCaseSensitive(ev, "label");
     if (!cJSON_IsNumber(e) || !cJSON_IsNumber(st)) continue;
     if (e->valuedouble > last) last = e->valuedouble;
-    if (cJSON_IsString(label) && strncmp(label->valuestring, "cudaGraphLaunch", 15) == 0)
+    if (cJSON_IsString(label) && strncmp(label->valuestring, "cudaGraphLaunch", 15) == 0) {
       glaunch = e->valuedouble - st->valuedouble;
+      gstart = st->valuedouble;
+    }
   }
   snprintf(summary, sizeof summary,
            "Timeline of a short chain: launched one by one, the CPU pays one launch per kernel and the GPU waits "
            "between kernels; as a graph, one call (%s) sends them all and they run back to back. Everything ends "
            "at %s.",
            ui_fmt_value(glaunch * 1e-3, UI_UNIT_MS, t1), ui_fmt_value(last * 1e-3, UI_UNIT_MS, t2));
-  ui_result_timeline(b, env, "One by one, then one graph launch", summary);
+  /* The two phases, named on the chart where each begins. */
+  ui_mark phases[2] = {{0, "phase 1: one launch per kernel"}, {gstart, "phase 2: one graph launch"}};
+  ui_result_timeline_part(b, env, "One by one, then one graph launch", summary, INFINITY, phases, isfinite(gstart) ? 2 : 1);
   sweep_chart(b, env);
   payback_chart(b, env);
 }

@@ -51,9 +51,9 @@ double ui_res_metric(const cJSON *env, const char *key) {
 }
 
 void ui_res_figure_begin(ui_buf *b, const char *title) {
-  ui_buf_raw(b, "<figure class=\"exp-figure\"><h5 class=\"fig-title\">");
+  ui_buf_raw(b, "<figure class=\"exp-figure\"><h4 class=\"fig-title\">");
   ui_buf_text(b, title);
-  ui_buf_raw(b, "</h5>");
+  ui_buf_raw(b, "</h4>");
 }
 
 void ui_res_numbers_begin(ui_buf *b) { ui_buf_raw(b, "<details class=\"exp-numbers\"><summary>Show the numbers</summary>"); }
@@ -72,7 +72,7 @@ const char *ui_res_device_short(const cJSON *env, char *buf, int n) {
 void ui_res_findings(ui_buf *b, const cJSON *env) {
   const cJSON *f;
   if (cJSON_GetArraySize(ui_json_arr(env, "findings")) == 0) return;
-  ui_buf_raw(b, "<h5 class=\"fig-title\">What this run shows</h5><ul class=\"findings\">");
+  ui_buf_raw(b, "<h4 class=\"fig-title\">What this run shows</h4><ul class=\"findings\">");
   cJSON_ArrayForEach(f, ui_json_arr(env, "findings")) {
     if (!cJSON_IsString(f)) continue;
     ui_buf_raw(b, "<li>");
@@ -95,24 +95,31 @@ static const char *lane_name(const char *lane, char *buf, size_t n) {
 
 #define MAX_SPANS 256
 
-void ui_result_timeline(ui_buf *b, const cJSON *env, const char *title, const char *summary) {
+/* A span the host spends waiting for the GPU: drawn hatched and marked. */
+static bool is_wait(const char *label) { return strstr(label, "synchronize") || strstr(label, "wait"); }
+
+void ui_result_timeline_part(ui_buf *b, const cJSON *env, const char *title, const char *summary, double until_us,
+                             const ui_mark *phase, int n_phase) {
   const cJSON *ev;
   int n = 0, n_marks = 0;
   ui_span *spans = calloc(MAX_SPANS, sizeof *spans);
   char (*names)[32] = calloc(MAX_SPANS, sizeof *names);
-  ui_mark marks[2];
+  ui_mark marks[4];
   if (!spans || !names) {
     b->failed = true;
     goto end;
   }
+  for (int i = 0; i < n_phase && i < 4; i++) marks[n_marks++] = phase[i];
   cJSON_ArrayForEach(ev, ui_json_arr(env, "timeline")) {
     const char *lane = ui_json_str(ev, "lane"), *label = ui_json_str(ev, "label");
     double s, e;
-    if (n == MAX_SPANS || !lane || !label || !ui_json_num(ev, "start_us", &s) || !ui_json_num(ev, "end_us", &e))
+    if (n == MAX_SPANS || !lane || !label || !ui_json_num(ev, "start_us", &s) || !ui_json_num(ev, "end_us", &e) ||
+        s >= until_us)
       continue;
-    spans[n] = (ui_span){lane_name(lane, names[n], sizeof names[n]), label, s, e, strstr(label, "synchronize") != NULL};
-    if (n_marks == 0 && strstr(label, "synchronize")) {
-      marks[n_marks++] = (ui_mark){s, "synchronize() called: the host waits"};
+    spans[n] = (ui_span){lane_name(lane, names[n], sizeof names[n]), label, s, e, is_wait(label)};
+    if (n_phase == 0 && n_marks == 0 && is_wait(label)) {
+      bool item = strstr(label, ".item()") && !strstr(label, "synchronize");
+      marks[n_marks++] = (ui_mark){s, item ? "loss.item() called: the CPU waits" : "synchronize() called: the host waits"};
       marks[n_marks++] = (ui_mark){e, "the GPU is done: the host goes on"};
     }
     n++;
@@ -129,3 +136,6 @@ end:
   free(names);
 }
 
+void ui_result_timeline(ui_buf *b, const cJSON *env, const char *title, const char *summary) {
+  ui_result_timeline_part(b, env, title, summary, INFINITY, NULL, 0);
+}

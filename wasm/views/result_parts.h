@@ -25,5 +25,11 @@ const char *ui_res_device_short(const cJSON *env, char *buf, int n);
 void ui_res_findings(ui_buf *b, const cJSON *env);
 /* The envelope's timeline as a lane chart with the synchronize marked. */
 void ui_result_timeline(ui_buf *b, const cJSON *env, const char *title, const char *summary);
+/* The same, drawing only spans that start before until_us (INFINITY: all),
+ * with the caller's phase marks instead of the automatic ones (n_marks
+ * 0: the first wait — synchronize, .item() — is marked where it starts and
+ * ends). */
+void ui_result_timeline_part(ui_buf *b, const cJSON *env, const char *title, const char *summary, double until_us,
+                             const ui_mark *marks, int n_marks);
 
 #endif

@@ -63,8 +63,13 @@ static void lanes_chart(ui_buf *b, const ui_span *sp, int n, double x_max, const
     while (l < n_lanes && strcmp(lanes[l], sp[i].lane)) l++;
     if (l == n_lanes && n_lanes < MAX_LANES) lanes[n_lanes++] = sp[i].lane;
   }
+  /* The label column is as wide as its longest lane name, so no name runs
+   * under the bars ("H2D engine" at a phone's font size). */
+  double label_w = 0;
+  for (int l = 0; l < n_lanes; l++)
+    if (ui_label_w(lanes[l], UI_FS_LABEL) > label_w) label_w = ui_label_w(lanes[l], UI_FS_LABEL);
   double h = 30 + n_lanes * 26 + 52;
-  ui_box bx = {92, 14, LANE_W - 14, h - 52};
+  ui_box bx = {label_w + 16 > 92 ? label_w + 16 : 92, 14, LANE_W - 14, h - 52};
   ui_svg_begin(b, "chart-timeline", LANE_W, h, summary);
   ui_axis_fit(&ax, UI_SCALE_LINEAR, 0, x_max > 0 ? x_max : 1, 6, true);
   ui_axis_x(b, &bx, &ax, UI_UNIT_US, "time since the start event");
@@ -127,7 +132,7 @@ void ui_result_streams(ui_buf *b, const cJSON *env) {
   static const char *const ids[] = {"one_stream_pinned", "streams_pinned", "one_stream_pageable", "streams_pageable"};
   static const char *const keys[] = {"one_stream_pinned_ms", "streams_pinned_ms", "one_stream_pageable_ms",
                                      "streams_pageable_ms"};
-  char summary[480], t1[32], t2[32], t3[32];
+  char summary[480], t1[32];
   const cJSON *params = ui_json_obj(env, "params");
   double k = 1, chunks = 0, stale = ui_res_metric(env, "stale_chunks");
   ui_json_num(params, "streams", &k);
@@ -136,18 +141,18 @@ void ui_result_streams(ui_buf *b, const cJSON *env) {
   ui_series_xy s[4];
   int ns = ui_res_series(env, ids, 4, s);
   ui_bar bars[4];
-  for (int i = 0; i < 4; i++)
-    bars[i] = (ui_bar){i < ns ? s[i].label : ids[i], ui_res_metric(env, keys[i])};
-  snprintf(summary, sizeof summary,
-           "Total time of the pipeline: one stream pinned %s, %.0f streams pinned %s; one stream pageable %s, %.0f "
-           "streams pageable %s.",
-           ui_fmt_value(bars[0].value, UI_UNIT_MS, t1), k, ui_fmt_value(bars[1].value, UI_UNIT_MS, t2),
-           ui_fmt_value(bars[2].value, UI_UNIT_MS, t3), k, ui_fmt_value(bars[3].value, UI_UNIT_MS, t1));
-  ui_bar_chart bc = {.summary = summary, .value_title = "total time (ms)", .unit = UI_UNIT_MS, .bars = bars, .n = 4};
-  ui_res_figure_begin(b, "One stream or several, pinned or pageable");
+  int nb = 0;
+  /* With one stream, "several streams" is the same pipeline: show it once. */
+  for (int i = 0; i < 4; i++) {
+    if (k == 1 && (i == 1 || i == 3)) continue;
+    bars[nb++] = (ui_bar){i < ns ? s[i].label : ids[i], ui_res_metric(env, keys[i])};
+  }
+  ui_bars_sentence(summary, sizeof summary, "Total time of the pipeline", bars, nb, UI_UNIT_MS);
+  ui_bar_chart bc = {.summary = summary, .value_title = "total time (ms)", .unit = UI_UNIT_MS, .bars = bars, .n = nb};
+  ui_res_figure_begin(b, k == 1 ? "Pinned or pageable, on one stream" : "One stream or several, pinned or pageable");
   ui_chart_bars(b, &bc);
   ui_res_numbers_begin(b);
-  ui_table_bars(b, "Median total time of each pipeline", "time", UI_UNIT_MS, bars, 4);
+  ui_table_bars(b, "Median total time of each pipeline", "time", UI_UNIT_MS, bars, nb);
   if (ns) ui_table_xy(b, "Every sample's total time, in ms", "sample", UI_UNIT_PLAIN, UI_UNIT_PLAIN, s, ns);
   ui_res_figure_end(b);
   ui_res_free(s, ns);

@@ -2,6 +2,7 @@
  * read every step against every N steps, and one step on the two lanes. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "json_get.h"
 #include "result_parts.h"
@@ -49,7 +50,22 @@ void ui_result_train_step(ui_buf *b, const cJSON *env) {
   }
   ui_res_free(loss, nl);
   ui_res_free(host, nh);
-  ui_result_timeline(b, env, "One step: launches on the CPU, kernels on the GPU",
-                     "Timeline of one training step: the CPU launches each kernel in a few microseconds, the GPU runs "
-                     "them one after another.");
+  /* One step, as the title says: the timeline holds several, each ending
+   * with the loss copied to the host; draw up to the first of those. */
+  const cJSON *ev;
+  double until = INFINITY;
+  cJSON_ArrayForEach(ev, ui_json_arr(env, "timeline")) {
+    const char *label = ui_json_str(ev, "label"), *lane = ui_json_str(ev, "lane");
+    double e;
+    if (label && lane && strncmp(lane, "gpu", 3) == 0 && strncmp(label, "loss to host", 12) == 0 &&
+        ui_json_num(ev, "end_us", &e)) {
+      until = e;
+      break;
+    }
+  }
+  ui_result_timeline_part(b, env, "One step: launches on the CPU, kernels on the GPU",
+                          "Timeline of one training step: the CPU launches each kernel in a few microseconds, the GPU "
+                          "runs them one after another, and loss.item() makes the CPU wait until the GPU is done and "
+                          "the loss has been copied back.",
+                          until, NULL, 0);
 }
