@@ -105,6 +105,7 @@ help:
 	@echo "  make gpu-check  the GPU suite (needs a usable NVIDIA GPU)"
 	@echo "  make record     record real GPU runs for the offline client"
 	@echo "  make bundle     self-contained build in .bundle/ (binary, libraries, web root) for a GPU machine"
+	@echo "  make fuzz       every libFuzzer harness in tests/fuzz for FUZZ_S seconds (default 60) with ASan+UBSan"
 	@echo "  make probe      print what was found and what will be built"
 	@echo "  make clean      remove build outputs"
 	@echo "Variables: NO_CUDA=1 (CPU-mode build), SAN=1 (sanitizer build in build-san/), HOST=, PORT="
@@ -130,6 +131,7 @@ serve: all
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory SAN=1 NO_CUDA=1 all-native
+	@$(MAKE) --no-print-directory fuzz-bins
 	@tests/run.sh build build-san
 
 # The unit tests alone: quick, no server, no browser.
@@ -178,6 +180,9 @@ $(OBJ)/%.o: %.c
 $(OBJ)/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# The OpenAPI document is built into the server (.incbin in openapi.c).
+$(OBJ)/server/openapi.o: server/openapi.json
 
 $(BIN): $(LAB_OBJ) $(SERVER_OBJ)
 	@mkdir -p $(dir $@)
@@ -249,11 +254,58 @@ $(WASM_OUT): $(WASM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h)
 precompress: web lessons wasm
 	@tools/compress.sh $(WEB)
 
+# ---- fuzzing (libFuzzer) -----------------------------------------------------
+# Each harness tests/fuzz/fuzz_NAME.c is linked with lab/ and the files in
+# FUZZ_SRC_NAME, built by clang with ASan+UBSan into $(FUZZ_BUILD).
+# `make fuzz` runs each for FUZZ_S seconds from its seed corpus
+# (tests/fuzz/corpus/NAME) and fails on any crash, leak or timeout;
+# `make test` replays the seed corpora only (tests/fuzz/run.sh).
+FUZZ_CC ?= clang
+FUZZ_S ?= 60
+FUZZ_BUILD := build-fuzz
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab -Iserver -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_SRC_fuzz_json_body := server/http.c
+FUZZ_LIB_fuzz_json_body := -lcivetweb
+FUZZ_SRC_fuzz_class_config := server/config.c server/files.c
+FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c
+FUZZ_LIB_fuzz_lesson_md := -lmd4c-html -lmd4c
+FUZZ_SRC_fuzz_lesson_quiz := tools/lesson_jsonpos.c tools/lesson_report.c
+FUZZ_SRC_fuzz_envelope_view := wasm/html.c wasm/views/json_get.c wasm/views/device.c \
+  $(wildcard wasm/views/result*.c wasm/views/chart*.c)
+# Probed when used: clang with its libFuzzer runtime (Debian: clang, libclang-rt-14-dev).
+HAVE_LIBFUZZER = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return (int)(d && n) * 0; }\n' \
+  | $(FUZZ_CC) -x c -fsanitize=fuzzer,address -o /dev/null - 2>/dev/null && echo 1)
+
+.PHONY: fuzz fuzz-bins
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-bins
+	@tests/fuzz/run.sh explore $(FUZZ_BUILD) $(FUZZ_S)
+
+fuzz-bins:
+	@$(if $(HAVE_LIBFUZZER),$(MAKE) --no-print-directory fuzz-harnesses,\
+	  echo "gpulab probe: $(FUZZ_CC) with libFuzzer not found: fuzz harnesses not built (make deps installs clang)")
+
+.PHONY: fuzz-harnesses
+fuzz-harnesses: $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+define FUZZ_HARNESS
+$(FUZZ_BUILD)/$(1): $(FUZZ_BUILD)/obj/tests/fuzz/$(1).o $(FUZZ_LAB_OBJ) $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_SRC_$(1)))
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) $$^ -o $$@ $(FUZZ_LIB_$(1)) -lcjson -lm -lpthread
+endef
+$(foreach h,$(FUZZ_NAMES),$(eval $(call FUZZ_HARNESS,$(h))))
+
 clean:
-	rm -rf build build-san .bundle
+	rm -rf build build-san build-fuzz .bundle
 
 # `make print-CFLAGS`: a variable's value, for the tools tests.
 print-%:
 	@echo '$($*)'
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cjson_compat.h"
+#include "utf8.h"
 
 static const struct {
   const char *code;
@@ -47,6 +48,10 @@ int lab_fail(lab_error *err, lab_err code, const char *param, const char *fmt, .
   } else {
     snprintf(err->message, sizeof err->message, "%s", lab_err_advice(code));
   }
+  /* Messages quote what a client sent, cut at a byte count ("%.40s"): the
+   * cut can split a character, and an answer must still be valid JSON text. */
+  lab_utf8_repair(err->param);
+  lab_utf8_repair(err->message);
   return -1;
 }
 

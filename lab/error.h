@@ -21,6 +21,11 @@ typedef struct cJSON cJSON;
   X(LAB_E_METHOD_NOT_ALLOWED, "method_not_allowed", 405, "Use the method named in the Allow header.") \
   X(LAB_E_BODY_TOO_LARGE, "body_too_large", 413, "Send a smaller body.") \
   X(LAB_E_UNSUPPORTED_MEDIA, "unsupported_media_type", 415, "Send the body as application/json.") \
+  X(LAB_E_LENGTH_REQUIRED, "length_required", 411, "Send the body with one Content-Length header.") \
+  X(LAB_E_REQUEST_TIMEOUT, "request_timeout", 408, "Send the whole request at once; one that arrives too slowly is cut off.") \
+  X(LAB_E_HEADERS_TOO_LARGE, "headers_too_large", 431, "Send fewer or shorter headers (16 KiB in all).") \
+  X(LAB_E_TOO_MANY_CONNECTIONS, "too_many_connections", 429, "Too many connections from your address; retry after the Retry-After seconds.") \
+  X(LAB_E_CROSS_ORIGIN, "cross_origin", 403, "Use gpulab from its own pages; another site may not send it requests.") \
   X(LAB_E_NO_GPU, "no_gpu", 503, "Run it with backend \"simulated\", or on a machine with a usable NVIDIA GPU.") \
   X(LAB_E_BUSY, "busy", 503, "The GPU is running another experiment; retry in a few seconds.") \
   X(LAB_E_DEADLINE, "deadline_exceeded", 504, "The run took longer than its deadline; try smaller parameters.") \
@@ -38,9 +43,10 @@ typedef struct cJSON cJSON;
   X(LAB_E_UNKNOWN_RUN, "unknown_run", 404, "GET /api/session lists your runs.") \
   X(LAB_E_NOT_CANCELLABLE, "not_cancellable", 409, "Only a queued run can be cancelled; this one has started or finished.") \
   X(LAB_E_RATE_LIMITED, "rate_limited", 429, "Too many runs this minute; retry after the Retry-After seconds.") \
-  X(LAB_E_QUOTA_EXCEEDED, "quota_exceeded", 429, "Your session used its GPU time; run it with backend \"simulated\" or ask your instructor.") \
+  X(LAB_E_QUOTA_EXCEEDED, "quota_exceeded", 429, "You used your GPU time; run it with backend \"simulated\" or ask your instructor.") \
   X(LAB_E_OVER_MEMORY_LIMIT, "over_memory_limit", 400, "Ask for less GPU memory; the class limit is in the message.") \
   X(LAB_E_QUEUE_FULL, "queue_full", 503, "The GPU queue is full; retry after the Retry-After seconds.") \
+  X(LAB_E_TOO_MANY_QUEUED, "too_many_queued", 429, "You have as many GPU runs waiting as a learner may; wait for one to finish, or cancel one.") \
   X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
   X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")
 

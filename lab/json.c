@@ -3,6 +3,8 @@
  * no stack, so any input is measured safely before cJSON sees it. */
 #include "json.h"
 
+#include "utf8.h"
+
 int lab_json_depth(const char *text, size_t len, int limit) {
   int depth = 0, deepest = 0, in_string = 0;
   for (size_t i = 0; i < len; i++) {
@@ -29,6 +31,13 @@ static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == 
 cJSON *lab_json_parse(const char *text, size_t len, int max_depth, size_t *where) {
   if (where) *where = 0;
   if (!text || lab_json_depth(text, len, max_depth) > max_depth) return NULL;
+  /* cJSON copies the bytes of a string as they come: invalid UTF-8 would
+   * flow into keys, names and error messages, and out again as JSON. */
+  size_t bad = 0;
+  if (!lab_utf8_valid(text, len, &bad)) {
+    if (where) *where = bad;
+    return NULL;
+  }
   const char *end = NULL;
   cJSON *json = cJSON_ParseWithLengthOpts(text, len, &end, 0);
   if (!json) {

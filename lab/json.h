@@ -19,8 +19,8 @@
 int lab_json_depth(const char *text, size_t len, int limit);
 
 /* Parses text[0..len) as exactly one JSON value: nesting deeper than
- * max_depth, or bytes after the value other than whitespace, make it
- * invalid. Returns the value (caller owns, cJSON_Delete), or NULL; when
+ * max_depth, bytes that are not well-formed UTF-8, or bytes after the value
+ * other than whitespace, make it invalid. Returns the value (caller owns, cJSON_Delete), or NULL; when
  * `where` is not NULL it receives the byte offset of the problem. */
 cJSON *lab_json_parse(const char *text, size_t len, int max_depth, size_t *where);
 

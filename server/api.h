@@ -14,6 +14,7 @@ typedef struct srv_app {
   char lesson_keys[4096]; /* server-only quiz answer keys */
   size_t max_body_bytes;
   struct srv_class *cls; /* class mode (class.h); NULL for a single learner */
+  struct srv_conn_limit *conns; /* connections per client address (conn_limit.h, conn_gate.h) */
 } srv_app;
 
 int srv_api_health(struct mg_connection *conn, void *app);

@@ -1,5 +1,6 @@
 /* Class mode for learners: POST /api/class/join {"code","name"} opens a lab
- * session (the token goes only into an HttpOnly cookie), POST
+ * session of the browser's learner (learner.h; each token goes only into an
+ * HttpOnly cookie), POST
  * /api/class/leave ends it, GET /api/session shows the caller's own runs,
  * quiz attempts and GPU time. Without a class these answer not_found. */
 #include <civetweb.h>
@@ -10,99 +11,86 @@
 #include "api.h"
 #include "cjson_compat.h"
 #include "http.h"
+#include "learner.h"
+#include "throttle.h"
 #include "session.h"
 
 #define JOIN_BODY_MAX 1024
 
-/* Like srv_send_json, plus header lines (the cookie). */
-static int send_json_with(struct mg_connection *conn, int status, const cJSON *json, const char *extra) {
-  char *text = cJSON_PrintUnformatted(json);
-  if (!text) return srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory; try again");
-  char length[32];
-  snprintf(length, sizeof length, "%zu", strlen(text));
-  mg_response_header_start(conn, status);
-  mg_response_header_add(conn, "Content-Type", "application/json", -1);
-  mg_response_header_add(conn, "Content-Length", length, -1);
-  mg_response_header_add(conn, "Cache-Control", "no-store", -1);
-  mg_response_header_add_lines(conn, srv_security_headers);
-  mg_response_header_add_lines(conn, extra);
-  mg_response_header_send(conn);
-  mg_write(conn, text, strlen(text));
-  cJSON_free(text);
-  return status;
-}
-
-/* 1–40 characters of well-formed UTF-8, no control characters, not blank. */
-static int valid_name(const char *s) {
-  size_t chars = 0, i = 0;
-  int visible = 0;
-  const unsigned char *u = (const unsigned char *)s;
-  while (u[i]) {
-    unsigned c = u[i];
-    size_t extra = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 9;
-    if (extra == 9 || (extra == 1 && c < 0xc2) || (extra == 3 && c > 0xf4)) return 0;
-    if (extra == 0 && (c < 0x20 || c == 0x7f)) return 0;
-    for (size_t k = 1; k <= extra; k++)
-      if ((u[i + k] & 0xc0) != 0x80) return 0;
-    if (extra == 1 && c == 0xc2 && u[i + 1] < 0xa0) return 0; /* C1 control characters */
-    if (c != ' ') visible = 1;
-    i += extra + 1;
-    chars++;
+/* The session's and the learner's cookies, and {"session":{"name","created"}}. */
+static int send_joined(struct mg_connection *conn, const srv_class *cls, const srv_store_session *sess,
+                       const char *session_token, const char *learner_token) {
+  int secure = cls->cfg.tls_cert[0] != 0;
+  char cookies[400], created[32];
+  srv_cookie_set_line(cookies, sizeof cookies, session_token, secure);
+  /* The learner cookie is set again at every join: its lifetime starts anew. */
+  if (learner_token[0]) {
+    size_t used = strlen(cookies);
+    srv_learner_cookie_line(cookies + used, sizeof cookies - used, learner_token, secure);
   }
-  return chars >= 1 && chars <= SRV_NAME_MAX && i <= SRV_NAME_BYTES && visible;
+  srv_store_time_iso(sess->created_ms, created);
+  cJSON *out = cJSON_CreateObject(), *s = NULL;
+  int ok = out && (s = cJSON_AddObjectToObject(out, "session")) && cJSON_AddStringToObject(s, "name", sess->name) &&
+           cJSON_AddStringToObject(s, "created", created);
+  int rc = ok ? srv_send_json_with(conn, 200, out, cookies)
+              : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory; try again");
+  memset(cookies, 0, sizeof cookies);
+  cJSON_Delete(out);
+  return rc;
 }
 
-static int join(struct mg_connection *conn, srv_app *app) {
-  srv_class *cls = app->cls;
-  lab_error err = {0};
-  cJSON *body = NULL, *out = NULL;
-  int rc;
+/* Checks the body and the code; a wrong code counts against the address. */
+static int join_request(struct mg_connection *conn, srv_class *cls, cJSON **body, lab_error *err) {
   static const char *const fields[] = {"code", "name", NULL};
-  if (srv_read_json_object(conn, JOIN_BODY_MAX, fields, 0, "{\"code\":\"ABCD-EFGH\",\"name\":\"your name\"}", &body, &err))
-    goto fail;
-  const cJSON *code = cJSON_GetObjectItemCaseSensitive(body, "code");
-  const cJSON *name = cJSON_GetObjectItemCaseSensitive(body, "name");
-  if (!cJSON_IsString(name) || !valid_name(name->valuestring)) {
-    lab_fail(&err, LAB_E_INVALID_PARAM, "name",
-             "name must be 1 to %d printable characters (the class sees it)", SRV_NAME_MAX);
-    goto fail;
-  }
-  if (!cJSON_IsString(code)) {
-    lab_fail(&err, LAB_E_INVALID_PARAM, "code", "code must be the join code your instructor gave you, as a string");
-    goto fail;
-  }
+  if (srv_read_json_object(conn, JOIN_BODY_MAX, fields, 0, "{\"code\":\"ABCD-EFGH\",\"name\":\"your name\"}", body,
+                           err))
+    return -1;
+  const cJSON *code = cJSON_GetObjectItemCaseSensitive(*body, "code");
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(*body, "name");
+  if (!cJSON_IsString(name) || !srv_name_valid(name->valuestring))
+    return lab_fail(err, LAB_E_INVALID_PARAM, "name",
+                    "name must be 1 to %d printable characters, without control or direction-changing ones (the "
+                    "class sees it)",
+                    SRV_NAME_MAX);
+  if (!cJSON_IsString(code))
+    return lab_fail(err, LAB_E_INVALID_PARAM, "code", "code must be the join code your instructor gave you, as a string");
   /* Normalised first ("abcd efgh" works), then compared in constant time. */
   char typed[SRV_JOIN_CODE_LEN + 1] = {0};
   int shaped = srv_join_code_normalise(code->valuestring, typed) == 0;
-  if (!srv_equal_ct(typed, cls->join_code, SRV_JOIN_CODE_LEN) || !shaped) {
-    lab_fail(&err, LAB_E_BAD_JOIN_CODE, "code", "that is not this class's join code; check it with your instructor");
-    goto fail;
-  }
-  char token[SRV_TOKEN_HEX + 1];
-  unsigned char hash[SRV_HASH_BYTES];
+  if (srv_equal_ct(typed, cls->join_code, SRV_JOIN_CODE_LEN) && shaped) return 0;
+  srv_address_count(cls->store, "join", mg_get_request_info(conn)->remote_addr);
+  return lab_fail(err, LAB_E_BAD_JOIN_CODE, "code", "that is not this class's join code; check it with your instructor");
+}
+
+/* A join: the browser's learner (or a new one, which counts against the
+ * address like a wrong code does), and a new session of that learner. */
+static int join(struct mg_connection *conn, srv_app *app) {
+  srv_class *cls = app->cls;
+  const char *addr = mg_get_request_info(conn)->remote_addr;
+  lab_error err = {0};
+  double retry = 0;
+  cJSON *body = NULL;
+  srv_store_learner learner;
   srv_store_session sess;
-  if (srv_token_new(token, &err) != 0) goto fail;
-  srv_sha256(token, SRV_TOKEN_HEX, hash);
-  if (srv_store_session_add(cls->store, hash, name->valuestring, &sess, &err) != 0) goto fail;
-  char cookie[200];
-  srv_cookie_set_line(cookie, sizeof cookie, token, cls->cfg.tls_cert[0] != 0);
-  memset(token, 0, sizeof token);
-  cJSON *s = NULL;
-  char created[32];
-  srv_store_time_iso(sess.created_ms, created);
-  out = cJSON_CreateObject();
-  if (!out || !(s = cJSON_AddObjectToObject(out, "session")) || !cJSON_AddStringToObject(s, "name", sess.name) ||
-      !cJSON_AddStringToObject(s, "created", created)) {
-    lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
+  char learner_token[SRV_TOKEN_HEX + 1] = "", session_token[SRV_TOKEN_HEX + 1];
+  unsigned char hash[SRV_HASH_BYTES];
+  int rc;
+  if (srv_address_check(cls->store, "join", addr, &retry, &err) != 0 || join_request(conn, cls, &body, &err) != 0)
     goto fail;
-  }
-  rc = send_json_with(conn, 200, out, cookie);
-  memset(cookie, 0, sizeof cookie);
+  const char *name = cJSON_GetObjectItemCaseSensitive(body, "name")->valuestring;
+  if (srv_learner_for_join(cls->store, mg_get_header(conn, "Cookie"), name, &learner, learner_token, &err) != 0)
+    goto fail;
+  if (learner_token[0]) srv_address_count(cls->store, "join", addr);
+  if (srv_token_new(session_token, &err) != 0) goto fail;
+  srv_sha256(session_token, SRV_TOKEN_HEX, hash);
+  if (srv_store_session_add(cls->store, hash, name, learner.id, &sess, &err) != 0) goto fail;
+  rc = send_joined(conn, cls, &sess, session_token, learner_token);
   goto done;
 fail:
-  rc = srv_send_error(conn, &err);
+  rc = srv_send_error_retry(conn, &err, retry);
 done:
-  cJSON_Delete(out);
+  memset(session_token, 0, sizeof session_token);
+  memset(learner_token, 0, sizeof learner_token);
   cJSON_Delete(body);
   return rc;
 }
@@ -120,7 +108,7 @@ static int leave(struct mg_connection *conn, srv_app *app) {
     cJSON_Delete(out);
     return srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory; try again");
   }
-  int rc = send_json_with(conn, 200, out, cookie);
+  int rc = srv_send_json_with(conn, 200, out, cookie);
   cJSON_Delete(out);
   return rc;
 }
@@ -134,7 +122,8 @@ int srv_api_class(struct mg_connection *conn, void *cbdata) {
   return srv_api_not_found(conn, cbdata);
 }
 
-/* {"name","created","runs":[…],"quiz":[…],"gpu_seconds_used","gpu_seconds_limit"}. */
+/* {"name","created","runs":[…],"quiz":[…],"gpu_seconds_used","gpu_seconds_limit","cpu_seconds_used"}:
+ * the runs and attempts of this session; the seconds are the learner's. */
 int srv_api_session(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
   if (!app->cls) return srv_class_not_running(conn);
@@ -158,7 +147,8 @@ int srv_api_session(struct mg_connection *conn, void *cbdata) {
   ok = ok && cJSON_AddItemToObject(out, "quiz", quiz);
   if (ok) quiz = NULL;
   ok = ok && cJSON_AddNumberToObject(out, "gpu_seconds_used", sess.gpu_ms_used / 1000.0) &&
-       cJSON_AddNumberToObject(out, "gpu_seconds_limit", (double)app->cls->cfg.gpu_seconds_per_session);
+       cJSON_AddNumberToObject(out, "gpu_seconds_limit", (double)app->cls->cfg.gpu_seconds_per_session) &&
+       cJSON_AddNumberToObject(out, "cpu_seconds_used", sess.cpu_ms_used / 1000.0);
   int rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");
   cJSON_Delete(runs);
   cJSON_Delete(quiz);

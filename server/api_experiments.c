@@ -9,6 +9,7 @@
 #include "http.h"
 #include "registry.h"
 #include "hooks.h"
+#include "learner.h"
 #include "session.h"
 #include "api_runs.h"
 
@@ -25,9 +26,10 @@ static const char *optional_string(const cJSON *body, const char *key, lab_error
 
 /* ---- class mode: a run answered at once is stored with the session -------- */
 /* Simulated runs (and any run not queued) are kept as done at once, with
- * their whole envelope, and cost no GPU time. */
+ * their whole envelope; they cost no GPU time but the CPU time they took
+ * (learner.h), and only a learner's newest ones are kept. */
 static int store_answered_run(srv_app *app, int64_t session_id, const char *name, const cJSON *result,
-                              lab_error *err) {
+                              double cpu_ms, lab_error *err) {
   const cJSON *backend = cJSON_GetObjectItemCaseSensitive(result, "backend");
   char *params = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(result, "params"));
   char *envelope = cJSON_PrintUnformatted(result);
@@ -36,7 +38,8 @@ static int store_answered_run(srv_app *app, int64_t session_id, const char *name
   if (!params || !envelope) lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   else
     rc = srv_store_run_record(app->cls->store, session_id, name, params,
-                              cJSON_IsString(backend) ? backend->valuestring : "simulated", envelope, &id, err);
+                              cJSON_IsString(backend) ? backend->valuestring : "simulated", envelope, cpu_ms,
+                              app->cls->cfg.stored_runs_per_learner, &id, err);
   cJSON_free(params);
   cJSON_free(envelope);
   return rc;
@@ -48,6 +51,8 @@ static int run(struct mg_connection *conn, srv_app *app, const char *name) {
   cJSON *body = NULL, *result = NULL;
   int rc;
   srv_store_session sess = {0};
+  int64_t ticket = 0;
+  double retry = 0, cpu_ms = srv_thread_cpu_ms();
   /* class mode: every run belongs to a session */
   if (app->cls && srv_session_require(conn, app->cls, &sess, &err) != 0) goto fail;
   static const char *const fields[] = {"params", "backend", "profile", NULL};
@@ -58,17 +63,25 @@ static int run(struct mg_connection *conn, srv_app *app, const char *name) {
   const char *profile = bad ? NULL : optional_string(body, "profile", &err, &bad);
   if (bad) goto fail;
   /* class mode: a GPU run waits in the fair queue and answers 202 (api_runs.c) */
-  if (app->cls && srv_api_runs_submit(conn, app, sess.id, name, cJSON_GetObjectItemCaseSensitive(body, "params"),
+  if (app->cls && srv_api_runs_submit(conn, app, &sess, name, cJSON_GetObjectItemCaseSensitive(body, "params"),
                                       backend, &rc))
     goto done;
+  /* class mode: runs answered at once count against the learner's minute */
+  if (app->cls && srv_learner_sim_admit(app->cls, sess.learner_id, &ticket, &retry, &err) != 0) goto fail;
   if (srv_run_experiment(&app->runner, name, cJSON_GetObjectItemCaseSensitive(body, "params"), backend, profile,
                          &result, &err) != 0)
     goto fail;
-  if (app->cls && store_answered_run(app, sess.id, name, result, &err) != 0) goto fail; /* class mode */
+  cpu_ms = srv_thread_cpu_ms() - cpu_ms;
+  if (app->cls) { /* class mode */
+    srv_learner_sim_settle(app->cls, ticket, cpu_ms, 1);
+    ticket = 0;
+    if (store_answered_run(app, sess.id, name, result, cpu_ms, &err) != 0) goto fail;
+  }
   rc = srv_send_json(conn, 200, result);
   goto done;
 fail:
-  rc = srv_send_error(conn, &err);
+  if (ticket) srv_learner_sim_settle(app->cls, ticket, 0, 0); /* refused after all: not counted */
+  rc = srv_send_error_retry(conn, &err, retry);
 done:
   cJSON_Delete(result);
   cJSON_Delete(body);

@@ -25,7 +25,11 @@ static cJSON *class_info(const srv_class *cls) {
   } l[] = {{"runs_per_minute", c->runs_per_minute}, {"gpu_seconds_per_session", c->gpu_seconds_per_session},
            {"max_gpu_mem_gib", c->max_gpu_mem_gib}, {"deadline_s", c->deadline_s},
            {"queue_max", c->queue_max},             {"max_body_kib", c->max_body_kib},
-           {"max_connections", c->max_connections}};
+           {"max_connections", c->max_connections}, {"max_connections_per_address", c->max_connections_per_address},
+           {"queued_runs_per_learner", c->queued_runs_per_learner}, {"sim_runs_per_minute", c->sim_runs_per_minute},
+           {"sim_cpu_seconds_per_minute", c->sim_cpu_seconds_per_minute},
+           {"stored_runs_per_learner", c->stored_runs_per_learner}, {"session_idle_s", c->session_idle_s},
+           {"session_max_s", c->session_max_s}};
   for (size_t i = 0; ok && i < sizeof l / sizeof l[0]; i++) ok = cJSON_AddNumberToObject(limits, l[i].key, (double)l[i].v) != NULL;
   for (int i = 0; ok && i < c->gpu_count; i++) ok = cJSON_AddItemToArray(gpus, cJSON_CreateNumber(c->gpus[i]));
   if (!ok) {

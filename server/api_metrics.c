@@ -9,6 +9,7 @@
 
 #include "api.h"
 #include "class.h"
+#include "conn_gate.h"
 #include "http.h"
 #include "metrics.h"
 #include "runs.h"
@@ -16,6 +17,7 @@
 static void gauges(srv_app *app, srv_metrics_gauges *g) {
   memset(g, 0, sizeof *g);
   g->sessions_active = -1;
+  g->connections_refused = srv_conn_gate_refused();
   srv_class_runs *cr = app->cls ? app->cls->runs : NULL;
   if (cr) {
     g->queue_length = srv_queue_waiting(cr->queue);
@@ -53,7 +55,7 @@ int srv_api_metrics(struct mg_connection *conn, void *cbdata) {
   mg_response_header_add(conn, "Content-Type", "text/plain; version=0.0.4; charset=utf-8", -1);
   mg_response_header_add(conn, "Content-Length", length, -1);
   mg_response_header_add(conn, "Cache-Control", "no-store", -1);
-  mg_response_header_add_lines(conn, srv_security_headers);
+  srv_add_common_headers(conn);
   mg_response_header_send(conn);
   if (strcmp(mg_get_request_info(conn)->request_method, "HEAD") != 0) mg_write(conn, text, len);
   free(text);

@@ -5,7 +5,6 @@
 #include "api_runs.h"
 
 #include <civetweb.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,36 +14,14 @@
 #include "runs.h"
 #include "session.h"
 
-int srv_send_error_retry(struct mg_connection *conn, const lab_error *err, double retry_after_s) {
-  if (retry_after_s <= 0) return srv_send_error(conn, err);
-  int status = lab_err_http_status(err->code);
-  cJSON *json = lab_error_json(err);
-  char *text = json ? cJSON_PrintUnformatted(json) : NULL;
-  cJSON_Delete(json);
-  if (!text) return srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory; retry in a few seconds");
-  char length[32], after[32];
-  snprintf(length, sizeof length, "%zu", strlen(text));
-  snprintf(after, sizeof after, "%.0f", ceil(retry_after_s < 1 ? 1 : retry_after_s));
-  mg_response_header_start(conn, status);
-  mg_response_header_add(conn, "Content-Type", "application/json", -1);
-  mg_response_header_add(conn, "Content-Length", length, -1);
-  mg_response_header_add(conn, "Cache-Control", "no-store", -1);
-  mg_response_header_add(conn, "Retry-After", after, -1);
-  mg_response_header_add_lines(conn, srv_security_headers);
-  mg_response_header_send(conn);
-  if (strcmp(mg_get_request_info(conn)->request_method, "HEAD") != 0) mg_write(conn, text, strlen(text));
-  cJSON_free(text);
-  return status;
-}
-
-int srv_api_runs_submit(struct mg_connection *conn, srv_app *app, int64_t session_id, const char *experiment,
-                        const cJSON *params, const char *backend, int *status) {
+int srv_api_runs_submit(struct mg_connection *conn, srv_app *app, const srv_store_session *sess,
+                        const char *experiment, const cJSON *params, const char *backend, int *status) {
   srv_class_runs *cr = app->cls ? app->cls->runs : NULL;
   if (!srv_class_runs_queued(cr, experiment, backend)) return 0;
   lab_error err = {0};
   cJSON *out = NULL;
   double retry = 0;
-  if (srv_class_runs_submit(cr, session_id, experiment, params, &out, &retry, &err) != 0) {
+  if (srv_class_runs_submit(cr, sess, experiment, params, &out, &retry, &err) != 0) {
     *status = srv_send_error_retry(conn, &err, retry);
     return 1;
   }

@@ -1,23 +1,19 @@
 /* Class-mode GPU runs over HTTP: the 202 branch of POST
- * /api/experiments/NAME, GET and DELETE /api/runs/ID, and error answers
- * that carry Retry-After. */
+ * /api/experiments/NAME, and GET and DELETE /api/runs/ID. */
 #ifndef SRV_API_RUNS_H
 #define SRV_API_RUNS_H
 
 #include <stdint.h>
 
 #include "api.h"
+#include "store.h"
 
 /* For POST /api/experiments/NAME in class mode, after the session check:
  * when this run goes through the GPU queue (runs.h: srv_class_runs_queued)
  * it answers 202 {"run":{…}} or the limit's error and returns 1 with
  * *status set; returns 0 (nothing sent) when the run is not for the queue
  * (simulated, no GPU side, no usable GPU). */
-int srv_api_runs_submit(struct mg_connection *conn, srv_app *app, int64_t session_id, const char *experiment,
-                        const cJSON *params, const char *backend, int *status);
-
-/* The error envelope with "Retry-After: N" (N = ceil(retry_after_s), ≥ 1)
- * when retry_after_s > 0; otherwise as srv_send_error. */
-int srv_send_error_retry(struct mg_connection *conn, const lab_error *err, double retry_after_s);
+int srv_api_runs_submit(struct mg_connection *conn, srv_app *app, const srv_store_session *sess,
+                        const char *experiment, const cJSON *params, const char *backend, int *status);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -43,6 +44,14 @@ static const setting settings[] = {
     {"limits", "queue_max", "--queue-max", K_LONG, 1, 10000, AT(queue_max), 0},
     {"limits", "max_body_kib", "--max-body-kib", K_LONG, 1, 1024, AT(max_body_kib), 0},
     {"limits", "max_connections", "--max-connections", K_LONG, 1, 1000, AT(max_connections), 0},
+    {"limits", "max_connections_per_address", "--max-connections-per-address", K_LONG, 0, 1000,
+     AT(max_connections_per_address), 0},
+    {"limits", "queued_runs_per_learner", "--queued-runs-per-learner", K_LONG, 1, 100, AT(queued_runs_per_learner), 0},
+    {"limits", "sim_runs_per_minute", "--sim-runs-per-minute", K_LONG, 1, 6000, AT(sim_runs_per_minute), 0},
+    {"limits", "sim_cpu_seconds_per_minute", "--sim-cpu-seconds", K_LONG, 1, 3600, AT(sim_cpu_seconds_per_minute), 0},
+    {"limits", "stored_runs_per_learner", "--stored-runs", K_LONG, 10, 100000, AT(stored_runs_per_learner), 0},
+    {"limits", "session_idle_s", "--session-idle", K_LONG, 1, 604800, AT(session_idle_s), 0},
+    {"limits", "session_max_s", "--session-max", K_LONG, 1, 2592000, AT(session_max_s), 0},
     {"tls", "cert", "--tls-cert", K_PATH, 1, 4000, AT(tls_cert), 1},
     {"tls", "key", "--tls-key", K_PATH, 1, 4000, AT(tls_key), 1},
     {NULL, "gpus", "--gpus", K_GPUS, 0, 63, AT(gpus), 0},
@@ -64,6 +73,13 @@ const char srv_class_help[] =
     "  --queue-max N             1-10000 runs waiting for the GPU (default 50)\n"
     "  --max-body-kib N          1-1024 KiB per request body (default 64)\n"
     "  --max-connections N       1-1000 connections served at once (default 64)\n"
+    "  --max-connections-per-address N  0-1000 of those one client address may hold (default 0: all but an eighth)\n"
+    "  --queued-runs-per-learner N  1-100 GPU runs one learner may have waiting (default 3)\n"
+    "  --sim-runs-per-minute N   1-6000 simulated runs per learner per minute (default 30)\n"
+    "  --sim-cpu-seconds N       1-3600 CPU seconds of simulation per learner per minute (default 30)\n"
+    "  --stored-runs N           10-100000 simulated results kept per learner, oldest dropped (default 500)\n"
+    "  --session-idle S          1-604800 seconds a session lives after its last request (default 7200)\n"
+    "  --session-max S           1-2592000 seconds a session lives at most (default 43200)\n"
     "  --tls-cert FILE --tls-key FILE   serve HTTPS (both or neither)\n"
     "  --gpus LIST               1-16 distinct device indices 0-63, e.g. 0,1 (default 0)\n"
     "  The join code and an instructor token (GPULAB_INSTRUCTOR_TOKEN, or random) are printed at start.\n";
@@ -79,6 +95,12 @@ void srv_class_config_defaults(srv_class_config *cfg) {
   cfg->queue_max = 50;
   cfg->max_body_kib = 64;
   cfg->max_connections = 64;
+  cfg->queued_runs_per_learner = 3;
+  cfg->sim_runs_per_minute = 30;
+  cfg->sim_cpu_seconds_per_minute = 30;
+  cfg->stored_runs_per_learner = 500;
+  cfg->session_idle_s = 2 * 3600;
+  cfg->session_max_s = 12 * 3600;
   cfg->gpus[0] = 0;
   cfg->gpu_count = 1;
 }
@@ -181,6 +203,13 @@ static int set_text(const setting *s, const char *v, const char *base, srv_class
   return failf(msg, n, "unknown setting");
 }
 
+/* A JSON number that is a whole number within [min, max]. The bounds come
+ * first: converting a double out of a long's range is undefined (the
+ * fuzzer found 1.7e85 here). */
+static int whole_within(const cJSON *v, double min, double max) {
+  return cJSON_IsNumber(v) && v->valuedouble >= min && v->valuedouble <= max && v->valuedouble == floor(v->valuedouble);
+}
+
 /* One JSON value for a setting: checks its type, then reuses set_text. */
 static int set_json(const setting *s, const cJSON *v, const char *base, srv_class_config *cfg, char *msg, size_t n) {
   if (cJSON_IsNull(v)) {
@@ -189,8 +218,7 @@ static int set_json(const setting *s, const cJSON *v, const char *base, srv_clas
     return 0;
   }
   if (s->kind == K_LONG) {
-    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble || v->valuedouble < (double)s->min ||
-        v->valuedouble > (double)s->max)
+    if (!whole_within(v, (double)s->min, (double)s->max))
       return failf(msg, n, "must be an integer from %ld to %ld", s->min, s->max);
     *(long *)(void *)((char *)cfg + s->offset) = (long)v->valuedouble;
     return 0;
@@ -202,7 +230,7 @@ static int set_json(const setting *s, const cJSON *v, const char *base, srv_clas
     const cJSON *g;
     if (!cJSON_IsArray(v)) return failf(msg, n, "must be an array of device indices, e.g. [0,1]");
     cJSON_ArrayForEach(g, v) {
-      if (!cJSON_IsNumber(g) || g->valuedouble != (double)(int)g->valuedouble || ++count > SRV_MAX_GPUS)
+      if (!whole_within(g, (double)s->min, (double)s->max) || ++count > SRV_MAX_GPUS)
         return failf(msg, n, "must be 1 to %d distinct integers from %ld to %ld", SRV_MAX_GPUS, s->min, s->max);
       used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", used ? "," : "", (int)g->valuedouble);
     }
@@ -224,10 +252,18 @@ static const setting *find_setting(const char *section, const char *key) {
 static int is_section(const char *key) { return strcmp(key, "limits") == 0 || strcmp(key, "tls") == 0; }
 
 int srv_class_config_load(const char *path, srv_class_config *cfg, char *msg, size_t n) {
-  char *text = NULL, why[200];
+  char *text = NULL;
   size_t len = 0;
   if (srv_read_file(path, MAX_FILE_BYTES, &text, &len) != 0)
     return failf(msg, n, "%s: cannot read it (missing, unreadable, or over %d KiB)", path, MAX_FILE_BYTES / 1024);
+  int rc = srv_class_config_parse(path, text, len, cfg, msg, n);
+  free(text);
+  return rc;
+}
+
+int srv_class_config_parse(const char *path, const char *text, size_t len, srv_class_config *cfg, char *msg,
+                           size_t n) {
+  char why[200];
   size_t where = 0;
   cJSON *root = lab_json_parse(text, len, LAB_JSON_MAX_DEPTH, &where);
   int rc = -1;
@@ -279,7 +315,6 @@ int srv_class_config_load(const char *path, srv_class_config *cfg, char *msg, si
   rc = 0;
 done:
   cJSON_Delete(root);
-  free(text);
   return rc;
 }
 

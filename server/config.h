@@ -21,6 +21,12 @@ typedef struct srv_class_config {
   long queue_max;                         /* runs waiting for the GPU, whole class */
   long max_body_kib;
   long max_connections;
+  long max_connections_per_address;        /* 0: all but an eighth of max_connections (conn_limit.h) */
+  long queued_runs_per_learner;           /* GPU runs one learner may have waiting */
+  long sim_runs_per_minute;               /* simulated runs per learner */
+  long sim_cpu_seconds_per_minute;        /* CPU time those may take, per learner */
+  long stored_runs_per_learner;           /* simulated results kept per learner (oldest go first) */
+  long session_idle_s, session_max_s;     /* a session ends this long after its last request / its join */
   char tls_cert[4096], tls_key[4096];     /* both "" = plain HTTP */
   int gpus[SRV_MAX_GPUS];
   int gpu_count;
@@ -28,7 +34,7 @@ typedef struct srv_class_config {
 
 /* The flags seen on the command line, kept raw until the file is read:
  * flags override the file whatever their order. */
-enum { SRV_CLASS_FLAG_COUNT = 14 };
+enum { SRV_CLASS_FLAG_COUNT = 24 };
 typedef struct srv_class_flags {
   const char *file;                        /* --class FILE */
   const char *value[SRV_CLASS_FLAG_COUNT]; /* by position in config.c's table */
@@ -49,6 +55,10 @@ void srv_class_config_defaults(srv_class_config *cfg);
 
 /* Reads a config file into cfg (on top of what it holds). 0 or -1 with msg. */
 int srv_class_config_load(const char *path, srv_class_config *cfg, char *msg, size_t n);
+/* The same for a file's text already read: `path` names it in messages and
+ * its folder is where relative paths start. */
+int srv_class_config_parse(const char *path, const char *text, size_t len, srv_class_config *cfg, char *msg,
+                           size_t n);
 
 /* Normalises a join code typed by a person ("abcd-efgh", "ABCDEFGH") to 8
  * upper-case characters; returns 0, or -1 when it cannot be one. */

@@ -4,6 +4,7 @@
 #include "http.h"
 
 #include <civetweb.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,10 @@
 #include <strings.h>
 
 #include "cjson_compat.h"
+#include "clock.h"
+#include "conn_limit.h"
 #include "json.h"
+#include "utf8.h"
 
 const char srv_security_headers[] =
     "Cross-Origin-Opener-Policy: same-origin\r\n"
@@ -23,6 +27,17 @@ const char srv_security_headers[] =
     "img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'\r\n";
 
+/* Over TLS every answer also asks the browser to use HTTPS from now on:
+ * the sessions' cookies are Secure, and HSTS keeps a later visit from
+ * starting in plain HTTP where it could be intercepted. */
+#define HSTS_LINE "Strict-Transport-Security: max-age=31536000\r\n"
+
+void srv_add_common_headers(struct mg_connection *conn) {
+  mg_response_header_add_lines(conn, srv_security_headers);
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  if (ri && ri->is_ssl) mg_response_header_add_lines(conn, HSTS_LINE);
+}
+
 static int send_text(struct mg_connection *conn, int status, const char *type, const char *body, size_t len,
                      const char *extra) {
   char length[32];
@@ -31,7 +46,7 @@ static int send_text(struct mg_connection *conn, int status, const char *type, c
   mg_response_header_add(conn, "Content-Type", type, -1);
   mg_response_header_add(conn, "Content-Length", length, -1);
   mg_response_header_add(conn, "Cache-Control", "no-store", -1);
-  mg_response_header_add_lines(conn, srv_security_headers);
+  srv_add_common_headers(conn);
   if (extra) mg_response_header_add_lines(conn, extra);
   mg_response_header_send(conn);
   const struct mg_request_info *ri = mg_get_request_info(conn);
@@ -40,7 +55,7 @@ static int send_text(struct mg_connection *conn, int status, const char *type, c
   return status;
 }
 
-static int send_json_extra(struct mg_connection *conn, int status, const cJSON *json, const char *extra) {
+int srv_send_json_with(struct mg_connection *conn, int status, const cJSON *json, const char *extra) {
   char *text = json ? cJSON_PrintUnformatted(json) : NULL;
   if (!text) {
     static const char oom[] = "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"The server ran out of memory.\"}}";
@@ -52,17 +67,29 @@ static int send_json_extra(struct mg_connection *conn, int status, const cJSON *
 }
 
 int srv_send_json(struct mg_connection *conn, int status, const cJSON *json) {
-  return send_json_extra(conn, status, json, NULL);
+  return srv_send_json_with(conn, status, json, NULL);
 }
 
-int srv_send_error(struct mg_connection *conn, const lab_error *err) {
+/* Seconds to send as Retry-After when the caller has no figure of its own. */
+static double default_retry_s(lab_err code) {
+  if (code == LAB_E_BUSY || code == LAB_E_NO_GPU || code == LAB_E_STORE_BUSY) return 5;
+  if (code == LAB_E_TOO_MANY_CONNECTIONS) return SRV_CONN_RETRY_S;
+  if (lab_err_http_status(code) == 429) return 60; /* every 429 says when to come back */
+  return 0;
+}
+
+int srv_send_error_retry(struct mg_connection *conn, const lab_error *err, double retry_after_s) {
+  if (retry_after_s <= 0) retry_after_s = default_retry_s(err->code);
+  char extra[48] = "";
+  if (retry_after_s > 0)
+    snprintf(extra, sizeof extra, "Retry-After: %.0f\r\n", ceil(retry_after_s < 1 ? 1 : retry_after_s));
   cJSON *json = lab_error_json(err);
-  const char *extra =
-      err->code == LAB_E_BUSY || err->code == LAB_E_NO_GPU || err->code == LAB_E_STORE_BUSY ? "Retry-After: 5\r\n" : NULL;
-  int rc = send_json_extra(conn, lab_err_http_status(err->code), json, extra);
+  int rc = srv_send_json_with(conn, lab_err_http_status(err->code), json, extra[0] ? extra : NULL);
   cJSON_Delete(json);
   return rc;
 }
+
+int srv_send_error(struct mg_connection *conn, const lab_error *err) { return srv_send_error_retry(conn, err, 0); }
 
 int srv_send_fail(struct mg_connection *conn, lab_err code, const char *param, const char *fmt, ...) {
   lab_error err;
@@ -82,7 +109,7 @@ int srv_send_method_not_allowed(struct mg_connection *conn, const char *allow) {
   char extra[96];
   snprintf(extra, sizeof extra, "Allow: %s\r\n", allow);
   cJSON *json = lab_error_json(&err);
-  int rc = send_json_extra(conn, 405, json, extra);
+  int rc = srv_send_json_with(conn, 405, json, extra);
   cJSON_Delete(json);
   return rc;
 }
@@ -98,19 +125,18 @@ int srv_method_ok(struct mg_connection *conn, const char *allowed) {
 
 cJSON *srv_parse_json(const char *text, size_t len) { return lab_json_parse(text, len, LAB_JSON_MAX_DEPTH, NULL); }
 
-int srv_read_json_object(struct mg_connection *conn, size_t limit, const char *const fields[], int empty_ok,
-                         const char *example, cJSON **out, lab_error *err) {
-  char *text = NULL, known[160] = "";
-  size_t len = 0, used = 0;
+int srv_json_object_parse(const char *text, size_t len, const char *const fields[], int empty_ok,
+                          const char *example, cJSON **out, lab_error *err) {
+  char known[160] = "";
+  size_t used = 0, bad = 0;
   *out = NULL;
-  if (srv_read_body(conn, limit, 1, &text, &len, err) != 0) return -1;
-  if (lab_json_depth(text, len, LAB_JSON_MAX_DEPTH) > LAB_JSON_MAX_DEPTH) {
-    free(text);
+  if (lab_json_depth(text, len, LAB_JSON_MAX_DEPTH) > LAB_JSON_MAX_DEPTH)
     return lab_fail(err, LAB_E_INVALID_JSON, NULL, "the body nests deeper than %d levels; send one flat JSON object, e.g. %s",
                     LAB_JSON_MAX_DEPTH, example);
-  }
+  if (!lab_utf8_valid(text, len, &bad))
+    return lab_fail(err, LAB_E_INVALID_JSON, NULL, "the body is not UTF-8 (byte %zu); send it as UTF-8 JSON, e.g. %s",
+                    bad, example);
   cJSON *body = len == 0 && empty_ok ? cJSON_CreateObject() : srv_parse_json(text, len);
-  free(text);
   if (!cJSON_IsObject(body)) {
     cJSON_Delete(body);
     return lab_fail(err, LAB_E_INVALID_JSON, NULL, "the body must be one JSON object, e.g. %s", example);
@@ -130,6 +156,63 @@ int srv_read_json_object(struct mg_connection *conn, size_t limit, const char *c
   return 0;
 }
 
+int srv_read_json_object(struct mg_connection *conn, size_t limit, const char *const fields[], int empty_ok,
+                         const char *example, cJSON **out, lab_error *err) {
+  char *text = NULL;
+  size_t len = 0;
+  *out = NULL;
+  if (srv_read_body(conn, limit, 1, &text, &len, err) != 0) return -1;
+  int rc = srv_json_object_parse(text, len, fields, empty_ok, example, out, err);
+  free(text);
+  return rc;
+}
+
+/* "application/json", alone or with parameters ("; charset=utf-8"). */
+static int is_json_type(const char *ct) {
+  if (!ct || strncasecmp(ct, "application/json", 16) != 0) return 0;
+  const char *rest = ct + 16;
+  while (*rest == ' ' || *rest == '\t') rest++;
+  return *rest == 0 || *rest == ';';
+}
+
+/* A body may take BODY_GRACE_S, plus a second per BODY_MIN_RATE bytes: a
+ * minimum transfer rate, not only an idle timeout, so a client dribbling
+ * one byte a second is cut off instead of holding its thread for hours. */
+#define BODY_GRACE_S 5.0
+#define BODY_MIN_RATE 1024.0 /* bytes per second */
+
+/* CivetWeb's mg_read returns only once it has every byte asked for, or
+ * after SRV_READ_TIMEOUT_MS without a byte: a client sending one byte
+ * every few seconds is never silent that long. So a read asks for no more
+ * bytes than such a client must deliver within the time it has left, and
+ * the rate is checked between reads; what came with the headers is
+ * buffered and costs no wait at all. */
+static size_t next_read(size_t room, double left_s) {
+  double n = left_s / (SRV_READ_TIMEOUT_MS / 1000.0);
+  size_t k = n >= 1 ? (size_t)n : 1;
+  return k < room ? k : room;
+}
+
+/* Reads until the body ends, the limit is passed or the client is too slow. */
+static int read_all(struct mg_connection *conn, size_t limit, char *buf, size_t *used, lab_error *err) {
+  double t0 = lab_clock_s();
+  for (;;) {
+    double left = BODY_GRACE_S + (double)*used / BODY_MIN_RATE - (lab_clock_s() - t0);
+    if (left < 0)
+      return lab_fail(err, LAB_E_REQUEST_TIMEOUT, NULL,
+                      "the body arrived too slowly (%zu bytes in %.0f s); send it at once, at %.0f bytes per second "
+                      "or faster",
+                      *used, lab_clock_s() - t0, BODY_MIN_RATE);
+    /* Up to one byte past the limit, to tell "exactly at" from "over". */
+    int got = mg_read(conn, buf + *used, next_read(limit + 1 - *used, left));
+    if (got < 0) return lab_fail(err, LAB_E_BAD_REQUEST, NULL, "the request body could not be read; send it again");
+    if (got == 0) return 0;
+    *used += (size_t)got;
+    if (*used > limit)
+      return lab_fail(err, LAB_E_BODY_TOO_LARGE, NULL, "the body is over the limit of %zu bytes", limit);
+  }
+}
+
 int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char **out, size_t *len,
                   lab_error *err) {
   *out = NULL;
@@ -139,30 +222,31 @@ int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char 
   if (te && cl)
     return lab_fail(err, LAB_E_BAD_REQUEST, NULL,
                     "a request may not carry both Transfer-Encoding and Content-Length; send one of them");
-  if (want_json) {
-    const char *ct = mg_get_header(conn, "Content-Type");
-    if (ct && strncasecmp(ct, "application/json", 16) != 0)
-      return lab_fail(err, LAB_E_UNSUPPORTED_MEDIA, NULL, "the body must be application/json (got %.60s)", ct);
-  }
+  /* Without this check any web page could post a "simple" cross-origin
+   * request (text/plain, or no body type at all) that needs no preflight.
+   * A request without a body (no length, or 0) sends no body type. */
+  const char *ct = mg_get_header(conn, "Content-Type");
   long long declared = mg_get_request_info(conn)->content_length;
+  if (want_json && (declared > 0 || te) && !is_json_type(ct))
+    return ct ? lab_fail(err, LAB_E_UNSUPPORTED_MEDIA, NULL, "the body must be application/json (got %.60s)", ct)
+              : lab_fail(err, LAB_E_UNSUPPORTED_MEDIA, NULL,
+                         "a JSON body needs the header Content-Type: application/json");
   if (declared > (long long)limit)
     return lab_fail(err, LAB_E_BODY_TOO_LARGE, NULL, "the body is %lld bytes; the limit is %zu bytes", declared, limit);
   char *buf = malloc(limit + 1);
   if (!buf) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   size_t used = 0;
-  for (;;) {
-    /* Read one byte past the limit to tell "exactly at" from "over". */
-    int got = mg_read(conn, buf + used, limit + 1 - used);
-    if (got < 0) {
-      free(buf);
-      return lab_fail(err, LAB_E_BAD_REQUEST, NULL, "the request body could not be read; send it again");
-    }
-    if (got == 0) break;
-    used += (size_t)got;
-    if (used > limit) {
-      free(buf);
-      return lab_fail(err, LAB_E_BODY_TOO_LARGE, NULL, "the body is over the limit of %zu bytes", limit);
-    }
+  if (read_all(conn, limit, buf, &used, err) != 0) {
+    free(buf);
+    return -1;
+  }
+  /* CivetWeb's read gives up after request_timeout_ms of silence and
+   * reports the end: a body shorter than announced is not a whole request. */
+  if (declared >= 0 && (long long)used < declared) {
+    free(buf);
+    return lab_fail(err, LAB_E_BAD_REQUEST, NULL,
+                    "the body ended after %zu of the %lld bytes its Content-Length announced; send the whole body",
+                    used, declared);
   }
   buf[used] = 0;
   *out = buf;

@@ -10,14 +10,27 @@
 struct mg_connection;
 
 #define SRV_MAX_BODY_BYTES (64 * 1024)
+/* CivetWeb's request_timeout_ms: the headers must arrive within it, and a
+ * read of the body waits at most this long for a byte (serve.c). */
+#define SRV_READ_TIMEOUT_MS 5000
 
 /* Headers every response carries: cross-origin isolation, nosniff, CSP. */
 extern const char srv_security_headers[];
 
+/* Adds the headers every answer carries (srv_security_headers, and over
+ * TLS Strict-Transport-Security); between mg_response_header_start and _send. */
+void srv_add_common_headers(struct mg_connection *conn);
+
 /* Sends `json` (not freed) with status and exact Content-Length. */
 int srv_send_json(struct mg_connection *conn, int status, const cJSON *json);
+/* The same with extra header lines ("Name: value\r\n"…; NULL for none). */
+int srv_send_json_with(struct mg_connection *conn, int status, const cJSON *json, const char *extra);
 /* Sends the error envelope for err with the table's HTTP status. */
 int srv_send_error(struct mg_connection *conn, const lab_error *err);
+/* The same with "Retry-After: N" (N = ceil(retry_after_s), ≥ 1). With
+ * retry_after_s ≤ 0 a default is used where the code calls for one: every
+ * 429 carries Retry-After, and busy, no_gpu and store_busy do too. */
+int srv_send_error_retry(struct mg_connection *conn, const lab_error *err, double retry_after_s);
 /* Shorthand: code + message (+ param). */
 int srv_send_fail(struct mg_connection *conn, lab_err code, const char *param, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -26,8 +39,11 @@ int srv_send_method_not_allowed(struct mg_connection *conn, const char *allow);
 
 /* Reads the request body (at most `limit` bytes) into a NUL-terminated
  * malloc'd buffer. Refuses a body with both chunked encoding and a length
- * (400), one past the limit (413), and non-JSON content types when
- * `want_json` (415). Returns 0, or -1 with err set. */
+ * (400), one past the limit (413), one shorter than its Content-Length
+ * (400), one that arrives slower than a minimum rate (408), and, when
+ * `want_json`, a non-empty one without "Content-Type: application/json"
+ * (415).
+ * Returns 0, or -1 with err set. */
 int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char **out, size_t *len,
                   lab_error *err);
 
@@ -36,6 +52,14 @@ int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char 
  * (cJSON alone would ignore the first and overflow the thread's stack on
  * the second). NULL if invalid. */
 cJSON *srv_parse_json(const char *text, size_t len);
+
+/* Parses text[0..len) as one JSON object whose keys are all in `fields`
+ * (NULL-terminated); an empty text is {} when empty_ok. Fails with
+ * invalid_json (too deep, not UTF-8, not JSON, or not an object: the
+ * message shows `example`) or invalid_param naming an unknown field. On
+ * success *out (caller owns) is the object. */
+int srv_json_object_parse(const char *text, size_t len, const char *const fields[], int empty_ok,
+                          const char *example, cJSON **out, lab_error *err);
 
 /* Reads the body as one JSON object whose keys are all in `fields`
  * (NULL-terminated); an empty body is {} when empty_ok. Fails with

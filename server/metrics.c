@@ -129,6 +129,9 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
   put(&b, "# HELP gpulab_gpu_memory_total_bytes Device memory in all.\n# TYPE gpulab_gpu_memory_total_bytes gauge\n");
   for (int i = 0; i < g->gpus && i < 8; i++)
     put(&b, "gpulab_gpu_memory_total_bytes{gpu=\"%d\"} %.0f\n", i, g->gpu_total_bytes[i]);
+  put(&b, "# HELP gpulab_connections_refused_total Connections refused at once: their address held its share.\n"
+          "# TYPE gpulab_connections_refused_total counter\ngpulab_connections_refused_total %lu\n",
+      g->connections_refused);
   if (g->sessions_active >= 0)
     put(&b, "# HELP gpulab_sessions_active Lab sessions joined and not ended.\n"
             "# TYPE gpulab_sessions_active gauge\ngpulab_sessions_active %ld\n",

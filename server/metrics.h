@@ -19,6 +19,7 @@ typedef struct srv_metrics_gauges {
   long queue_length;  /* runs waiting */
   long queue_running; /* runs on a GPU now */
   long worker_restarts; /* summed over the GPU workers (a counter: it only grows) */
+  unsigned long connections_refused; /* over their address's share (conn_gate.h; a counter) */
   long sessions_active; /* -1 when not in class mode */
   int gpus;             /* entries in gpu_used/gpu_total */
   double gpu_used_bytes[8], gpu_total_bytes[8];

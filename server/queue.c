@@ -1,9 +1,9 @@
 /* The fair GPU queue (see queue.h). Fairness is round-robin between
- * sessions: each session remembers when it was last served (a sequence
- * number); the next run is the oldest waiting run of the session served
- * longest ago (never-served first, ties by arrival). Because a session
+ * learners: each learner remembers when it was last served (a sequence
+ * number); the next run is the oldest waiting run of the learner served
+ * longest ago (never-served first, ties by arrival). Because a learner
  * moves to the back each time it is served, the whole start order is
- * "round k: the k-th waiting run of every session, in that session order",
+ * "round k: the k-th waiting run of every learner, in that learner order",
  * which gives positions without simulating the queue. */
 #include "queue.h"
 
@@ -18,13 +18,13 @@
 #include "clock.h"
 
 #define MAX_SLOTS 16
-#define MAX_FAIR_SESSIONS 4096 /* idle entries are pruned past this */
+#define MAX_FAIR_LEARNERS 4096 /* idle entries are pruned past this */
 #define EST_RUNS 8             /* recent runs averaged per experiment */
 #define EST_EXPERIMENTS 32
 #define DEFAULT_RUN_S 5.0
 
 typedef struct fair_entry {
-  int64_t session_id;
+  int64_t learner_id;
   uint64_t last_served; /* 0 = never */
 } fair_entry;
 
@@ -43,9 +43,9 @@ struct srv_queue {
   pthread_mutex_t lock;
   pthread_cond_t wake;     /* a job arrived, or stopping */
   pthread_cond_t finished; /* a running job finished */
-  int max_len;
-  srv_queue_job **waiting; /* arrival order, max_len slots */
-  int n_waiting;
+  int max_len, learner_cap;
+  srv_queue_job **waiting; /* arrival order; grows past max_len for learners' first runs */
+  int n_waiting, cap_waiting;
   srv_queue_job *running[MAX_SLOTS];
   int n_running;
   fair_entry *fair;
@@ -69,11 +69,17 @@ srv_queue *srv_queue_new(int max_len) {
     free(q);
     return NULL;
   }
-  q->max_len = max_len;
+  q->max_len = q->cap_waiting = max_len;
   pthread_mutex_init(&q->lock, NULL);
   pthread_cond_init(&q->wake, NULL);
   pthread_cond_init(&q->finished, NULL);
   return q;
+}
+
+void srv_queue_set_learner_cap(srv_queue *q, int runs) {
+  pthread_mutex_lock(&q->lock);
+  q->learner_cap = runs > 0 ? runs : 0;
+  pthread_mutex_unlock(&q->lock);
 }
 
 static void job_free(srv_queue_job *j) {
@@ -84,60 +90,60 @@ static void job_free(srv_queue_job *j) {
 
 /* ---- fairness ---------------------------------------------------------------- */
 
-static fair_entry *fair_find(srv_queue *q, int64_t session_id) {
+static fair_entry *fair_find(srv_queue *q, int64_t learner_id) {
   for (int i = 0; i < q->n_fair; i++)
-    if (q->fair[i].session_id == session_id) return &q->fair[i];
+    if (q->fair[i].learner_id == learner_id) return &q->fair[i];
   return NULL;
 }
 
-static int session_busy(srv_queue *q, int64_t session_id) {
-  for (int i = 0; i < q->n_waiting; i++)
-    if (q->waiting[i]->session_id == session_id) return 1;
-  for (int i = 0; i < MAX_SLOTS; i++)
-    if (q->running[i] && q->running[i]->session_id == session_id) return 1;
-  return 0;
+/* The learner's runs waiting and running. */
+static int learner_runs_locked(srv_queue *q, int64_t learner_id) {
+  int n = 0;
+  for (int i = 0; i < q->n_waiting; i++) n += q->waiting[i]->learner_id == learner_id;
+  for (int i = 0; i < MAX_SLOTS; i++) n += q->running[i] && q->running[i]->learner_id == learner_id;
+  return n;
 }
 
-/* Forgets idle sessions once the table is large: an idle session that comes
+/* Forgets idle learners once the table is large: an idle learner who comes
  * back starts as "never served", which is still one run per round. */
 static void fair_prune(srv_queue *q) {
-  if (q->n_fair < MAX_FAIR_SESSIONS) return;
+  if (q->n_fair < MAX_FAIR_LEARNERS) return;
   int k = 0;
   for (int i = 0; i < q->n_fair; i++)
-    if (session_busy(q, q->fair[i].session_id)) q->fair[k++] = q->fair[i];
+    if (learner_runs_locked(q, q->fair[i].learner_id)) q->fair[k++] = q->fair[i];
   q->n_fair = k;
 }
 
-static void fair_mark_served(srv_queue *q, int64_t session_id) {
-  fair_entry *f = fair_find(q, session_id);
+static void fair_mark_served(srv_queue *q, int64_t learner_id) {
+  fair_entry *f = fair_find(q, learner_id);
   if (!f) {
     fair_prune(q);
     if (q->n_fair == q->cap_fair) {
       int cap = q->cap_fair ? q->cap_fair * 2 : 16;
       fair_entry *grown = realloc(q->fair, (size_t)cap * sizeof *grown);
-      if (!grown) return; /* out of memory: this session just counts as never served */
+      if (!grown) return; /* out of memory: this learner just counts as never served */
       q->fair = grown;
       q->cap_fair = cap;
     }
     f = &q->fair[q->n_fair++];
-    f->session_id = session_id;
+    f->learner_id = learner_id;
   }
   f->last_served = ++q->seq;
 }
 
-static uint64_t last_served(srv_queue *q, int64_t session_id) {
-  const fair_entry *f = fair_find(q, session_id);
+static uint64_t last_served(srv_queue *q, int64_t learner_id) {
+  const fair_entry *f = fair_find(q, learner_id);
   return f ? f->last_served : 0;
 }
 
 /* One waiting job's place in the start order: round (its index among its
- * session's waiting runs), then the session's rank (last served, then the
+ * learner's waiting runs), then the learner's rank (last served, then the
  * arrival of its oldest waiting run). */
 typedef struct order_key {
   int index; /* into q->waiting */
   int round;
   uint64_t served;
-  int first; /* arrival index of the session's oldest waiting run */
+  int first; /* arrival index of the learner's oldest waiting run */
 } order_key;
 
 static int cmp_key(const void *a, const void *b) {
@@ -148,13 +154,13 @@ static int cmp_key(const void *a, const void *b) {
   return 0;
 }
 
-/* Fills keys[0..n_waiting) in start order. O(n·sessions), n ≤ queue_max. */
+/* Fills keys[0..n_waiting) in start order. O(n²), n ≤ queue_max + learners. */
 static void start_order(srv_queue *q, order_key *keys) {
   for (int i = 0; i < q->n_waiting; i++) {
-    int64_t s = q->waiting[i]->session_id;
+    int64_t s = q->waiting[i]->learner_id;
     int round = 0, first = i;
     for (int j = 0; j < i; j++)
-      if (q->waiting[j]->session_id == s) {
+      if (q->waiting[j]->learner_id == s) {
         if (round == 0) first = j;
         round++;
       }
@@ -216,35 +222,59 @@ static int slot_count(const srv_queue *q) { return q->slots > 0 ? q->slots : 1; 
 
 /* ---- jobs -------------------------------------------------------------------- */
 
-/* A full queue: fails with queue_full and when a place is expected to free
- * up (when the soonest running run ends and the next one starts). */
-static int full_locked(srv_queue *q, double *retry_after_s, lab_error *err) {
-  if (q->n_waiting < q->max_len) return 0;
-  double now = lab_clock_s(), soonest = 0;
+/* When a place is expected to free up: when the soonest running run (of
+ * this learner, when it has one; else of anyone) ends, at least 1 s. */
+static double soonest_end_locked(srv_queue *q, int64_t learner_id) {
+  double now = lab_clock_s(), soonest = 0, mine = 0;
   for (int i = 0; i < MAX_SLOTS; i++) {
     const srv_queue_job *r = q->running[i];
     if (!r) continue;
     double l = estimate_locked(q, r->experiment) - (now - r->started_at_s);
     if (soonest == 0 || l < soonest) soonest = l;
+    if (r->learner_id == learner_id && (mine == 0 || l < mine)) mine = l;
   }
-  if (soonest < 1) soonest = 1;
-  if (retry_after_s) *retry_after_s = soonest;
+  double s = mine > 0 ? mine : soonest;
+  return s < 1 ? 1 : s;
+}
+
+/* Whether the learner may queue one more run (see srv_queue_full). */
+static int full_locked(srv_queue *q, int64_t learner_id, double *retry_after_s, lab_error *err) {
+  int mine = learner_runs_locked(q, learner_id);
+  if (q->learner_cap > 0 && mine >= q->learner_cap) {
+    double s = soonest_end_locked(q, learner_id);
+    if (retry_after_s) *retry_after_s = s;
+    lab_fail(err, LAB_E_TOO_MANY_QUEUED, NULL,
+             "you have %d GPU runs queued or running, as many as a learner may; retry in about %.0f s, when one has "
+             "finished (or cancel one), or run it with backend \"simulated\" now",
+             mine, s);
+    return 1;
+  }
+  if (mine == 0 || q->n_waiting < q->max_len) return 0; /* a first run always has room */
+  double s = soonest_end_locked(q, -1);
+  if (retry_after_s) *retry_after_s = s;
   lab_fail(err, LAB_E_QUEUE_FULL, NULL,
            "the GPU queue is full (%d runs waiting); retry in about %.0f s, or run it with backend \"simulated\" now",
-           q->max_len, soonest);
+           q->n_waiting, s);
   return 1;
 }
 
-int srv_queue_full(srv_queue *q, double *retry_after_s, lab_error *err) {
+int srv_queue_full(srv_queue *q, int64_t learner_id, double *retry_after_s, lab_error *err) {
   if (retry_after_s) *retry_after_s = 0;
   pthread_mutex_lock(&q->lock);
-  int full = full_locked(q, retry_after_s, err);
+  int full = full_locked(q, learner_id, retry_after_s, err);
   pthread_mutex_unlock(&q->lock);
   return full ? -1 : 0;
 }
 
-int srv_queue_push(srv_queue *q, int64_t run_id, int64_t session_id, const char *experiment, cJSON *params,
-                   double *retry_after_s, lab_error *err) {
+int srv_queue_learner_runs(srv_queue *q, int64_t learner_id) {
+  pthread_mutex_lock(&q->lock);
+  int n = learner_runs_locked(q, learner_id);
+  pthread_mutex_unlock(&q->lock);
+  return n;
+}
+
+int srv_queue_push(srv_queue *q, int64_t run_id, int64_t session_id, int64_t learner_id, const char *experiment,
+                   cJSON *params, double *retry_after_s, lab_error *err) {
   if (retry_after_s) *retry_after_s = 0;
   srv_queue_job *j = calloc(1, sizeof *j);
   if (!j) {
@@ -253,14 +283,26 @@ int srv_queue_push(srv_queue *q, int64_t run_id, int64_t session_id, const char 
   }
   j->run_id = run_id;
   j->session_id = session_id;
+  j->learner_id = learner_id;
   snprintf(j->experiment, sizeof j->experiment, "%s", experiment);
   j->params = params;
   j->gpu_slot = -1;
   pthread_mutex_lock(&q->lock);
-  if (full_locked(q, retry_after_s, err)) {
+  if (full_locked(q, learner_id, retry_after_s, err)) {
     pthread_mutex_unlock(&q->lock);
     job_free(j);
     return -1;
+  }
+  if (q->n_waiting == q->cap_waiting) {
+    int cap = q->cap_waiting * 2;
+    srv_queue_job **grown = realloc(q->waiting, (size_t)cap * sizeof *grown);
+    if (!grown) {
+      pthread_mutex_unlock(&q->lock);
+      job_free(j);
+      return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    }
+    q->waiting = grown;
+    q->cap_waiting = cap;
   }
   j->queued_at_s = lab_clock_s();
   q->waiting[q->n_waiting++] = j;
@@ -333,15 +375,15 @@ srv_queue_job *srv_queue_take(srv_queue *q, int slot, int block) {
   srv_queue_job *j = NULL;
   if (!q->stopping && q->n_waiting > 0 && !q->running[slot]) {
     int best = 0;
-    uint64_t best_served = last_served(q, q->waiting[0]->session_id);
+    uint64_t best_served = last_served(q, q->waiting[0]->learner_id);
     for (int i = 1; i < q->n_waiting && best_served > 0; i++) {
-      uint64_t s = last_served(q, q->waiting[i]->session_id);
+      uint64_t s = last_served(q, q->waiting[i]->learner_id);
       if (s < best_served) best = i, best_served = s;
     }
     j = q->waiting[best];
     memmove(&q->waiting[best], &q->waiting[best + 1], (size_t)(q->n_waiting - best - 1) * sizeof *q->waiting);
     q->n_waiting--;
-    fair_mark_served(q, j->session_id);
+    fair_mark_served(q, j->learner_id);
     j->started_at_s = lab_clock_s();
     j->gpu_slot = slot;
     q->running[slot] = j;

@@ -1,7 +1,9 @@
 /* The class's GPU queue: runs wait here until a GPU is free, fair across
- * sessions (round-robin between sessions with waiting runs, first come first
- * served inside one session), so one learner clicking fast cannot starve the
- * class. One worker thread per GPU drains it through an exec callback; the
+ * learners (round-robin between learners with waiting runs, first come
+ * first served inside one learner), so one learner clicking fast — or
+ * joining many times — cannot starve the class. A learner may have only a
+ * few runs in it, and a learner's first run is always taken, however full
+ * the queue is: there is room for everyone who is not yet waiting. One worker thread per GPU drains it through an exec callback; the
  * queue also answers position, an estimate from recent run times per
  * experiment, and cancels a run that has not started. */
 #ifndef SRV_QUEUE_H
@@ -14,7 +16,7 @@
 typedef struct srv_queue srv_queue;
 
 typedef struct srv_queue_job {
-  int64_t run_id, session_id;
+  int64_t run_id, session_id, learner_id;
   char experiment[32];
   cJSON *params; /* owned by the job */
   double queued_at_s;  /* monotonic clock */
@@ -37,8 +39,12 @@ typedef struct srv_queue_status {
  * frees the job afterwards. Called on the slot's own worker thread. */
 typedef void (*srv_queue_exec_fn)(void *ctx, int slot, srv_queue_job *job);
 
-/* max_len: waiting runs allowed (queue_full past it). NULL when out of memory. */
+/* max_len: waiting runs allowed (queue_full past it, except for a
+ * learner's first run). NULL when out of memory. */
 srv_queue *srv_queue_new(int max_len);
+/* Runs one learner may have queued or running at once (too_many_queued
+ * past it); 0, the default, sets no bound. */
+void srv_queue_set_learner_cap(srv_queue *q, int runs);
 /* Stops taking jobs, gives running ones grace_s to finish, then calls
  * abort_fn(ctx) (which must make them return, e.g. kill their worker
  * processes) and joins the threads. Waiting jobs stay queued (and stored:
@@ -50,12 +56,17 @@ void srv_queue_free(srv_queue *q);
 /* Starts one worker thread per GPU slot. Returns 0, or -1. */
 int srv_queue_start(srv_queue *q, int slots, srv_queue_exec_fn exec, void *ctx);
 
-/* Queues a run (takes params, even on failure). A full queue fails with
- * queue_full; *retry_after_s says when a place is expected to free up. */
-int srv_queue_push(srv_queue *q, int64_t run_id, int64_t session_id, const char *experiment, cJSON *params,
-                   double *retry_after_s, lab_error *err);
-/* 0 when a run can be queued now; -1 with queue_full (and retry) when not. */
-int srv_queue_full(srv_queue *q, double *retry_after_s, lab_error *err);
+/* Queues a run (takes params, even on failure) when srv_queue_full would
+ * allow it, checked atomically with the push. */
+int srv_queue_push(srv_queue *q, int64_t run_id, int64_t session_id, int64_t learner_id, const char *experiment,
+                   cJSON *params, double *retry_after_s, lab_error *err);
+/* 0 when a run of this learner can be queued now; else -1 with
+ * too_many_queued (the learner's cap) or queue_full (the queue is at
+ * max_len and the learner already waits), and *retry_after_s says when a
+ * place is expected to free up. */
+int srv_queue_full(srv_queue *q, int64_t learner_id, double *retry_after_s, lab_error *err);
+/* Runs of this learner queued or running now. */
+int srv_queue_learner_runs(srv_queue *q, int64_t learner_id);
 /* Removes a waiting run of that session: 1 removed, 0 running (not
  * cancellable), -1 not in the queue (or another session's). */
 int srv_queue_cancel(srv_queue *q, int64_t run_id, int64_t session_id);

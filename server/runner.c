@@ -18,10 +18,14 @@ int srv_runner_init(srv_runner *r, srv_supervisor *sup) {
   r->sup = sup;
   r->deadline_s = 60;
   r->wait_s = 30;
+  if (pthread_cond_init(&r->probed, NULL) != 0) return -1;
   return pthread_mutex_init(&r->lock, NULL);
 }
 
-void srv_runner_free(srv_runner *r) { pthread_mutex_destroy(&r->lock); }
+void srv_runner_free(srv_runner *r) {
+  pthread_cond_destroy(&r->probed);
+  pthread_mutex_destroy(&r->lock);
+}
 
 static int fetch_runtime_view(srv_runner *r, lab_runtime_view *rt, double wait_s) {
   cJSON *job = cJSON_CreateObject();
@@ -45,32 +49,38 @@ static int fetch_runtime_view(srv_runner *r, lab_runtime_view *rt, double wait_s
  * fork of nvidia-smi (without NVML) and a round trip to the worker. */
 #define VIEWS_FRESH_S 1.0
 
+/* Single flight: one probe at a time. Whoever asks while a probe runs
+ * waits for its answer instead of starting another (50 requests at once
+ * once forked nvidia-smi 50 times). */
 void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt) {
   pthread_mutex_lock(&r->lock);
-  int cached = r->have_rt && lab_clock_s() - r->views_at_s < VIEWS_FRESH_S;
-  if (cached) {
-    *drv = r->drv;
+  unsigned long gen = r->probe_gen;
+  while (r->probing) pthread_cond_wait(&r->probed, &r->lock);
+  if (r->probe_gen != gen || (r->have_rt && lab_clock_s() - r->views_at_s < VIEWS_FRESH_S)) {
+    *drv = r->drv; /* a probe finished while we waited, or the last one is fresh */
     *rt = r->rt;
+    pthread_mutex_unlock(&r->lock);
+    return;
   }
-  pthread_mutex_unlock(&r->lock);
-  if (cached) return;
-  srv_driver_probe(drv);
-  pthread_mutex_lock(&r->lock);
+  r->probing = 1;
   int have = r->have_rt;
-  if (have) *rt = r->rt;
+  lab_runtime_view cached = r->rt;
   pthread_mutex_unlock(&r->lock);
+  srv_driver_probe(drv);
   /* A busy worker is running an experiment: answer from the cache at once. */
   lab_runtime_view fresh;
-  if (fetch_runtime_view(r, &fresh, have ? 0.05 : r->wait_s) == 0 || !have) {
-    *rt = fresh;
-    pthread_mutex_lock(&r->lock);
+  int got = fetch_runtime_view(r, &fresh, have ? 0.05 : r->wait_s) == 0;
+  *rt = got || !have ? fresh : cached;
+  pthread_mutex_lock(&r->lock);
+  if (got || !have) {
     r->rt = fresh;
     r->have_rt = fresh.status != LAB_RT_ERROR || r->have_rt;
-    pthread_mutex_unlock(&r->lock);
   }
-  pthread_mutex_lock(&r->lock);
   r->drv = *drv;
   r->views_at_s = lab_clock_s();
+  r->probing = 0;
+  r->probe_gen++;
+  pthread_cond_broadcast(&r->probed);
   pthread_mutex_unlock(&r->lock);
 }
 

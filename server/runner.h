@@ -16,7 +16,10 @@ typedef struct srv_runner {
   srv_supervisor *sup; /* the GPU worker: every CUDA call happens there */
   double deadline_s;   /* per GPU run */
   double wait_s;       /* how long a run waits for the GPU before "busy" */
-  pthread_mutex_t lock; /* guards the cached runtime view */
+  pthread_mutex_t lock; /* guards the cached views and the probe in flight */
+  pthread_cond_t probed; /* a probe finished */
+  int probing;           /* a probe is in flight (one at a time) */
+  unsigned long probe_gen; /* probes finished */
   lab_runtime_view rt;
   int have_rt;
   lab_driver_view drv; /* the last driver view, and when both views were taken */
@@ -26,7 +29,9 @@ typedef struct srv_runner {
 int srv_runner_init(srv_runner *r, srv_supervisor *sup);
 void srv_runner_free(srv_runner *r);
 
-/* Fresh driver view; runtime view from the worker (cached while it is busy). */
+/* Fresh driver view; runtime view from the worker (cached while it is
+ * busy). Views younger than a second are reused, and only one probe runs
+ * at a time: concurrent callers share its answer. */
 void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt);
 /* True when experiments can run on the GPU. */
 int srv_runner_gpu_usable(srv_runner *r);

@@ -13,6 +13,7 @@
 #include "cjson_compat.h"
 #include "clock.h"
 #include "envelope.h"
+#include "learner.h"
 #include "metrics.h"
 #include "registry.h"
 
@@ -79,8 +80,19 @@ static cJSON *run_brief(srv_class_runs *cr, int64_t run_id) {
   return o;
 }
 
-int srv_class_runs_submit(srv_class_runs *cr, int64_t session_id, const char *experiment, const cJSON *params,
-                          cJSON **out, double *retry_after_s, lab_error *err) {
+/* quota_exceeded says when to look again: when the learner's queued runs
+ * have run (their charge is settled to what they took, perhaps less), or
+ * in an hour when none wait: GPU time does not refill by itself. */
+static int over_quota(srv_class_runs *cr, int64_t learner_id, double used_ms, double *retry_after_s, lab_error *err) {
+  if (srv_limits_quota(used_ms, cr->gpu_seconds, err) == 0) return 0;
+  int waiting = srv_queue_learner_runs(cr->queue, learner_id);
+  *retry_after_s = waiting ? waiting * srv_queue_run_estimate(cr->queue, "") + 1 : 3600;
+  return -1;
+}
+
+int srv_class_runs_submit(srv_class_runs *cr, const srv_store_session *sess, const char *experiment,
+                          const cJSON *params, cJSON **out, double *retry_after_s, lab_error *err) {
+  int64_t session_id = sess->id, learner_id = sess->learner_id;
   *out = NULL;
   *retry_after_s = 0;
   const lab_experiment *e = lab_experiment_find(experiment);
@@ -91,31 +103,36 @@ int srv_class_runs_submit(srv_class_runs *cr, int64_t session_id, const char *ex
   if (lab_experiment_params(e, params, &p, err) != 0) return -1;
   if (srv_limits_gpu_mem(e, &p, cr->max_gpu_mem_gib, err) != 0) return -1;
   double used_ms = 0;
-  if (srv_store_session_gpu_ms(cr->store, session_id, &used_ms, err) != 0) return -1;
-  if (srv_limits_quota(used_ms, cr->gpu_seconds, err) != 0) return -1;
+  if (srv_store_learner_gpu_ms(cr->store, learner_id, &used_ms, err) != 0) return -1;
+  if (over_quota(cr, learner_id, used_ms, retry_after_s, err) != 0) return -1;
   /* Checked again (atomically) by the push; this early look keeps a full
    * queue from using up the learner's rate window. */
-  if (srv_queue_full(cr->queue, retry_after_s, err) != 0) return -1;
-  if (srv_limits_rate(cr->limits, session_id, lab_clock_s(), retry_after_s, err) != 0) return -1;
+  if (srv_queue_full(cr->queue, learner_id, retry_after_s, err) != 0) return -1;
+  int64_t ticket = 0;
+  if (srv_learner_gpu_admit(cr->store, learner_id, cr->runs_per_minute, &ticket, retry_after_s, err) != 0) return -1;
+  /* The quota is charged now, with what this experiment usually takes (at
+   * most its deadline); the run settles it to what it took. */
+  double reserve_ms = srv_queue_run_estimate(cr->queue, e->name) * 1000.0;
+  if (reserve_ms > cr->deadline_s * 1000.0) reserve_ms = cr->deadline_s * 1000.0;
   cJSON *normal = lab_params_to_json(&p);
   char *params_text = normal ? cJSON_PrintUnformatted(normal) : NULL;
   int64_t run_id = 0;
   int rc = -1;
   if (!params_text) {
     lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  } else if (srv_store_run_add(cr->store, session_id, e->name, params_text, "cuda", &run_id, err) == 0) {
+  } else if (srv_store_run_add(cr->store, session_id, e->name, params_text, "cuda", reserve_ms, &run_id, err) == 0) {
     double ra = 0;
-    rc = srv_queue_push(cr->queue, run_id, session_id, e->name, normal, &ra, err);
+    rc = srv_queue_push(cr->queue, run_id, session_id, learner_id, e->name, normal, &ra, err);
     normal = NULL; /* the queue took it */
     if (rc != 0) {
       *retry_after_s = ra;
-      finish(cr, run_id, "failed", err, NULL, 0);
+      finish(cr, run_id, "failed", err, NULL, 0); /* never ran: the charge is refunded */
     }
   }
   cJSON_Delete(normal);
   cJSON_free(params_text);
   if (rc != 0) {
-    srv_limits_rate_undo(cr->limits, session_id);
+    srv_learner_gpu_undo(cr->store, ticket);
     return -1;
   }
   *out = run_brief(cr, run_id);
@@ -207,6 +224,7 @@ static int recover(srv_class_runs *cr, lab_error *err) {
   cJSON_ArrayForEach(r, rows) {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "id");
     const cJSON *sid = cJSON_GetObjectItemCaseSensitive(r, "session_id");
+    const cJSON *lid = cJSON_GetObjectItemCaseSensitive(r, "learner_id");
     const cJSON *exp = cJSON_GetObjectItemCaseSensitive(r, "experiment");
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(r, "status");
     if (!cJSON_IsNumber(id) || !cJSON_IsNumber(sid) || !cJSON_IsString(exp) || !cJSON_IsString(status)) continue;
@@ -215,7 +233,8 @@ static int recover(srv_class_runs *cr, lab_error *err) {
     if (strcmp(status->valuestring, "queued") == 0 && has_gpu_side(exp->valuestring)) {
       const cJSON *params = cJSON_GetObjectItemCaseSensitive(r, "params");
       double ra;
-      if (srv_queue_push(cr->queue, run_id, (int64_t)sid->valuedouble, exp->valuestring,
+      if (srv_queue_push(cr->queue, run_id, (int64_t)sid->valuedouble,
+                         cJSON_IsNumber(lid) ? (int64_t)lid->valuedouble : 0, exp->valuestring,
                          cJSON_IsObject(params) ? cJSON_Duplicate(params, 1) : NULL, &ra, &why) == 0) {
         requeued++;
         continue;
@@ -243,9 +262,10 @@ int srv_class_runs_start(srv_class_runs *cr, const srv_class_config *cfg, srv_st
   cr->gpu_seconds = (double)cfg->gpu_seconds_per_session;
   cr->max_gpu_mem_gib = (double)cfg->max_gpu_mem_gib;
   runner->deadline_s = cr->deadline_s;
-  cr->limits = srv_limits_new((int)cfg->runs_per_minute);
+  cr->runs_per_minute = cfg->runs_per_minute;
   cr->queue = srv_queue_new((int)cfg->queue_max);
-  if (!cr->limits || !cr->queue) goto oom;
+  if (!cr->queue) goto oom;
+  srv_queue_set_learner_cap(cr->queue, (int)cfg->queued_runs_per_learner);
   int n = cfg->gpu_count > 0 ? cfg->gpu_count : 1;
   for (int i = 0; i < n && i < SRV_MAX_GPUS; i++) {
     cr->sup[i] = i == 0 ? runner->sup : srv_supervisor_for_self();
@@ -278,7 +298,6 @@ void srv_class_runs_halt(srv_class_runs *cr) {
 void srv_class_runs_stop(srv_class_runs *cr) {
   srv_class_runs_halt(cr);
   srv_queue_free(cr->queue);
-  srv_limits_free(cr->limits);
   for (int i = 1; i < cr->slots; i++) srv_supervisor_free(cr->sup[i]);
   memset(cr, 0, sizeof *cr);
 }

@@ -16,7 +16,7 @@
 
 typedef struct srv_class_runs {
   srv_queue *queue;
-  srv_limits *limits;
+  long runs_per_minute; /* per learner (learner.h) */
   srv_store *store;   /* not owned */
   srv_runner *runner; /* its supervisor runs GPU slot 0 */
   srv_supervisor *sup[SRV_MAX_GPUS]; /* [0] is the runner's (not owned) */
@@ -45,11 +45,13 @@ void srv_class_runs_stop(srv_class_runs *cr);
  * usable GPU). */
 int srv_class_runs_queued(srv_class_runs *cr, const char *experiment, const char *backend);
 
-/* Checks every limit and queues the run. On success *out is
+/* Checks every limit of the session's learner (memory, GPU quota, its
+ * place in the queue, runs per minute) and queues the run, charging the
+ * quota with an estimate of its time. On success *out is
  * {"run":{"id","status","position","estimate_s"}}. On failure err is set and
  * *retry_after_s > 0 when the answer should carry Retry-After. */
-int srv_class_runs_submit(srv_class_runs *cr, int64_t session_id, const char *experiment, const cJSON *params,
-                          cJSON **out, double *retry_after_s, lab_error *err);
+int srv_class_runs_submit(srv_class_runs *cr, const srv_store_session *sess, const char *experiment,
+                          const cJSON *params, cJSON **out, double *retry_after_s, lab_error *err);
 /* The session's run with its live queue state merged in: position,
  * estimate_s and progress while queued or running; result (or error) once
  * finished. Another session's run → unknown_run. */

@@ -1,4 +1,4 @@
-/* `gpulab serve`: CivetWeb with one flat route table, the supervised GPU
+/* `gpulab serve`: CivetWeb with one flat route table (routes.c), the supervised GPU
  * worker, one log line per request, and a clean stop on SIGINT/SIGTERM. */
 #include <civetweb.h>
 #include <libgen.h>
@@ -17,9 +17,12 @@
 #include "cli.h"
 #include "http.h"
 #include "cjson_compat.h"
+#include "conn_gate.h"
 #include "files.h"
+#include "http_guard.h"
 #include "json.h"
 #include "profiles.h"
+#include "routes.h"
 /* class mode (sessions, store): */
 #include "class.h"
 #include "hooks.h"
@@ -44,10 +47,9 @@ static double now_ms(void) {
 }
 
 static int begin_request(struct mg_connection *conn) {
-  (void)conn;
   request_started = now_ms();
   srv_session_log_reset();
-  return 0;
+  return srv_request_check(conn);
 }
 
 static void end_request(const struct mg_connection *conn, int status) {
@@ -70,25 +72,6 @@ static int log_message(const struct mg_connection *conn, const char *message) {
   fprintf(stderr, "civetweb: %s\n", message);
   return 1;
 }
-
-static const struct {
-  const char *uri;
-  mg_request_handler handler;
-} routes[] = {
-    {"/api/health", srv_api_health},
-    {"/api/device", srv_api_device},
-    {"/api/experiments", srv_api_experiments},
-    {"/api/profiles", srv_api_profiles},
-    {"/api/lessons", srv_api_lessons},
-    /* class mode: each answers not_found when no class runs */
-    {"/api/class", srv_api_class},
-    {"/api/session", srv_api_session},
-    {"/api/instructor", srv_api_instructor},
-    {"/api/runs", srv_api_runs},
-    {"/api", srv_api_not_found},
-    {"/metrics", srv_api_metrics},
-    {"/", srv_static},
-};
 
 static int default_web_root(const char *exe, char *out, size_t n) {
   char copy[4096];
@@ -296,24 +279,43 @@ int srv_cmd_serve(int argc, char **argv) {
     srv_supervisor_free(sup);
     return 1;
   }
-  char ports[300], threads[16];
+  char ports[300], threads[16], read_timeout[16];
   snprintf(ports, sizeof ports, "%s:%ld%s", host, port, use_tls ? "s" : "");
-  /* Each connection holds one civetweb thread; past max_connections new
-   * connections wait in the accept queue (they are not refused) until a
-   * thread is free or request_timeout_ms passes. */
-  snprintf(threads, sizeof threads, "%ld", app.cls ? app.cls->cfg.max_connections : 64L);
-  const char *options[] = {"listening_ports", ports, "num_threads", threads, "request_timeout_ms", "10000",
+  /* Each connection holds one civetweb thread while its request arrives
+   * and is served; past max_connections new ones wait in the accept queue.
+   * One address may hold only its share of the threads (conn_limit.h). */
+  long nthreads = app.cls ? app.cls->cfg.max_connections : 64L;
+  long share = app.cls && app.cls->cfg.max_connections_per_address ? app.cls->cfg.max_connections_per_address
+                                                                     : srv_conn_limit_default_share((int)nthreads);
+  snprintf(threads, sizeof threads, "%ld", nthreads);
+  snprintf(read_timeout, sizeof read_timeout, "%d", SRV_READ_TIMEOUT_MS);
+  /* Tracked at once: sockets serving, waiting in CivetWeb's queue (256),
+   * and room for those being closed. */
+  app.conns = srv_conn_limit_new((int)share, 2 * ((int)nthreads + 256));
+  /* request_timeout_ms bounds the headers (from the first byte) and each
+   * read of a body; http.c adds a minimum rate for the whole body. No
+   * keep-alive: a connection is one request, so an idle one holds nothing.
+   * The access_control_* options are emptied: CivetWeb would otherwise
+   * answer every CORS preflight itself with Access-Control-Allow-Origin: *.
+   * Over TLS: TLS 1.2 or later, forward-secret AEAD suites only. */
+  const char *options[] = {"listening_ports", ports, "num_threads", threads, "request_timeout_ms", read_timeout,
+                           "enable_keep_alive", "no", "listen_backlog", "1024", "connection_queue", "256",
                            "max_request_size", "16384", "enable_directory_listing", "no",
-                           use_tls ? "ssl_certificate" : NULL, tls.pem_path, NULL};
+                           "access_control_allow_origin", "", "access_control_allow_methods", "",
+                           "access_control_allow_headers", "",
+                           use_tls ? "ssl_certificate" : NULL, tls.pem_path, "ssl_protocol_version", "4",
+                           "ssl_cipher_list", SRV_TLS_CIPHERS, "strict_transport_security_max_age", "31536000", NULL};
   struct mg_callbacks cb;
   memset(&cb, 0, sizeof cb);
   cb.begin_request = begin_request;
   cb.end_request = end_request;
   cb.log_message = log_message;
+  cb.http_error = srv_http_error;
   signal(SIGPIPE, SIG_IGN);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   mg_init_library(use_tls ? MG_FEATURES_TLS : 0);
+  srv_conn_gate_set(app.conns, use_tls);
   struct mg_context *ctx = mg_start(&cb, &app, options);
   srv_tls_loaded(&tls); /* loaded (or refused): the joined key file goes now */
   if (!ctx) {
@@ -323,11 +325,12 @@ int srv_cmd_serve(int argc, char **argv) {
     if (app.cls) srv_class_close(app.cls);
     srv_runner_free(&app.runner);
     srv_supervisor_free(sup);
+    srv_conn_gate_set(NULL, 0);
+    srv_conn_limit_free(app.conns);
     mg_exit_library();
     return 1;
   }
-  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-    mg_set_request_handler(ctx, routes[i].uri, routes[i].handler, &app);
+  for (int i = 0; i < srv_route_count; i++) mg_set_request_handler(ctx, srv_routes[i].uri, srv_routes[i].handler, &app);
   struct mg_server_port sp[4];
   int nports = mg_get_server_ports(ctx, 4, sp);
   printf("gpulab: listening on %s://%s:%d\n", use_tls ? "https" : "http", host, nports > 0 ? sp[0].port : (int)port);
@@ -342,12 +345,14 @@ int srv_cmd_serve(int argc, char **argv) {
   pthread_t waker;
   int have_waker = pthread_create(&waker, NULL, wake_accept_loop, &wake_port) == 0;
   mg_stop(ctx);
+  srv_conn_gate_set(NULL, 0);
   stop_done = 1;
   if (have_waker) pthread_join(waker, NULL);
   class_queue_stop(app.cls); /* frees it; before the store closes */
   if (app.cls) srv_class_close(app.cls);
   srv_runner_free(&app.runner);
   srv_supervisor_free(sup);
+  srv_conn_limit_free(app.conns);
   mg_exit_library();
   return 0;
 }

@@ -6,6 +6,7 @@
 #include "session.h"
 
 #include "http.h"
+#include "throttle.h"
 
 #include <civetweb.h>
 #include <stdio.h>
@@ -17,16 +18,16 @@ static _Thread_local int64_t log_session_id;
 int64_t srv_session_log_id(void) { return log_session_id; }
 void srv_session_log_reset(void) { log_session_id = 0; }
 
-int srv_cookie_token(const char *header, char out[SRV_TOKEN_HEX + 1]) {
-  static const char name[] = SRV_COOKIE_NAME "=";
+int srv_cookie_named(const char *header, const char *name, char out[SRV_TOKEN_HEX + 1]) {
+  size_t nlen = strlen(name);
   const char *p = header;
   while (p && *p) {
     while (*p == ' ' || *p == '\t' || *p == ';') p++;
     const char *end = strchr(p, ';');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
-    if (len == sizeof name - 1 + SRV_TOKEN_HEX && strncmp(p, name, sizeof name - 1) == 0) {
-      memcpy(out, p + sizeof name - 1, SRV_TOKEN_HEX);
+    if (len == nlen + 1 + SRV_TOKEN_HEX && strncmp(p, name, nlen) == 0 && p[nlen] == '=') {
+      memcpy(out, p + nlen + 1, SRV_TOKEN_HEX);
       out[SRV_TOKEN_HEX] = 0;
       if (srv_token_valid(out)) return 0;
     }
@@ -34,6 +35,10 @@ int srv_cookie_token(const char *header, char out[SRV_TOKEN_HEX + 1]) {
   }
   out[0] = 0;
   return -1;
+}
+
+int srv_cookie_token(const char *header, char out[SRV_TOKEN_HEX + 1]) {
+  return srv_cookie_named(header, SRV_COOKIE_NAME, out);
 }
 
 void srv_cookie_set_line(char *out, size_t n, const char *token, int secure) {
@@ -55,12 +60,29 @@ int srv_session_require(struct mg_connection *conn, srv_class *cls, srv_store_se
                     "your name)");
   unsigned char hash[SRV_HASH_BYTES];
   srv_sha256(token, SRV_TOKEN_HEX, hash);
-  if (srv_store_session_find(cls->store, hash, out, err) != 0) return -1;
+  int64_t idle_ms = cls->cfg.session_idle_s * 1000, max_ms = cls->cfg.session_max_s * 1000;
+  /* last_seen is noted often enough to measure idleness in quarters of it. */
+  int64_t touch_ms = idle_ms / 4 < 60000 ? idle_ms / 4 : 60000;
+  if (srv_store_session_find(cls->store, hash, touch_ms, out, err) != 0) return -1;
   log_session_id = out->id;
-  return 0;
+  int64_t now = srv_store_now_ms();
+  const char *why = !out->learner_id                      ? "it was opened by an older gpulab"
+                    : now - out->created_ms > max_ms      ? "it reached its lifetime"
+                    : now - out->last_seen_ms > idle_ms ? "it was idle too long"
+                                                          : NULL;
+  if (!why) return 0;
+  lab_error ignored;
+  (void)srv_store_session_end(cls->store, out->id, &ignored);
+  return lab_fail(err, LAB_E_NO_SESSION, NULL,
+                  "this lab session has ended (%s); join the class again with the join code: your runs' limits and "
+                  "GPU time stay with you",
+                  why);
 }
 
 int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, lab_error *err) {
+  const char *addr = mg_get_request_info(conn)->remote_addr;
+  double retry = 0;
+  if (srv_address_check(cls->store, "instructor token", addr, &retry, err) != 0) return -1;
   const char *auth = mg_get_header(conn, "Authorization");
   if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
     const char *token = auth + 7;
@@ -72,6 +94,7 @@ int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, lab
     srv_sha256(token, len, hash);
     if (len > 0 && srv_equal_ct(hash, cls->instructor_hash, SRV_HASH_BYTES)) return 0;
   }
+  if (auth) srv_address_count(cls->store, "instructor token", addr); /* a guess; no header at all is not */
   return lab_fail(err, LAB_E_INSTRUCTOR_ONLY, NULL,
                   "this needs the instructor token printed when the server started, sent as 'Authorization: Bearer "
                   "TOKEN'");

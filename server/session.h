@@ -17,16 +17,21 @@ struct mg_connection;
 /* Finds the session token in a Cookie header ("a=1; gpulab_session=…");
  * returns 0 with out filled, -1 when there is none or it is malformed. */
 int srv_cookie_token(const char *cookie_header, char out[SRV_TOKEN_HEX + 1]);
+/* The same for the token in the cookie called `name`. */
+int srv_cookie_named(const char *cookie_header, const char *name, char out[SRV_TOKEN_HEX + 1]);
 /* The Set-Cookie header line (with "\r\n") that sets or clears the cookie. */
 void srv_cookie_set_line(char *out, size_t n, const char *token, int secure);
 void srv_cookie_clear_line(char *out, size_t n, int secure);
 
 /* The request's session, from its cookie: 0 with out filled, or -1 with
- * no_session (no cookie, a malformed one, an unknown or ended session) or a
- * store error. Also notes the session id for the request's log line. */
+ * no_session (no cookie, a malformed one, an unknown or ended session, one
+ * idle longer than session_idle_s or older than session_max_s — those are
+ * ended here) or a store error. Also notes the session id for the
+ * request's log line. */
 int srv_session_require(struct mg_connection *conn, srv_class *cls, srv_store_session *out, lab_error *err);
 /* 0 when the request carries "Authorization: Bearer <instructor token>";
- * else -1 with instructor_only. */
+ * else -1 with instructor_only. Wrong tokens are throttled per client
+ * address (learner.h): past the burst, rate_limited whatever is sent. */
 int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, lab_error *err);
 
 /* 404 not_found saying this server runs no class (for class routes when

@@ -41,7 +41,7 @@ static int not_found(struct mg_connection *conn) {
   mg_response_header_start(conn, 404);
   mg_response_header_add(conn, "Content-Type", "text/html; charset=utf-8", -1);
   mg_response_header_add(conn, "Content-Length", length, -1);
-  mg_response_header_add_lines(conn, srv_security_headers);
+  srv_add_common_headers(conn);
   mg_response_header_send(conn);
   if (strcmp(mg_get_request_info(conn)->request_method, "HEAD") != 0) mg_write(conn, body, sizeof body - 1);
   return 404;
@@ -77,7 +77,7 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
     mg_response_header_start(conn, 304);
     mg_response_header_add(conn, "ETag", etag, -1);
     if (vary) mg_response_header_add(conn, "Vary", vary, -1);
-    mg_response_header_add_lines(conn, srv_security_headers);
+    srv_add_common_headers(conn);
     mg_response_header_send(conn);
     return 304;
   }
@@ -93,7 +93,7 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
   if (coding) mg_response_header_add(conn, "Content-Encoding", coding, -1);
   if (vary) mg_response_header_add(conn, "Vary", vary, -1);
   mg_response_header_add(conn, "Cache-Control", "no-cache", -1);
-  mg_response_header_add_lines(conn, srv_security_headers);
+  srv_add_common_headers(conn);
   mg_response_header_send(conn);
   if (strcmp(mg_get_request_info(conn)->request_method, "HEAD") != 0) mg_write(conn, body, len);
   free(body);

@@ -9,22 +9,32 @@ void srv_store_close(srv_store *s) {
   if (s) s->ops->close(s);
 }
 
-int srv_store_session_add(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], const char *name,
-                          srv_store_session *out, lab_error *err) {
-  return s->ops->session_add(s, hash, name, out, err);
+int srv_store_learner_add(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], const char *name,
+                          srv_store_learner *out, lab_error *err) {
+  return s->ops->learner_add(s, hash, name, out, err);
 }
 
-int srv_store_session_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], srv_store_session *out,
-                           lab_error *err) {
-  return s->ops->session_find(s, hash, out, err);
+int srv_store_learner_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], const char *name,
+                           srv_store_learner *out, lab_error *err) {
+  return s->ops->learner_find(s, hash, name, out, err);
+}
+
+int srv_store_learner_gpu_ms(srv_store *s, int64_t learner_id, double *ms, lab_error *err) {
+  return s->ops->learner_gpu_ms(s, learner_id, ms, err);
+}
+
+int srv_store_session_add(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], const char *name,
+                          int64_t learner_id, srv_store_session *out, lab_error *err) {
+  return s->ops->session_add(s, hash, name, learner_id, out, err);
+}
+
+int srv_store_session_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], int64_t touch_after_ms,
+                           srv_store_session *out, lab_error *err) {
+  return s->ops->session_find(s, hash, touch_after_ms, out, err);
 }
 
 int srv_store_session_end(srv_store *s, int64_t session_id, lab_error *err) {
   return s->ops->session_end(s, session_id, err);
-}
-
-int srv_store_session_gpu_ms(srv_store *s, int64_t session_id, double *ms, lab_error *err) {
-  return s->ops->session_gpu_ms(s, session_id, ms, err);
 }
 
 int srv_store_sessions_active(srv_store *s, int64_t *count, lab_error *err) {
@@ -32,13 +42,14 @@ int srv_store_sessions_active(srv_store *s, int64_t *count, lab_error *err) {
 }
 
 int srv_store_run_add(srv_store *s, int64_t session_id, const char *experiment, const char *params_json,
-                      const char *backend, int64_t *run_id, lab_error *err) {
-  return s->ops->run_add(s, session_id, experiment, params_json, backend, run_id, err);
+                      const char *backend, double reserve_ms, int64_t *run_id, lab_error *err) {
+  return s->ops->run_add(s, session_id, experiment, params_json, backend, reserve_ms, run_id, err);
 }
 
 int srv_store_run_record(srv_store *s, int64_t session_id, const char *experiment, const char *params_json,
-                         const char *backend, const char *result_json, int64_t *run_id, lab_error *err) {
-  return s->ops->run_record(s, session_id, experiment, params_json, backend, result_json, run_id, err);
+                         const char *backend, const char *result_json, double cpu_ms, long keep, int64_t *run_id,
+                         lab_error *err) {
+  return s->ops->run_record(s, session_id, experiment, params_json, backend, result_json, cpu_ms, keep, run_id, err);
 }
 
 int srv_store_run_start(srv_store *s, int64_t run_id, lab_error *err) { return s->ops->run_start(s, run_id, err); }
@@ -71,6 +82,30 @@ int srv_store_quiz_list(srv_store *s, int64_t session_id, cJSON **out, lab_error
 
 int srv_store_class_overview(srv_store *s, cJSON **out, lab_error *err) {
   return s->ops->class_overview(s, out, err);
+}
+
+int srv_store_limit_check(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
+                          double max_cost, double *retry_after_s, lab_error *err) {
+  return s->ops->limit_check(s, kind, subject, window_ms, max_count, max_cost, retry_after_s, err);
+}
+
+int srv_store_limit_add(srv_store *s, const char *kind, const char *subject, double cost, int64_t *event_id,
+                        lab_error *err) {
+  return s->ops->limit_add(s, kind, subject, cost, event_id, err);
+}
+
+int srv_store_limit_cost(srv_store *s, int64_t event_id, double cost, lab_error *err) {
+  return s->ops->limit_cost(s, event_id, cost, err);
+}
+
+int srv_store_limit_undo(srv_store *s, int64_t event_id, lab_error *err) {
+  return s->ops->limit_undo(s, event_id, err);
+}
+
+int64_t srv_store_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void srv_store_time_iso(int64_t ms, char out[32]) {

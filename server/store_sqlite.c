@@ -3,21 +3,19 @@
  * only. One connection guarded by a mutex: a class's write rate is tens per
  * second, far below what one connection commits. synchronous=FULL, so a
  * finished run survives a power cut, not only a server restart. */
-#include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cjson_compat.h"
-#include "store.h"
+#include "store_sqlite.h"
 
 #define BUSY_TIMEOUT_MS 2000
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 #define LIST_LIMIT 200           /* rows one learner's lists show */
 #define OVERVIEW_QUIZ_LIMIT 5000 /* quiz rows the instructor view reads */
-#define TOUCH_EVERY_MS 60000     /* last_seen is written at most this often */
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS sessions("
@@ -37,34 +35,59 @@ static const char schema[] =
     " score REAL NOT NULL, total REAL NOT NULL, passed INTEGER NOT NULL, answers_json TEXT, at INTEGER NOT NULL);"
     "CREATE INDEX IF NOT EXISTS quiz_by_session ON quiz_attempts(session_id, id);";
 
+/* Version 2: learners (a session belongs to one; limits and quotas are the
+ * learner's), what a queued run reserved of the quota, and the limit
+ * windows. Applied to a new database and to one of version 1 alike. */
+static const char schema_v2[] =
+    "CREATE TABLE learners("
+    " id INTEGER PRIMARY KEY, token_hash BLOB NOT NULL UNIQUE, name TEXT NOT NULL, created INTEGER NOT NULL,"
+    " gpu_ms_used REAL NOT NULL DEFAULT 0, cpu_ms_used REAL NOT NULL DEFAULT 0);"
+    "ALTER TABLE sessions ADD COLUMN learner_id INTEGER REFERENCES learners(id);"
+    "CREATE INDEX sessions_by_learner ON sessions(learner_id);"
+    "ALTER TABLE runs ADD COLUMN gpu_ms_reserved REAL NOT NULL DEFAULT 0;"
+    "CREATE TABLE limit_events("
+    " id INTEGER PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL, at INTEGER NOT NULL,"
+    " cost REAL NOT NULL DEFAULT 0);"
+    "CREATE INDEX limit_events_by_subject ON limit_events(kind, subject, at);";
+
 /* X(id, sql) */
 #define STATEMENTS(X) \
   X(BEGIN, "BEGIN IMMEDIATE") \
   X(COMMIT, "COMMIT") \
-  X(SESSION_ADD, "INSERT INTO sessions(token_hash,name,created,last_seen) VALUES(?,?,?,?)") \
-  X(SESSION_FIND, "SELECT id,name,created,gpu_ms_used,last_seen FROM sessions WHERE token_hash=? AND ended IS NULL") \
+  X(SESSION_ADD, "INSERT INTO sessions(token_hash,name,created,last_seen,learner_id) VALUES(?,?,?,?,?)") \
+  X(SESSION_FIND, "SELECT s.id,s.name,s.created,s.last_seen,s.learner_id,l.gpu_ms_used,l.cpu_ms_used FROM sessions s" \
+                  " LEFT JOIN learners l ON l.id=s.learner_id WHERE s.token_hash=? AND s.ended IS NULL") \
   X(SESSION_TOUCH, "UPDATE sessions SET last_seen=? WHERE id=?") \
   X(SESSION_END, "UPDATE sessions SET ended=? WHERE id=? AND ended IS NULL") \
-  X(SESSION_GPU, "SELECT gpu_ms_used FROM sessions WHERE id=?") \
+  X(LEARNER_GPU, "SELECT gpu_ms_used FROM learners WHERE id=?") \
   X(SESSIONS_ACTIVE, "SELECT count(*) FROM sessions WHERE ended IS NULL") \
-  X(RUN_ADD, "INSERT INTO runs(session_id,experiment,params_json,backend,status,queued_at) VALUES(?,?,?,?,'queued',?)") \
+  X(RUN_ADD, "INSERT INTO runs(session_id,experiment,params_json,backend,status,queued_at,gpu_ms_reserved)" \
+             " VALUES(?,?,?,?,'queued',?,?)") \
+  X(RUN_RESERVE, "UPDATE learners SET gpu_ms_used=gpu_ms_used+? WHERE id=(SELECT learner_id FROM sessions WHERE id=?)") \
   X(RUN_RECORD, "INSERT INTO runs(session_id,experiment,params_json,backend,status,result_json,queued_at,started_at," \
                 "finished_at) VALUES(?,?,?,?,'done',?,?,?,?)") \
+  X(RUN_CPU, "UPDATE learners SET cpu_ms_used=cpu_ms_used+? WHERE id=(SELECT learner_id FROM sessions WHERE id=?)") \
+  X(RUN_PRUNE, "DELETE FROM runs WHERE id IN (SELECT r.id FROM runs r JOIN sessions s ON s.id=r.session_id" \
+               " WHERE s.learner_id=(SELECT learner_id FROM sessions WHERE id=?) AND r.backend<>'cuda'" \
+               " AND r.status='done' ORDER BY r.id DESC LIMIT -1 OFFSET ?)") \
   X(RUN_START, "UPDATE runs SET status='running', started_at=? WHERE id=? AND status='queued'") \
   X(RUN_FINISH, "UPDATE runs SET status=?, error_code=?, result_json=?, gpu_ms=?, finished_at=?" \
                 " WHERE id=? AND status IN ('queued','running')") \
   X(RUN_CHARGE, "UPDATE sessions SET gpu_ms_used=gpu_ms_used+? WHERE id=(SELECT session_id FROM runs WHERE id=?)") \
+  X(RUN_SETTLE, "UPDATE learners SET gpu_ms_used=max(0,gpu_ms_used+?-(SELECT gpu_ms_reserved FROM runs WHERE id=?))" \
+                " WHERE id=(SELECT s.learner_id FROM runs r JOIN sessions s ON s.id=r.session_id WHERE r.id=?)") \
   X(RUN_EXISTS, "SELECT status FROM runs WHERE id=?") \
   X(RUN_GET, "SELECT id,experiment,params_json,backend,status,error_code,result_json,queued_at,started_at," \
              "finished_at,gpu_ms FROM runs WHERE id=? AND session_id=?") \
   X(RUNS_LIST, "SELECT id,experiment,backend,status,error_code,queued_at,started_at,finished_at FROM runs" \
                " WHERE session_id=? ORDER BY id DESC LIMIT " LIMIT_TEXT(LIST_LIMIT)) \
-  X(RUNS_UNFINISHED, "SELECT id,session_id,experiment,params_json,backend,status,queued_at FROM runs" \
-                     " WHERE status IN ('queued','running') ORDER BY id") \
+  X(RUNS_UNFINISHED, "SELECT r.id,r.session_id,r.experiment,r.params_json,r.backend,r.status,r.queued_at," \
+                     "s.learner_id FROM runs r JOIN sessions s ON s.id=r.session_id" \
+                     " WHERE r.status IN ('queued','running') ORDER BY r.id") \
   X(QUIZ_ADD, "INSERT INTO quiz_attempts(session_id,lesson,score,total,passed,answers_json,at) VALUES(?,?,?,?,?,?,?)") \
   X(QUIZ_LIST, "SELECT lesson,score,total,passed,at FROM quiz_attempts WHERE session_id=? ORDER BY id DESC LIMIT " \
                LIMIT_TEXT(LIST_LIMIT)) \
-  X(OV_LEARNERS, "SELECT s.id,s.name,s.created,s.last_seen,s.ended,s.gpu_ms_used,count(r.id)," \
+  X(OV_LEARNERS, "SELECT s.id,s.name,s.created,s.last_seen,s.ended,s.gpu_ms_used,s.learner_id,count(r.id)," \
                  "sum(r.status='queued'),sum(r.status='running'),sum(r.status='done'),sum(r.status='failed')," \
                  "sum(r.status='cancelled') FROM sessions s LEFT JOIN runs r ON r.session_id=s.id" \
                  " GROUP BY s.id ORDER BY s.id") \
@@ -89,25 +112,12 @@ static const char *const statement_sql[] = {
 #undef X_SQL
 };
 
-typedef struct sqlite_store {
-  srv_store base; /* first: a srv_store* is a sqlite_store* */
-  sqlite3 *db;
-  sqlite3_stmt *st[ST_COUNT];
-  pthread_mutex_t lock;
-  char path[512]; /* for messages */
-} sqlite_store;
+#define impl srv_sqlite_impl
 
-static sqlite_store *impl(srv_store *s) { return (sqlite_store *)s; }
-
-static int64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Maps an SQLite result to gpulab's errors: a lock held elsewhere is
  * store_busy (retry soon), a full disk or any I/O trouble store_unavailable. */
-static int fail_sqlite(sqlite_store *st, int rc, const char *what, lab_error *err) {
+int srv_sqlite_fail(sqlite_store *st, int rc, const char *what, lab_error *err) {
   const char *detail = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
   switch (rc & 0xff) {
   case SQLITE_BUSY:
@@ -138,28 +148,36 @@ static int fail_sqlite(sqlite_store *st, int rc, const char *what, lab_error *er
   }
 }
 
-/* Resets a statement for its next use (clearing bindings) and returns it. */
-static sqlite3_stmt *stmt(sqlite_store *st, int id) {
-  sqlite3_stmt *s = st->st[id];
+sqlite3_stmt *srv_sqlite_reset(sqlite3_stmt *s) {
   sqlite3_reset(s);
   sqlite3_clear_bindings(s);
   return s;
 }
 
-/* Runs a statement that returns no rows. */
-static int exec_done(sqlite_store *st, sqlite3_stmt *s, const char *what, lab_error *err) {
+static sqlite3_stmt *stmt(sqlite_store *st, int id) { return srv_sqlite_reset(st->st[id]); }
+
+int srv_sqlite_exec_done(sqlite_store *st, sqlite3_stmt *s, const char *what, lab_error *err) {
   int rc = sqlite3_step(s);
   sqlite3_reset(s);
-  if (rc != SQLITE_DONE) return fail_sqlite(st, rc, what, err);
+  if (rc != SQLITE_DONE) return srv_sqlite_fail(st, rc, what, err);
   return 0;
 }
 
+int srv_sqlite_file_ok(sqlite_store *st, lab_error *err) {
+  struct stat now;
+  if (stat(st->path, &now) == 0 && now.st_dev == st->dev && now.st_ino == st->ino) return 0;
+  return lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+                  "the class database %.200s was removed or replaced while the server ran, so nothing more is "
+                  "stored; put it back (or restart the server to begin a new one) and tell your instructor",
+                  st->path);
+}
+
 static int begin(sqlite_store *st, const char *what, lab_error *err) {
-  return exec_done(st, stmt(st, ST_BEGIN), what, err);
+  return srv_sqlite_exec_done(st, stmt(st, ST_BEGIN), what, err);
 }
 
 static int commit(sqlite_store *st, const char *what, lab_error *err) {
-  return exec_done(st, stmt(st, ST_COMMIT), what, err);
+  return srv_sqlite_exec_done(st, stmt(st, ST_COMMIT), what, err);
 }
 
 /* After a failure inside a transaction: undo it if SQLite has not already. */
@@ -167,7 +185,7 @@ static void rollback(sqlite_store *st) {
   if (!sqlite3_get_autocommit(st->db)) sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static int bind_text(sqlite3_stmt *s, int i, const char *text) {
+int srv_sqlite_bind_text(sqlite3_stmt *s, int i, const char *text) {
   return text ? sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
 }
 
@@ -229,7 +247,7 @@ static cJSON *fetch_rows(sqlite_store *st, sqlite3_stmt *s, row_fn row, const ch
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) {
     cJSON_Delete(arr);
-    fail_sqlite(st, rc, what, err);
+    srv_sqlite_fail(st, rc, what, err);
     return NULL;
   }
   return arr;
@@ -238,24 +256,30 @@ static cJSON *fetch_rows(sqlite_store *st, sqlite3_stmt *s, row_fn row, const ch
 /* ---- sessions ----------------------------------------------------------- */
 
 static int do_session_add(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], const char *name,
-                          srv_store_session *out, lab_error *err) {
+                          int64_t learner_id, srv_store_session *out, lab_error *err) {
   sqlite_store *st = impl(s);
-  int64_t t = now_ms();
+  int64_t t = srv_store_now_ms();
   sqlite3_stmt *q = stmt(st, ST_SESSION_ADD);
   sqlite3_bind_blob(q, 1, hash, SRV_HASH_BYTES, SQLITE_STATIC);
-  bind_text(q, 2, name);
+  srv_sqlite_bind_text(q, 2, name);
   sqlite3_bind_int64(q, 3, t);
   sqlite3_bind_int64(q, 4, t);
-  if (exec_done(st, q, "adding a session", err) != 0) return -1;
+  sqlite3_bind_int64(q, 5, learner_id);
+  int rc = sqlite3_step(q);
+  sqlite3_reset(q);
+  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+    return lab_fail(err, LAB_E_NO_SESSION, NULL, "no learner %lld; join the class again", (long long)learner_id);
+  if (rc != SQLITE_DONE) return srv_sqlite_fail(st, rc, "adding a session", err);
   memset(out, 0, sizeof *out);
   out->id = sqlite3_last_insert_rowid(st->db);
+  out->learner_id = learner_id;
   snprintf(out->name, sizeof out->name, "%s", name);
-  out->created_ms = t;
+  out->created_ms = out->last_seen_ms = t;
   return 0;
 }
 
-static int do_session_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], srv_store_session *out,
-                           lab_error *err) {
+static int do_session_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], int64_t touch_after_ms,
+                           srv_store_session *out, lab_error *err) {
   sqlite_store *st = impl(s);
   sqlite3_stmt *q = stmt(st, ST_SESSION_FIND);
   sqlite3_bind_blob(q, 1, hash, SRV_HASH_BYTES, SQLITE_STATIC);
@@ -268,23 +292,26 @@ static int do_session_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES
   }
   if (rc != SQLITE_ROW) {
     sqlite3_reset(q);
-    return fail_sqlite(st, rc, "looking up a session", err);
+    return srv_sqlite_fail(st, rc, "looking up a session", err);
   }
   memset(out, 0, sizeof *out);
   out->id = sqlite3_column_int64(q, 0);
   snprintf(out->name, sizeof out->name, "%s", (const char *)sqlite3_column_text(q, 1));
   out->created_ms = sqlite3_column_int64(q, 2);
-  out->gpu_ms_used = sqlite3_column_double(q, 3);
-  int64_t last_seen = sqlite3_column_int64(q, 4), t = now_ms();
+  out->last_seen_ms = sqlite3_column_int64(q, 3);
+  out->learner_id = sqlite3_column_int64(q, 4); /* NULL reads as 0 */
+  out->gpu_ms_used = sqlite3_column_double(q, 5);
+  out->cpu_ms_used = sqlite3_column_double(q, 6);
+  int64_t t = srv_store_now_ms();
   sqlite3_reset(q);
-  if (t - last_seen >= TOUCH_EVERY_MS) {
+  if (t - out->last_seen_ms >= touch_after_ms) {
     /* Best effort: a busy database must not refuse a learner's request
      * because "last seen" could not be noted this minute. */
     sqlite3_stmt *u = stmt(st, ST_SESSION_TOUCH);
     sqlite3_bind_int64(u, 1, t);
     sqlite3_bind_int64(u, 2, out->id);
     lab_error ignored;
-    (void)exec_done(st, u, "noting a session's last request", &ignored);
+    (void)srv_sqlite_exec_done(st, u, "noting a session's last request", &ignored);
   }
   return 0;
 }
@@ -292,9 +319,9 @@ static int do_session_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES
 static int do_session_end(srv_store *s, int64_t session_id, lab_error *err) {
   sqlite_store *st = impl(s);
   sqlite3_stmt *q = stmt(st, ST_SESSION_END);
-  sqlite3_bind_int64(q, 1, now_ms());
+  sqlite3_bind_int64(q, 1, srv_store_now_ms());
   sqlite3_bind_int64(q, 2, session_id);
-  if (exec_done(st, q, "ending a session", err) != 0) return -1;
+  if (srv_sqlite_exec_done(st, q, "ending a session", err) != 0) return -1;
   if (sqlite3_changes(st->db) == 0)
     return lab_fail(err, LAB_E_NO_SESSION, NULL, "this lab session has already ended; join the class again");
   return 0;
@@ -305,15 +332,15 @@ static int single_number(sqlite_store *st, sqlite3_stmt *q, double *out, const c
   if (rc == SQLITE_ROW) *out = sqlite3_column_double(q, 0);
   sqlite3_reset(q);
   if (rc == SQLITE_DONE) return lab_fail(err, LAB_E_NO_SESSION, NULL, "no such lab session; join the class again");
-  if (rc != SQLITE_ROW) return fail_sqlite(st, rc, what, err);
+  if (rc != SQLITE_ROW) return srv_sqlite_fail(st, rc, what, err);
   return 0;
 }
 
-static int do_session_gpu_ms(srv_store *s, int64_t session_id, double *ms, lab_error *err) {
+static int do_learner_gpu_ms(srv_store *s, int64_t learner_id, double *ms, lab_error *err) {
   sqlite_store *st = impl(s);
-  sqlite3_stmt *q = stmt(st, ST_SESSION_GPU);
-  sqlite3_bind_int64(q, 1, session_id);
-  return single_number(st, q, ms, "reading a session's GPU time", err);
+  sqlite3_stmt *q = stmt(st, ST_LEARNER_GPU);
+  sqlite3_bind_int64(q, 1, learner_id);
+  return single_number(st, q, ms, "reading a learner's GPU time", err);
 }
 
 static int do_sessions_active(srv_store *s, int64_t *count, lab_error *err) {
@@ -326,42 +353,73 @@ static int do_sessions_active(srv_store *s, int64_t *count, lab_error *err) {
 
 /* ---- runs --------------------------------------------------------------- */
 
-static int do_run_add(srv_store *s, int64_t session_id, const char *experiment, const char *params_json,
-                      const char *backend, int64_t *run_id, lab_error *err) {
-  sqlite_store *st = impl(s);
-  sqlite3_stmt *q = stmt(st, ST_RUN_ADD);
-  sqlite3_bind_int64(q, 1, session_id);
-  bind_text(q, 2, experiment);
-  bind_text(q, 3, params_json);
-  bind_text(q, 4, backend ? backend : "auto");
-  sqlite3_bind_int64(q, 5, now_ms());
+/* Steps an INSERT that names a session: an unknown session is no_session. */
+static int insert_for_session(sqlite_store *st, sqlite3_stmt *q, int64_t session_id, const char *what,
+                              lab_error *err) {
   int rc = sqlite3_step(q);
   sqlite3_reset(q);
   if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
     return lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
-  if (rc != SQLITE_DONE) return fail_sqlite(st, rc, "adding a run", err);
-  *run_id = sqlite3_last_insert_rowid(st->db);
+  if (rc != SQLITE_DONE) return srv_sqlite_fail(st, rc, what, err);
   return 0;
 }
 
-static int do_run_record(srv_store *s, int64_t session_id, const char *experiment, const char *params_json,
-                         const char *backend, const char *result_json, int64_t *run_id, lab_error *err) {
+/* The learner of session_id pays cost_ms (negative: a refund) into the column
+ * of statement `id` (ST_RUN_RESERVE: GPU time, ST_RUN_CPU: CPU time). */
+static int charge(sqlite_store *st, int id, int64_t session_id, double cost_ms, lab_error *err) {
+  sqlite3_stmt *q = stmt(st, id);
+  sqlite3_bind_double(q, 1, cost_ms);
+  sqlite3_bind_int64(q, 2, session_id);
+  return srv_sqlite_exec_done(st, q, "charging a learner", err);
+}
+
+static int do_run_add(srv_store *s, int64_t session_id, const char *experiment, const char *params_json,
+                      const char *backend, double reserve_ms, int64_t *run_id, lab_error *err) {
   sqlite_store *st = impl(s);
-  int64_t t = now_ms();
+  if (!(reserve_ms >= 0)) reserve_ms = 0;
+  if (begin(st, "adding a run", err) != 0) return -1;
+  sqlite3_stmt *q = stmt(st, ST_RUN_ADD);
+  sqlite3_bind_int64(q, 1, session_id);
+  srv_sqlite_bind_text(q, 2, experiment);
+  srv_sqlite_bind_text(q, 3, params_json);
+  srv_sqlite_bind_text(q, 4, backend ? backend : "auto");
+  sqlite3_bind_int64(q, 5, srv_store_now_ms());
+  sqlite3_bind_double(q, 6, reserve_ms);
+  if (insert_for_session(st, q, session_id, "adding a run", err) != 0) goto fail;
+  *run_id = sqlite3_last_insert_rowid(st->db);
+  if (charge(st, ST_RUN_RESERVE, session_id, reserve_ms, err) != 0 || commit(st, "adding a run", err) != 0) goto fail;
+  return 0;
+fail:
+  rollback(st);
+  return -1;
+}
+
+static int do_run_record(srv_store *s, int64_t session_id, const char *experiment, const char *params_json,
+                         const char *backend, const char *result_json, double cpu_ms, long keep, int64_t *run_id,
+                         lab_error *err) {
+  sqlite_store *st = impl(s);
+  int64_t t = srv_store_now_ms();
+  if (begin(st, "storing a run", err) != 0) return -1;
   sqlite3_stmt *q = stmt(st, ST_RUN_RECORD);
   sqlite3_bind_int64(q, 1, session_id);
-  bind_text(q, 2, experiment);
-  bind_text(q, 3, params_json);
-  bind_text(q, 4, backend ? backend : "simulated");
-  bind_text(q, 5, result_json);
+  srv_sqlite_bind_text(q, 2, experiment);
+  srv_sqlite_bind_text(q, 3, params_json);
+  srv_sqlite_bind_text(q, 4, backend ? backend : "simulated");
+  srv_sqlite_bind_text(q, 5, result_json);
   for (int i = 6; i <= 8; i++) sqlite3_bind_int64(q, i, t);
-  int rc = sqlite3_step(q);
-  sqlite3_reset(q);
-  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-    return lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
-  if (rc != SQLITE_DONE) return fail_sqlite(st, rc, "storing a run", err);
+  if (insert_for_session(st, q, session_id, "storing a run", err) != 0) goto fail;
   *run_id = sqlite3_last_insert_rowid(st->db);
+  if (charge(st, ST_RUN_CPU, session_id, cpu_ms >= 0 ? cpu_ms : 0, err) != 0) goto fail;
+  /* What one learner may store is bounded: the oldest answers go first. */
+  q = stmt(st, ST_RUN_PRUNE);
+  sqlite3_bind_int64(q, 1, session_id);
+  sqlite3_bind_int64(q, 2, keep > 0 ? keep : 1);
+  if (srv_sqlite_exec_done(st, q, "dropping a learner's oldest runs", err) != 0 || commit(st, "storing a run", err) != 0)
+    goto fail;
   return 0;
+fail:
+  rollback(st);
+  return -1;
 }
 
 /* Why an update of run_id changed nothing: unknown, or in the wrong state. */
@@ -374,7 +432,7 @@ static int run_not_changed(sqlite_store *st, int64_t run_id, const char *wanted,
   sqlite3_reset(q);
   if (rc == SQLITE_DONE)
     return lab_fail(err, LAB_E_UNKNOWN_RUN, "id", "no run %lld; GET /api/session lists your runs", (long long)run_id);
-  if (rc != SQLITE_ROW) return fail_sqlite(st, rc, "reading a run", err);
+  if (rc != SQLITE_ROW) return srv_sqlite_fail(st, rc, "reading a run", err);
   return lab_fail(err, LAB_E_NOT_CANCELLABLE, "id", "run %lld is %s, so it cannot be %s", (long long)run_id, status,
                   wanted);
 }
@@ -382,9 +440,9 @@ static int run_not_changed(sqlite_store *st, int64_t run_id, const char *wanted,
 static int do_run_start(srv_store *s, int64_t run_id, lab_error *err) {
   sqlite_store *st = impl(s);
   sqlite3_stmt *q = stmt(st, ST_RUN_START);
-  sqlite3_bind_int64(q, 1, now_ms());
+  sqlite3_bind_int64(q, 1, srv_store_now_ms());
   sqlite3_bind_int64(q, 2, run_id);
-  if (exec_done(st, q, "starting a run", err) != 0) return -1;
+  if (srv_sqlite_exec_done(st, q, "starting a run", err) != 0) return -1;
   return sqlite3_changes(st->db) ? 0 : run_not_changed(st, run_id, "started", err);
 }
 
@@ -397,13 +455,13 @@ static int do_run_finish(srv_store *s, int64_t run_id, const char *status, const
   if (!(gpu_ms >= 0)) gpu_ms = 0;
   if (begin(st, "finishing a run", err) != 0) return -1;
   sqlite3_stmt *q = stmt(st, ST_RUN_FINISH);
-  bind_text(q, 1, status);
-  bind_text(q, 2, error_code);
-  bind_text(q, 3, result_json);
+  srv_sqlite_bind_text(q, 1, status);
+  srv_sqlite_bind_text(q, 2, error_code);
+  srv_sqlite_bind_text(q, 3, result_json);
   sqlite3_bind_double(q, 4, gpu_ms);
-  sqlite3_bind_int64(q, 5, now_ms());
+  sqlite3_bind_int64(q, 5, srv_store_now_ms());
   sqlite3_bind_int64(q, 6, run_id);
-  if (exec_done(st, q, "finishing a run", err) != 0) goto fail;
+  if (srv_sqlite_exec_done(st, q, "finishing a run", err) != 0) goto fail;
   if (sqlite3_changes(st->db) == 0) {
     run_not_changed(st, run_id, strcmp(status, "cancelled") == 0 ? "cancelled" : "finished again", err);
     goto fail;
@@ -411,7 +469,13 @@ static int do_run_finish(srv_store *s, int64_t run_id, const char *status, const
   q = stmt(st, ST_RUN_CHARGE);
   sqlite3_bind_double(q, 1, gpu_ms);
   sqlite3_bind_int64(q, 2, run_id);
-  if (exec_done(st, q, "adding a run's GPU time", err) != 0) goto fail;
+  if (srv_sqlite_exec_done(st, q, "adding a run's GPU time", err) != 0) goto fail;
+  /* The learner paid an estimate when the run was queued: now the real time. */
+  q = stmt(st, ST_RUN_SETTLE);
+  sqlite3_bind_double(q, 1, gpu_ms);
+  sqlite3_bind_int64(q, 2, run_id);
+  sqlite3_bind_int64(q, 3, run_id);
+  if (srv_sqlite_exec_done(st, q, "settling a learner's GPU time", err) != 0) goto fail;
   if (commit(st, "finishing a run", err) != 0) goto fail;
   return 0;
 fail:
@@ -431,7 +495,7 @@ static int do_run_get(srv_store *s, int64_t session_id, int64_t run_id, cJSON **
     if (rc == SQLITE_DONE)
       return lab_fail(err, LAB_E_UNKNOWN_RUN, "id", "no run %lld in your session; GET /api/session lists your runs",
                       (long long)run_id);
-    return fail_sqlite(st, rc, "reading a run", err);
+    return srv_sqlite_fail(st, rc, "reading a run", err);
   }
   cJSON *o = cJSON_CreateObject();
   int ok = o && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
@@ -473,7 +537,8 @@ static cJSON *unfinished_row(sqlite3_stmt *q) {
            add(o, "session_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 1))) &&
            add(o, "experiment", col_text(q, 2)) && add(o, "params", col_json(q, 3)) &&
            add(o, "backend", col_text(q, 4)) && add(o, "status", col_text(q, 5)) &&
-           add(o, "queued_at", col_time(q, 6));
+           add(o, "queued_at", col_time(q, 6)) &&
+           add(o, "learner_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 7)));
   if (!ok) cJSON_Delete(o);
   return ok ? o : NULL;
 }
@@ -491,18 +556,13 @@ static int do_quiz_add(srv_store *s, int64_t session_id, const char *lesson, dou
   sqlite_store *st = impl(s);
   sqlite3_stmt *q = stmt(st, ST_QUIZ_ADD);
   sqlite3_bind_int64(q, 1, session_id);
-  bind_text(q, 2, lesson);
+  srv_sqlite_bind_text(q, 2, lesson);
   sqlite3_bind_double(q, 3, score);
   sqlite3_bind_double(q, 4, total);
   sqlite3_bind_int(q, 5, passed ? 1 : 0);
-  bind_text(q, 6, answers_json);
-  sqlite3_bind_int64(q, 7, now_ms());
-  int rc = sqlite3_step(q);
-  sqlite3_reset(q);
-  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-    return lab_fail(err, LAB_E_NO_SESSION, NULL, "no lab session %lld; join the class again", (long long)session_id);
-  if (rc != SQLITE_DONE) return fail_sqlite(st, rc, "storing a quiz attempt", err);
-  return 0;
+  srv_sqlite_bind_text(q, 6, answers_json);
+  sqlite3_bind_int64(q, 7, srv_store_now_ms());
+  return insert_for_session(st, q, session_id, "storing a quiz attempt", err);
 }
 
 /* Columns from `first`: lesson, score, total, passed, at. */
@@ -532,9 +592,10 @@ static cJSON *learner_row(sqlite3_stmt *q) {
   int ok = o && runs && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
            add(o, "name", col_text(q, 1)) && add(o, "created", col_time(q, 2)) && add(o, "last_seen", col_time(q, 3)) &&
            add(o, "active", cJSON_CreateBool(sqlite3_column_type(q, 4) == SQLITE_NULL)) &&
-           add(o, "gpu_seconds_used", cJSON_CreateNumber(sqlite3_column_double(q, 5) / 1000.0));
+           add(o, "gpu_seconds_used", cJSON_CreateNumber(sqlite3_column_double(q, 5) / 1000.0)) &&
+           add(o, "learner_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 6)));
   static const char *const counts[] = {"total", "queued", "running", "done", "failed", "cancelled"};
-  for (int i = 0; ok && i < 6; i++) ok = add(runs, counts[i], cJSON_CreateNumber((double)sqlite3_column_int64(q, 6 + i)));
+  for (int i = 0; ok && i < 6; i++) ok = add(runs, counts[i], cJSON_CreateNumber((double)sqlite3_column_int64(q, 7 + i)));
   if (ok) {
     ok = add(o, "runs", runs);
     runs = NULL;
@@ -603,33 +664,27 @@ fail:
 
 /* ---- every operation under the connection's lock ------------------------ */
 
-#define LOCKED_OP(name, params, args)    \
-  static int op_##name params {          \
-    sqlite_store *st_ = impl(s);         \
-    pthread_mutex_lock(&st_->lock);      \
-    int rc_ = do_##name args;            \
-    pthread_mutex_unlock(&st_->lock);    \
-    return rc_;                          \
-  }
+#define LOCKED_OP SRV_SQLITE_LOCKED_OP
 
 LOCKED_OP(session_add,
-          (srv_store * s, const unsigned char hash[SRV_HASH_BYTES], const char *name, srv_store_session *out,
-           lab_error *err),
-          (s, hash, name, out, err))
+          (srv_store * s, const unsigned char hash[SRV_HASH_BYTES], const char *name, int64_t learner_id,
+           srv_store_session *out, lab_error *err),
+          (s, hash, name, learner_id, out, err))
 LOCKED_OP(session_find,
-          (srv_store * s, const unsigned char hash[SRV_HASH_BYTES], srv_store_session *out, lab_error *err),
-          (s, hash, out, err))
+          (srv_store * s, const unsigned char hash[SRV_HASH_BYTES], int64_t touch_after_ms, srv_store_session *out,
+           lab_error *err),
+          (s, hash, touch_after_ms, out, err))
 LOCKED_OP(session_end, (srv_store * s, int64_t session_id, lab_error *err), (s, session_id, err))
-LOCKED_OP(session_gpu_ms, (srv_store * s, int64_t session_id, double *ms, lab_error *err), (s, session_id, ms, err))
+LOCKED_OP(learner_gpu_ms, (srv_store * s, int64_t learner_id, double *ms, lab_error *err), (s, learner_id, ms, err))
 LOCKED_OP(sessions_active, (srv_store * s, int64_t *count, lab_error *err), (s, count, err))
 LOCKED_OP(run_add,
           (srv_store * s, int64_t session_id, const char *experiment, const char *params_json, const char *backend,
-           int64_t *run_id, lab_error *err),
-          (s, session_id, experiment, params_json, backend, run_id, err))
+           double reserve_ms, int64_t *run_id, lab_error *err),
+          (s, session_id, experiment, params_json, backend, reserve_ms, run_id, err))
 LOCKED_OP(run_record,
           (srv_store * s, int64_t session_id, const char *experiment, const char *params_json, const char *backend,
-           const char *result_json, int64_t *run_id, lab_error *err),
-          (s, session_id, experiment, params_json, backend, result_json, run_id, err))
+           const char *result_json, double cpu_ms, long keep, int64_t *run_id, lab_error *err),
+          (s, session_id, experiment, params_json, backend, result_json, cpu_ms, keep, run_id, err))
 LOCKED_OP(run_start, (srv_store * s, int64_t run_id, lab_error *err), (s, run_id, err))
 LOCKED_OP(run_finish,
           (srv_store * s, int64_t run_id, const char *status, const char *error_code, const char *result_json,
@@ -650,18 +705,21 @@ LOCKED_OP(class_overview, (srv_store * s, cJSON **out, lab_error *err), (s, out,
 
 static void op_close(srv_store *s) {
   sqlite_store *st = impl(s);
-  for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(st->st[i]);
+  srv_sqlite_limits_close(st);
+  for (int i = 0; st->st && i < ST_COUNT; i++) sqlite3_finalize(st->st[i]);
+  free(st->st);
   sqlite3_close(st->db);
   pthread_mutex_destroy(&st->lock);
   free(st);
 }
 
-static const srv_store_ops sqlite_ops = {
+/* Completed by store_sqlite_limits.c's operations at the first open. */
+static srv_store_ops sqlite_ops = {
     .close = op_close,
     .session_add = op_session_add,
     .session_find = op_session_find,
     .session_end = op_session_end,
-    .session_gpu_ms = op_session_gpu_ms,
+    .learner_gpu_ms = op_learner_gpu_ms,
     .sessions_active = op_sessions_active,
     .run_add = op_run_add,
     .run_record = op_run_record,
@@ -689,14 +747,14 @@ static int pragma_text(sqlite_store *st, const char *sql, char *out, size_t n, l
     rc = SQLITE_OK;
   }
   sqlite3_finalize(q);
-  return rc == SQLITE_OK ? 0 : fail_sqlite(st, rc, "opening the database", err);
+  return rc == SQLITE_OK ? 0 : srv_sqlite_fail(st, rc, "opening the database", err);
 }
 
 static int setup(sqlite_store *st, lab_error *err) {
   char mode[16], version[16];
   int rc = sqlite3_extended_result_codes(st->db, 1);
   if (rc == SQLITE_OK) rc = sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-  if (rc != SQLITE_OK) return fail_sqlite(st, rc, "opening the database", err);
+  if (rc != SQLITE_OK) return srv_sqlite_fail(st, rc, "opening the database", err);
   if (pragma_text(st, "PRAGMA journal_mode=WAL", mode, sizeof mode, err) != 0) return -1;
   if (strcmp(mode, "wal") != 0)
     return lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
@@ -715,19 +773,21 @@ static int setup(sqlite_store *st, lab_error *err) {
   char *msg = NULL;
   rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, schema, NULL, NULL, &msg);
+  if (rc == SQLITE_OK && atoi(version) < 2) rc = sqlite3_exec(st->db, schema_v2, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, "PRAGMA user_version=" LIMIT_TEXT(SCHEMA_VERSION), NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
   sqlite3_free(msg);
   if (rc != SQLITE_OK) {
-    fail_sqlite(st, rc, "creating the tables", err);
+    srv_sqlite_fail(st, rc, "creating the tables", err);
     rollback(st);
     return -1;
   }
+  if (!(st->st = calloc(ST_COUNT, sizeof *st->st))) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   for (int i = 0; i < ST_COUNT; i++) {
     rc = sqlite3_prepare_v3(st->db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->st[i], NULL);
-    if (rc != SQLITE_OK) return fail_sqlite(st, rc, "preparing statements", err);
+    if (rc != SQLITE_OK) return srv_sqlite_fail(st, rc, "preparing statements", err);
   }
-  return 0;
+  return srv_sqlite_limits_open(st, err);
 }
 
 int srv_store_open(const char *path, srv_store **out, lab_error *err) {
@@ -736,6 +796,7 @@ int srv_store_open(const char *path, srv_store **out, lab_error *err) {
     return lab_fail(err, LAB_E_USAGE, "db", "the class database needs a file name (--db FILE)");
   sqlite_store *st = calloc(1, sizeof *st);
   if (!st) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  srv_sqlite_limits_ops(&sqlite_ops);
   st->base.ops = &sqlite_ops;
   snprintf(st->path, sizeof st->path, "%s", path);
   pthread_mutex_init(&st->lock, NULL);
@@ -747,14 +808,22 @@ int srv_store_open(const char *path, srv_store **out, lab_error *err) {
       lab_fail(err, LAB_E_STORE_UNAVAILABLE, "db",
                "cannot open the class database %.200s: check that its folder exists and is writable", path);
     else
-      fail_sqlite(st, rc, "opening the database", err);
+      srv_sqlite_fail(st, rc, "opening the database", err);
     op_close(&st->base);
     return -1;
   }
+  struct stat file;
   if (setup(st, err) != 0) {
     op_close(&st->base);
     return -1;
   }
+  if (stat(path, &file) != 0) {
+    lab_fail(err, LAB_E_STORE_UNAVAILABLE, "db", "cannot find the class database %.200s it just opened", path);
+    op_close(&st->base);
+    return -1;
+  }
+  st->dev = file.st_dev;
+  st->ino = file.st_ino;
   *out = &st->base;
   return 0;
 }

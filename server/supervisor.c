@@ -126,6 +126,21 @@ static int spawn(srv_supervisor *s, lab_error *err) {
   return 0;
 }
 
+/* Whether the worker still runs. The look does not reap (WNOWAIT): one
+ * that exited (or was killed) while idle is then reaped by reap(), which
+ * keeps the kill/reap order srv_supervisor_kill relies on. */
+static int worker_alive(srv_supervisor *s) {
+  if (s->pid <= 0) return 0;
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  int rc;
+  while ((rc = waitid(P_PID, (id_t)s->pid, &info, WEXITED | WNOHANG | WNOWAIT)) < 0 && errno == EINTR) {
+  }
+  if (rc == 0 && info.si_pid == 0) return 1;
+  reap(s, 0);
+  return 0;
+}
+
 static int lock_within(pthread_mutex_t *m, double wait_s) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -181,14 +196,23 @@ int srv_supervisor_call(srv_supervisor *s, const cJSON *job, double wait_s, doub
     lab_fail(err, LAB_E_NOMEM, NULL, NULL);
     goto out;
   }
+  /* A worker that died while idle is replaced before it is given the job,
+   * so the job does not fail for what happened before it. */
+  if (s->pid > 0 && !worker_alive(s)) s->restarts++;
   if (s->pid == 0 && spawn(s, err) != 0) goto out;
   size_t n = strlen(line);
   line[n] = '\n'; /* cJSON's buffer has room: it held the terminating NUL */
   if (write_all(s->to_worker, line, n + 1) != 0) {
+    /* Not delivered (it died just now): a fresh worker gets it, once. */
     reap(s, 1);
     s->restarts++;
-    lab_fail(err, LAB_E_WORKER_CRASHED, NULL, "the GPU worker was not running and has been restarted; run it again");
-    goto out;
+    if (spawn(s, err) != 0) goto out;
+    if (write_all(s->to_worker, line, n + 1) != 0) {
+      reap(s, 1);
+      s->restarts++;
+      lab_fail(err, LAB_E_WORKER_CRASHED, NULL, "the GPU worker could not be started; run it again");
+      goto out;
+    }
   }
   size_t len = 0;
   int got = read_line(s, lab_clock_s() + deadline_s, &len);

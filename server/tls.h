@@ -7,6 +7,13 @@
 
 #include <stddef.h>
 
+/* The TLS 1.2 suites offered (TLS 1.3's are all AEAD and forward secret):
+ * ECDHE key exchange and AEAD ciphers only, so no RSA key transport and no
+ * CBC with SHA-1 (the Mozilla "intermediate" list without finite-field DH). */
+#define SRV_TLS_CIPHERS                                                                              \
+  "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"        \
+  "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+
 typedef struct srv_tls {
   char pem_path[4200]; /* what to pass as ssl_certificate */
   int temporary;       /* pem_path is ours to remove */

@@ -72,6 +72,11 @@ api_dirs=$(ls -d tests/api tests/cli 2>/dev/null | tr '\n' ' ')
 if [ -n "$api_dirs" ] && ls tests/api/*.test.mjs tests/cli/*.test.mjs >/dev/null 2>&1; then
   GPULAB_BIN="$build/bin/gpulab" tap_stage api+cli node --test --test-reporter=tap $api_dirs
 fi
+# The libFuzzer harnesses (make fuzz-bins) replay their seed corpora: fast
+# and deterministic; `make fuzz` is where they explore.
+if ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
+  tap_stage "fuzz corpora" tests/fuzz/run.sh replay "${GPULAB_FUZZ_BUILD:-build-fuzz}"
+fi
 if ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
   GPULAB_BIN="$build/bin/gpulab" GPULAB_SCREENSHOTS="$build/screenshots" \
     tap_stage e2e node --test --test-concurrency=1 --test-reporter=tap tests/e2e/

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PKGS="build-essential pkg-config libcivetweb-dev libcjson-dev check emscripten
 node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev chromium
-wrk dpkg-dev curl brotli libopenblas-dev python3-numpy"
+wrk dpkg-dev curl brotli libopenblas-dev python3-numpy clang libclang-rt-14-dev"
 
 missing=()
 for p in $PKGS; do

@@ -22,9 +22,12 @@ test('class_join_sets_an_httponly_samesite_cookie_and_answers_the_session', T, (
     assert.equal(srv.className, 'CS 101 lab');
     assert.match(srv.instructorToken, /^[0-9a-f]{64}$/);
     const { res, token } = await joinAs(srv, 'Ada Lovelace');
-    const set = res.headers.get('set-cookie');
+    const [set, learner, ...more] = res.headers.getSetCookie();
     assert.match(set, /^gpulab_session=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\/$/);
     assert.ok(!/Secure/.test(set), 'no Secure flag without TLS');
+    // The learner's own long-lived cookie, apart from the session's.
+    assert.match(learner, /^gpulab_learner=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=\d{7,}$/);
+    assert.deepEqual(more, []);
     assert.deepEqual(Object.keys(res.json), ['session']);
     assert.equal(res.json.session.name, 'Ada Lovelace');
     assert.ok(!Number.isNaN(Date.parse(res.json.session.created)), 'created is a date');

@@ -85,13 +85,22 @@ export function sessionCookie(res) {
   return m ? `gpulab_session=${m[1]}` : null;
 }
 
-// Joins as `name`; returns { res, cookie, token }. Asserts success.
-export async function joinAs(srv, name, code = srv.joinCode) {
-  const res = await request(srv, '/api/class/join', { method: 'POST', body: { code, name } });
+// The learner cookie ("gpulab_learner=<hex>"), set by a join that made a learner.
+export function learnerCookie(res) {
+  const m = (res.headers.get('set-cookie') ?? '').match(/gpulab_learner=([0-9a-f]{64})/);
+  return m ? `gpulab_learner=${m[1]}` : null;
+}
+
+// Joins as `name`; returns { res, cookie, learner, token }. Asserts success.
+// `learner`: the learner cookie of an earlier join, sent as a browser
+// would (then the same learner comes back); without it, a new learner.
+export async function joinAs(srv, name, code = srv.joinCode, { learner } = {}) {
+  const headers = learner ? { Cookie: learner } : {};
+  const res = await request(srv, '/api/class/join', { method: 'POST', body: { code, name }, headers });
   assert.equal(res.status, 200, `join as ${name}: ${res.text}`);
   const cookie = sessionCookie(res);
   assert.ok(cookie, `a session cookie in ${res.headers.get('set-cookie')}`);
-  return { res, cookie, token: cookie.split('=')[1] };
+  return { res, cookie, learner: learnerCookie(res) ?? learner, token: cookie.split('=')[1] };
 }
 
 export const asLearner = (cookie, extra = {}) => ({ headers: { Cookie: cookie, ...extra } });

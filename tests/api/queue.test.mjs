@@ -11,7 +11,7 @@ import { fakeGpu, submit, submitQueued, getRun, cancelRun, waitRun, waitRunning 
 const T = { timeout: 30000 };
 
 test('one learner clicking fast cannot starve another: B runs before A\'s third', T, () =>
-  withClass({ env: fakeGpu(250), args: ['--runs-per-minute', '60'] }, async (srv) => {
+  withClass({ env: fakeGpu(250), args: ['--runs-per-minute', '60', '--queued-runs-per-learner', '10'] }, async (srv) => {
     const a = await joinAs(srv, 'Ada');
     const b = await joinAs(srv, 'Bo');
     const runsA = [];
@@ -114,19 +114,25 @@ test('runs per minute: the next one is 429 rate_limited with Retry-After', T, ()
     await submitQueued(srv, b.cookie);
   }));
 
-test('GPU seconds per session: once used, 429 quota_exceeded', T, () =>
+test('gpu_seconds_are_charged_when_queued_and_settled_when_run_then_429_quota_exceeded', T, () =>
   withClass({ env: fakeGpu(700), args: ['--gpu-seconds', '1', '--runs-per-minute', '60'] }, async (srv) => {
     const a = await joinAs(srv, 'Ada');
-    const r1 = await submitQueued(srv, a.cookie);
+    const r1 = await submitQueued(srv, a.cookie); // charged the 5 s default estimate at once
+    const early = assertError(await submit(srv, a.cookie), 429, 'quota_exceeded');
+    assert.match(early.message, /runs still queued included/);
+    await waitRun(srv, a.cookie, r1.id); // settled to what it took (~0.7 s)
     const r2 = await submitQueued(srv, a.cookie);
-    await waitRun(srv, a.cookie, r1.id);
     await waitRun(srv, a.cookie, r2.id);
-    const e = assertError(await submit(srv, a.cookie), 429, 'quota_exceeded');
+    const r = await submit(srv, a.cookie);
+    const e = assertError(r, 429, 'quota_exceeded');
+    assert.ok(Number(r.headers.get('retry-after')) >= 1, `Retry-After ${r.headers.get('retry-after')}`);
     assert.match(e.message, /simulated/);
     const s = await simulate(srv, a.cookie);
     assert.equal(s.status, 200, 'simulated runs cost no GPU time');
+    const used = (await request(srv, '/api/session', asLearner(a.cookie))).json.gpu_seconds_used;
+    assert.ok(used >= 1 && used < 3, `GPU seconds used: ${used}`);
     const b = await joinAs(srv, 'Bo');
-    await submitQueued(srv, b.cookie); // a fresh session has its own quota
+    await submitQueued(srv, b.cookie); // another learner has a quota of their own
   }));
 
 test('more GPU memory than the class allows is 400 over_memory_limit naming the param', T, () =>

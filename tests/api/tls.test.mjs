@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import https from 'node:https';
+import tls from 'node:tls';
 import net from 'node:net';
 import { BIN, childEnv, makeWebRoot, assertNoSanitizerFindings } from './lib.mjs';
 
@@ -89,6 +90,7 @@ test('HTTPS with a self-signed certificate and a separate key', { ...T, skip }, 
       const h = await httpsRequest(srv.port, c.ca, '/api/health');
       assert.equal(h.status, 200, h.text);
       assert.equal(JSON.parse(h.text).status, 'ok');
+      assert.match(String(h.headers['strict-transport-security']), /^max-age=\d{7,}/, 'HSTS over TLS');
       const j = await httpsRequest(srv.port, c.ca, '/api/class/join', { method: 'POST', body: { code: 'ABCD-EFGH', name: 'Ada' } });
       assert.equal(j.status, 200, j.text);
       const cookie = String(j.headers['set-cookie']);
@@ -136,6 +138,41 @@ test('a certificate that is not PEM stops the start with a clear message', { ...
     assert.ok(e, 'the server must not start');
     assert.notEqual(e.code, 0);
     assert.match(e.err, /not PEM|certificate/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// One TLS handshake with the given client settings; resolves the cipher
+// agreed, or rejects with the handshake error.
+function handshake(port, ca, opts) {
+  return new Promise((res, rej) => {
+    const s = tls.connect({ host: '127.0.0.1', servername: 'localhost', port, ca, ...opts }, () => {
+      const c = s.getCipher();
+      s.end();
+      res(c);
+    });
+    s.setTimeout(5000, () => s.destroy(new Error('handshake timed out')));
+    s.on('error', rej);
+  });
+}
+
+test('tls_offers_only_forward_secret_aead_suites_on_tls_1_2', { ...T, skip }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gpulab-tls-test-'));
+  try {
+    const c = makeCert(dir);
+    const srv = await startTls(['--tls-cert', c.cert, '--tls-key', c.key]);
+    try {
+      const good = await handshake(srv.port, c.ca, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' });
+      assert.equal(good.name, 'ECDHE-RSA-AES128-GCM-SHA256');
+      // RSA key transport (no forward secrecy) and CBC with SHA-1: refused.
+      for (const ciphers of ['AES128-SHA', 'AES256-GCM-SHA384', 'ECDHE-RSA-AES128-SHA', 'ECDHE-RSA-AES256-SHA384'])
+        await assert.rejects(handshake(srv.port, c.ca, { maxVersion: 'TLSv1.2', ciphers }), /handshake|cipher|alert/i, ciphers);
+      await assert.rejects(handshake(srv.port, c.ca, { maxVersion: 'TLSv1.1', minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' }),
+        /version|protocol|alert|handshake/i, 'TLS 1.1 is refused');
+    } finally {
+      await srv.stop();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -88,6 +88,9 @@ START_TEST(config_refuses_unknown_keys_types_and_bounds) {
       {"{\"gpus\":[0,0]}", ": gpus: must be 1 to 16 distinct"},
       {"{\"gpus\":[]}", ": gpus: must be 1 to 16 distinct"},
       {"{\"gpus\":[64]}", ": gpus: must be 1 to 16 distinct"},
+      /* Far past a long (once undefined behaviour, found by the fuzzer). */
+      {"{\"limits\":{\"queue_max\":1.7e85}}", ": limits.queue_max: must be an integer from 1 to 10000"},
+      {"{\"gpus\":[-1e300]}", ": gpus: must be 1 to 16 distinct"},
       {"[1]", ": must be a JSON object"},
       {"{\"name\":\"x\"} trailing", ": not valid JSON"},
   };

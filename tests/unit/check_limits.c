@@ -1,6 +1,5 @@
-/* Per-session limits: the sliding runs-per-minute window and its
- * Retry-After, the GPU-seconds quota, and the GPU memory each experiment's
- * parameters ask for against the class's cap. */
+/* Per-run limits: the GPU-seconds quota, and the GPU memory each
+ * experiment's parameters ask for against the class's cap. */
 #include <string.h>
 
 #include "cjson_compat.h"
@@ -9,59 +8,6 @@
 #include "suites.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-
-START_TEST(rate_allows_n_per_minute_then_says_when_to_retry) {
-  srv_limits *l = srv_limits_new(3);
-  lab_error err;
-  double ra;
-  ck_assert_int_eq(srv_limits_rate(l, 1, 100.0, &ra, &err), 0);
-  ck_assert_int_eq(srv_limits_rate(l, 1, 110.0, &ra, &err), 0);
-  ck_assert_int_eq(srv_limits_rate(l, 1, 120.0, &ra, &err), 0);
-  ck_assert_int_eq(srv_limits_rate(l, 1, 130.5, &ra, &err), -1);
-  ck_assert_int_eq(err.code, LAB_E_RATE_LIMITED);
-  ck_assert_double_eq_tol(ra, 30.0, 1e-9); /* the run at 100 leaves the window at 160 */
-  ck_assert_ptr_nonnull(strstr(err.message, "retry in 30 s"));
-  ck_assert_int_eq(srv_limits_rate(l, 1, 160.0, &ra, &err), 0); /* sliding: one slot back */
-  ck_assert_int_eq(srv_limits_rate(l, 1, 161.0, &ra, &err), -1);
-  srv_limits_free(l);
-}
-END_TEST
-
-START_TEST(rate_window_is_per_session) {
-  srv_limits *l = srv_limits_new(1);
-  lab_error err;
-  double ra;
-  ck_assert_int_eq(srv_limits_rate(l, 1, 0, &ra, &err), 0);
-  ck_assert_int_eq(srv_limits_rate(l, 1, 1, &ra, &err), -1);
-  ck_assert_int_eq(srv_limits_rate(l, 2, 1, &ra, &err), 0);
-  srv_limits_free(l);
-}
-END_TEST
-
-START_TEST(rate_undo_gives_the_slot_back) {
-  srv_limits *l = srv_limits_new(2);
-  lab_error err;
-  double ra;
-  ck_assert_int_eq(srv_limits_rate(l, 7, 0, &ra, &err), 0);
-  ck_assert_int_eq(srv_limits_rate(l, 7, 1, &ra, &err), 0);
-  srv_limits_rate_undo(l, 7);
-  ck_assert_int_eq(srv_limits_rate(l, 7, 2, &ra, &err), 0);
-  ck_assert_int_eq(srv_limits_rate(l, 7, 3, &ra, &err), -1);
-  ck_assert_double_eq_tol(ra, 57.0, 1e-9);
-  srv_limits_free(l);
-}
-END_TEST
-
-START_TEST(rate_table_forgets_idle_sessions) {
-  srv_limits *l = srv_limits_new(1);
-  lab_error err;
-  double ra;
-  /* 10k sessions one minute apart in bursts: the table stays usable. */
-  for (int i = 0; i < 10000; i++) ck_assert_int_eq(srv_limits_rate(l, i, (double)(i / 100) * 61.0, &ra, &err), 0);
-  ck_assert_int_eq(srv_limits_rate(l, 9999, 99 * 61.0 + 1, &ra, &err), -1);
-  srv_limits_free(l);
-}
-END_TEST
 
 START_TEST(quota_refuses_once_the_gpu_seconds_are_used) {
   lab_error err;
@@ -136,10 +82,6 @@ END_TEST
 Suite *make_limits_suite(void) {
   Suite *s = suite_create("limits");
   TCase *tc = tcase_create("core");
-  tcase_add_test(tc, rate_allows_n_per_minute_then_says_when_to_retry);
-  tcase_add_test(tc, rate_window_is_per_session);
-  tcase_add_test(tc, rate_undo_gives_the_slot_back);
-  tcase_add_test(tc, rate_table_forgets_idle_sessions);
   tcase_add_test(tc, quota_refuses_once_the_gpu_seconds_are_used);
   tcase_add_test(tc, memory_budget_over_the_cap_names_budget_gib);
   tcase_add_test(tc, transfer_and_timing_sizes_set_their_memory);

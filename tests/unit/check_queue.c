@@ -16,10 +16,11 @@
 #include "suites.h"
 #include "supervisor.h"
 
+/* A run of `session`, whose learner has the same number. */
 static void push(srv_queue *q, int64_t run, int64_t session, const char *exp) {
   lab_error err;
   double ra;
-  ck_assert_int_eq(srv_queue_push(q, run, session, exp, cJSON_CreateObject(), &ra, &err), 0);
+  ck_assert_int_eq(srv_queue_push(q, run, session, session, exp, cJSON_CreateObject(), &ra, &err), 0);
 }
 
 /* Takes one job on slot 0, finishes it at once, returns its run id. */
@@ -114,13 +115,49 @@ START_TEST(queue_full_refuses_with_retry_after) {
   push(q, 2, 2, "timing");
   lab_error err;
   double ra = 0;
-  ck_assert_int_eq(srv_queue_full(q, &ra, &err), -1);
-  ck_assert_int_eq(srv_queue_push(q, 3, 3, "timing", cJSON_CreateObject(), &ra, &err), -1);
+  ck_assert_int_eq(srv_queue_full(q, 1, &ra, &err), -1); /* learner 1 already waits */
+  ck_assert_int_eq(srv_queue_push(q, 3, 1, 1, "timing", cJSON_CreateObject(), &ra, &err), -1);
   ck_assert_int_eq(err.code, LAB_E_QUEUE_FULL);
   ck_assert(ra >= 1);
   ck_assert_int_eq(srv_queue_waiting(q), 2);
   take_done(q); /* one starts: a place frees up */
-  ck_assert_int_eq(srv_queue_full(q, &ra, &err), 0);
+  ck_assert_int_eq(srv_queue_full(q, 1, &ra, &err), 0);
+  srv_queue_free(q);
+}
+END_TEST
+
+START_TEST(queue_first_run_of_a_learner_is_taken_past_queue_max) {
+  srv_queue *q = srv_queue_new(3);
+  for (int i = 1; i <= 3; i++) push(q, i, 1, "timing"); /* one learner filled it */
+  lab_error err;
+  double ra = 0;
+  ck_assert_int_eq(srv_queue_push(q, 4, 1, 1, "timing", cJSON_CreateObject(), &ra, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_QUEUE_FULL);
+  for (int learner = 2; learner <= 40; learner++) push(q, 100 + learner, learner, "timing"); /* a class arrives */
+  ck_assert_int_eq(srv_queue_waiting(q), 3 + 39);
+  ck_assert_int_eq(srv_queue_push(q, 999, 2, 2, "timing", cJSON_CreateObject(), &ra, &err), -1); /* a second one waits */
+  /* Round-robin: the newcomers' first runs start before the first learner's second. */
+  ck_assert_int_eq(take_done(q), 1);
+  ck_assert_int_eq(take_done(q), 102);
+  srv_queue_free(q);
+}
+END_TEST
+
+START_TEST(queue_learner_cap_counts_waiting_and_running_runs) {
+  srv_queue *q = srv_queue_new(50);
+  srv_queue_set_learner_cap(q, 2);
+  push(q, 1, 7, "timing");
+  srv_queue_job *j = srv_queue_take(q, 0, 0); /* one running */
+  push(q, 2, 7, "timing");                    /* one waiting */
+  lab_error err;
+  double ra = 0;
+  ck_assert_int_eq(srv_queue_learner_runs(q, 7), 2);
+  ck_assert_int_eq(srv_queue_push(q, 3, 70, 7, "timing", cJSON_CreateObject(), &ra, &err), -1); /* another session, same learner */
+  ck_assert_int_eq(err.code, LAB_E_TOO_MANY_QUEUED);
+  ck_assert(ra >= 1);
+  push(q, 4, 8, "timing"); /* another learner is not held back */
+  srv_queue_done(q, j, 0.5);
+  ck_assert_int_eq(srv_queue_full(q, 7, &ra, &err), 0);
   srv_queue_free(q);
 }
 END_TEST
@@ -263,6 +300,8 @@ Suite *make_queue_suite(void) {
   tcase_add_test(tc, queue_estimate_grows_with_the_work_ahead);
   tcase_add_test(tc, queue_estimate_is_the_mean_of_recent_runs);
   tcase_add_test(tc, queue_full_refuses_with_retry_after);
+  tcase_add_test(tc, queue_first_run_of_a_learner_is_taken_past_queue_max);
+  tcase_add_test(tc, queue_learner_cap_counts_waiting_and_running_runs);
   tcase_add_test(tc, queue_cancels_only_a_waiting_run_of_its_session);
   tcase_add_test(tc, queue_json_lists_running_then_waiting_in_start_order);
   tcase_add_test(tc, queue_workers_run_every_job_once);

@@ -39,13 +39,21 @@ static srv_store *open_store(void) {
   return s;
 }
 
+static int64_t last_learner; /* the learner of the latest join() */
+
+/* A new learner (cookie hash n + 100) and a session of it (hash n). */
 static int64_t join(srv_store *s, int n, const char *name) {
   unsigned char h[SRV_HASH_BYTES];
+  srv_store_learner l;
   srv_store_session sess;
   lab_error err = {0};
+  hash_of(n + 100, h);
+  ck_assert_msg(srv_store_learner_add(s, h, name, &l, &err) == 0, "%s", err.message);
   hash_of(n, h);
-  ck_assert_msg(srv_store_session_add(s, h, name, &sess, &err) == 0, "%s", err.message);
+  ck_assert_msg(srv_store_session_add(s, h, name, l.id, &sess, &err) == 0, "%s", err.message);
   ck_assert_str_eq(sess.name, name);
+  ck_assert_int_eq(sess.learner_id, l.id);
+  last_learner = l.id;
   return sess.id;
 }
 
@@ -53,7 +61,7 @@ START_TEST(store_keeps_sessions_runs_and_quiz_across_reopen) {
   srv_store *s = open_store();
   lab_error err = {0};
   int64_t ada = join(s, 1, "Ada"), run = 0;
-  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{\"size\":64}", "cuda", &run, &err), 0);
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{\"size\":64}", "cuda", 0, &run, &err), 0);
   ck_assert_int_eq(srv_store_run_start(s, run, &err), 0);
   ck_assert_int_eq(srv_store_run_finish(s, run, "done", NULL, "{\"experiment\":\"timing\"}", 1500, &err), 0);
   ck_assert_int_eq(srv_store_quiz_add(s, ada, "first-steps", 3, 4, 1, "{\"q1\":[\"a\"]}", &err), 0);
@@ -63,7 +71,7 @@ START_TEST(store_keeps_sessions_runs_and_quiz_across_reopen) {
   unsigned char h[SRV_HASH_BYTES];
   srv_store_session sess;
   hash_of(1, h);
-  ck_assert_int_eq(srv_store_session_find(s, h, &sess, &err), 0);
+  ck_assert_int_eq(srv_store_session_find(s, h, 60000, &sess, &err), 0);
   ck_assert_int_eq(sess.id, ada);
   ck_assert_str_eq(sess.name, "Ada");
   ck_assert_double_eq_tol(sess.gpu_ms_used, 1500, 1e-9);
@@ -87,7 +95,7 @@ START_TEST(store_hides_another_sessions_run) {
   srv_store *s = open_store();
   lab_error err = {0};
   int64_t ada = join(s, 1, "Ada"), bob = join(s, 2, "Bob"), run = 0;
-  ck_assert_int_eq(srv_store_run_add(s, ada, "memory", "{}", "cuda", &run, &err), 0);
+  ck_assert_int_eq(srv_store_run_add(s, ada, "memory", "{}", "cuda", 0, &run, &err), 0);
   cJSON *r = NULL, *list = NULL;
   ck_assert_int_eq(srv_store_run_get(s, bob, run, &r, &err), -1);
   ck_assert_int_eq(err.code, LAB_E_UNKNOWN_RUN);
@@ -110,7 +118,7 @@ START_TEST(store_ended_session_is_not_found) {
   unsigned char h[SRV_HASH_BYTES];
   srv_store_session sess;
   hash_of(1, h);
-  ck_assert_int_eq(srv_store_session_find(s, h, &sess, &err), -1);
+  ck_assert_int_eq(srv_store_session_find(s, h, 60000, &sess, &err), -1);
   ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
   ck_assert_int_eq(srv_store_session_end(s, ada, &err), -1);
   int64_t active = -1;
@@ -123,9 +131,9 @@ END_TEST
 START_TEST(store_cancel_only_while_queued) {
   srv_store *s = open_store();
   lab_error err = {0};
-  int64_t ada = join(s, 1, "Ada"), a = 0, b = 0;
-  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", &a, &err), 0);
-  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", &b, &err), 0);
+  int64_t ada = join(s, 1, "Ada"), learner = last_learner, a = 0, b = 0;
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 0, &a, &err), 0);
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 0, &b, &err), 0);
   ck_assert_int_eq(srv_store_run_start(s, a, &err), 0);
   cJSON *un = NULL;
   ck_assert_int_eq(srv_store_runs_unfinished(s, &un, &err), 0);
@@ -141,7 +149,7 @@ START_TEST(store_cancel_only_while_queued) {
   ck_assert_int_eq(err.code, LAB_E_INTERNAL);
   ck_assert_int_eq(srv_store_run_finish(s, a, "failed", "worker_crashed", NULL, 250, &err), 0);
   double ms = 0;
-  ck_assert_int_eq(srv_store_session_gpu_ms(s, ada, &ms, &err), 0);
+  ck_assert_int_eq(srv_store_learner_gpu_ms(s, learner, &ms, &err), 0);
   ck_assert_double_eq_tol(ms, 250, 1e-9);
   srv_store_close(s);
 }
@@ -155,7 +163,7 @@ START_TEST(store_locked_database_is_store_busy) {
   ck_assert_int_eq(sqlite3_open(db, &other), SQLITE_OK);
   ck_assert_int_eq(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
   int64_t run = 0;
-  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", &run, &err), -1);
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 0, &run, &err), -1);
   ck_assert_int_eq(err.code, LAB_E_STORE_BUSY);
   ck_assert_int_eq(lab_err_http_status(err.code), 503);
   /* Reads still work while another process writes (WAL). */
@@ -164,7 +172,7 @@ START_TEST(store_locked_database_is_store_busy) {
   cJSON_Delete(list);
   ck_assert_int_eq(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
   sqlite3_close(other);
-  ck_assert_msg(srv_store_run_add(s, ada, "timing", "{}", "cuda", &run, &err) == 0, "%s", err.message);
+  ck_assert_msg(srv_store_run_add(s, ada, "timing", "{}", "cuda", 0, &run, &err) == 0, "%s", err.message);
   srv_store_close(s);
 }
 END_TEST
@@ -180,7 +188,7 @@ START_TEST(store_full_database_is_store_unavailable) {
   int failed = 0;
   for (int i = 0; i < 50 && !failed; i++) {
     int64_t run = 0;
-    if (srv_store_run_add(s, ada, "timing", big, "cuda", &run, &err) != 0) failed = 1;
+    if (srv_store_run_add(s, ada, "timing", big, "cuda", 0, &run, &err) != 0) failed = 1;
   }
   ck_assert_msg(failed, "a capped database refused nothing");
   ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
@@ -215,7 +223,7 @@ START_TEST(store_overview_counts_runs_and_quiz_per_learner) {
   srv_store *s = open_store();
   lab_error err = {0};
   int64_t ada = join(s, 1, "Ada"), bob = join(s, 2, "Bob"), run = 0;
-  for (int i = 0; i < 3; i++) ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", &run, &err), 0);
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 0, &run, &err), 0);
   ck_assert_int_eq(srv_store_run_finish(s, run, "done", NULL, "{}", 10, &err), 0);
   ck_assert_int_eq(srv_store_quiz_add(s, bob, "first-steps", 1, 4, 0, "{}", &err), 0);
   cJSON *o = NULL;
@@ -241,7 +249,7 @@ START_TEST(store_recorded_run_is_done_at_once_and_not_unfinished) {
   srv_store *s = open_store();
   lab_error err = {0};
   int64_t ada = join(s, 1, "Ada"), run = 0;
-  ck_assert_int_eq(srv_store_run_record(s, ada, "timing", "{}", "simulated", "{\"backend\":\"simulated\"}", &run, &err), 0);
+  ck_assert_int_eq(srv_store_run_record(s, ada, "timing", "{}", "simulated", "{\"backend\":\"simulated\"}", 0, 100, &run, &err), 0);
   cJSON *r = NULL, *un = NULL;
   ck_assert_int_eq(srv_store_run_get(s, ada, run, &r, &err), 0);
   ck_assert_str_eq(cJSON_GetObjectItem(r, "status")->valuestring, "done");
@@ -250,7 +258,7 @@ START_TEST(store_recorded_run_is_done_at_once_and_not_unfinished) {
   ck_assert_int_eq(srv_store_runs_unfinished(s, &un, &err), 0);
   ck_assert_int_eq(cJSON_GetArraySize(un), 0);
   cJSON_Delete(un);
-  ck_assert_int_eq(srv_store_run_record(s, 777, "timing", "{}", "simulated", "{}", &run, &err), -1);
+  ck_assert_int_eq(srv_store_run_record(s, 777, "timing", "{}", "simulated", "{}", 0, 100, &run, &err), -1);
   ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
   srv_store_close(s);
 }
@@ -260,10 +268,148 @@ START_TEST(store_run_for_unknown_session_is_refused) {
   srv_store *s = open_store();
   lab_error err = {0};
   int64_t run = 0;
-  ck_assert_int_eq(srv_store_run_add(s, 4242, "timing", "{}", "cuda", &run, &err), -1);
+  ck_assert_int_eq(srv_store_run_add(s, 4242, "timing", "{}", "cuda", 0, &run, &err), -1);
   ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
   ck_assert_int_eq(srv_store_quiz_add(s, 4242, "x", 1, 1, 1, "{}", &err), -1);
   ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_learner_is_found_by_its_cookie_and_takes_the_new_name) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  join(s, 1, "Ada");
+  int64_t ada = last_learner;
+  unsigned char h[SRV_HASH_BYTES];
+  srv_store_learner l;
+  hash_of(101, h);
+  ck_assert_int_eq(srv_store_learner_find(s, h, "Ada L.", &l, &err), 0);
+  ck_assert_int_eq(l.id, ada);
+  ck_assert_str_eq(l.name, "Ada L.");
+  hash_of(55, h);
+  ck_assert_int_eq(srv_store_learner_find(s, h, NULL, &l, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_quota_is_charged_when_queued_and_refunded_if_never_run) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), learner = last_learner, a = 0, b = 0;
+  double ms = -1;
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 1500, &a, &err), 0);
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 1500, &b, &err), 0);
+  ck_assert_int_eq(srv_store_learner_gpu_ms(s, learner, &ms, &err), 0);
+  ck_assert_double_eq_tol(ms, 3000, 1e-9); /* both estimates, at once */
+  ck_assert_int_eq(srv_store_run_finish(s, b, "cancelled", NULL, NULL, 0, &err), 0);
+  ck_assert_int_eq(srv_store_learner_gpu_ms(s, learner, &ms, &err), 0);
+  ck_assert_double_eq_tol(ms, 1500, 1e-9); /* the cancelled one is refunded */
+  ck_assert_int_eq(srv_store_run_start(s, a, &err), 0);
+  ck_assert_int_eq(srv_store_run_finish(s, a, "done", NULL, "{}", 400, &err), 0);
+  ck_assert_int_eq(srv_store_learner_gpu_ms(s, learner, &ms, &err), 0);
+  ck_assert_double_eq_tol(ms, 400, 1e-9); /* settled to what it took */
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_keeps_only_a_learners_newest_answered_runs) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), run = 0, gpu = 0;
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 0, &gpu, &err), 0);
+  for (int i = 0; i < 8; i++)
+    ck_assert_int_eq(srv_store_run_record(s, ada, "timing", "{}", "simulated", "{}", 25, 3, &run, &err), 0);
+  cJSON *list = NULL;
+  ck_assert_int_eq(srv_store_runs_list(s, ada, &list, &err), 0);
+  ck_assert_int_eq(cJSON_GetArraySize(list), 4); /* the 3 newest answers and the GPU run */
+  ck_assert_int_eq((int64_t)cJSON_GetObjectItem(cJSON_GetArrayItem(list, 0), "id")->valuedouble, run);
+  ck_assert_int_eq((int64_t)cJSON_GetObjectItem(cJSON_GetArrayItem(list, 3), "id")->valuedouble, gpu);
+  cJSON_Delete(list);
+  unsigned char h[SRV_HASH_BYTES];
+  srv_store_session sess;
+  hash_of(1, h);
+  ck_assert_int_eq(srv_store_session_find(s, h, 60000, &sess, &err), 0);
+  ck_assert_double_eq_tol(sess.cpu_ms_used, 8 * 25, 1e-9); /* every run's CPU time was charged */
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_limit_window_counts_costs_and_says_when_to_retry) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  double retry = -1;
+  int64_t ev[3];
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(srv_store_limit_add(s, "gpu_run", "learner:1", 0, &ev[i], &err), 0);
+  ck_assert_int_eq(srv_store_limit_check(s, "gpu_run", "learner:1", 60000, 4, 0, &retry, &err), 0);
+  ck_assert_int_eq(srv_store_limit_check(s, "gpu_run", "learner:1", 60000, 3, 0, &retry, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_RATE_LIMITED);
+  ck_assert(retry >= 1 && retry <= 60);
+  ck_assert_int_eq(srv_store_limit_check(s, "gpu_run", "learner:2", 60000, 3, 0, &retry, &err), 0); /* per subject */
+  ck_assert_int_eq(srv_store_limit_check(s, "sim_run", "learner:1", 60000, 3, 0, &retry, &err), 0);  /* per kind */
+  ck_assert_int_eq(srv_store_limit_undo(s, ev[2], &err), 0);
+  ck_assert_int_eq(srv_store_limit_check(s, "gpu_run", "learner:1", 60000, 3, 0, &retry, &err), 0);
+  /* Cost: two runs of 600 ms against a 1000 ms budget. */
+  int64_t c;
+  ck_assert_int_eq(srv_store_limit_add(s, "sim_run", "learner:1", 0, &c, &err), 0);
+  ck_assert_int_eq(srv_store_limit_cost(s, c, 600, &err), 0);
+  ck_assert_int_eq(srv_store_limit_check(s, "sim_run", "learner:1", 60000, 100, 1000, &retry, &err), 0);
+  ck_assert_int_eq(srv_store_limit_add(s, "sim_run", "learner:1", 600, &c, &err), 0);
+  ck_assert_int_eq(srv_store_limit_check(s, "sim_run", "learner:1", 60000, 100, 1000, &retry, &err), -1);
+  ck_assert(retry >= 1);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_removed_or_replaced_file_is_store_unavailable) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), run = 0;
+  char moved[160];
+  snprintf(moved, sizeof moved, "%s.moved", db);
+  ck_assert_int_eq(rename(db, moved), 0);
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 0, &run, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
+  /* A different file under the old name is not the database either. */
+  FILE *f = fopen(db, "w");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  cJSON *list = NULL;
+  ck_assert_int_eq(srv_store_runs_list(s, ada, &list, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
+  ck_assert_int_eq(unlink(db), 0);
+  ck_assert_int_eq(rename(moved, db), 0); /* put back: usable again */
+  ck_assert_int_eq(srv_store_runs_list(s, ada, &list, &err), 0);
+  cJSON_Delete(list);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_upgrades_a_version_1_database) {
+  sqlite3 *old = NULL;
+  ck_assert_int_eq(sqlite3_open(db, &old), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(old,
+                                "CREATE TABLE sessions(id INTEGER PRIMARY KEY, token_hash BLOB NOT NULL UNIQUE, name TEXT "
+                                "NOT NULL, created INTEGER NOT NULL, last_seen INTEGER NOT NULL, gpu_ms_used REAL NOT NULL "
+                                "DEFAULT 0, ended INTEGER);"
+                                "CREATE TABLE runs(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES "
+                                "sessions(id), experiment TEXT NOT NULL, params_json TEXT, backend TEXT NOT NULL, status "
+                                "TEXT NOT NULL, error_code TEXT, result_json TEXT, gpu_ms REAL NOT NULL DEFAULT 0, "
+                                "queued_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER);"
+                                "INSERT INTO sessions(token_hash,name,created,last_seen) VALUES(x'01',"
+                                "'Old',1,1);"
+                                "PRAGMA user_version=1;",
+                                NULL, NULL, NULL),
+                   SQLITE_OK);
+  sqlite3_close(old);
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), run = 0;
+  ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 100, &run, &err), 0);
+  int64_t active = 0;
+  ck_assert_int_eq(srv_store_sessions_active(s, &active, &err), 0);
+  ck_assert_int_eq(active, 2); /* the old session is still there */
   srv_store_close(s);
 }
 END_TEST
@@ -283,6 +429,12 @@ Suite *make_store_suite(void) {
   tcase_add_test(t, store_overview_counts_runs_and_quiz_per_learner);
   tcase_add_test(t, store_recorded_run_is_done_at_once_and_not_unfinished);
   tcase_add_test(t, store_run_for_unknown_session_is_refused);
+  tcase_add_test(t, store_learner_is_found_by_its_cookie_and_takes_the_new_name);
+  tcase_add_test(t, store_quota_is_charged_when_queued_and_refunded_if_never_run);
+  tcase_add_test(t, store_keeps_only_a_learners_newest_answered_runs);
+  tcase_add_test(t, store_limit_window_counts_costs_and_says_when_to_retry);
+  tcase_add_test(t, store_removed_or_replaced_file_is_store_unavailable);
+  tcase_add_test(t, store_upgrades_a_version_1_database);
   suite_add_tcase(s, t);
   return s;
 }

@@ -16,6 +16,9 @@ Suite *make_experiments_suite(void);
 
 Suite *make_params_suite(void);
 Suite *make_json_suite(void);
+Suite *make_utf8_suite(void);
+Suite *make_conn_limit_suite(void);
+Suite *make_openapi_suite(void);
 Suite *make_envelope_suite(void);
 Suite *make_calibrate_suite(void);
 Suite *make_profiles_suite(void);

@@ -38,7 +38,7 @@ void ui_table_xy(ui_buf *b, const char *cap, const char *x_title, ui_unit x_unit
   }
   for (int i = 0; i < n; i++)
     for (int k = 0; k < s[i].n; k++) xs[rows++] = s[i].x[k];
-  qsort(xs, (size_t)rows, sizeof *xs, cmp_double);
+  if (rows > 1) qsort(xs, (size_t)rows, sizeof *xs, cmp_double); /* no points: xs is NULL, which qsort may not get */
   caption(b, cap);
   ui_buf_raw(b, "<thead><tr><th scope=\"col\">");
   ui_buf_text(b, x_title);

@@ -1,0 +1,79 @@
+/* CivetWeb's errors as envelopes, and the framing checks (see
+ * http_guard.h). CivetWeb reads the first Content-Length it finds; a
+ * request with two is refused rather than guessed at (request smuggling
+ * works by making two parsers disagree on where a body ends). */
+#include "http_guard.h"
+
+#include <civetweb.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http.h"
+
+static lab_err code_for(int status) {
+  switch (status) {
+  case 404: return LAB_E_NOT_FOUND;
+  case 405: return LAB_E_METHOD_NOT_ALLOWED;
+  case 408: return LAB_E_REQUEST_TIMEOUT;
+  case 411: return LAB_E_LENGTH_REQUIRED;
+  case 413: return LAB_E_HEADERS_TOO_LARGE; /* CivetWeb sends it when the headers overflow max_request_size */
+  default: return status >= 500 && status != 505 ? LAB_E_INTERNAL : LAB_E_BAD_REQUEST;
+  }
+}
+
+int srv_http_error(struct mg_connection *conn, int status, const char *msg) {
+  lab_err code = code_for(status);
+  srv_send_fail(conn, code, NULL, "the server could not read this request (%.80s, HTTP %d); %s", msg ? msg : "",
+                status, lab_err_advice(code));
+  return 0;
+}
+
+/* Whether the Origin header ("https://host:port", "null") names the host
+ * this request was sent to (its Host header). The scheme is not compared:
+ * a proxy in front may end TLS. */
+static int same_origin(const char *origin, const char *host) {
+  const char *sep = strstr(origin, "://");
+  if (!sep || !host) return 0;
+  return strcasecmp(sep + 3, host) == 0;
+}
+
+/* Digits only, with the spaces HTTP allows around a header's value. */
+static int decimal(const char *v) {
+  while (*v == ' ' || *v == '\t') v++;
+  int digits = 0;
+  while (*v >= '0' && *v <= '9') v++, digits++;
+  while (*v == ' ' || *v == '\t') v++;
+  return digits > 0 && digits <= 18 && *v == 0;
+}
+
+int srv_request_check(struct mg_connection *conn) {
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  int lengths = 0, chunked = 0, malformed = 0;
+  for (int i = 0; i < ri->num_headers; i++) {
+    if (strcasecmp(ri->http_headers[i].name, "Content-Length") == 0) {
+      lengths++;
+      malformed |= !decimal(ri->http_headers[i].value);
+    }
+    if (strcasecmp(ri->http_headers[i].name, "Transfer-Encoding") == 0) chunked++;
+  }
+  /* A browser names the page that sent a request in Origin; a page of
+   * another site may not change anything here (its simple requests need
+   * no preflight, and would carry the learner's cookies when same-site). */
+  const char *origin = mg_get_header(conn, "Origin");
+  int changes = strcmp(ri->request_method, "GET") != 0 && strcmp(ri->request_method, "HEAD") != 0 &&
+                strcmp(ri->request_method, "OPTIONS") != 0;
+  if (changes && origin && !same_origin(origin, mg_get_header(conn, "Host")))
+    return srv_send_fail(conn, LAB_E_CROSS_ORIGIN, NULL,
+                         "a page of %.80s may not send %.10s requests to gpulab; use gpulab from its own pages", origin,
+                         ri->request_method);
+  /* CivetWeb reads "12abc" or "0x10" as far as it is a number. */
+  if (malformed)
+    return srv_send_fail(conn, LAB_E_BAD_REQUEST, NULL, "Content-Length must be a decimal number of bytes");
+  if (lengths > 1)
+    return srv_send_fail(conn, LAB_E_BAD_REQUEST, NULL,
+                         "the request carries %d Content-Length headers; send exactly one", lengths);
+  if (lengths && chunked)
+    return srv_send_fail(conn, LAB_E_BAD_REQUEST, NULL,
+                         "a request may not carry both Transfer-Encoding and Content-Length; send one of them");
+  return 0;
+}

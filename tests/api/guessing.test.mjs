@@ -1,0 +1,70 @@
+// Guessing is throttled per client address: a join code or an instructor
+// token cannot be tried thousands of times a second. A classroom behind one
+// NAT must still get in: joins from one address are allowed in a burst of
+// at least 60, then one a second; malformed bodies are not counted as
+// guesses, wrong codes are. Every 429 carries Retry-After.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertError, request } from './lib.mjs';
+import { withClass, joinAs, asInstructor } from './class_lib.mjs';
+
+const T = { timeout: 60000 };
+const BURST = 60;
+const post = (srv, body, opts = {}) => request(srv, '/api/class/join', { method: 'POST', body, ...opts });
+
+test('sixty_joins_from_one_address_get_in_and_malformed_bodies_are_not_guesses', T, () =>
+  withClass({}, async (srv) => {
+    for (let i = 0; i < 100; i++) {
+      const bad = i % 2 ? '{"code":' : { code: srv.joinCode, name: '' };
+      assertError(await post(srv, bad), 400, i % 2 ? 'invalid_json' : 'invalid_param');
+    }
+    // The bucket refills one a second while they join: a slow machine lets a few more in.
+    let joined = 0;
+    let r;
+    for (; joined < 300; joined++) {
+      r = await post(srv, { code: srv.joinCode, name: `Learner ${joined}` });
+      if (r.status !== 200) break;
+    }
+    assert.ok(joined >= BURST && joined < BURST + 60, `joined before the throttle: ${joined}`);
+    assertError(r, 429, 'rate_limited');
+    const after = Number(r.headers.get('retry-after'));
+    assert.ok(after >= 1 && after <= 2, `the bucket refills one a second: Retry-After ${r.headers.get('retry-after')}`);
+    // One second later, the next learner gets in.
+    await new Promise((res) => setTimeout(res, after * 1000 + 100));
+    await joinAs(srv, 'Late but welcome');
+  }));
+
+test('wrong_join_codes_are_throttled_per_address', T, () =>
+  withClass({ args: ['--join-code', 'ABCD-EFGH'] }, async (srv) => {
+    let guesses = 0;
+    let r;
+    for (; guesses < 200; guesses++) {
+      r = await post(srv, { code: `ZZZZ-${String(guesses).padStart(4, '2').replace(/[01]/g, '3')}`, name: 'Eve' });
+      if (r.status !== 403) break;
+      assertError(r, 403, 'bad_join_code');
+    }
+    assert.ok(guesses >= BURST && guesses < BURST + 60, `wrong codes before the throttle: ${guesses}`);
+    assertError(r, 429, 'rate_limited');
+    assert.ok(Number(r.headers.get('retry-after')) >= 1);
+    // While throttled, even the right code waits: guessing gains nothing.
+    assertError(await post(srv, { code: 'ABCD-EFGH', name: 'Eve' }), 429, 'rate_limited');
+  }));
+
+test('wrong_instructor_tokens_are_throttled_per_address', T, () =>
+  withClass({}, async (srv) => {
+    const view = (token) => request(srv, '/api/instructor/class', asInstructor(token));
+    assert.equal((await view(srv.instructorToken)).status, 200);
+    let guesses = 0;
+    let r;
+    for (; guesses < 200; guesses++) {
+      r = await view('f'.repeat(64));
+      if (r.status !== 401) break;
+    }
+    assert.ok(guesses >= BURST && guesses < BURST + 60, `wrong tokens before the throttle: ${guesses}`);
+    assertError(r, 429, 'rate_limited');
+    assert.ok(Number(r.headers.get('retry-after')) >= 1);
+    assertError(await view(srv.instructorToken), 429, 'rate_limited');
+    // Asking without any token is not a guess.
+    const none = await request(srv, '/api/instructor/class');
+    assert.ok([401, 429].includes(none.status));
+  }));

@@ -1,0 +1,89 @@
+// The HTTP edge: same origin only (no CORS headers, a CORS preflight is not
+// granted), JSON bodies only with Content-Type: application/json, requests
+// whose framing two parsers could read differently are refused, and the
+// answers CivetWeb itself gives to requests it cannot parse carry our JSON
+// error envelope like every other error.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withServer, rawRequest, request, assertError } from './lib.mjs';
+
+const T = { timeout: 30000 };
+
+// rawRequest's answer in the shape assertError reads.
+const asRes = (a) => ({ status: a.status, headers: a.headers, text: a.body, json: JSON.parse(a.body) });
+
+test('a_cross_origin_preflight_gets_no_allow_origin', T, () =>
+  withServer({}, async (srv) => {
+    for (const path of ['/api/experiments/timing', '/api/class/join', '/api/lessons/x/quiz', '/']) {
+      const r = await rawRequest(srv.port,
+        `OPTIONS ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.example\r\n` +
+        'Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r\n\r\n');
+      assert.notEqual(r.status, 200, `${path}: a preflight is not granted`);
+      for (const h of Object.keys(r.headers)) assert.ok(!h.startsWith('access-control-'), `${path}: ${h} sent`);
+    }
+    const get = await request(srv, '/api/health', { headers: { Origin: 'http://evil.example' } });
+    assert.equal(get.status, 200);
+    assert.equal(get.headers.get('access-control-allow-origin'), null, 'no CORS header on a plain answer');
+  }));
+
+test('a_post_from_another_origin_is_403_cross_origin', T, () =>
+  withServer({}, async (srv) => {
+    const body = { backend: 'simulated' };
+    for (const origin of ['http://evil.example', 'null', `http://127.0.0.1:${srv.port + 1}`]) {
+      const r = await request(srv, '/api/experiments/timing', { method: 'POST', body, headers: { Origin: origin } });
+      assertError(r, 403, 'cross_origin');
+    }
+    // The server's own pages may, over HTTP or behind a proxy ending TLS.
+    for (const origin of [srv.url, `https://127.0.0.1:${srv.port}`]) {
+      const r = await request(srv, '/api/experiments/timing', { method: 'POST', body, headers: { Origin: origin } });
+      assert.equal(r.status, 200, `${origin}: ${r.text.slice(0, 200)}`);
+    }
+    // Reading is not refused (without CORS headers another page cannot read the answer anyway).
+    assert.equal((await request(srv, '/api/health', { headers: { Origin: 'http://evil.example' } })).status, 200);
+  }));
+
+test('a_json_body_without_content_type_is_415', T, () =>
+  withServer({}, async (srv) => {
+    const body = '{"backend":"simulated"}';
+    const none = await rawRequest(srv.port,
+      `POST /api/experiments/timing HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const e = assertError(asRes(none), 415, 'unsupported_media_type');
+    assert.match(e.message, /Content-Type: application\/json/);
+    for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', 'multipart/form-data; boundary=x'])
+      assertError(await request(srv, '/api/experiments/timing', { method: 'POST', body, headers: { 'Content-Type': ct } }),
+        415, 'unsupported_media_type');
+    const ok = await request(srv, '/api/experiments/timing',
+      { method: 'POST', body, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+    assert.equal(ok.status, 200, ok.text.slice(0, 200));
+    // No body at all is no JSON body: the defaults run.
+    const empty = await rawRequest(srv.port, 'POST /api/experiments/device HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
+    assert.equal(empty.status, 200, empty.body.slice(0, 200));
+  }));
+
+test('two_content_lengths_or_a_malformed_one_are_400', T, () =>
+  withServer({}, async (srv) => {
+    const head = 'POST /api/experiments/timing HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n';
+    for (const lengths of ['Content-Length: 2\r\nContent-Length: 30\r\n', 'Content-Length: 2\r\nContent-Length: 2\r\n',
+      'Content-Length: 2abc\r\n', 'Content-Length: 0x2\r\n']) {
+      const r = await rawRequest(srv.port, `${head}${lengths}\r\n{}`);
+      assertError(asRes(r), 400, 'bad_request');
+    }
+    const both = await rawRequest(srv.port, `${head}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`);
+    assertError(asRes(both), 400, 'bad_request');
+  }));
+
+test('civetweb_own_errors_carry_the_json_envelope', T, () =>
+  withServer({}, async (srv) => {
+    assertError(asRes(await rawRequest(srv.port, 'GARBAGE\r\n\r\n')), 400, 'bad_request');
+    const neg = await rawRequest(srv.port, 'POST /api/experiments/timing HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n');
+    assertError(asRes(neg), 411, 'length_required');
+    // CivetWeb reports headers past max_request_size as malformed (or as
+    // too large, 431 headers_too_large, when the buffer fills exactly).
+    const big = await rawRequest(srv.port, `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
+    assert.ok([400, 431].includes(big.status), `oversized headers: ${big.status}`);
+    assertError(asRes(big), big.status, big.status === 400 ? 'bad_request' : 'headers_too_large');
+    // Headers that stop half-way are answered once the read timeout passes.
+    const half = await rawRequest(srv.port, 'GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: ', { timeoutMs: 15000 });
+    assertError(asRes(half), 400, 'bad_request');
+    assert.equal((await request(srv, '/api/health')).status, 200, 'still up');
+  }));
