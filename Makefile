@@ -33,6 +33,7 @@ HAVE_CJSON_SRC := $(shell test -f third_party/cjson/cJSON.c && echo 1)
 HAVE_NODE := $(shell command -v node >/dev/null 2>&1 && echo 1)
 HAVE_CHROMIUM := $(shell test -x /usr/bin/chromium && echo 1)
 HAVE_OPENBLAS := $(shell pkg-config --exists openblas 2>/dev/null && echo 1)
+HAVE_LIBPQ := $(shell pkg-config --exists libpq 2>/dev/null && echo 1)
 MODE := $(if $(NVCC),cuda,cpu)
 
 # ---- flags ------------------------------------------------------------------
@@ -41,12 +42,13 @@ WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
 # the browser's wasm stack 64 KiB. (Not in the sanitizer build, whose
 # redzones make frames larger on purpose.)
 FRAME_LIMIT := -Wframe-larger-than=16384
-CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels -Iserver
+CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels -Iserver $(shell pkg-config --cflags libpq 2>/dev/null)
 # gpulab (server + CLI) links no CUDA: cuBLAS's thread-local storage does not
 # fit CivetWeb's 100 KiB thread stacks. gpulab-worker owns the GPU.
-# SQLite (the class store) and libcrypto (SHA-256 of session tokens): gpulab
-# and the unit tests only; the worker needs neither.
-LDLIBS := -lcivetweb -lcjson -lsqlite3 -lcrypto -lm -lpthread -ldl
+# SQLite and libpq (the class store: one machine, or PostgreSQL shared by a
+# cluster) and libcrypto (SHA-256 of session tokens): gpulab and the unit
+# tests only; the GPU worker process needs none of them.
+LDLIBS := -lcivetweb -lcjson -lsqlite3 -lpq -lcrypto -lm -lpthread -ldl
 WORKER_LDLIBS := -lcjson -lm -lpthread -ldl
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -114,9 +116,9 @@ probe:
 	@echo "gpulab probe: mode=$(MODE) nvcc=$(or $(NVCC),none) emcc=$(or $(EMCC),none) check=$(or $(HAVE_CHECK),0)" \
 	  "civetweb=$(or $(HAVE_CIVETWEB),0) cjson=$(or $(HAVE_CJSON),0) md4c=$(or $(HAVE_MD4C),0)" \
 	  "cjson-src=$(or $(HAVE_CJSON_SRC),0) node=$(or $(HAVE_NODE),0) chromium=$(or $(HAVE_CHROMIUM),0)" \
-	  "openblas=$(or $(HAVE_OPENBLAS),0) build=$(BUILD)"
+	  "openblas=$(or $(HAVE_OPENBLAS),0) libpq=$(or $(HAVE_LIBPQ),0) build=$(BUILD)"
 	@echo "gpulab probe: will build: server+CLI ($(MODE) mode)$(if $(and $(EMCC),$(HAVE_CJSON_SRC)), wasm client,)$(if $(HAVE_MD4C), lessons,)$(if $(HAVE_CHECK), unit tests,)"
-	@$(if $(and $(HAVE_CIVETWEB),$(HAVE_CJSON)),true,echo "gpulab probe: civetweb or cJSON headers missing: run 'make deps'" >&2; false)
+	@$(if $(and $(HAVE_CIVETWEB),$(HAVE_CJSON),$(HAVE_LIBPQ)),true,echo "gpulab probe: civetweb, cJSON or libpq headers missing: run 'make deps'" >&2; false)
 
 deps:
 	@tools/deps.sh

@@ -10,6 +10,7 @@
 
 #include "api.h"
 #include "cjson_compat.h"
+#include "client_addr.h"
 #include "http.h"
 #include "learner.h"
 #include "throttle.h"
@@ -58,7 +59,8 @@ static int join_request(struct mg_connection *conn, srv_class *cls, cJSON **body
   char typed[SRV_JOIN_CODE_LEN + 1] = {0};
   int shaped = srv_join_code_normalise(code->valuestring, typed) == 0;
   if (srv_equal_ct(typed, cls->join_code, SRV_JOIN_CODE_LEN) && shaped) return 0;
-  srv_address_count(cls->store, "join", mg_get_request_info(conn)->remote_addr);
+  char addr[SRV_ADDR_MAX];
+  srv_address_count(cls->store, "join", srv_client_addr(conn, addr));
   return lab_fail(err, LAB_E_BAD_JOIN_CODE, "code", "that is not this class's join code; check it with your instructor");
 }
 
@@ -66,7 +68,8 @@ static int join_request(struct mg_connection *conn, srv_class *cls, cJSON **body
  * address like a wrong code does), and a new session of that learner. */
 static int join(struct mg_connection *conn, srv_app *app) {
   srv_class *cls = app->cls;
-  const char *addr = mg_get_request_info(conn)->remote_addr;
+  char client[SRV_ADDR_MAX];
+  const char *addr = srv_client_addr(conn, client);
   lab_error err = {0};
   double retry = 0;
   cJSON *body = NULL;

@@ -1,19 +1,50 @@
-/* GET /api/device: the driver view beside the runtime view, and the verdict. */
+/* GET /api/device: the driver view beside the runtime view, and the verdict;
+ * for a class on a shared store, those of its GPU workers and the list of
+ * the live ones with their devices. */
 #include <civetweb.h>
 
 #include "api.h"
 #include "cjson_compat.h"
 #include "http.h"
+#include "class.h"
+#include "runs.h"
+#include "workers_json.h"
+
+static cJSON *local_view(srv_app *app) {
+  lab_driver_view drv;
+  lab_runtime_view rt;
+  srv_runner_views(&app->runner, &drv, &rt);
+  return lab_device_json(&drv, &rt);
+}
+
+/* A class on a shared store: its GPUs are its workers'. The view is the one
+ * a live worker reported (a usable one first); with none alive, this
+ * machine's, with a verdict that says why nothing runs on a GPU. */
+static cJSON *workers_view(srv_app *app, const cJSON *all) {
+  cJSON *o = srv_workers_device(all);
+  if (o) return o;
+  o = local_view(app);
+  cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "verdict");
+  cJSON_ReplaceItemInObjectCaseSensitive(v, "usable", cJSON_CreateFalse());
+  cJSON_ReplaceItemInObjectCaseSensitive(v, "simulate", cJSON_CreateTrue());
+  cJSON_ReplaceItemInObjectCaseSensitive(
+      v, "summary", cJSON_CreateString("no usable GPU: no GPU worker of this class has reported in the last 10 s"));
+  cJSON_ReplaceItemInObjectCaseSensitive(
+      v, "advice",
+      cJSON_CreateString("Experiments are simulated meanwhile. The instructor starts GPU workers (gpulab worker "
+                         "--store …, or gpulab serve --workers slurm:N); see docs/deploy.md."));
+  return o;
+}
 
 int srv_api_device(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
   if (!srv_method_ok(conn, "GET,HEAD")) return 405;
-  lab_driver_view drv;
-  lab_runtime_view rt;
-  srv_runner_views(&app->runner, &drv, &rt);
-  cJSON *o = lab_device_json(&drv, &rt);
+  cJSON *all = srv_class_runs_workers(app->cls ? app->cls->runs : NULL);
+  cJSON *o = all ? workers_view(app, all) : local_view(app);
   const cJSON *usable = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "verdict"), "usable");
   cJSON_AddStringToObject(o, "mode", cJSON_IsTrue(usable) ? "cuda" : "cpu");
+  if (all) cJSON_AddItemToObject(o, "workers", srv_workers_brief(all, 1));
+  cJSON_Delete(all);
   int rc = srv_send_json(conn, 200, o);
   cJSON_Delete(o);
   return rc;

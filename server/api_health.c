@@ -1,11 +1,16 @@
 /* GET /api/health: liveness, version, whether experiments run on a GPU, and
- * how often the GPU worker had to be replaced; in class mode, the class. */
+ * how often the GPU worker had to be replaced; in class mode, the class; on
+ * a shared store, its live GPU workers and whether the store answers (the
+ * server stays healthy either way: a load balancer must not drop every
+ * server because the database blinked). */
 #include <civetweb.h>
 
 #include "api.h"
 #include "cjson_compat.h"
 #include "class.h"
 #include "http.h"
+#include "runs.h"
+#include "workers_json.h"
 
 int srv_api_health(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
@@ -13,12 +18,20 @@ int srv_api_health(struct mg_connection *conn, void *cbdata) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "status", "ok");
   cJSON_AddStringToObject(o, "version", GPULAB_VERSION);
-  cJSON_AddStringToObject(o, "mode", srv_runner_gpu_usable(&app->runner) ? "cuda" : "cpu");
+  srv_class_runs *cr = app->cls ? app->cls->runs : NULL;
+  cJSON *all = srv_class_runs_workers(cr); /* a shared store: its GPU workers */
+  int usable = all ? srv_class_runs_workers_alive(cr) > 0 : srv_runner_gpu_usable(&app->runner);
+  cJSON_AddStringToObject(o, "mode", usable ? "cuda" : "cpu");
   cJSON *worker = cJSON_AddObjectToObject(o, "worker");
-  cJSON_AddNumberToObject(worker, "restarts", srv_supervisor_restarts(app->runner.sup));
+  cJSON_AddNumberToObject(worker, "restarts", cr ? srv_class_runs_restarts(cr) : srv_supervisor_restarts(app->runner.sup));
   if (app->cls) { /* class mode: the page shows the join form */
     cJSON *c = cJSON_AddObjectToObject(o, "class");
     cJSON_AddStringToObject(c, "name", app->cls->cfg.name);
+  }
+  if (all) { /* the live workers and their devices; whether the store answered */
+    cJSON_AddItemToObject(o, "workers", srv_workers_brief(all, 1));
+    cJSON_AddStringToObject(o, "store", srv_class_runs_store_ok(cr) ? "ok" : "unavailable");
+    cJSON_Delete(all);
   }
   int rc = srv_send_json(conn, 200, o);
   cJSON_Delete(o);

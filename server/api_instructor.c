@@ -10,6 +10,7 @@
 #include "http.h"
 #include "runs.h"
 #include "session.h"
+#include "workers_json.h"
 
 static cJSON *class_info(const srv_class *cls) {
   const srv_class_config *c = &cls->cfg;
@@ -63,10 +64,14 @@ static int overview(struct mg_connection *conn, srv_app *app) {
   if (srv_instructor_require(conn, app->cls, &err) != 0 ||
       srv_store_class_overview(app->cls->store, &out, &err) != 0)
     return srv_send_error(conn, &err);
-  cJSON *queue = app->cls->runs ? srv_queue_json(app->cls->runs->queue) : cJSON_CreateArray();
+  cJSON *queue = app->cls->runs ? srv_class_runs_queue_json(app->cls->runs) : cJSON_CreateArray();
   int ok = cJSON_AddItemToObject(out, "class", class_info(app->cls)) && cJSON_AddItemToObject(out, "queue", queue);
   if (ok) queue = NULL;
   ok = ok && cJSON_AddItemToObject(out, "gpu", gpu_info(app));
+  /* a shared store: every GPU worker seen in the last hour, where it runs and how it does */
+  cJSON *all = srv_class_runs_workers(app->cls->runs);
+  if (ok && all) ok = cJSON_AddItemToObject(out, "workers", srv_workers_brief(all, 0));
+  cJSON_Delete(all);
   int rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");
   cJSON_Delete(queue);
   cJSON_Delete(out);

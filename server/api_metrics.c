@@ -17,12 +17,15 @@
 static void gauges(srv_app *app, srv_metrics_gauges *g) {
   memset(g, 0, sizeof *g);
   g->sessions_active = -1;
+  g->workers_alive = -1;
   g->connections_refused = srv_conn_gate_refused();
   srv_class_runs *cr = app->cls ? app->cls->runs : NULL;
   if (cr) {
-    g->queue_length = srv_queue_waiting(cr->queue);
-    g->queue_running = srv_queue_running(cr->queue);
+    g->queue_length = srv_class_runs_waiting(cr);
+    g->queue_running = srv_class_runs_running(cr);
     g->worker_restarts = srv_class_runs_restarts(cr);
+    g->workers_alive = srv_class_runs_workers_alive(cr);
+    g->store_up = srv_class_runs_store_ok(cr);
   } else {
     g->worker_restarts = srv_supervisor_restarts(app->runner.sup);
   }

@@ -11,6 +11,7 @@ int srv_cli_usage(const char *message);
 int srv_cli_help(void);
 
 int srv_cmd_serve(int argc, char **argv);
+int srv_cmd_worker(int argc, char **argv);
 int srv_cmd_device(int argc, char **argv);
 int srv_cmd_run(int argc, char **argv);
 int srv_cmd_experiments(int argc, char **argv);

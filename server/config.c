@@ -19,7 +19,7 @@
 
 #define MAX_FILE_BYTES (64 * 1024)
 
-enum kind { K_NAME, K_PATH, K_JOIN_CODE, K_LONG, K_GPUS };
+enum kind { K_NAME, K_PATH, K_STORE, K_JOIN_CODE, K_LONG, K_GPUS };
 
 typedef struct setting {
   const char *section; /* NULL: top level; else "limits" or "tls" */
@@ -35,7 +35,7 @@ typedef struct setting {
 
 static const setting settings[] = {
     {NULL, "name", "--class-name", K_NAME, 1, SRV_CLASS_NAME_MAX, AT(name), 0},
-    {NULL, "db", "--db", K_PATH, 1, 4000, AT(db), 0},
+    {NULL, "db", "--db", K_STORE, 1, 4000, AT(db), 0},
     {NULL, "join_code", "--join-code", K_JOIN_CODE, 0, 0, AT(join_code), 1},
     {"limits", "runs_per_minute", "--runs-per-minute", K_LONG, 1, 600, AT(runs_per_minute), 0},
     {"limits", "gpu_seconds_per_session", "--gpu-seconds", K_LONG, 1, 86400, AT(gpu_seconds_per_session), 0},
@@ -58,13 +58,19 @@ static const setting settings[] = {
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 _Static_assert(NSETTINGS <= SRV_CLASS_FLAG_COUNT, "srv_class_flags has a slot per setting");
+_Static_assert(NSETTINGS <= 8 * sizeof(unsigned long), "srv_class_config.given has a bit per setting");
+
+#define BIT(s) (1UL << (unsigned)((s) - settings))
 
 const char srv_class_help[] =
     "Class mode (any of these turns it on; flags override the file):\n"
     "  --class FILE              JSON config: {\"name\",\"db\",\"join_code\",\"limits\":{…},\"tls\":{\"cert\",\"key\"},\"gpus\"}\n"
     "  --class-name TEXT         1-80 printable characters (default \"gpulab class\")\n"
-    "  --db FILE                 SQLite database for sessions, runs, quiz attempts (default gpulab-class.db;\n"
-    "                            in the file, relative to the file's folder)\n"
+    "  --store sqlite:FILE | postgresql://USER@HOST:PORT/DB\n"
+    "                            where the class lives: its settings, sessions, runs, queue, quiz attempts\n"
+    "                            (default sqlite:gpulab-class.db; in the file as \"db\", relative to its folder).\n"
+    "                            Servers sharing one PostgreSQL store serve one class (docs/deploy.md)\n"
+    "  --db FILE                 the same as --store sqlite:FILE\n"
     "  --join-code CODE          8 characters from A-Z and 2-9 without O and I, e.g. ABCD-EFGH (default: random)\n"
     "  --runs-per-minute N       1-600 runs per session per minute (default 6)\n"
     "  --gpu-seconds N           1-86400 GPU seconds per session (default 300)\n"
@@ -168,6 +174,14 @@ static int set_text(const setting *s, const char *v, const char *base, srv_class
       return failf(msg, n, "must be %ld to %ld printable characters", s->min, s->max);
     snprintf(field, sizeof cfg->name, "%s", v);
     return 0;
+  case K_STORE:
+    if (srv_store_spec_is_pg(v)) {
+      if (strlen(v) > (size_t)s->max) return failf(msg, n, "the URI must be at most %ld characters", s->max);
+      snprintf(field, 4096, "%s", v);
+      return 0;
+    }
+    if (strncmp(v, "sqlite:", 7) == 0) v += 7; /* then an SQLite file, as K_PATH */
+    __attribute__((fallthrough));
   case K_PATH:
     if (strlen(v) < (size_t)s->min || strlen(v) > (size_t)s->max)
       return failf(msg, n, "must be a file name of %ld to %ld characters", s->min, s->max);
@@ -211,7 +225,7 @@ static int whole_within(const cJSON *v, double min, double max) {
 }
 
 /* One JSON value for a setting: checks its type, then reuses set_text. */
-static int set_json(const setting *s, const cJSON *v, const char *base, srv_class_config *cfg, char *msg, size_t n) {
+static int set_json_value(const setting *s, const cJSON *v, const char *base, srv_class_config *cfg, char *msg, size_t n) {
   if (cJSON_IsNull(v)) {
     if (!s->nullable) return failf(msg, n, "must not be null");
     ((char *)cfg + s->offset)[0] = 0;
@@ -238,6 +252,12 @@ static int set_json(const setting *s, const cJSON *v, const char *base, srv_clas
   }
   if (!cJSON_IsString(v)) return failf(msg, n, "must be a string%s", s->nullable ? " or null" : "");
   return set_text(s, v->valuestring, base, cfg, msg, n);
+}
+
+static int set_json(const setting *s, const cJSON *v, const char *base, srv_class_config *cfg, char *msg, size_t n) {
+  if (set_json_value(s, v, base, cfg, msg, n) != 0) return -1;
+  cfg->given |= BIT(s);
+  return 0;
 }
 
 static const setting *find_setting(const char *section, const char *key) {
@@ -322,8 +342,13 @@ int srv_class_flag(int argc, char **argv, int *i, srv_class_flags *f, char *msg,
   const char *a = argv[*i];
   size_t idx = NSETTINGS;
   const char *name = NULL;
+  const char **slot = NULL;
   if (strncmp(a, "--class", 7) == 0 && (a[7] == 0 || a[7] == '=')) {
     name = "--class";
+    slot = &f->file;
+  } else if (strncmp(a, "--store", 7) == 0 && (a[7] == 0 || a[7] == '=')) {
+    name = "--store";
+    slot = &f->store;
   } else {
     for (size_t k = 0; k < NSETTINGS && !name; k++) {
       size_t len = strlen(settings[k].flag);
@@ -337,13 +362,13 @@ int srv_class_flag(int argc, char **argv, int *i, srv_class_flags *f, char *msg,
   size_t len = strlen(name);
   const char *v = a[len] == '=' ? a + len + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
   if (!v) return failf(msg, n, "%s is missing its value", name);
-  if (idx == NSETTINGS) f->file = v;
+  if (slot) *slot = v;
   else f->value[idx] = v;
   return 1;
 }
 
 int srv_class_config_build(const srv_class_flags *f, srv_class_config *cfg, char *msg, size_t n) {
-  int class_mode = f->file != NULL;
+  int class_mode = f->file != NULL || f->store != NULL;
   for (size_t k = 0; k < NSETTINGS; k++)
     if (f->value[k] && strcmp(settings[k].flag, "--deadline") != 0) class_mode = 1;
   srv_class_config_defaults(cfg);
@@ -351,9 +376,15 @@ int srv_class_config_build(const srv_class_flags *f, srv_class_config *cfg, char
   if (f->file && srv_class_config_load(f->file, cfg, msg, n) != 0) return -1;
   char why[200];
   for (size_t k = 0; k < NSETTINGS; k++) {
-    if (!f->value[k]) continue;
-    if (set_text(&settings[k], f->value[k], NULL, cfg, why, sizeof why) != 0)
-      return failf(msg, n, "%s: %s", settings[k].flag, why);
+    const char *v = f->value[k];
+    if (settings[k].kind == K_STORE && f->store) {
+      if (v) return failf(msg, n, "--store and --db name the same thing: give one of them");
+      v = f->store;
+    }
+    if (!v) continue;
+    if (set_text(&settings[k], v, NULL, cfg, why, sizeof why) != 0)
+      return failf(msg, n, "%s: %s", settings[k].kind == K_STORE && f->store ? "--store" : settings[k].flag, why);
+    cfg->given |= BIT(&settings[k]);
   }
   if (!cfg->tls_cert[0] != !cfg->tls_key[0])
     return failf(msg, n, "tls: give both a certificate and a key (--tls-cert FILE --tls-key FILE), or neither");
@@ -362,4 +393,98 @@ int srv_class_config_build(const srv_class_flags *f, srv_class_config *cfg, char
     if (files[k][0] && access(files[k], R_OK) != 0)
       return failf(msg, n, "tls.%s: cannot read %s", k ? "key" : "cert", files[k]);
   return 1;
+}
+
+int srv_store_spec_is_pg(const char *spec) {
+  return strncmp(spec, "postgresql://", 13) == 0 || strncmp(spec, "postgres://", 11) == 0;
+}
+
+void srv_class_config_mark_given(srv_class_config *cfg, const char *flag) {
+  for (size_t k = 0; k < NSETTINGS; k++)
+    if (strcmp(settings[k].flag, flag) == 0) cfg->given |= BIT(&settings[k]);
+}
+
+/* ---- the class a store keeps ------------------------------------------------ */
+
+/* The settings every server of a class shares: its name, join code and limits. */
+static int is_shared(const setting *s) {
+  return s->section ? strcmp(s->section, "limits") == 0 : s->kind == K_NAME || s->kind == K_JOIN_CODE;
+}
+
+char *srv_class_config_shared_text(const srv_class_config *cfg) {
+  cJSON *o = cJSON_CreateObject(), *limits = cJSON_CreateObject();
+  int ok = o && limits;
+  for (size_t k = 0; ok && k < NSETTINGS; k++) {
+    const setting *s = &settings[k];
+    const char *field = (const char *)cfg + s->offset;
+    if (!is_shared(s) || (s->kind == K_JOIN_CODE && !field[0])) continue;
+    cJSON *v = s->kind == K_LONG ? cJSON_CreateNumber((double)*(const long *)(const void *)field)
+                                 : cJSON_CreateString(field);
+    ok = v && cJSON_AddItemToObject(s->section ? limits : o, s->key, v);
+    if (!ok) cJSON_Delete(v);
+  }
+  if (ok) {
+    ok = cJSON_AddItemToObject(o, "limits", limits);
+    if (ok) limits = NULL;
+  }
+  char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
+  cJSON_Delete(limits);
+  cJSON_Delete(o);
+  return text;
+}
+
+/* A shared setting's value as text, for a message. */
+static void value_text(const setting *s, const srv_class_config *cfg, char *out, size_t n) {
+  const char *field = (const char *)cfg + s->offset;
+  if (s->kind == K_LONG) snprintf(out, n, "%ld", *(const long *)(const void *)field);
+  else snprintf(out, n, "\"%.80s\"", field);
+}
+
+static int same_value(const setting *s, const srv_class_config *a, const srv_class_config *b) {
+  const char *x = (const char *)a + s->offset, *y = (const char *)b + s->offset;
+  if (s->kind == K_LONG) return *(const long *)(const void *)x == *(const long *)(const void *)y;
+  return strcmp(x, y) == 0;
+}
+
+static void copy_value(const setting *s, srv_class_config *to, const srv_class_config *from) {
+  char *x = (char *)to + s->offset;
+  const char *y = (const char *)from + s->offset;
+  if (s->kind == K_LONG) *(long *)(void *)x = *(const long *)(const void *)y;
+  else if (s->kind == K_NAME) snprintf(x, sizeof to->name, "%s", y);
+  else snprintf(x, sizeof to->join_code, "%s", y);
+}
+
+int srv_class_config_adopt(srv_class_config *cfg, const char *stored, const char *where, int update, char *msg,
+                           size_t n) {
+  srv_class_config *st = malloc(sizeof *st); /* large: off the stack */
+  if (!st) return failf(msg, n, "out of memory");
+  srv_class_config_defaults(st);
+  char why[240];
+  int rc = -1;
+  if (srv_class_config_parse(where, stored, strlen(stored), st, why, sizeof why) != 0) {
+    failf(msg, n, "the class stored in %s is damaged (%s); use another store", where, why);
+    goto done;
+  }
+  for (size_t k = 0; k < NSETTINGS; k++) {
+    const setting *s = &settings[k];
+    if (!is_shared(s) || same_value(s, cfg, st)) continue;
+    if (!(cfg->given & BIT(s))) {
+      copy_value(s, cfg, st);
+      continue;
+    }
+    if (update) continue;
+    char was[100], now[100];
+    value_text(s, st, was, sizeof was);
+    value_text(s, cfg, now, sizeof now);
+    failf(msg, n,
+          "%s: the class stored in %s has %s%s%s = %s, but this server was given %s: a class's settings are shared by "
+          "every server and never overridden silently. Start without %s (and without \"%s\" in the class file) to "
+          "use the stored value, or add --update-class to change it for the whole class",
+          s->flag, where, s->section ? s->section : "", s->section ? "." : "", s->key, was, now, s->flag, s->key);
+    goto done;
+  }
+  rc = 0;
+done:
+  free(st);
+  return rc;
 }

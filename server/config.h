@@ -12,7 +12,8 @@
 
 typedef struct srv_class_config {
   char name[SRV_CLASS_NAME_MAX + 1];
-  char db[4096];                          /* SQLite file; relative paths in the file are from its folder */
+  char db[4096]; /* the store: an SQLite file (relative paths in the file are from its folder) or a
+                    PostgreSQL URI "postgresql://…" (store.h: srv_store_open_spec) */
   char join_code[SRV_JOIN_CODE_LEN + 1];  /* normalised; "" = generate one at start */
   long runs_per_minute;                   /* per session */
   long gpu_seconds_per_session;
@@ -30,6 +31,7 @@ typedef struct srv_class_config {
   char tls_cert[4096], tls_key[4096];     /* both "" = plain HTTP */
   int gpus[SRV_MAX_GPUS];
   int gpu_count;
+  unsigned long given; /* a bit per setting the file or a flag set (config.c's table order) */
 } srv_class_config;
 
 /* The flags seen on the command line, kept raw until the file is read:
@@ -37,10 +39,12 @@ typedef struct srv_class_config {
 enum { SRV_CLASS_FLAG_COUNT = 24 };
 typedef struct srv_class_flags {
   const char *file;                        /* --class FILE */
+  const char *store;                       /* --store URL (the same setting as --db) */
   const char *value[SRV_CLASS_FLAG_COUNT]; /* by position in config.c's table */
 } srv_class_flags;
 
-/* Matches argv[*i] against a class option ("--db F" or "--db=F"), recording
+/* Matches argv[*i] against a class option ("--db F" or "--db=F"; --store
+ * URL is --db's setting in the other spelling), recording
  * it in f. Returns 1 when matched, 0 when not a class option, -1 when its
  * value is missing (msg says which). --deadline is matched too: in class
  * mode it overrides limits.deadline_s, alone it does not turn class mode on. */
@@ -59,6 +63,22 @@ int srv_class_config_load(const char *path, srv_class_config *cfg, char *msg, si
  * its folder is where relative paths start. */
 int srv_class_config_parse(const char *path, const char *text, size_t len, srv_class_config *cfg, char *msg,
                            size_t n);
+
+/* The class-wide settings of cfg (name, join code, limits) as the class
+ * file's JSON, which is what a store keeps of its class (malloc'd; NULL when
+ * out of memory). TLS, GPUs and the store itself belong to each server. */
+char *srv_class_config_shared_text(const srv_class_config *cfg);
+/* Settles cfg against the class a store holds (`stored`: shared_text of
+ * it). Each class-wide setting cfg was not given takes the stored value;
+ * one given that differs is a contradiction: -1 with msg naming the
+ * setting, both values and what to do — unless update is 1, when what was
+ * given wins (the caller stores the result). Returns 0, or -1. */
+int srv_class_config_adopt(srv_class_config *cfg, const char *stored, const char *where, int update, char *msg,
+                           size_t n);
+/* Marks the setting of `flag` ("--deadline") as given. */
+void srv_class_config_mark_given(srv_class_config *cfg, const char *flag);
+/* Whether a store setting names PostgreSQL (a postgresql:// or postgres:// URI). */
+int srv_store_spec_is_pg(const char *spec);
 
 /* Normalises a join code typed by a person ("abcd-efgh", "ABCDEFGH") to 8
  * upper-case characters; returns 0, or -1 when it cannot be one. */

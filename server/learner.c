@@ -60,11 +60,12 @@ static int learner_window(srv_store *st, const char *kind, int64_t learner_id, l
   char subject[40];
   snprintf(subject, sizeof subject, "learner:%lld", (long long)learner_id);
   *ticket = 0;
-  if (srv_store_limit_check(st, kind, subject, PERIOD_MS, max_count, max_cost_ms, retry_after_s, err) != 0)
+  /* One step, so two servers cannot both admit the last one the bucket holds. */
+  if (srv_store_limit_take(st, kind, subject, PERIOD_MS, max_count, max_cost_ms, retry_after_s, ticket, err) != 0)
     return err->code != LAB_E_RATE_LIMITED
                ? -1
                : lab_fail(err, LAB_E_RATE_LIMITED, NULL, "%s; retry in %.0f s", what, *retry_after_s);
-  return srv_store_limit_add(st, kind, subject, 0, ticket, err);
+  return 0;
 }
 
 int srv_learner_sim_admit(srv_class *cls, int64_t learner_id, int64_t *ticket, double *retry_after_s,

@@ -12,6 +12,7 @@ int main(int argc, char **argv) {
   int rest_c = argc - 2;
   char **rest = argv + 2;
   if (!strcmp(cmd, "serve")) return srv_cmd_serve(rest_c, rest);
+  if (!strcmp(cmd, "worker")) return srv_cmd_worker(rest_c, rest);
   if (!strcmp(cmd, "device")) return srv_cmd_device(rest_c, rest);
   if (!strcmp(cmd, "run")) return srv_cmd_run(rest_c, rest);
   if (!strcmp(cmd, "experiments")) return srv_cmd_experiments(rest_c, rest);

@@ -136,6 +136,12 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
     put(&b, "# HELP gpulab_sessions_active Lab sessions joined and not ended.\n"
             "# TYPE gpulab_sessions_active gauge\ngpulab_sessions_active %ld\n",
         g->sessions_active);
+  if (g->workers_alive >= 0)
+    put(&b, "# HELP gpulab_workers_alive GPU workers of the class with a heartbeat in the last 10 s.\n"
+            "# TYPE gpulab_workers_alive gauge\ngpulab_workers_alive %ld\n"
+            "# HELP gpulab_store_up Whether the shared class store answered this server's last look (1) or not (0).\n"
+            "# TYPE gpulab_store_up gauge\ngpulab_store_up %d\n",
+        g->workers_alive, g->store_up);
   if (b.failed) {
     free(b.p);
     return NULL;

@@ -103,11 +103,20 @@ static int run_on_gpu(srv_runner *r, const lab_experiment *e, const cJSON *param
     *out = lab_device_envelope(&p, &drv, &rt, "cuda", NULL);
     return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   }
+  return srv_runner_gpu_job(r->sup, e->name, params, 0, r->wait_s, r->deadline_s, out, err);
+}
+
+int srv_runner_gpu_job(srv_supervisor *sup, const char *experiment, const cJSON *params, int64_t run_id,
+                       double wait_s, double deadline_s, cJSON **out, lab_error *err) {
+  *out = NULL;
   cJSON *job = cJSON_CreateObject();
-  cJSON_AddStringToObject(job, "job", "run");
-  cJSON_AddStringToObject(job, "experiment", e->name);
-  cJSON_AddItemToObject(job, "params", params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject());
-  int rc = srv_supervisor_call(r->sup, job, r->wait_s, r->deadline_s, out, err);
+  int rc = -1;
+  if (job && cJSON_AddStringToObject(job, "job", "run") && cJSON_AddStringToObject(job, "experiment", experiment) &&
+      cJSON_AddItemToObject(job, "params", params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject()) &&
+      (!run_id || cJSON_AddNumberToObject(job, "run_id", (double)run_id)))
+    rc = srv_supervisor_call(sup, job, wait_s, deadline_s, out, err);
+  else
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   cJSON_Delete(job);
   if (rc == 0 && lab_envelope_check(*out, err) != 0) {
     cJSON_Delete(*out);
@@ -115,6 +124,14 @@ static int run_on_gpu(srv_runner *r, const lab_experiment *e, const cJSON *param
     return -1;
   }
   return rc;
+}
+
+char *srv_run_outcome_text(const lab_error *fail, const cJSON *result) {
+  if (result) return cJSON_PrintUnformatted(result);
+  cJSON *errj = lab_error_json(fail);
+  char *text = errj ? cJSON_PrintUnformatted(errj) : NULL;
+  cJSON_Delete(errj);
+  return text;
 }
 
 int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, const char *backend,
@@ -139,6 +156,10 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
   lab_verdict v;
   srv_runner_views(r, &drv, &rt);
   lab_device_verdict(&drv, &rt, &v);
+  if (r->gpu_elsewhere && lab_experiment_has_kernel(e) && v.usable) {
+    v.usable = 0; /* the class's workers have the GPUs; this one only serves */
+    snprintf(v.summary, sizeof v.summary, "no GPU worker of this class is running");
+  }
   switch (srv_route_of(backend, v.usable, lab_experiment_has_kernel(e), strcmp(e->name, "device") == 0)) {
     case SRV_ROUTE_GPU: return run_on_gpu(r, e, params, out, err);
     case SRV_ROUTE_NO_GPU:

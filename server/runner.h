@@ -6,6 +6,7 @@
 #define SRV_RUNNER_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "device.h"
 #include "supervisor.h"
@@ -14,6 +15,7 @@
 
 typedef struct srv_runner {
   srv_supervisor *sup; /* the GPU worker: every CUDA call happens there */
+  int gpu_elsewhere;   /* experiments with a GPU side never run here: a class's GPU workers run them (runs.h) */
   double deadline_s;   /* per GPU run */
   double wait_s;       /* how long a run waits for the GPU before "busy" */
   pthread_mutex_t lock; /* guards the cached views and the probe in flight */
@@ -53,6 +55,16 @@ srv_route srv_route_of(const char *backend, int usable, int kernel, int device);
 /* backend: "auto" | "cuda" | "simulated" (NULL = auto); profile NULL = default. */
 int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, const char *backend,
                        const char *profile, cJSON **out, lab_error *err);
+
+/* One experiment on the GPU process sup supervises: the job line (with
+ * run_id, 0 when none, for the worker's log), the call under wait_s and
+ * deadline_s, and the envelope's shape checked. The queue's workers and
+ * the runner use it. */
+int srv_runner_gpu_job(srv_supervisor *sup, const char *experiment, const cJSON *params, int64_t run_id,
+                       double wait_s, double deadline_s, cJSON **out, lab_error *err);
+/* What a run leaves in the store: its envelope, or for a failed run the
+ * error envelope (malloc'd text; NULL when out of memory). */
+char *srv_run_outcome_text(const lab_error *fail, const cJSON *result);
 
 /* With GPULAB_TEST_HOOKS=1: sends the worker a "_crash", "_hang" or
  * "_sticky" job, so tests can watch the supervision replace it. */

@@ -12,6 +12,7 @@
 
 #include "cjson_compat.h"
 #include "clock.h"
+#include "cluster_view.h"
 #include "envelope.h"
 #include "learner.h"
 #include "metrics.h"
@@ -30,13 +31,11 @@ static void log_store_error(const char *what, int64_t run_id, const lab_error *e
 /* Stores a run's end; the error envelope stands in for the result of a failed run. */
 static void finish(srv_class_runs *cr, int64_t run_id, const char *status, const lab_error *fail, const cJSON *result,
                    double gpu_ms) {
-  cJSON *errj = fail ? lab_error_json(fail) : NULL;
-  char *text = result ? cJSON_PrintUnformatted(result) : errj ? cJSON_PrintUnformatted(errj) : NULL;
+  char *text = result || fail ? srv_run_outcome_text(fail, result) : NULL;
   lab_error err;
   if (srv_store_run_finish(cr->store, run_id, status, fail ? lab_err_code(fail->code) : NULL, text, gpu_ms, &err) != 0)
     log_store_error("storing its end", run_id, &err);
   cJSON_free(text);
-  cJSON_Delete(errj);
 }
 
 /* The queue's exec callback: one run on GPU slot `slot`, on its thread. */
@@ -44,17 +43,11 @@ static void exec_run(void *ctx, int slot, srv_queue_job *job) {
   srv_class_runs *cr = ctx;
   lab_error err = {0};
   if (srv_store_run_start(cr->store, job->run_id, &err) != 0) log_store_error("marking it running", job->run_id, &err);
-  cJSON *req = cJSON_CreateObject(), *out = NULL;
-  int rc = -1;
+  cJSON *out = NULL;
   double t0 = lab_clock_s();
-  if (req && cJSON_AddStringToObject(req, "job", "run") && cJSON_AddStringToObject(req, "experiment", job->experiment) &&
-      cJSON_AddItemToObject(req, "params", job->params ? cJSON_Duplicate(job->params, 1) : cJSON_CreateObject()))
-    rc = srv_supervisor_call(cr->sup[slot], req, cr->runner->wait_s, cr->deadline_s, &out, &err);
-  else
-    lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
+  int rc = srv_runner_gpu_job(cr->sup[slot], job->experiment, job->params, job->run_id, cr->runner->wait_s,
+                              cr->deadline_s, &out, &err);
   double run_s = lab_clock_s() - t0;
-  cJSON_Delete(req);
-  if (rc == 0 && lab_envelope_check(out, &err) != 0) rc = -1;
   const char *status = rc == 0 ? "done" : "failed";
   finish(cr, job->run_id, status, rc == 0 ? NULL : &err, rc == 0 ? out : NULL, run_s * 1000.0);
   srv_metrics_run(run_s, status);
@@ -64,13 +57,56 @@ static void exec_run(void *ctx, int slot, srv_queue_job *job) {
 int srv_class_runs_queued(srv_class_runs *cr, const char *experiment, const char *backend) {
   if (!cr || !has_gpu_side(experiment)) return 0;
   if (backend && strcmp(backend, "simulated") == 0) return 0;
+  if (cr->view) return srv_runs_shared_queued(cr, backend);
   if (backend && strcmp(backend, "cuda") == 0) return srv_runner_gpu_usable(cr->runner);
   return (!backend || strcmp(backend, "auto") == 0) && srv_runner_gpu_usable(cr->runner);
 }
 
+/* ---- the two queues: in-process (queue.h) or the shared store's -------------- */
+
+/* A run's live state; stored_status (NULL: not read) lets the shared
+ * queue trust the store over its view. */
+static void status_of(srv_class_runs *cr, int64_t run_id, const char *stored_status, srv_queue_status *st) {
+  if (cr->view) srv_runs_shared_status(cr, run_id, stored_status, st);
+  else srv_queue_status_of(cr->queue, run_id, st);
+}
+
+static int learner_runs(srv_class_runs *cr, int64_t learner_id) {
+  return cr->view ? srv_cluster_view_learner_runs(cr->view, learner_id) : srv_queue_learner_runs(cr->queue, learner_id);
+}
+
+static double run_estimate(srv_class_runs *cr, const char *experiment) {
+  return cr->view ? srv_cluster_view_estimate(cr->view, experiment) : srv_queue_run_estimate(cr->queue, experiment);
+}
+
+/* The early look at the queue's room (the enqueue checks again, atomically). */
+static int queue_room(srv_class_runs *cr, int64_t learner_id, double *retry_after_s, lab_error *err) {
+  if (cr->view) return 0; /* the store's check is the only one that counts every server's runs */
+  return srv_queue_full(cr->queue, learner_id, retry_after_s, err);
+}
+
+/* Stores the run as queued and puts it in the queue. */
+static int enqueue(srv_class_runs *cr, const srv_store_session *sess, const char *experiment, cJSON *normal,
+                   const char *params_text, double reserve_ms, int64_t *run_id, double *retry_after_s,
+                   lab_error *err) {
+  if (cr->view) {
+    cJSON_Delete(normal);
+    return srv_runs_shared_enqueue(cr, sess, experiment, params_text, reserve_ms, run_id, retry_after_s, err);
+  }
+  if (srv_store_run_add(cr->store, sess->id, experiment, params_text, "cuda", reserve_ms, run_id, err) != 0) {
+    cJSON_Delete(normal);
+    return -1;
+  }
+  double ra = 0;
+  if (srv_queue_push(cr->queue, *run_id, sess->id, sess->learner_id, experiment, normal, &ra, err) == 0) return 0;
+  *retry_after_s = ra;
+  finish(cr, *run_id, "failed", err, NULL, 0); /* never ran: the charge is refunded */
+  return -1;
+}
+
 static cJSON *run_brief(srv_class_runs *cr, int64_t run_id) {
   srv_queue_status st;
-  srv_queue_status_of(cr->queue, run_id, &st);
+  status_of(cr, run_id, NULL, &st);
   cJSON *o = cJSON_CreateObject(), *run = cJSON_AddObjectToObject(o, "run");
   cJSON_AddNumberToObject(run, "id", (double)run_id);
   /* A worker may already have taken it; otherwise it is waiting. */
@@ -85,14 +121,14 @@ static cJSON *run_brief(srv_class_runs *cr, int64_t run_id) {
  * in an hour when none wait: GPU time does not refill by itself. */
 static int over_quota(srv_class_runs *cr, int64_t learner_id, double used_ms, double *retry_after_s, lab_error *err) {
   if (srv_limits_quota(used_ms, cr->gpu_seconds, err) == 0) return 0;
-  int waiting = srv_queue_learner_runs(cr->queue, learner_id);
-  *retry_after_s = waiting ? waiting * srv_queue_run_estimate(cr->queue, "") + 1 : 3600;
+  int waiting = learner_runs(cr, learner_id);
+  *retry_after_s = waiting ? waiting * run_estimate(cr, "") + 1 : 3600;
   return -1;
 }
 
 int srv_class_runs_submit(srv_class_runs *cr, const srv_store_session *sess, const char *experiment,
                           const cJSON *params, cJSON **out, double *retry_after_s, lab_error *err) {
-  int64_t session_id = sess->id, learner_id = sess->learner_id;
+  int64_t learner_id = sess->learner_id;
   *out = NULL;
   *retry_after_s = 0;
   const lab_experiment *e = lab_experiment_find(experiment);
@@ -107,12 +143,12 @@ int srv_class_runs_submit(srv_class_runs *cr, const srv_store_session *sess, con
   if (over_quota(cr, learner_id, used_ms, retry_after_s, err) != 0) return -1;
   /* Checked again (atomically) by the push; this early look keeps a full
    * queue from using up the learner's rate window. */
-  if (srv_queue_full(cr->queue, learner_id, retry_after_s, err) != 0) return -1;
+  if (queue_room(cr, learner_id, retry_after_s, err) != 0) return -1;
   int64_t ticket = 0;
   if (srv_learner_gpu_admit(cr->store, learner_id, cr->runs_per_minute, &ticket, retry_after_s, err) != 0) return -1;
   /* The quota is charged now, with what this experiment usually takes (at
    * most its deadline); the run settles it to what it took. */
-  double reserve_ms = srv_queue_run_estimate(cr->queue, e->name) * 1000.0;
+  double reserve_ms = run_estimate(cr, e->name) * 1000.0;
   if (reserve_ms > cr->deadline_s * 1000.0) reserve_ms = cr->deadline_s * 1000.0;
   cJSON *normal = lab_params_to_json(&p);
   char *params_text = normal ? cJSON_PrintUnformatted(normal) : NULL;
@@ -120,16 +156,10 @@ int srv_class_runs_submit(srv_class_runs *cr, const srv_store_session *sess, con
   int rc = -1;
   if (!params_text) {
     lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  } else if (srv_store_run_add(cr->store, session_id, e->name, params_text, "cuda", reserve_ms, &run_id, err) == 0) {
-    double ra = 0;
-    rc = srv_queue_push(cr->queue, run_id, session_id, learner_id, e->name, normal, &ra, err);
-    normal = NULL; /* the queue took it */
-    if (rc != 0) {
-      *retry_after_s = ra;
-      finish(cr, run_id, "failed", err, NULL, 0); /* never ran: the charge is refunded */
-    }
+    cJSON_Delete(normal);
+  } else {
+    rc = enqueue(cr, sess, e->name, normal, params_text, reserve_ms, &run_id, retry_after_s, err); /* takes normal */
   }
-  cJSON_Delete(normal);
   cJSON_free(params_text);
   if (rc != 0) {
     srv_learner_gpu_undo(cr->store, ticket);
@@ -145,7 +175,8 @@ static void merge_live(srv_class_runs *cr, cJSON *run) {
   const cJSON *id = cJSON_GetObjectItemCaseSensitive(run, "id");
   const cJSON *status = cJSON_GetObjectItemCaseSensitive(run, "status");
   srv_queue_status st;
-  srv_queue_status_of(cr->queue, cJSON_IsNumber(id) ? (int64_t)id->valuedouble : 0, &st);
+  status_of(cr, cJSON_IsNumber(id) ? (int64_t)id->valuedouble : 0, cJSON_IsString(status) ? status->valuestring : "",
+            &st);
   cJSON *progress = cJSON_CreateObject();
   if (st.state == SRV_Q_QUEUED) {
     cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString("queued"));
@@ -198,21 +229,47 @@ int srv_class_runs_cancel(srv_class_runs *cr, int64_t session_id, int64_t run_id
   /* The store answers whose run it is before the queue is touched. */
   if (srv_store_run_get(cr->store, session_id, run_id, &run, err) != 0) return -1;
   cJSON_Delete(run);
-  int rc = srv_queue_cancel(cr->queue, run_id, session_id);
-  if (rc != 1)
-    return lab_fail(err, LAB_E_NOT_CANCELLABLE, "id",
-                    "run %lld has %s; only a queued run can be cancelled", (long long)run_id,
-                    rc == 0 ? "started on the GPU (it ends at its deadline at the latest)" : "finished");
-  if (srv_store_run_finish(cr->store, run_id, "cancelled", NULL, NULL, 0, err) != 0) return -1;
+  if (cr->view) { /* the store cancels it only while no worker has it, atomically */
+    if (srv_store_queue_cancel(cr->store, session_id, run_id, err) != 0) return -1;
+    srv_cluster_view_refresh(cr->view, 0);
+  } else {
+    int rc = srv_queue_cancel(cr->queue, run_id, session_id);
+    if (rc != 1)
+      return lab_fail(err, LAB_E_NOT_CANCELLABLE, "id", "run %lld has %s; only a queued run can be cancelled",
+                      (long long)run_id,
+                      rc == 0 ? "started on the GPU (it ends at its deadline at the latest)" : "finished");
+    if (srv_store_run_finish(cr->store, run_id, "cancelled", NULL, NULL, 0, err) != 0) return -1;
+  }
   srv_metrics_run(0, "cancelled");
   return srv_class_runs_get(cr, session_id, run_id, out, err);
 }
 
 int srv_class_runs_restarts(srv_class_runs *cr) {
+  if (cr->view) return (int)srv_cluster_view_restarts(cr->view);
   int n = 0;
   for (int i = 0; i < cr->slots; i++) n += srv_supervisor_restarts(cr->sup[i]);
   return n;
 }
+
+int srv_class_runs_waiting(srv_class_runs *cr) {
+  return cr->view ? srv_cluster_view_waiting(cr->view) : srv_queue_waiting(cr->queue);
+}
+
+int srv_class_runs_running(srv_class_runs *cr) {
+  return cr->view ? srv_cluster_view_running(cr->view) : srv_queue_running(cr->queue);
+}
+
+cJSON *srv_class_runs_queue_json(srv_class_runs *cr) {
+  return cr->view ? srv_cluster_view_queue_json(cr->view) : srv_queue_json(cr->queue);
+}
+
+cJSON *srv_class_runs_workers(srv_class_runs *cr) { return cr && cr->view ? srv_cluster_view_workers(cr->view) : NULL; }
+
+int srv_class_runs_workers_alive(srv_class_runs *cr) {
+  return cr && cr->view ? srv_cluster_view_alive(cr->view) : -1;
+}
+
+int srv_class_runs_store_ok(srv_class_runs *cr) { return cr && cr->view ? srv_cluster_view_store_ok(cr->view) : 1; }
 
 /* Runs a previous server left: queued ones go back in the queue (in their
  * old order), running ones died with it. */
@@ -253,8 +310,8 @@ static int recover(srv_class_runs *cr, lab_error *err) {
   return 0;
 }
 
-int srv_class_runs_start(srv_class_runs *cr, const srv_class_config *cfg, srv_store *store, srv_runner *runner,
-                         lab_error *err) {
+int srv_class_runs_start(srv_class_runs *cr, const srv_class_config *cfg, const srv_workers_spec *workers,
+                         srv_store *store, srv_runner *runner, lab_error *err) {
   memset(cr, 0, sizeof *cr);
   cr->store = store;
   cr->runner = runner;
@@ -263,6 +320,17 @@ int srv_class_runs_start(srv_class_runs *cr, const srv_class_config *cfg, srv_st
   cr->max_gpu_mem_gib = (double)cfg->max_gpu_mem_gib;
   runner->deadline_s = cr->deadline_s;
   cr->runs_per_minute = cfg->runs_per_minute;
+  if (srv_store_shared(store)) {
+    if (srv_runs_shared_start(cr, cfg, workers, err) == 0) return 0;
+    srv_class_runs_stop(cr);
+    return -1;
+  }
+  if (workers->mode != SRV_WORKERS_LOCAL) {
+    lab_fail(err, LAB_E_USAGE, "workers",
+             "--workers none and slurm need a store every server and worker shares: --store postgresql://… (an "
+             "SQLite class runs its GPU queue inside this server: --workers local)");
+    return -1;
+  }
   cr->queue = srv_queue_new((int)cfg->queue_max);
   if (!cr->queue) goto oom;
   srv_queue_set_learner_cap(cr->queue, (int)cfg->queued_runs_per_learner);
@@ -293,10 +361,12 @@ static void kill_workers(void *ctx) {
 
 void srv_class_runs_halt(srv_class_runs *cr) {
   if (cr->queue) srv_queue_stop(cr->queue, 2.0, kill_workers);
+  srv_runs_shared_halt(cr);
 }
 
 void srv_class_runs_stop(srv_class_runs *cr) {
   srv_class_runs_halt(cr);
+  srv_cluster_view_stop(cr->view);
   srv_queue_free(cr->queue);
   for (int i = 1; i < cr->slots; i++) srv_supervisor_free(cr->sup[i]);
   memset(cr, 0, sizeof *cr);

@@ -1,7 +1,12 @@
 /* Class-mode GPU runs: submit (limits, store, queue → 202), execute on a
- * GPU slot through its supervised worker (store, metrics), look up and
- * cancel, and recover after a restart (queued runs requeued, running ones
- * failed as worker_crashed). Simulated runs do not come here. */
+ * GPU through its supervised worker (store, metrics), look up and cancel.
+ * Two queues behind one interface: with an SQLite store the in-process one
+ * (queue.h), whose worker threads this server runs, recovering after a
+ * restart (queued runs requeued, running ones failed as worker_crashed);
+ * with a shared store (PostgreSQL) the store's (runs_shared.c), which GPU
+ * workers anywhere drain (gpu_worker.h) — inside this server (--workers
+ * local), elsewhere (none) or as Slurm jobs it keeps (slurm:N).
+ * Simulated runs do not come here. */
 #ifndef SRV_RUNS_H
 #define SRV_RUNS_H
 
@@ -13,9 +18,19 @@
 #include "queue.h"
 #include "runner.h"
 #include "store.h"
+#include "workers_spec.h"
+
+struct srv_cluster_view;
+struct srv_gpu_worker;
+struct srv_slurm_workers;
 
 typedef struct srv_class_runs {
-  srv_queue *queue;
+  srv_queue *queue;                /* the in-process queue (SQLite); NULL with a shared store */
+  struct srv_cluster_view *view;   /* the shared store's queue and workers; NULL in-process */
+  struct srv_gpu_worker *local[SRV_MAX_GPUS]; /* --workers local with a shared store */
+  int n_local;
+  struct srv_slurm_workers *slurm; /* --workers slurm:N */
+  long learner_cap, queue_max;     /* the shared queue's bounds (the in-process queue keeps its own) */
   long runs_per_minute; /* per learner (learner.h) */
   srv_store *store;   /* not owned */
   srv_runner *runner; /* its supervisor runs GPU slot 0 */
@@ -28,8 +43,8 @@ typedef struct srv_class_runs {
  * worker pinned with CUDA_VISIBLE_DEVICES), requeues or fails the runs a
  * previous server left unfinished, then starts one worker thread per GPU.
  * Returns 0, or -1 with err set (msg for the operator). */
-int srv_class_runs_start(srv_class_runs *cr, const srv_class_config *cfg, srv_store *store, srv_runner *runner,
-                         lab_error *err);
+int srv_class_runs_start(srv_class_runs *cr, const srv_class_config *cfg, const srv_workers_spec *workers,
+                         srv_store *store, srv_runner *runner, lab_error *err);
 /* Stops the workers: a running run gets 2 s, then its worker is killed and
  * the run stored as failed (worker_crashed); waiting runs stay queued in
  * the store and are requeued at the next start. Handlers may still call in
@@ -60,7 +75,32 @@ int srv_class_runs_get(srv_class_runs *cr, int64_t session_id, int64_t run_id, c
  * finished, unknown_run when not the session's). *out as for get. */
 int srv_class_runs_cancel(srv_class_runs *cr, int64_t session_id, int64_t run_id, cJSON **out, lab_error *err);
 
-/* Worker restarts summed over every GPU's supervisor. */
+/* Worker restarts summed over every GPU's supervisor (a shared store's
+ * workers included). */
 int srv_class_runs_restarts(srv_class_runs *cr);
+/* Runs waiting and running now. */
+int srv_class_runs_waiting(srv_class_runs *cr);
+int srv_class_runs_running(srv_class_runs *cr);
+/* [{"id","session_id","experiment","status","position","estimate_s"}], running first. */
+cJSON *srv_class_runs_queue_json(srv_class_runs *cr);
+
+/* A shared store's GPU workers as last seen (store.h: workers_list; caller
+ * owns), or NULL for the in-process queue; and how many are alive (-1
+ * in-process). */
+cJSON *srv_class_runs_workers(srv_class_runs *cr);
+int srv_class_runs_workers_alive(srv_class_runs *cr);
+/* 0 when a shared store did not answer the last look; 1 otherwise. */
+int srv_class_runs_store_ok(srv_class_runs *cr);
+
+/* runs_shared.c: the shared store's side of the functions above (called
+ * by them when cr->view is set; not for other callers). */
+int srv_runs_shared_start(srv_class_runs *cr, const srv_class_config *cfg, const srv_workers_spec *workers,
+                          lab_error *err);
+void srv_runs_shared_halt(srv_class_runs *cr);
+int srv_runs_shared_queued(srv_class_runs *cr, const char *backend);
+int srv_runs_shared_enqueue(srv_class_runs *cr, const srv_store_session *sess, const char *experiment,
+                            const char *params_text, double reserve_ms, int64_t *run_id, double *retry_after_s,
+                            lab_error *err);
+void srv_runs_shared_status(srv_class_runs *cr, int64_t run_id, const char *stored_status, srv_queue_status *st);
 
 #endif

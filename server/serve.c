@@ -31,6 +31,9 @@
 #include "metrics.h"
 #include "runs.h"
 #include "tls.h"
+/* a class on a shared store: its workers, and a proxy in front */
+#include "client_addr.h"
+#include "workers_spec.h"
 
 static volatile sig_atomic_t stop_requested;
 static _Thread_local double request_started;
@@ -61,7 +64,8 @@ static void end_request(const struct mg_connection *conn, int status) {
   /* The query string is not logged: it may carry what a learner typed; a
    * session is named by its id, never its token. */
   char line[1200];
-  srv_log_line(line, sizeof line, when, ri->remote_addr, ri->request_method, ri->local_uri, status,
+  char client[SRV_ADDR_MAX];
+  srv_log_line(line, sizeof line, when, srv_client_addr(conn, client), ri->request_method, ri->local_uri, status,
                now_ms() - request_started, srv_session_log_id());
   fprintf(stderr, "%s\n", line);
   srv_metrics_request(status);
@@ -127,13 +131,14 @@ static int load_profile(const char *path) {
 
 /* ---- class mode: start-up and shutdown ----------------------------------- */
 
-/* Opens the class (store, join code, instructor token) and prints how to
- * join; the token is printed here once and kept only as a hash. */
-static int class_start(srv_class *cls, const srv_class_config *cfg, char token[SRV_TOKEN_HEX + 1]) {
+/* Opens the class (store, join code, instructor token); 0, else the exit
+ * status: 2 when the start contradicts the stored class (a usage error). */
+static int class_start(srv_class *cls, const srv_class_config *cfg, srv_class_start how,
+                       char token[SRV_TOKEN_HEX + 1], srv_token_origin *origin) {
   lab_error err = {0};
-  if (srv_class_open(cls, cfg, token, &err) != 0) {
+  if (srv_class_open(cls, cfg, how, token, origin, &err) != 0) {
     fprintf(stderr, "gpulab: %s\n", err.message);
-    return -1;
+    return err.code == LAB_E_USAGE ? 2 : 1;
   }
   /* Test hook: cap the database so a test sees a full disk answered. */
   const char *pages = getenv("GPULAB_TEST_STORE_EXTRA_PAGES");
@@ -142,23 +147,33 @@ static int class_start(srv_class *cls, const srv_class_config *cfg, char token[S
       srv_store_sqlite_cap_pages(cls->store, extra, &err) != 0) {
     fprintf(stderr, "gpulab: %s\n", err.message);
     srv_class_close(cls);
-    return -1;
+    return 1;
   }
   return 0;
 }
 
-static void class_announce(const srv_class *cls, const char *token) {
+/* How to join; the token is printed here once (by the start that made it)
+ * and kept only as a hash. */
+static void class_announce(const srv_class *cls, const char *token, srv_token_origin origin) {
+  char where[512];
+  srv_store_where(cls->cfg.db, where, sizeof where);
+  printf("gpulab: class \"%s\" %s in %s (%s)\n", cls->cfg.name, cls->created ? "created" : "opened", where,
+         srv_store_kind(cls->store));
   printf("gpulab: class \"%s\" join code: %.4s-%.4s\n", cls->cfg.name, cls->join_code, cls->join_code + 4);
-  if (token[0]) printf("gpulab: instructor token: %s\n", token);
-  else printf("gpulab: instructor token: (the one in GPULAB_INSTRUCTOR_TOKEN)\n");
+  if (origin == SRV_TOKEN_MADE) printf("gpulab: instructor token: %s\n", token);
+  else if (origin == SRV_TOKEN_ENV) printf("gpulab: instructor token: (the one in GPULAB_INSTRUCTOR_TOKEN)\n");
+  else
+    printf("gpulab: instructor token: (the class's, printed when it was created; only its hash is stored: "
+           "--new-instructor-token makes a new one)\n");
 }
 
-/* The GPU queue: one worker thread per configured GPU; runs a previous
- * server left are requeued (or failed, if they were running). */
-static int class_queue_start(srv_class *cls, srv_runner *runner) {
+/* The GPU queue: in-process (SQLite: one worker thread per configured GPU;
+ * runs a previous server left are requeued, or failed if they were
+ * running), or the shared store's with the workers --workers names. */
+static int class_queue_start(srv_class *cls, srv_runner *runner, const srv_workers_spec *workers) {
   static srv_class_runs runs;
   lab_error err = {0};
-  if (srv_class_runs_start(&runs, &cls->cfg, cls->store, runner, &err) != 0) {
+  if (srv_class_runs_start(&runs, &cls->cfg, workers, cls->store, runner, &err) != 0) {
     fprintf(stderr, "gpulab: cannot start the GPU queue: %s\n", err.message);
     return -1;
   }
@@ -175,10 +190,13 @@ static void class_queue_stop(srv_class *cls) {
 /* ---- serve ---------------------------------------------------------------- */
 
 int srv_cmd_serve(int argc, char **argv) {
-  const char *host = "127.0.0.1", *root = NULL, *keys = NULL, *profile_file = NULL;
+  const char *host = "127.0.0.1", *root = NULL, *keys = NULL, *profile_file = NULL, *workers_text = NULL;
+  const char *proxies = NULL;
   long port = 8080;
   double deadline_s = 60;
   int deadline_given = 0;
+  srv_class_start how = {0};
+  srv_workers_spec workers = {0};
   srv_class_flags class_flags = {0};
   char class_msg[512];
   for (int i = 0; i < argc; i++) {
@@ -194,6 +212,10 @@ int srv_cmd_serve(int argc, char **argv) {
       deadline_given = 1;
     } else if (srv_cli_option(argc, argv, &i, "--keys", &v)) keys = v;
     else if (srv_cli_option(argc, argv, &i, "--profile-file", &v)) profile_file = v;
+    else if (srv_cli_option(argc, argv, &i, "--workers", &v)) workers_text = v;
+    else if (srv_cli_option(argc, argv, &i, "--trusted-proxy", &v)) proxies = v;
+    else if (strcmp(argv[i], "--update-class") == 0) how.update = 1, v = "";
+    else if (strcmp(argv[i], "--new-instructor-token") == 0) how.new_token = 1, v = "";
     else {
       int m = srv_class_flag(argc, argv, &i, &class_flags, class_msg, sizeof class_msg);
       if (m < 0) return srv_cli_usage(class_msg);
@@ -207,6 +229,9 @@ int srv_cmd_serve(int argc, char **argv) {
   if (!host[0] || strlen(host) > 255 || strpbrk(host, " ,/"))
     return srv_cli_usage("--host must be an address such as 127.0.0.1 or 0.0.0.0");
 
+  if (workers_text && srv_workers_spec_parse(workers_text, &workers, class_msg, sizeof class_msg) != 0)
+    return srv_cli_usage(class_msg);
+  if (proxies && srv_trusted_proxies_set(proxies, class_msg, sizeof class_msg) != 0) return srv_cli_usage(class_msg);
   if (profile_file && load_profile(profile_file) != 0) return 1;
 
   /* class mode: the file, then the flags over it; exit 2 on a bad value */
@@ -214,10 +239,13 @@ int srv_cmd_serve(int argc, char **argv) {
   static srv_class cls;
   int class_mode = srv_class_config_build(&class_flags, &class_cfg, class_msg, sizeof class_msg);
   if (class_mode < 0) return srv_cli_usage(class_msg);
-  if (class_mode) {
-    if (deadline_given) class_cfg.deadline_s = (long)deadline_s;
-    deadline_s = (double)class_cfg.deadline_s;
+  if (class_mode && deadline_given) {
+    class_cfg.deadline_s = (long)deadline_s;
+    srv_class_config_mark_given(&class_cfg, "--deadline");
   }
+  if (!class_mode && (workers_text || how.update || how.new_token))
+    return srv_cli_usage("--workers, --update-class and --new-instructor-token are for a class (--store, --db or "
+                         "--class)");
 
   static srv_app app;
   char exe[4096];
@@ -249,15 +277,20 @@ int srv_cmd_serve(int argc, char **argv) {
   }
   app.runner.deadline_s = deadline_s;
   char class_token[SRV_TOKEN_HEX + 1] = "";
+  srv_token_origin token_origin = SRV_TOKEN_STORED;
   if (class_mode) {
-    if (class_start(&cls, &class_cfg, class_token) != 0) {
+    int rc = class_start(&cls, &class_cfg, how, class_token, &token_origin);
+    if (rc != 0) {
       srv_runner_free(&app.runner);
       srv_supervisor_free(sup);
-      return 1;
+      return rc;
     }
     app.cls = &cls;
-    app.max_body_bytes = (size_t)class_cfg.max_body_kib * 1024;
-    if (class_queue_start(&cls, &app.runner) != 0) {
+    /* the class's settings, which the store may have given */
+    app.max_body_bytes = (size_t)cls.cfg.max_body_kib * 1024;
+    deadline_s = (double)cls.cfg.deadline_s;
+    app.runner.deadline_s = deadline_s;
+    if (class_queue_start(&cls, &app.runner, &workers) != 0) {
       srv_class_close(&cls);
       srv_runner_free(&app.runner);
       srv_supervisor_free(sup);
@@ -334,7 +367,7 @@ int srv_cmd_serve(int argc, char **argv) {
   struct mg_server_port sp[4];
   int nports = mg_get_server_ports(ctx, 4, sp);
   printf("gpulab: listening on %s://%s:%d\n", use_tls ? "https" : "http", host, nports > 0 ? sp[0].port : (int)port);
-  if (app.cls) class_announce(app.cls, class_token);
+  if (app.cls) class_announce(app.cls, class_token, token_origin);
   memset(class_token, 0, sizeof class_token);
   fflush(stdout);
   while (!stop_requested) usleep(100 * 1000);

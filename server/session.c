@@ -5,6 +5,7 @@
  * memory (the instructor token's hash) are compared in constant time. */
 #include "session.h"
 
+#include "client_addr.h"
 #include "http.h"
 #include "throttle.h"
 
@@ -80,7 +81,8 @@ int srv_session_require(struct mg_connection *conn, srv_class *cls, srv_store_se
 }
 
 int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, lab_error *err) {
-  const char *addr = mg_get_request_info(conn)->remote_addr;
+  char client[SRV_ADDR_MAX];
+  const char *addr = srv_client_addr(conn, client);
   double retry = 0;
   if (srv_address_check(cls->store, "instructor token", addr, &retry, err) != 0) return -1;
   const char *auth = mg_get_header(conn, "Authorization");

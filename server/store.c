@@ -1,9 +1,47 @@
 /* The store's public functions: each calls the open store's implementation
- * (store_sqlite.c today), so callers never name the database they use. */
+ * (store_sqlite*.c or store_pg*.c), so callers never name the database they
+ * use. */
 #include "store.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "config.h"
+
+int srv_store_open_spec(const char *spec, srv_store **out, lab_error *err) {
+  if (srv_store_spec_is_pg(spec)) return srv_store_pg_open(spec, out, err);
+  return srv_store_open(strncmp(spec, "sqlite:", 7) == 0 ? spec + 7 : spec, out, err);
+}
+
+const char *srv_store_kind(const srv_store *s) { return s->ops->kind; }
+
+int srv_store_shared(const srv_store *s) { return s->ops->queue_claim != NULL; }
+
+void srv_store_where(const char *spec, char *out, size_t n) {
+  if (!srv_store_spec_is_pg(spec)) {
+    snprintf(out, n, "%s", strncmp(spec, "sqlite:", 7) == 0 ? spec + 7 : spec);
+    return;
+  }
+  /* scheme://[user[:password]@]host… : the password never goes into a message */
+  const char *auth = strstr(spec, "://") + 3, *at = strchr(auth, '@'), *slash = strchr(auth, '/');
+  const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+  if (at && (!slash || at < slash) && colon)
+    snprintf(out, n, "%.*s:***%s", (int)(colon - spec), spec, at);
+  else
+    snprintf(out, n, "%s", spec);
+  char *q = strchr(out, '?'); /* options may carry a password too */
+  if (q) *q = 0;
+}
+
+/* An operation only a store shared by several processes has. */
+static int unshared(lab_error *err) {
+  return lab_fail(err, LAB_E_USAGE, "store",
+                  "this needs a store that several processes share: start with --store postgresql://… "
+                  "(docs/deploy.md)");
+}
+#define SHARED_OP(op, ...) (s->ops->op ? s->ops->op(s, __VA_ARGS__) : unshared(err))
 
 void srv_store_close(srv_store *s) {
   if (s) s->ops->close(s);
@@ -101,6 +139,79 @@ int srv_store_limit_cost(srv_store *s, int64_t event_id, double cost, lab_error 
 int srv_store_limit_undo(srv_store *s, int64_t event_id, lab_error *err) {
   return s->ops->limit_undo(s, event_id, err);
 }
+
+int srv_store_limit_take(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
+                         double max_cost, double *retry_after_s, int64_t *event_id, lab_error *err) {
+  return s->ops->limit_take(s, kind, subject, window_ms, max_count, max_cost, retry_after_s, event_id, err);
+}
+
+int srv_store_class_get(srv_store *s, srv_store_class *out, int *exists, lab_error *err) {
+  return s->ops->class_get(s, out, exists, err);
+}
+
+int srv_store_class_create(srv_store *s, const srv_store_class *wanted, srv_store_class *out, int *created,
+                           lab_error *err) {
+  return s->ops->class_create(s, wanted, out, created, err);
+}
+
+int srv_store_class_update(srv_store *s, const char *config_json, const unsigned char *hash, lab_error *err) {
+  return s->ops->class_update(s, config_json, hash, err);
+}
+
+int srv_store_queue_add(srv_store *s, int64_t session_id, int64_t learner_id, const char *experiment,
+                        const char *params_json, double reserve_ms, long learner_cap, long queue_max,
+                        int64_t *run_id, int *mine, int *waiting, lab_error *err) {
+  return SHARED_OP(queue_add, session_id, learner_id, experiment, params_json, reserve_ms, learner_cap, queue_max,
+                   run_id, mine, waiting, err);
+}
+
+int srv_store_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out, int *got, lab_error *err) {
+  return SHARED_OP(queue_claim, worker_id, out, got, err);
+}
+
+int srv_store_queue_finish(srv_store *s, int64_t worker_id, int64_t run_id, const char *status,
+                           const char *error_code, const char *result_json, double gpu_ms, lab_error *err) {
+  return SHARED_OP(queue_finish, worker_id, run_id, status, error_code, result_json, gpu_ms, err);
+}
+
+int srv_store_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, const char *fail_json,
+                              int *requeued, lab_error *err) {
+  return SHARED_OP(queue_hand_back, worker_id, run_id, fail_json, requeued, err);
+}
+
+int srv_store_queue_cancel(srv_store *s, int64_t session_id, int64_t run_id, lab_error *err) {
+  return SHARED_OP(queue_cancel, session_id, run_id, err);
+}
+
+int srv_store_queue_wait(srv_store *s, double timeout_s, lab_error *err) { return SHARED_OP(queue_wait, timeout_s, err); }
+
+int srv_store_queue_snapshot(srv_store *s, srv_store_queue_view **out, lab_error *err) {
+  *out = NULL;
+  return SHARED_OP(queue_snapshot, out, err);
+}
+
+void srv_store_queue_view_free(srv_store_queue_view *v) {
+  if (!v) return;
+  free(v->running);
+  free(v->queued);
+  free(v);
+}
+
+int srv_store_worker_add(srv_store *s, const srv_store_worker *w, int64_t *id, lab_error *err) {
+  return SHARED_OP(worker_add, w, id, err);
+}
+
+int srv_store_worker_beat(srv_store *s, int64_t id, int64_t run_id, long restarts, lab_error *err) {
+  return SHARED_OP(worker_beat, id, run_id, restarts, err);
+}
+
+int srv_store_worker_gone(srv_store *s, int64_t id, lab_error *err) { return SHARED_OP(worker_gone, id, err); }
+
+int srv_store_workers_reap(srv_store *s, int *handed_back, int *failed, lab_error *err) {
+  return SHARED_OP(workers_reap, handed_back, failed, err);
+}
+
+int srv_store_workers_list(srv_store *s, cJSON **out, lab_error *err) { return SHARED_OP(workers_list, out, err); }
 
 int64_t srv_store_now_ms(void) {
   struct timespec ts;

@@ -1,9 +1,12 @@
-/* The class store: learners, their sessions, runs, quiz attempts and the
- * windows their limits count in. One
- * interface (a table of operations) so a networked database can replace the
- * embedded SQLite one (store_sqlite.c) when a class outgrows one machine.
+/* The class store: the class itself (settings, join code, instructor
+ * token's hash), learners, their sessions, runs, quiz attempts and the
+ * windows their limits count in. One interface (a table of operations),
+ * two backends: the embedded SQLite one (store_sqlite*.c) for one machine,
+ * and PostgreSQL (store_pg*.c), which several servers and GPU workers share
+ * and which also holds the GPU queue and the workers (docs/deploy.md).
  * Every function returns 0, or -1 with err set: a locked database is
- * store_busy, a full disk or I/O error store_unavailable. Thread-safe. */
+ * store_busy, a full disk, an I/O error or a lost connection (retried at
+ * the next call) store_unavailable. Thread-safe. */
 #ifndef SRV_STORE_H
 #define SRV_STORE_H
 
@@ -14,6 +17,8 @@
 #define SRV_HASH_BYTES 32 /* SHA-256 */
 #define SRV_NAME_MAX 40   /* a learner's display name, in characters */
 #define SRV_NAME_BYTES (SRV_NAME_MAX * 4) /* … of UTF-8 */
+#define SRV_WORKER_ALIVE_MS 10000 /* a GPU worker is alive while its heartbeat is at most this old */
+#define SRV_STORE_ESTIMATES 32    /* experiments a queue view carries run-time estimates for */
 
 typedef struct srv_store srv_store;
 
@@ -38,9 +43,59 @@ typedef struct srv_store_session {
   double cpu_ms_used;   /* the learner's */
 } srv_store_session;
 
+/* The class as a store keeps it: what every server of the class shares. */
+typedef struct srv_store_class {
+  char config_json[4096]; /* name, join code, limits: config.h's srv_class_config_shared_text */
+  unsigned char instructor_hash[SRV_HASH_BYTES];
+} srv_store_class;
+
+/* A run a worker claimed from the shared queue. */
+typedef struct srv_store_claim {
+  int64_t run_id, session_id, learner_id;
+  char experiment[32];
+  char *params_json; /* malloc'd; the caller frees it */
+} srv_store_claim;
+
+/* One run in a queue view. */
+typedef struct srv_store_queued_run {
+  int64_t run_id, session_id, learner_id;
+  int64_t worker_id; /* running: the worker that claimed it */
+  char experiment[32];
+  double elapsed_s; /* running: since it started */
+} srv_store_queued_run;
+
+/* The shared queue as it stands: what a server answers positions and
+ * estimates from without asking the store at every poll. */
+typedef struct srv_store_queue_view {
+  srv_store_queued_run *running; /* malloc'd, n_running of them */
+  srv_store_queued_run *queued;  /* malloc'd, in the order they will start */
+  int n_running, n_queued;
+  struct {
+    char experiment[32];
+    double run_s; /* mean of its recent GPU runs */
+  } est[SRV_STORE_ESTIMATES];
+  int n_est;
+  double all_run_s; /* mean of all recent GPU runs; 0 when there were none */
+  int workers_alive;
+} srv_store_queue_view;
+
+/* A GPU worker as it registers itself. */
+typedef struct srv_store_worker {
+  char kind[16];  /* "local" (inside a server), "worker" (gpulab worker), "slurm" (one under Slurm) */
+  char host[128];
+  int pid;
+  int gpu; /* --gpu: the index among the GPUs visible to it */
+  char cuda_visible_devices[128]; /* as it found it ("" when unset) */
+  char slurm_job_id[32];
+  const char *device_json; /* its device view (lab_device_json), or NULL */
+} srv_store_worker;
+
 /* The operations a store implements; the srv_store_* functions below call
- * them. JSON outputs are new cJSON values the caller owns. */
+ * them. JSON outputs are new cJSON values the caller owns. The ones from
+ * class_get on may be NULL in a store one process owns (SQLite): the
+ * shared queue and the workers need a store several processes share. */
 typedef struct srv_store_ops {
+  const char *kind; /* "sqlite" or "postgresql" */
   void (*close)(srv_store *s);
   int (*learner_add)(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], const char *name,
                      srv_store_learner *out, lab_error *err);
@@ -74,6 +129,30 @@ typedef struct srv_store_ops {
                    lab_error *err);
   int (*limit_cost)(srv_store *s, int64_t event_id, double cost, lab_error *err);
   int (*limit_undo)(srv_store *s, int64_t event_id, lab_error *err);
+  int (*limit_take)(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
+                    double max_cost, double *retry_after_s, int64_t *event_id, lab_error *err);
+  int (*class_get)(srv_store *s, srv_store_class *out, int *exists, lab_error *err);
+  int (*class_create)(srv_store *s, const srv_store_class *wanted, srv_store_class *out, int *created,
+                      lab_error *err);
+  int (*class_update)(srv_store *s, const char *config_json, const unsigned char *hash, lab_error *err);
+  /* the shared GPU queue */
+  int (*queue_add)(srv_store *s, int64_t session_id, int64_t learner_id, const char *experiment,
+                   const char *params_json, double reserve_ms, long learner_cap, long queue_max, int64_t *run_id,
+                   int *mine, int *waiting, lab_error *err);
+  int (*queue_claim)(srv_store *s, int64_t worker_id, srv_store_claim *out, int *got, lab_error *err);
+  int (*queue_finish)(srv_store *s, int64_t worker_id, int64_t run_id, const char *status, const char *error_code,
+                      const char *result_json, double gpu_ms, lab_error *err);
+  int (*queue_hand_back)(srv_store *s, int64_t worker_id, int64_t run_id, const char *fail_json, int *requeued,
+                         lab_error *err);
+  int (*queue_cancel)(srv_store *s, int64_t session_id, int64_t run_id, lab_error *err);
+  int (*queue_wait)(srv_store *s, double timeout_s, lab_error *err);
+  int (*queue_snapshot)(srv_store *s, srv_store_queue_view **out, lab_error *err);
+  /* the GPU workers */
+  int (*worker_add)(srv_store *s, const srv_store_worker *w, int64_t *id, lab_error *err);
+  int (*worker_beat)(srv_store *s, int64_t id, int64_t run_id, long restarts, lab_error *err);
+  int (*worker_gone)(srv_store *s, int64_t id, lab_error *err);
+  int (*workers_reap)(srv_store *s, int *handed_back, int *failed, lab_error *err);
+  int (*workers_list)(srv_store *s, cJSON **out, lab_error *err);
 } srv_store_ops;
 
 /* Every implementation's handle starts with this. */
@@ -81,11 +160,28 @@ struct srv_store {
   const srv_store_ops *ops;
 };
 
+/* Opens the store a class setting names (config.h's "db"): a PostgreSQL URI
+ * ("postgresql://…", store_pg.c) or an SQLite file ("sqlite:PATH" or PATH). */
+int srv_store_open_spec(const char *spec, srv_store **out, lab_error *err);
+/* "sqlite" or "postgresql". */
+const char *srv_store_kind(const srv_store *s);
+/* Whether several processes share this store (and so it holds the GPU
+ * queue and the workers): PostgreSQL. */
+int srv_store_shared(const srv_store *s);
+/* Where the store is, for messages: the file, or the URI without its
+ * password. */
+void srv_store_where(const char *spec, char *out, size_t n);
+
 /* Opens (creating if needed) the embedded SQLite store at path: WAL,
  * foreign keys, a busy timeout, the schema (older schemas are upgraded).
  * Once open, a database file removed or replaced under it makes every
  * operation fail with store_unavailable. */
 int srv_store_open(const char *path, srv_store **out, lab_error *err);
+/* Opens the PostgreSQL store at uri (a libpq URI; the password may also come
+ * from PGPASSWORD or ~/.pgpass). The first process to open an empty
+ * database creates the schema, and newer gpulabs upgrade it, under an
+ * advisory lock: processes starting together wait for it. */
+int srv_store_pg_open(const char *uri, srv_store **out, lab_error *err);
 /* NULL is allowed. */
 void srv_store_close(srv_store *s);
 
@@ -162,6 +258,68 @@ int srv_store_limit_add(srv_store *s, const char *kind, const char *subject, dou
                         lab_error *err);
 int srv_store_limit_cost(srv_store *s, int64_t event_id, double cost, lab_error *err);
 int srv_store_limit_undo(srv_store *s, int64_t event_id, lab_error *err);
+
+/* limit_check and limit_add in one step: atomic across every process using
+ * the store, so a limit holds whichever server a request reaches. */
+int srv_store_limit_take(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
+                         double max_cost, double *retry_after_s, int64_t *event_id, lab_error *err);
+
+/* The class. class_get: *exists is 0 while the store holds none. class_create:
+ * stores `wanted` unless a class is there already (of concurrent creators
+ * exactly one wins); *out is the class now stored and *created says whose
+ * it is. class_update: new settings, and a new token hash unless NULL. */
+int srv_store_class_get(srv_store *s, srv_store_class *out, int *exists, lab_error *err);
+int srv_store_class_create(srv_store *s, const srv_store_class *wanted, srv_store_class *out, int *created,
+                           lab_error *err);
+int srv_store_class_update(srv_store *s, const char *config_json, const unsigned char *hash, lab_error *err);
+
+/* ---- the shared GPU queue (a shared store only) ---------------------------
+ * queue_add: run_add for the shared queue, refused atomically as the
+ * in-process queue refuses (queue.h): too_many_queued when the learner has
+ * learner_cap runs queued or running (0: no cap), queue_full when
+ * queue_max runs wait and the learner already waits; *mine and *waiting say
+ * how many there were. It wakes the workers within its transaction. */
+int srv_store_queue_add(srv_store *s, int64_t session_id, int64_t learner_id, const char *experiment,
+                        const char *params_json, double reserve_ms, long learner_cap, long queue_max,
+                        int64_t *run_id, int *mine, int *waiting, lab_error *err);
+/* Takes the next run fairly — the oldest queued run of the learner served
+ * longest ago — and marks it running on worker_id, in one statement; *got
+ * is 0 when nothing waits. */
+int srv_store_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out, int *got, lab_error *err);
+/* Ends a run worker_id claimed (as run_finish); not_cancellable when it is
+ * no longer that worker's (it was handed back while the worker seemed dead). */
+int srv_store_queue_finish(srv_store *s, int64_t worker_id, int64_t run_id, const char *status,
+                           const char *error_code, const char *result_json, double gpu_ms, lab_error *err);
+/* A run its worker could not finish (it is stopping): queued again in its
+ * old place the first time (*requeued 1); failed as worker_crashed with
+ * fail_json as its error after that. */
+int srv_store_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, const char *fail_json,
+                              int *requeued, lab_error *err);
+/* Cancels a queued run of that session: not_cancellable once a worker took
+ * it or it ended, unknown_run when it is not the session's. */
+int srv_store_queue_cancel(srv_store *s, int64_t session_id, int64_t run_id, lab_error *err);
+/* Sleeps until a run may have been queued (LISTEN/NOTIFY) or timeout_s passed. */
+int srv_store_queue_wait(srv_store *s, double timeout_s, lab_error *err);
+/* The queue now (caller frees with srv_store_queue_view_free). */
+int srv_store_queue_snapshot(srv_store *s, srv_store_queue_view **out, lab_error *err);
+void srv_store_queue_view_free(srv_store_queue_view *v);
+
+/* ---- GPU workers (a shared store only) ------------------------------------
+ * worker_add registers one (alive from now: it holds a lock on its store
+ * connection while its process lives); worker_beat is its heartbeat, with
+ * the run it has (0: none) and its GPU process's restarts; worker_gone
+ * says it stopped. workers_reap takes a worker for dead when its heartbeat
+ * is older than SRV_WORKER_ALIVE_MS or its connection is gone, and hands
+ * its running run back once (queued again), failing it (worker_crashed)
+ * the second time. workers_list: [{"id","kind","host","pid","gpu",
+ * "cuda_visible_devices","slurm_job_id","device","state","alive",
+ * "heartbeat_age_s","run_id","runs_done","restarts","started_at"}], the
+ * workers seen in the last hour, alive ones first. */
+int srv_store_worker_add(srv_store *s, const srv_store_worker *w, int64_t *id, lab_error *err);
+int srv_store_worker_beat(srv_store *s, int64_t id, int64_t run_id, long restarts, lab_error *err);
+int srv_store_worker_gone(srv_store *s, int64_t id, lab_error *err);
+int srv_store_workers_reap(srv_store *s, int *handed_back, int *failed, lab_error *err);
+int srv_store_workers_list(srv_store *s, cJSON **out, lab_error *err);
 
 /* ms since the epoch now, on the clock the store's times use. */
 int64_t srv_store_now_ms(void);

@@ -13,7 +13,7 @@
 #include "store_sqlite.h"
 
 #define BUSY_TIMEOUT_MS 2000
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 #define LIST_LIMIT 200           /* rows one learner's lists show */
 #define OVERVIEW_QUIZ_LIMIT 5000 /* quiz rows the instructor view reads */
 
@@ -49,6 +49,12 @@ static const char schema_v2[] =
     " id INTEGER PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL, at INTEGER NOT NULL,"
     " cost REAL NOT NULL DEFAULT 0);"
     "CREATE INDEX limit_events_by_subject ON limit_events(kind, subject, at);";
+
+/* Version 3: the class itself (one row), so a restart keeps its join code
+ * and instructor token and adopts its settings (store.h: class_get). */
+static const char schema_v3[] =
+    "CREATE TABLE class(id INTEGER PRIMARY KEY CHECK(id=1), config_json TEXT NOT NULL,"
+    " instructor_hash BLOB NOT NULL, created INTEGER NOT NULL);";
 
 /* X(id, sql) */
 #define STATEMENTS(X) \
@@ -715,6 +721,7 @@ static void op_close(srv_store *s) {
 
 /* Completed by store_sqlite_limits.c's operations at the first open. */
 static srv_store_ops sqlite_ops = {
+    .kind = "sqlite",
     .close = op_close,
     .session_add = op_session_add,
     .session_find = op_session_find,
@@ -774,6 +781,7 @@ static int setup(sqlite_store *st, lab_error *err) {
   rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, schema, NULL, NULL, &msg);
   if (rc == SQLITE_OK && atoi(version) < 2) rc = sqlite3_exec(st->db, schema_v2, NULL, NULL, &msg);
+  if (rc == SQLITE_OK && atoi(version) < 3) rc = sqlite3_exec(st->db, schema_v3, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, "PRAGMA user_version=" LIMIT_TEXT(SCHEMA_VERSION), NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
   sqlite3_free(msg);
@@ -797,6 +805,7 @@ int srv_store_open(const char *path, srv_store **out, lab_error *err) {
   sqlite_store *st = calloc(1, sizeof *st);
   if (!st) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   srv_sqlite_limits_ops(&sqlite_ops);
+  srv_sqlite_class_ops(&sqlite_ops);
   st->base.ops = &sqlite_ops;
   snprintf(st->path, sizeof st->path, "%s", path);
   pthread_mutex_init(&st->lock, NULL);

@@ -1,6 +1,7 @@
-/* Inside the SQLite store: the handle and the helpers its two files share
+/* Inside the SQLite store: the handle and the helpers its files share
  * (store_sqlite.c: sessions, runs, quiz, the instructor's view, open and
- * close; store_sqlite_limits.c: learners and the limit windows). Nothing
+ * close; store_sqlite_limits.c: learners and the limit windows;
+ * store_sqlite_class.c: the class). Nothing
  * outside the store includes this; callers use store.h. */
 #ifndef SRV_STORE_SQLITE_H
 #define SRV_STORE_SQLITE_H
@@ -56,5 +57,7 @@ int srv_sqlite_limits_open(sqlite_store *st, lab_error *err);
 void srv_sqlite_limits_close(sqlite_store *st);
 /* Its operations, for the ops table. */
 void srv_sqlite_limits_ops(srv_store_ops *ops);
+/* store_sqlite_class.c's operations: the class row. */
+void srv_sqlite_class_ops(srv_store_ops *ops);
 
 #endif

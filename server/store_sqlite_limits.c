@@ -1,21 +1,15 @@
 /* The SQLite store's learners and limits (see store.h). A limit is a token
- * bucket kept as its events: the bucket holds max_count events (and
- * max_cost of cost) and refills all of it in period_ms. It admits one
- * more while, for every recent event e (counting from the newest), the
- * events since e do not exceed what the bucket held then plus what it
- * refilled since — the "generic cell rate" form of a token bucket, which
- * needs no state but the events. Only events of the last two periods can
- * bind; they are read in time order through the (kind, subject, at)
- * index. Events older than KEEP_MS are dropped every PRUNE_EVERY adds. */
+ * bucket kept as its events (limit_bucket.h): the events of the last two
+ * periods are read in time order through the (kind, subject, at) index.
+ * Events older than SRV_LIMIT_KEEP_MS are dropped every PRUNE_EVERY adds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "limit_bucket.h"
 #include "store_sqlite.h"
 
-#define KEEP_MS (3600 * 1000) /* longer than any window */
 #define PRUNE_EVERY 256
-#define WINDOW_ROWS 4096 /* events read for one check, at most */
 
 /* X(id, sql) */
 #define LIMIT_STATEMENTS(X) \
@@ -92,31 +86,6 @@ static int do_learner_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES
 
 /* ---- limit windows -------------------------------------------------------- */
 
-typedef struct event {
-  int64_t at;
-  double cost;
-} event;
-
-/* How long until the bucket admits one more event (seconds, ≥ 1), or 0
- * when it does now. ev[0..n) oldest first. */
-static double wait_for(const event *ev, long n, int64_t now, int64_t period_ms, long max_count, double max_cost) {
-  double wait_ms = 0, count = 0, cost = 0;
-  for (long i = n - 1; i >= 0; i--) {
-    double since_ms = (double)(now - ev[i].at);
-    count += 1;
-    cost += ev[i].cost;
-    /* count events since ev[i], plus this one, within max_count refilled at max_count per period */
-    double need = (count + 1 - (double)max_count) * (double)period_ms / (double)max_count - since_ms;
-    if (need > wait_ms) wait_ms = need;
-    if (max_cost > 0) { /* room for any cost at all: strictly under the cost refilled since */
-      need = (cost - max_cost) * (double)period_ms / max_cost - since_ms + 1;
-      if (need > wait_ms) wait_ms = need;
-    }
-  }
-  if (wait_ms <= 0) return 0;
-  return wait_ms < 1000 ? 1 : wait_ms / 1000.0;
-}
-
 static int do_limit_check(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
                           double max_cost, double *retry_after_s, lab_error *err) {
   sqlite_store *st = srv_sqlite_impl(s);
@@ -126,25 +95,25 @@ static int do_limit_check(srv_store *s, const char *kind, const char *subject, i
   srv_sqlite_bind_text(q, 1, kind);
   srv_sqlite_bind_text(q, 2, subject);
   sqlite3_bind_int64(q, 3, now - 2 * window_ms);
-  event *ev = malloc(WINDOW_ROWS * sizeof *ev);
+  srv_limit_event *ev = malloc(SRV_LIMIT_WINDOW_ROWS * sizeof *ev);
   if (!ev) {
     sqlite3_reset(q);
     return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   }
   long n = 0;
   int rc;
-  while (n < WINDOW_ROWS && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+  while (n < SRV_LIMIT_WINDOW_ROWS && (rc = sqlite3_step(q)) == SQLITE_ROW) {
     ev[n].at = sqlite3_column_int64(q, 0);
     ev[n].cost = sqlite3_column_double(q, 1);
     n++;
   }
-  if (n == WINDOW_ROWS) rc = SQLITE_DONE;
+  if (n == SRV_LIMIT_WINDOW_ROWS) rc = SQLITE_DONE;
   sqlite3_reset(q);
   if (rc != SQLITE_DONE) {
     free(ev);
     return srv_sqlite_fail(st, rc, "reading a limit window", err);
   }
-  *retry_after_s = wait_for(ev, n, now, window_ms, max_count, max_cost);
+  *retry_after_s = srv_limit_wait_s(ev, n, now, window_ms, max_count, max_cost);
   free(ev);
   if (*retry_after_s == 0) return 0;
   return lab_fail(err, LAB_E_RATE_LIMITED, NULL, "too many %s for now; retry in %.0f s", kind, *retry_after_s);
@@ -157,7 +126,7 @@ static int do_limit_add(srv_store *s, const char *kind, const char *subject, dou
   if (++st->limits->adds >= PRUNE_EVERY) {
     st->limits->adds = 0;
     sqlite3_stmt *p = stmt(st, LS_EVENT_PRUNE);
-    sqlite3_bind_int64(p, 1, now - KEEP_MS);
+    sqlite3_bind_int64(p, 1, now - SRV_LIMIT_KEEP_MS);
     lab_error ignored; /* dropping old rows can wait for the next time */
     (void)srv_sqlite_exec_done(st, p, "dropping old limit events", &ignored);
   }
@@ -186,6 +155,13 @@ static int do_limit_undo(srv_store *s, int64_t event_id, lab_error *err) {
   return srv_sqlite_exec_done(st, q, "uncounting a request", err);
 }
 
+/* One process owns an SQLite store: under its lock, check and add are one step. */
+static int do_limit_take(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
+                         double max_cost, double *retry_after_s, int64_t *event_id, lab_error *err) {
+  if (do_limit_check(s, kind, subject, window_ms, max_count, max_cost, retry_after_s, err) != 0) return -1;
+  return do_limit_add(s, kind, subject, 0, event_id, err);
+}
+
 /* ---- under the lock; open and close ---------------------------------------- */
 
 SRV_SQLITE_LOCKED_OP(learner_add,
@@ -207,6 +183,10 @@ SRV_SQLITE_LOCKED_OP(limit_add,
 SRV_SQLITE_LOCKED_OP(limit_cost, (srv_store * s, int64_t event_id, double cost, lab_error *err),
                      (s, event_id, cost, err))
 SRV_SQLITE_LOCKED_OP(limit_undo, (srv_store * s, int64_t event_id, lab_error *err), (s, event_id, err))
+SRV_SQLITE_LOCKED_OP(limit_take,
+                     (srv_store * s, const char *kind, const char *subject, int64_t window_ms, long max_count,
+                      double max_cost, double *retry_after_s, int64_t *event_id, lab_error *err),
+                     (s, kind, subject, window_ms, max_count, max_cost, retry_after_s, event_id, err))
 
 void srv_sqlite_limits_ops(srv_store_ops *ops) {
   ops->learner_add = op_learner_add;
@@ -215,6 +195,7 @@ void srv_sqlite_limits_ops(srv_store_ops *ops) {
   ops->limit_add = op_limit_add;
   ops->limit_cost = op_limit_cost;
   ops->limit_undo = op_limit_undo;
+  ops->limit_take = op_limit_take;
 }
 
 int srv_sqlite_limits_open(sqlite_store *st, lab_error *err) {

@@ -33,7 +33,7 @@ struct srv_supervisor {
    * signalled. */
   pthread_mutex_t kill_lock;
   int live_pid;
-  char gpu_env[48]; /* "CUDA_VISIBLE_DEVICES=N", or "" to inherit the server's */
+  char gpu_env[96]; /* "CUDA_VISIBLE_DEVICES=N" (or a UUID), or "" to inherit the server's */
   srv_supervisor_os os;
 };
 
@@ -264,7 +264,13 @@ int srv_supervisor_set_gpu(srv_supervisor *s, int gpu) {
     s->gpu_env[0] = 0;
     return 0;
   }
-  return snprintf(s->gpu_env, sizeof s->gpu_env, "CUDA_VISIBLE_DEVICES=%d", gpu) < (int)sizeof s->gpu_env ? 0 : -1;
+  char id[16];
+  snprintf(id, sizeof id, "%d", gpu);
+  return srv_supervisor_set_device(s, id);
+}
+
+int srv_supervisor_set_device(srv_supervisor *s, const char *device) {
+  return snprintf(s->gpu_env, sizeof s->gpu_env, "CUDA_VISIBLE_DEVICES=%s", device) < (int)sizeof s->gpu_env ? 0 : -1;
 }
 
 int srv_supervisor_pid(srv_supervisor *s) { return (int)s->pid; }

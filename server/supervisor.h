@@ -37,6 +37,9 @@ void srv_supervisor_kill(srv_supervisor *s);
  * the worker then sees it as device 0). gpu < 0 inherits the server's. Call
  * before the first job: a running worker keeps its environment. */
 int srv_supervisor_set_gpu(srv_supervisor *s, int gpu);
+/* The same with the device as CUDA names it in CUDA_VISIBLE_DEVICES (an
+ * index, a GPU-… UUID or a MIG-… id), as Slurm or the caller gave it. */
+int srv_supervisor_set_device(srv_supervisor *s, const char *device);
 
 /* Replaces the process calls (tests only). */
 void srv_supervisor_set_os(srv_supervisor *s, srv_supervisor_os os);

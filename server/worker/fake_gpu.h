@@ -18,5 +18,8 @@ void srv_fake_gpu_runtime_view(lab_runtime_view *rt);
  * fake device. With GPULAB_FAKE_GPU_HANG=NAME, runs of experiment NAME
  * never end (for deadline tests). Returns 0, or -1 with err set. */
 int srv_fake_gpu_run(const char *experiment, const cJSON *params, cJSON **out, lab_error *err);
+/* With GPULAB_FAKE_GPU_LOG=FILE: appends "RUN_ID PID\n" for a run the fake
+ * GPU finished, so a test can count how often each run really ran. */
+void srv_fake_gpu_log(double run_id);
 
 #endif

@@ -65,8 +65,12 @@ int srv_worker_job(const cJSON *job, cJSON **result, lab_error *err) {
   if (strcmp(kind->valuestring, "run") != 0)
     return lab_fail(err, LAB_E_BAD_REQUEST, "job", "unknown worker job '%.32s'", kind->valuestring);
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(job, "experiment");
-  if (srv_fake_gpu_ms() >= 0 && cJSON_IsString(name))
-    return srv_fake_gpu_run(name->valuestring, cJSON_GetObjectItemCaseSensitive(job, "params"), result, err);
+  if (srv_fake_gpu_ms() >= 0 && cJSON_IsString(name)) {
+    int rc = srv_fake_gpu_run(name->valuestring, cJSON_GetObjectItemCaseSensitive(job, "params"), result, err);
+    const cJSON *run_id = cJSON_GetObjectItemCaseSensitive(job, "run_id");
+    if (rc == 0 && cJSON_IsNumber(run_id)) srv_fake_gpu_log(run_id->valuedouble);
+    return rc;
+  }
   const lab_experiment *e = cJSON_IsString(name) ? lab_experiment_find(name->valuestring) : NULL;
   kern_run_fn run = e ? gpu_runner(e->name) : NULL;
   if (!run)

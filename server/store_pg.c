@@ -1,0 +1,300 @@
+/* The PostgreSQL class store (see store.h and store_pg.h): a small pool of
+ * libpq connections, one borrowed per operation. A connection the server
+ * closed (a restart, a shutdown) is noticed before it is used — PostgreSQL
+ * tells idle clients as it goes, so the socket is readable — and made
+ * again; while the database cannot be reached every call answers
+ * store_unavailable at once, and the next call after a short back-off
+ * tries again. Statement and lock timeouts keep a request from waiting on
+ * the database for long: it answers store_busy instead. */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cjson_compat.h"
+#include "clock.h"
+#include "store_pg.h"
+
+#define RETRY_AFTER_DOWN_S 0.5 /* after a failed connect, calls fail at once this long */
+#define TAKE_WAIT_S 5.0        /* a call waits this long for a free connection */
+
+/* ---- parameters ------------------------------------------------------------ */
+
+static char *next_buf(pg_args *a) { return a->n < SRV_PG_MAX_ARGS ? a->buf[a->n] : NULL; }
+
+void srv_pg_i64(pg_args *a, int64_t v) {
+  char *b = next_buf(a);
+  if (!b) return;
+  snprintf(b, sizeof a->buf[0], "%lld", (long long)v);
+  a->v[a->n++] = b;
+}
+
+void srv_pg_f64(pg_args *a, double v) {
+  char *b = next_buf(a);
+  if (!b) return;
+  snprintf(b, sizeof a->buf[0], "%.17g", v == v ? v : 0.0);
+  a->v[a->n++] = b;
+}
+
+void srv_pg_text(pg_args *a, const char *text) {
+  if (a->n < SRV_PG_MAX_ARGS) a->v[a->n++] = text;
+}
+
+void srv_pg_hash(pg_args *a, const unsigned char hash[SRV_HASH_BYTES]) {
+  char *b = next_buf(a);
+  if (!b) return;
+  b[0] = '\\', b[1] = 'x';
+  for (int i = 0; i < SRV_HASH_BYTES; i++) snprintf(b + 2 + 2 * i, 3, "%02x", hash[i]);
+  a->v[a->n++] = b;
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+const char *srv_pg_state(const PGresult *r) {
+  const char *s = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+  return s ? s : "";
+}
+
+int srv_pg_fail(pg_store *st, PGconn *c, const PGresult *r, const char *what, lab_error *err) {
+  const char *state = srv_pg_state(r);
+  const char *detail = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+  char text[200];
+  snprintf(text, sizeof text, "%s", detail ? detail : c ? PQerrorMessage(c) : "no connection");
+  char *nl = strchr(text, '\n');
+  if (nl) *nl = 0;
+  /* lost or refused (08…, 57P…), read-only (25006), out of disk or memory (53…, but 53300 is too many
+   * connections: busy) */
+  int unavailable = !c || PQstatus(c) != CONNECTION_OK || !strncmp(state, "08", 2) || !strncmp(state, "57P", 3) ||
+                    !strcmp(state, "25006") || (!strncmp(state, "53", 2) && strcmp(state, "53300") != 0);
+  if (unavailable)
+    return lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+                    "the class database %.200s cannot be used while %s (%s); nothing was stored: retry in a few "
+                    "seconds, and tell your instructor if it lasts",
+                    st->where, what, text);
+  if (!strcmp(state, "40001") || !strcmp(state, "40P01") || !strcmp(state, "55P03") || !strcmp(state, "53300") ||
+      !strcmp(state, "57014"))
+    return lab_fail(err, LAB_E_STORE_BUSY, NULL,
+                    "the class database is busy while %s (%s); retry in a few seconds", what, text);
+  return lab_fail(err, LAB_E_INTERNAL, NULL, "the class database failed while %s (%s %s)", what, state, text);
+}
+
+void srv_pg_rollback(PGconn *c) {
+  if (c && PQstatus(c) == CONNECTION_OK && PQtransactionStatus(c) != PQTRANS_IDLE) PQclear(PQexec(c, "ROLLBACK"));
+}
+
+/* ---- connections ---------------------------------------------------------------- */
+
+PGconn *srv_pg_connect(pg_store *st, lab_error *err) {
+  /* Defaults first: what the URI says overrides them (expand_dbname). */
+  const char *keys[] = {"connect_timeout", "application_name", "options", "keepalives_idle", "keepalives_interval",
+                        "keepalives_count", "dbname", NULL};
+  const char *vals[] = {"3", "gpulab", "-c statement_timeout=10000 -c lock_timeout=5000 -c client_min_messages=warning",
+                        "10", "5", "3", st->uri, NULL};
+  PGconn *c = PQconnectdbParams(keys, vals, 1);
+  if (c && PQstatus(c) == CONNECTION_OK) return c;
+  char why[200];
+  snprintf(why, sizeof why, "%s", c ? PQerrorMessage(c) : "out of memory");
+  for (char *p = why; *p; p++)
+    if (*p == '\n') *p = ' ';
+  PQfinish(c);
+  lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+           "cannot reach the class database %.200s (%.180s); check that PostgreSQL runs and the URI is right: "
+           "nothing was stored, retry in a few seconds",
+           st->where, why);
+  return NULL;
+}
+
+/* Whether a pooled connection still works: PostgreSQL tells idle clients
+ * when it shuts down, so a readable socket before a query is that news (or
+ * the connection's end); reading it updates the status. */
+static int still_up(PGconn *c) {
+  if (PQstatus(c) != CONNECTION_OK) return 0;
+  struct pollfd p = {.fd = PQsocket(c), .events = POLLIN};
+  if (poll(&p, 1, 0) > 0 && (!PQconsumeInput(c) || PQstatus(c) != CONNECTION_OK)) return 0;
+  PGnotify *n;
+  while ((n = PQnotifies(c)) != NULL) PQfreemem(n);
+  return 1;
+}
+
+PGconn *srv_pg_take(pg_store *st, lab_error *err) {
+  pthread_mutex_lock(&st->lock);
+  double until = lab_clock_s() + TAKE_WAIT_S;
+  int slot = -1;
+  for (;;) {
+    for (int i = 0; i < SRV_PG_POOL && slot < 0; i++)
+      if (!st->busy[i]) slot = i;
+    if (slot >= 0) break;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50 * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&st->freed, &st->lock, &ts);
+    if (lab_clock_s() > until) {
+      pthread_mutex_unlock(&st->lock);
+      lab_fail(err, LAB_E_STORE_BUSY, NULL,
+               "all %d connections to the class database are busy; retry in a few seconds", SRV_PG_POOL);
+      return NULL;
+    }
+  }
+  st->busy[slot] = 1;
+  PGconn *c = st->conns[slot];
+  double down_until = st->down_until_s;
+  pthread_mutex_unlock(&st->lock);
+  if (c && !still_up(c)) {
+    PQfinish(c);
+    c = NULL;
+  }
+  if (!c && lab_clock_s() < down_until) {
+    lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+             "the class database %.200s cannot be reached just now (%s); nothing was stored: retry in a few seconds",
+             st->where, st->down_why);
+  } else if (!c) {
+    c = srv_pg_connect(st, err);
+  }
+  pthread_mutex_lock(&st->lock);
+  st->conns[slot] = c;
+  if (!c) {
+    st->busy[slot] = 0;
+    if (lab_clock_s() >= st->down_until_s) {
+      st->down_until_s = lab_clock_s() + RETRY_AFTER_DOWN_S;
+      snprintf(st->down_why, sizeof st->down_why, "%.190s", err->message);
+    }
+    pthread_cond_signal(&st->freed);
+  } else {
+    st->down_until_s = 0;
+  }
+  pthread_mutex_unlock(&st->lock);
+  return c;
+}
+
+void srv_pg_give(pg_store *st, PGconn *c) {
+  if (!c) return;
+  srv_pg_rollback(c); /* a transaction left open by a failure */
+  pthread_mutex_lock(&st->lock);
+  for (int i = 0; i < SRV_PG_POOL; i++)
+    if (st->conns[i] == c) {
+      if (PQstatus(c) != CONNECTION_OK) {
+        PQfinish(c);
+        st->conns[i] = NULL;
+      }
+      st->busy[i] = 0;
+    }
+  pthread_cond_signal(&st->freed);
+  pthread_mutex_unlock(&st->lock);
+}
+
+PGresult *srv_pg_run(pg_store *st, PGconn *c, const char *sql, const pg_args *a, const char *what, lab_error *err) {
+  /* Without parameters PQexec, which also runs several statements (a migration). */
+  PGresult *r = a ? PQexecParams(c, sql, a->n, NULL, a->v, NULL, NULL, 0) : PQexec(c, sql);
+  ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  if (s == PGRES_TUPLES_OK || s == PGRES_COMMAND_OK) return r;
+  srv_pg_fail(st, c, r, what, err);
+  PQclear(r);
+  return NULL;
+}
+
+PGresult *srv_pg_one(pg_store *st, const char *sql, const pg_args *a, const char *what, lab_error *err) {
+  PGconn *c = srv_pg_take(st, err);
+  if (!c) return NULL;
+  PGresult *r = srv_pg_run(st, c, sql, a, what, err);
+  srv_pg_give(st, c);
+  return r;
+}
+
+int srv_pg_do(pg_store *st, PGconn *c, const char *sql, const pg_args *a, const char *what, lab_error *err) {
+  PGresult *r = srv_pg_run(st, c, sql, a, what, err);
+  PQclear(r);
+  return r ? 0 : -1;
+}
+
+/* ---- columns --------------------------------------------------------------------- */
+
+int64_t srv_pg_get_i64(const PGresult *r, int row, int col) { return strtoll(PQgetvalue(r, row, col), NULL, 10); }
+
+double srv_pg_get_f64(const PGresult *r, int row, int col) { return strtod(PQgetvalue(r, row, col), NULL); }
+
+int srv_pg_is_null(const PGresult *r, int row, int col) { return PQgetisnull(r, row, col); }
+
+cJSON *srv_pg_col_time(const PGresult *r, int row, int col) {
+  if (PQgetisnull(r, row, col)) return cJSON_CreateNull();
+  char out[32];
+  srv_store_time_iso(srv_pg_get_i64(r, row, col), out);
+  return cJSON_CreateString(out);
+}
+
+cJSON *srv_pg_col_text(const PGresult *r, int row, int col) {
+  return PQgetisnull(r, row, col) ? cJSON_CreateNull() : cJSON_CreateString(PQgetvalue(r, row, col));
+}
+
+cJSON *srv_pg_col_json(const PGresult *r, int row, int col) {
+  cJSON *j = PQgetisnull(r, row, col) ? NULL
+                                      : cJSON_ParseWithLength(PQgetvalue(r, row, col), (size_t)PQgetlength(r, row, col));
+  return j ? j : cJSON_CreateNull();
+}
+
+int srv_pg_add(cJSON *o, const char *key, cJSON *item) {
+  if (!o || !item) {
+    cJSON_Delete(item);
+    return 0;
+  }
+  if (!cJSON_AddItemToObject(o, key, item)) {
+    cJSON_Delete(item);
+    return 0;
+  }
+  return 1;
+}
+
+cJSON *srv_pg_rows(const PGresult *r, srv_pg_row_fn row, lab_error *err) {
+  cJSON *arr = cJSON_CreateArray();
+  for (int i = 0; arr && i < PQntuples(r); i++) {
+    cJSON *o = row(r, i);
+    if (!o || !cJSON_AddItemToArray(arr, o)) {
+      cJSON_Delete(o);
+      cJSON_Delete(arr);
+      arr = NULL;
+    }
+  }
+  if (!arr) lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  return arr;
+}
+
+/* ---- open / close --------------------------------------------------------------------- */
+
+static void op_close(srv_store *s) {
+  pg_store *st = srv_pg_impl(s);
+  srv_pg_listener_free(st);
+  for (int i = 0; i < SRV_PG_POOL; i++) PQfinish(st->conns[i]);
+  pthread_cond_destroy(&st->freed);
+  pthread_mutex_destroy(&st->lock);
+  free(st);
+}
+
+static srv_store_ops pg_ops = {.kind = "postgresql", .close = op_close};
+
+int srv_store_pg_open(const char *uri, srv_store **out, lab_error *err) {
+  *out = NULL;
+  if (!PQisthreadsafe())
+    return lab_fail(err, LAB_E_STORE_UNAVAILABLE, "store", "this libpq was built without thread safety");
+  pg_store *st = calloc(1, sizeof *st);
+  if (!st) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  srv_pg_class_ops(&pg_ops);
+  srv_pg_runs_ops(&pg_ops);
+  srv_pg_queue_ops(&pg_ops);
+  srv_pg_workers_ops(&pg_ops);
+  srv_pg_limits_ops(&pg_ops);
+  st->base.ops = &pg_ops;
+  snprintf(st->uri, sizeof st->uri, "%s", uri);
+  srv_store_where(uri, st->where, sizeof st->where);
+  pthread_mutex_init(&st->lock, NULL);
+  pthread_cond_init(&st->freed, NULL);
+  PGconn *c = srv_pg_connect(st, err);
+  if (!c || srv_pg_migrate(st, c, err) != 0) {
+    PQfinish(c);
+    op_close(&st->base);
+    return -1;
+  }
+  st->conns[0] = c; /* the first pooled connection */
+  *out = &st->base;
+  return 0;
+}
