@@ -24,7 +24,7 @@
 #define STOP_WAIT_S 20.0   /* sruns get this long to end after scancel */
 
 typedef struct slot {
-  pid_t pid;         /* its srun, 0 when none */
+  _Atomic pid_t pid; /* its srun, 0 when none (the stopping thread reads it) */
   double started_s;  /* lab_clock_s */
   double next_s;     /* when it may start again */
   double backoff_s;
@@ -38,6 +38,7 @@ struct srv_slurm_workers {
   char srun[4096]; /* found on PATH at start: exec after fork must not search */
   char **envp;     /* the server's environment plus GPULAB_STORE */
   slot *slots;
+  _Atomic int draining; /* no more starts: the jobs are being cancelled */
   _Atomic int stopping;
   pthread_t thread;
 };
@@ -117,11 +118,12 @@ static void *keeper(void *arg) {
         s->next_s = now + s->backoff_s;
         char how[48];
         describe(status, how, sizeof how);
-        fprintf(stderr, "gpulab: Slurm worker %d ended after %.0f s (%s); replacing it%s\n", i + 1, lived, how,
-                s->backoff_s > 0 ? " after a pause: it ended soon after starting" : "");
+        if (!k->draining)
+          fprintf(stderr, "gpulab: Slurm worker %d ended after %.0f s (%s); replacing it%s\n", i + 1, lived, how,
+                  s->backoff_s > 0 ? " after a pause: it ended soon after starting" : "");
         s->pid = 0;
       }
-      if (s->pid == 0 && now >= s->next_s) {
+      if (s->pid == 0 && now >= s->next_s && !k->draining) {
         s->pid = spawn(k, i);
         s->started_s = now;
         s->starts++;
@@ -195,26 +197,28 @@ static int run_wait(char *const argv[]) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The sruns still running (the keeper thread reaps the others). */
+static int sruns_left(srv_slurm_workers *k) {
+  int left = 0;
+  for (int i = 0; i < k->spec.count; i++) left += k->slots[i].pid > 0;
+  return left;
+}
+
 void srv_slurm_workers_stop(srv_slurm_workers *k) {
   if (!k) return;
-  k->stopping = 1;
-  pthread_join(k->thread, NULL);
+  /* The keeper thread runs on until the sruns end: they get SIGTERM when the
+   * thread that started them ends (PR_SET_PDEATHSIG is per thread), and
+   * srun answers that by killing its job — the workers would have no time
+   * to hand their runs back. scancel sends them SIGTERM through Slurm. */
+  k->draining = 1;
   char name[160];
   snprintf(name, sizeof name, "--name=%s", k->name);
-  char *scancel[] = {"scancel", "--full", name, NULL};
+  char *scancel[] = {"scancel", name, NULL};
   if (run_wait(scancel) != 0) fprintf(stderr, "gpulab: scancel %s failed; its jobs end when their sruns do\n", name);
-  /* The workers get SIGTERM, hand back what they run and leave; then srun ends. */
   double until = lab_clock_s() + STOP_WAIT_S;
-  int left;
-  do {
-    left = 0;
-    for (int i = 0; i < k->spec.count; i++) {
-      slot *s = &k->slots[i];
-      if (s->pid > 0 && waitpid(s->pid, NULL, WNOHANG) == s->pid) s->pid = 0;
-      left += s->pid > 0;
-    }
-    if (left) usleep(100 * 1000);
-  } while (left && lab_clock_s() < until);
+  while (sruns_left(k) && lab_clock_s() < until) usleep(100 * 1000);
+  k->stopping = 1;
+  pthread_join(k->thread, NULL);
   for (int i = 0; i < k->spec.count; i++)
     if (k->slots[i].pid > 0) {
       kill(k->slots[i].pid, SIGKILL);

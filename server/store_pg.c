@@ -16,7 +16,7 @@
 #include "clock.h"
 #include "store_pg.h"
 
-#define RETRY_AFTER_DOWN_S 0.5 /* after a failed connect, calls fail at once this long */
+#define RETRY_AFTER_DOWN_S 0.25 /* after a failed connect, calls fail at once this long */
 #define TAKE_WAIT_S 5.0        /* a call waits this long for a free connection */
 
 /* ---- parameters ------------------------------------------------------------ */
@@ -85,6 +85,13 @@ void srv_pg_rollback(PGconn *c) {
 
 /* ---- connections ---------------------------------------------------------------- */
 
+/* libpq would print the server's notices (a shutdown's FATAL among them) to
+ * stderr; the failures they explain reach the caller as errors already. */
+static void quiet(void *arg, const char *message) {
+  (void)arg;
+  (void)message;
+}
+
 PGconn *srv_pg_connect(pg_store *st, lab_error *err) {
   /* Defaults first: what the URI says overrides them (expand_dbname). */
   const char *keys[] = {"connect_timeout", "application_name", "options", "keepalives_idle", "keepalives_interval",
@@ -92,7 +99,10 @@ PGconn *srv_pg_connect(pg_store *st, lab_error *err) {
   const char *vals[] = {"3", "gpulab", "-c statement_timeout=10000 -c lock_timeout=5000 -c client_min_messages=warning",
                         "10", "5", "3", st->uri, NULL};
   PGconn *c = PQconnectdbParams(keys, vals, 1);
-  if (c && PQstatus(c) == CONNECTION_OK) return c;
+  if (c && PQstatus(c) == CONNECTION_OK) {
+    PQsetNoticeProcessor(c, quiet, NULL);
+    return c;
+  }
   char why[200];
   snprintf(why, sizeof why, "%s", c ? PQerrorMessage(c) : "out of memory");
   for (char *p = why; *p; p++)
