@@ -47,7 +47,7 @@ static int settle_existing(srv_class *cls, const srv_store_class *stored, const 
   char where[512], msg[900];
   srv_store_where(cls->cfg.db, where, sizeof where);
   if (srv_class_config_adopt(&cls->cfg, stored->config_json, where, how.update, msg, sizeof msg) != 0)
-    return lab_fail(err, LAB_E_USAGE, NULL, "%.300s", msg);
+    return lab_fail(err, LAB_E_USAGE, NULL, "%.318s", msg);
   int token_differs = !srv_equal_ct(hash, stored->instructor_hash, SRV_HASH_BYTES);
   if (*origin == SRV_TOKEN_ENV && token_differs && !how.new_token)
     return lab_fail(err, LAB_E_USAGE, "GPULAB_INSTRUCTOR_TOKEN",

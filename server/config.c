@@ -477,10 +477,9 @@ int srv_class_config_adopt(srv_class_config *cfg, const char *stored, const char
     value_text(s, st, was, sizeof was);
     value_text(s, cfg, now, sizeof now);
     failf(msg, n,
-          "%s: the class stored in %s has %s%s%s = %s, but this server was given %s: a class's settings are shared by "
-          "every server and never overridden silently. Start without %s (and without \"%s\" in the class file) to "
-          "use the stored value, or add --update-class to change it for the whole class",
-          s->flag, where, s->section ? s->section : "", s->section ? "." : "", s->key, was, now, s->flag, s->key);
+          "%s: the class stored in %.120s has %s%s%s = %s, but this server was given %s. Start without it (flag or "
+          "file) to use the stored value, or add --update-class to change the class",
+          s->flag, where, s->section ? s->section : "", s->section ? "." : "", s->key, was, now);
     goto done;
   }
   rc = 0;

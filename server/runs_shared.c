@@ -90,6 +90,8 @@ int srv_runs_shared_queued(srv_class_runs *cr, const char *backend) {
 int srv_runs_shared_enqueue(srv_class_runs *cr, const srv_store_session *sess, const char *experiment,
                             const char *params_text, double reserve_ms, int64_t *run_id, double *retry_after_s,
                             lab_error *err) {
+  if (srv_cluster_view_alive(cr->view) == 0) /* one may have started since the last look */
+    srv_cluster_view_refresh(cr->view, STATUS_REFRESH_S);
   if (srv_cluster_view_alive(cr->view) == 0) {
     *retry_after_s = NO_WORKER_RETRY_S;
     return lab_fail(err, LAB_E_NO_GPU, "backend",

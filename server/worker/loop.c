@@ -32,6 +32,11 @@ static int answer(cJSON *result, const lab_error *err) {
 
 int srv_worker_main(void) {
   signal(SIGPIPE, SIG_IGN);
+  /* Its supervisor decides when it ends (EOF, or SIGKILL): a SIGTERM or
+   * SIGINT sent to the whole group — Slurm cancelling a job, Ctrl-C at a
+   * terminal — must not kill a run its parent may still let finish. */
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
   char *line = NULL;
   size_t cap = 0;
   ssize_t n;

@@ -47,6 +47,12 @@ export const QUIZ_KEY = {
 // srv.className and srv.instructorToken are set.
 export async function startClassServer(dir, { args = [], env = {}, timeoutMs = 10000, ...opts } = {}) {
   const srv = await startServer({ root: dir.root, args: ['--db', dir.db, ...args], env, timeoutMs, ...opts });
+  return readClassLines(srv, timeoutMs);
+}
+
+// Waits for a class server's join code and instructor token lines; sets
+// srv.joinCode, srv.className and srv.instructorToken; returns srv.
+export async function readClassLines(srv, timeoutMs = 10000) {
   const t0 = Date.now();
   while (!(JOIN_LINE.test(srv.stdout()) && TOKEN_LINE.test(srv.stdout()))) {
     if (Date.now() - t0 > timeoutMs) {
