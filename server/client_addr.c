@@ -26,6 +26,7 @@ int srv_trusted_proxies_set(const char *list, char *msg, size_t n) {
     one[len] = 0;
     if (!is_address(one)) goto bad;
     snprintf(trusted[n_trusted++], SRV_ADDR_MAX, "%s", one);
+    if (p[len] == ',' && !p[len + 1]) goto bad; /* a trailing comma */
     p += len + (p[len] == ',');
   }
   if (n_trusted > 0) return 0;

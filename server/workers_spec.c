@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int only(const char *v, const char *extra) {
+/* v is not empty and has only letters (when letters), digits and extra. */
+static int only(const char *v, int letters, const char *extra) {
   if (!*v) return 0;
   for (const char *p = v; *p; p++)
-    if (!isalnum((unsigned char)*p) && !strchr(extra, *p)) return 0;
+    if (!isdigit((unsigned char)*p) && !(letters && isalpha((unsigned char)*p)) && !strchr(extra, *p)) return 0;
   return 1;
 }
 
@@ -34,11 +35,11 @@ int srv_workers_spec_parse(const char *text, srv_workers_spec *out, char *msg, s
     if (part == first) {
       char *end = NULL;
       long v = strtol(part, &end, 10);
-      if (!only(part, "") || *end || v < 1 || v > SRV_SLURM_MAX_WORKERS) return snprintf(msg, n, "%s", usage), -1;
+      if (!only(part, 0, "") || *end || v < 1 || v > SRV_SLURM_MAX_WORKERS) return snprintf(msg, n, "%s", usage), -1;
       out->count = (int)v;
-    } else if (strncmp(part, "partition=", 10) == 0 && only(part + 10, "_-.") && strlen(part + 10) < sizeof out->partition) {
+    } else if (strncmp(part, "partition=", 10) == 0 && only(part + 10, 1, "_-.") && strlen(part + 10) < sizeof out->partition) {
       snprintf(out->partition, sizeof out->partition, "%s", part + 10);
-    } else if (strncmp(part, "time=", 5) == 0 && only(part + 5, ":-") && strlen(part + 5) < sizeof out->time) {
+    } else if (strncmp(part, "time=", 5) == 0 && only(part + 5, 0, ":-") && strlen(part + 5) < sizeof out->time) {
       snprintf(out->time, sizeof out->time, "%s", part + 5);
     } else {
       return snprintf(msg, n, "%s", usage), -1;

@@ -72,6 +72,11 @@ api_dirs=$(ls -d tests/api tests/cli 2>/dev/null | tr '\n' ' ')
 if [ -n "$api_dirs" ] && ls tests/api/*.test.mjs tests/cli/*.test.mjs >/dev/null 2>&1; then
   GPULAB_BIN="$build/bin/gpulab" tap_stage api+cli node --test --test-reporter=tap $api_dirs
 fi
+# A class on a cluster: PostgreSQL, Slurm and HAProxy, started by the stage
+# (it says it skipped, and why, where it cannot: it needs root).
+if [ -x tests/scale/run.sh ]; then
+  tap_stage scale tests/scale/run.sh "$build"
+fi
 # The libFuzzer harnesses (make fuzz-bins) replay their seed corpora: fast
 # and deterministic; `make fuzz` is where they explore.
 if ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then

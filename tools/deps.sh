@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what gpulab needs on Debian, idempotently: Debian packages, the
+# Installs what gpulab needs on Debian, idempotently: Debian packages (with
+# PostgreSQL, Slurm, munge and HAProxy, which the scale tests start), the
 # cJSON source for the wasm build, and playwright-core and axe-core for the
 # browser tests.
 # Without root or apt it prints the exact list of what is missing and fails.
@@ -8,7 +9,8 @@ cd "$(dirname "$0")/.."
 
 PKGS="build-essential pkg-config libcivetweb-dev libcjson-dev check emscripten
 node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev chromium
-wrk dpkg-dev curl brotli libopenblas-dev python3-numpy clang libclang-rt-14-dev"
+wrk dpkg-dev curl brotli libopenblas-dev python3-numpy clang libclang-rt-14-dev
+libpq-dev postgresql slurm-wlm munge haproxy"
 
 missing=()
 for p in $PKGS; do

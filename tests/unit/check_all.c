@@ -43,6 +43,7 @@ int main(void) {
       make_store_suite,
       make_session_suite,
       make_config_suite,
+      make_cluster_suite,
       make_ui_result_streams_suite,
   };
   SRunner *sr = srunner_create(NULL);

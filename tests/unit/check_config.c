@@ -128,6 +128,81 @@ START_TEST(config_refuses_bad_flags) {
 }
 END_TEST
 
+START_TEST(config_store_is_sqlite_or_postgresql_in_either_spelling) {
+  srv_class_config cfg;
+  char msg[300];
+  char *a[] = {"--store", "sqlite:/var/lib/gpulab/c.db"};
+  ck_assert_int_eq(build(2, a, &cfg, msg, sizeof msg), 1); /* --store alone is class mode */
+  ck_assert_str_eq(cfg.db, "/var/lib/gpulab/c.db");
+  ck_assert(!srv_store_spec_is_pg(cfg.db));
+  char *b[] = {"--store=postgresql://gpulab@db:5432/cs101"};
+  ck_assert_int_eq(build(1, b, &cfg, msg, sizeof msg), 1);
+  ck_assert_str_eq(cfg.db, "postgresql://gpulab@db:5432/cs101");
+  ck_assert(srv_store_spec_is_pg(cfg.db));
+  char *c[] = {"--db", "x.db", "--store", "sqlite:y.db"};
+  ck_assert_int_eq(build(4, c, &cfg, msg, sizeof msg), -1);
+  ck_assert_ptr_nonnull(strstr(msg, "give one of them"));
+  /* The file's "db" takes either form; a flag beats it. */
+  const char *path = write_config("{\"db\":\"sqlite:sub/c.db\"}");
+  char *d[] = {"--class", (char *)path};
+  ck_assert_int_eq(build(2, d, &cfg, msg, sizeof msg), 1);
+  char want[200];
+  snprintf(want, sizeof want, "%s/sub/c.db", dir);
+  ck_assert_str_eq(cfg.db, want);
+  path = write_config("{\"db\":\"postgres://u@h/d\"}");
+  char *e[] = {"--class", (char *)path};
+  ck_assert_int_eq(build(2, e, &cfg, msg, sizeof msg), 1);
+  ck_assert_str_eq(cfg.db, "postgres://u@h/d");
+  char *f[] = {"--class", (char *)path, "--store", "postgresql://v@h/e"};
+  ck_assert_int_eq(build(4, f, &cfg, msg, sizeof msg), 1);
+  ck_assert_str_eq(cfg.db, "postgresql://v@h/e");
+}
+END_TEST
+
+START_TEST(config_adopts_a_stored_class_and_names_a_contradiction) {
+  srv_class_config made, later;
+  char msg[400];
+  char *a[] = {"--class-name", "CS 101", "--join-code", "abcd-efgh", "--runs-per-minute", "3", "--tls-cert", "/etc/hostname",
+               "--tls-key", "/etc/hostname"};
+  ck_assert_msg(build(10, a, &made, msg, sizeof msg) == 1, "%s", msg);
+  char *stored = srv_class_config_shared_text(&made);
+  ck_assert_ptr_nonnull(stored);
+  ck_assert_ptr_null(strstr(stored, "tls")); /* each server's own */
+  ck_assert_ptr_null(strstr(stored, "\"db\""));
+  /* Nothing given: every class-wide setting is the stored one. */
+  char *b[] = {"--store", "postgresql://u@h/d"};
+  ck_assert_int_eq(build(2, b, &later, msg, sizeof msg), 1);
+  ck_assert_int_eq(srv_class_config_adopt(&later, stored, "STORE", 0, msg, sizeof msg), 0);
+  ck_assert_str_eq(later.name, "CS 101");
+  ck_assert_str_eq(later.join_code, "ABCDEFGH");
+  ck_assert_int_eq(later.runs_per_minute, 3);
+  ck_assert_str_eq(later.db, "postgresql://u@h/d");
+  /* The same value given again is no contradiction; another one is, by name. */
+  char *c[] = {"--store", "postgresql://u@h/d", "--runs-per-minute", "3", "--queue-max", "9"};
+  ck_assert_int_eq(build(6, c, &later, msg, sizeof msg), 1);
+  ck_assert_int_eq(srv_class_config_adopt(&later, stored, "STORE", 0, msg, sizeof msg), -1);
+  ck_assert_msg(strstr(msg, "--queue-max: the class stored in STORE has limits.queue_max = 50, but this server was "
+                            "given 9") != NULL,
+                "%s", msg);
+  ck_assert_ptr_nonnull(strstr(msg, "--update-class"));
+  /* --update-class: what was given wins (the caller stores it). */
+  ck_assert_int_eq(build(6, c, &later, msg, sizeof msg), 1);
+  ck_assert_int_eq(srv_class_config_adopt(&later, stored, "STORE", 1, msg, sizeof msg), 0);
+  ck_assert_int_eq(later.queue_max, 9);
+  ck_assert_str_eq(later.name, "CS 101");
+  /* --deadline counts as given (serve marks it). */
+  char *d[] = {"--store", "postgresql://u@h/d"};
+  ck_assert_int_eq(build(2, d, &later, msg, sizeof msg), 1);
+  later.deadline_s = 30;
+  srv_class_config_mark_given(&later, "--deadline");
+  ck_assert_int_eq(srv_class_config_adopt(&later, stored, "STORE", 0, msg, sizeof msg), -1);
+  ck_assert_ptr_nonnull(strstr(msg, "limits.deadline_s = 60"));
+  ck_assert_int_eq(srv_class_config_adopt(&later, "{\"name\":3}", "STORE", 0, msg, sizeof msg), -1);
+  ck_assert_ptr_nonnull(strstr(msg, "damaged"));
+  free(stored);
+}
+END_TEST
+
 Suite *make_config_suite(void) {
   Suite *s = suite_create("config");
   TCase *t = tcase_create("class");
@@ -136,6 +211,8 @@ Suite *make_config_suite(void) {
   tcase_add_test(t, config_file_sets_values_and_flags_override);
   tcase_add_test(t, config_refuses_unknown_keys_types_and_bounds);
   tcase_add_test(t, config_refuses_bad_flags);
+  tcase_add_test(t, config_store_is_sqlite_or_postgresql_in_either_spelling);
+  tcase_add_test(t, config_adopts_a_stored_class_and_names_a_contradiction);
   suite_add_tcase(s, t);
   return s;
 }

@@ -414,6 +414,71 @@ START_TEST(store_upgrades_a_version_1_database) {
 }
 END_TEST
 
+START_TEST(store_keeps_one_class_created_once) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  srv_store_class *want = calloc(3, sizeof *want), *got = want + 1, *again = want + 2;
+  int exists = -1, created = -1;
+  ck_assert_int_eq(srv_store_class_get(s, got, &exists, &err), 0);
+  ck_assert_int_eq(exists, 0);
+  snprintf(want->config_json, sizeof want->config_json, "{\"name\":\"CS 101\"}");
+  hash_of(7, want->instructor_hash);
+  ck_assert_int_eq(srv_store_class_create(s, want, got, &created, &err), 0);
+  ck_assert_int_eq(created, 1);
+  ck_assert_str_eq(got->config_json, want->config_json);
+  /* A second creator finds the first one's class. */
+  snprintf(want->config_json, sizeof want->config_json, "{\"name\":\"other\"}");
+  hash_of(8, want->instructor_hash);
+  ck_assert_int_eq(srv_store_class_create(s, want, again, &created, &err), 0);
+  ck_assert_int_eq(created, 0);
+  ck_assert_str_eq(again->config_json, "{\"name\":\"CS 101\"}");
+  ck_assert_int_eq(again->instructor_hash[0], 7);
+  srv_store_close(s);
+  /* It survives a reopen; an update keeps the token unless given a new one. */
+  s = open_store();
+  ck_assert_int_eq(srv_store_class_update(s, "{\"name\":\"CS 102\"}", NULL, &err), 0);
+  ck_assert_int_eq(srv_store_class_get(s, got, &exists, &err), 0);
+  ck_assert_int_eq(exists, 1);
+  ck_assert_str_eq(got->config_json, "{\"name\":\"CS 102\"}");
+  ck_assert_int_eq(got->instructor_hash[0], 7);
+  ck_assert_int_eq(srv_store_class_update(s, got->config_json, want->instructor_hash, &err), 0);
+  ck_assert_int_eq(srv_store_class_get(s, got, &exists, &err), 0);
+  ck_assert_int_eq(got->instructor_hash[0], 8);
+  ck_assert(!srv_store_shared(s));
+  ck_assert_str_eq(srv_store_kind(s), "sqlite");
+  /* The shared queue needs a shared store, and says so. */
+  srv_store_claim c;
+  int ok = 0;
+  ck_assert_int_eq(srv_store_queue_claim(s, 1, &c, &ok, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(err.message, "--store postgresql://"));
+  free(want);
+  srv_store_close(s);
+}
+END_TEST
+
+START_TEST(store_limit_take_checks_and_counts_in_one_step) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  double retry = 0;
+  int64_t id = 0;
+  for (int i = 0; i < 3; i++) {
+    ck_assert_msg(srv_store_limit_take(s, "gpu_run", "learner:1", 60000, 3, 0, &retry, &id, &err) == 0, "%s",
+                  err.message);
+    ck_assert(id > 0);
+  }
+  ck_assert_int_eq(srv_store_limit_take(s, "gpu_run", "learner:1", 60000, 3, 0, &retry, &id, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_RATE_LIMITED);
+  ck_assert(retry >= 1);
+  /* Undone, it admits one more. */
+  ck_assert_int_eq(srv_store_limit_undo(s, id, &err), 0);
+  ck_assert_int_eq(srv_store_limit_take(s, "gpu_run", "learner:1", 60000, 3, 0, &retry, &id, &err), 0);
+  /* Another subject has its own bucket. */
+  ck_assert_int_eq(srv_store_limit_take(s, "gpu_run", "learner:2", 60000, 3, 0, &retry, &id, &err), 0);
+  srv_store_close(s);
+}
+END_TEST
+
 Suite *make_store_suite(void) {
   Suite *s = suite_create("store");
   TCase *t = tcase_create("sqlite");
@@ -435,6 +500,8 @@ Suite *make_store_suite(void) {
   tcase_add_test(t, store_limit_window_counts_costs_and_says_when_to_retry);
   tcase_add_test(t, store_removed_or_replaced_file_is_store_unavailable);
   tcase_add_test(t, store_upgrades_a_version_1_database);
+  tcase_add_test(t, store_keeps_one_class_created_once);
+  tcase_add_test(t, store_limit_take_checks_and_counts_in_one_step);
   suite_add_tcase(s, t);
   return s;
 }
