@@ -5,7 +5,7 @@
 // workers and HAProxy on free ports. Every wait is for an event (a line
 // printed, an answer, a row), bounded in time.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import net from 'node:net';
@@ -13,6 +13,7 @@ import { after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BIN, childEnv, makeWebRoot, startServer, request, assertNoSanitizerFindings } from '../api/lib.mjs';
 import { readClassLines } from '../api/class_lib.mjs';
+import { haproxyConfig } from './haproxy_cfg.mjs';
 
 const here = dirname(new URL(import.meta.url).pathname);
 export const TOKEN = 'scale-test-instructor-token-0123456789';
@@ -140,7 +141,7 @@ export async function workersSeen(servers, n, { timeoutMs = 15000 } = {}) {
   }, { timeoutMs, what: `${n} live worker(s) seen by every server` });
 }
 
-// ---- HAProxy: deploy/haproxy.cfg with the test's addresses ------------------------
+// ---- HAProxy: deploy/haproxy.cfg with the test's addresses (haproxy_cfg.mjs) -------
 
 function freePort() {
   return new Promise((res, rej) => {
@@ -153,29 +154,11 @@ function freePort() {
   });
 }
 
-// The shipped configuration, with this test's frontend port and servers,
-// quick health checks and no syslog. Each substitution must apply: the
-// test fails if deploy/haproxy.cfg changed shape.
-export function haproxyConfig(port, servers) {
-  let cfg = readFileSync(join(here, '..', '..', 'deploy', 'haproxy.cfg'), 'utf8');
-  const swap = (re, to) => {
-    assert.match(cfg, re, `deploy/haproxy.cfg has ${re}`);
-    cfg = cfg.replace(re, to);
-  };
-  swap(/^\s*log \/dev\/log local0\n/m, '');
-  swap(/^\s*log global\n/m, '');
-  swap(/^\s*option httplog\n/m, '');
-  swap(/^(\s*)bind :80$/m, `$1bind 127.0.0.1:${port}`);
-  swap(/inter 2s fall 2 rise 2/, 'inter 200ms fall 2 rise 1');
-  swap(/^(\s*server gpulab\d .*\n)+/m, servers.map((s, i) => `    server gpulab${i + 1} 127.0.0.1:${s.port} check cookie gpulab${i + 1}\n`).join(''));
-  return cfg;
-}
-
 export async function startHaproxy(servers) {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'gpulab-haproxy-'));
   const file = join(dir, 'haproxy.cfg');
-  writeFileSync(file, haproxyConfig(port, servers));
+  writeFileSync(file, haproxyConfig(port, servers.map((s) => s.port)));
   const proc = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   const h = { proc, port, url: `http://127.0.0.1:${port}`, ...track(proc) };
   await waitFor(async () => {

@@ -5,7 +5,7 @@
 // and one that contradicts it refuses to start.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertError, cli, request } from '../api/lib.mjs';
+import { assertError, cli, makeWebRoot, request } from '../api/lib.mjs';
 import { fakeGpu } from '../api/queue_lib.mjs';
 import { missing, newStore, startClusterServer, startWorker, joinWithJar, asInstructor, waitFor, workersSeen, psql, TOKEN } from './cluster_lib.mjs';
 
@@ -109,11 +109,14 @@ test('a later server adopts the stored class; one that contradicts it refuses to
     } finally {
       await b.stop();
     }
-    const r = cli(['serve', '--port', '0', '--store', uri, '--queue-max', '9'], { env: { GPULAB_INSTRUCTOR_TOKEN: TOKEN } });
+    const web = makeWebRoot();
+    const serve = (args, env) => cli(['serve', '--port', '0', '--root', web.root, ...args], { env });
+    const r = serve(['--store', uri, '--queue-max', '9'], { GPULAB_INSTRUCTOR_TOKEN: TOKEN });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /--queue-max: the class stored in postgresql:\/\/postgres@127\.0\.0\.1:\d+\/scale_\S+ has limits\.queue_max = 7, but this server was given 9\./);
     assert.match(r.stderr, /--update-class/);
-    const t = cli(['serve', '--port', '0', '--store', uri], { env: { GPULAB_INSTRUCTOR_TOKEN: 'another-token-of-sixteen' } });
+    const t = serve(['--store', uri], { GPULAB_INSTRUCTOR_TOKEN: 'another-token-of-sixteen' });
+    web.cleanup();
     assert.equal(t.code, 2, t.stderr);
     assert.match(t.stderr, /GPULAB_INSTRUCTOR_TOKEN is not the instructor token of the class stored in/);
   } finally {
@@ -137,10 +140,13 @@ test('gpulab worker refuses a store that is not shared, and --workers none on SQ
   const r = cli(['worker', '--store', 'sqlite:/tmp/x.db']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /a worker needs the class's shared store: --store postgresql:/);
-  const s = cli(['serve', '--port', '0', '--db', '/tmp/gpulab-scale-none.db', '--workers', 'none']);
+  const web = makeWebRoot();
+  const db = `${web.base}/class.db`;
+  const s = cli(['serve', '--port', '0', '--root', web.root, '--db', db, '--workers', 'none']);
+  web.cleanup();
   assert.equal(s.code, 1, s.stderr);
   assert.match(s.stderr, /--workers none and slurm need a store every server and worker shares/);
-  const bad = cli(['serve', '--port', '0', '--db', '/tmp/gpulab-scale-none.db', '--workers', 'slurm:0']);
+  const bad = cli(['serve', '--port', '0', '--db', db, '--workers', 'slurm:0']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--workers must be local, none or slurm:N/);
 });
