@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cjson_compat.h"
+#include "abstime.h"
 #include "clock.h"
 
 #define REFRESH_S 0.5
@@ -99,10 +100,7 @@ static void *refresher(void *arg) {
       workers_at = lab_clock_s();
     }
     pthread_mutex_lock(&v->lock);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += (long)(REFRESH_S * 1e9);
-    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    struct timespec until = srv_abstime_after(REFRESH_S);
     if (!v->stopping) pthread_cond_timedwait(&v->cond, &v->lock, &until);
   }
   pthread_mutex_unlock(&v->lock);
@@ -264,14 +262,7 @@ double srv_cluster_view_soonest_end(srv_cluster_view *v, int64_t learner_id) {
 }
 
 static cJSON *run_json(const srv_store_queued_run *r, const char *status, int position, double estimate_s) {
-  cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "id", (double)r->run_id);
-  cJSON_AddNumberToObject(o, "session_id", (double)r->session_id);
-  cJSON_AddStringToObject(o, "experiment", r->experiment);
-  cJSON_AddStringToObject(o, "status", status);
-  cJSON_AddNumberToObject(o, "position", position);
-  cJSON_AddNumberToObject(o, "estimate_s", estimate_s);
-  return o;
+  return srv_queue_entry_json(r->run_id, r->session_id, r->experiment, status, position, estimate_s);
 }
 
 cJSON *srv_cluster_view_queue_json(srv_cluster_view *v) {

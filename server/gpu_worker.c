@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cjson_compat.h"
+#include "abstime.h"
 #include "clock.h"
 #include "json.h"
 #include "metrics.h"
@@ -144,9 +145,7 @@ static void *beat_main(void *arg) {
               err.message);
     quiet = rc != 0;
     pthread_mutex_lock(&w->lock);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)BEAT_S;
+    struct timespec until = srv_abstime_after(BEAT_S);
     if (!w->stopping) pthread_cond_timedwait(&w->changed, &w->lock, &until);
     pthread_mutex_unlock(&w->lock);
   }
@@ -165,27 +164,22 @@ int srv_gpu_worker_start(const srv_gpu_worker_opts *o, srv_gpu_worker **out, lab
   }
   pthread_mutex_init(&w->lock, NULL);
   pthread_cond_init(&w->changed, NULL);
-  if (pthread_create(&w->beat, NULL, beat_main, w) != 0) {
-    lab_error ignored;
-    srv_store_worker_gone(o->store, w->id, &ignored);
-    pthread_cond_destroy(&w->changed);
-    pthread_mutex_destroy(&w->lock);
-    free(w);
-    return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start a worker thread");
+  int beating = pthread_create(&w->beat, NULL, beat_main, w) == 0;
+  if (beating && pthread_create(&w->loop, NULL, loop_main, w) == 0) {
+    *out = w;
+    return 0;
   }
-  if (pthread_create(&w->loop, NULL, loop_main, w) != 0) {
+  if (beating) {
     w->stopping = 1;
     pthread_cond_broadcast(&w->changed);
     pthread_join(w->beat, NULL);
-    lab_error ignored;
-    srv_store_worker_gone(o->store, w->id, &ignored);
-    pthread_cond_destroy(&w->changed);
-    pthread_mutex_destroy(&w->lock);
-    free(w);
-    return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start a worker thread");
   }
-  *out = w;
-  return 0;
+  lab_error ignored;
+  srv_store_worker_gone(o->store, w->id, &ignored);
+  pthread_cond_destroy(&w->changed);
+  pthread_mutex_destroy(&w->lock);
+  free(w);
+  return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start a worker thread");
 }
 
 void srv_gpu_worker_stop(srv_gpu_worker *w, double grace_s) {
@@ -193,11 +187,7 @@ void srv_gpu_worker_stop(srv_gpu_worker *w, double grace_s) {
   pthread_mutex_lock(&w->lock);
   w->stopping = 1;
   pthread_cond_broadcast(&w->changed);
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  double t = (double)until.tv_sec + (double)until.tv_nsec * 1e-9 + grace_s;
-  until.tv_sec = (time_t)t;
-  until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+  struct timespec until = srv_abstime_after(grace_s);
   while (w->run_id && pthread_cond_timedwait(&w->changed, &w->lock, &until) == 0) {
   }
   if (w->run_id) {

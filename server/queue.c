@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cjson_compat.h"
+#include "abstime.h"
 #include "clock.h"
 
 #define MAX_SLOTS 16
@@ -419,15 +420,20 @@ int srv_queue_running(srv_queue *q) {
   return n;
 }
 
-static cJSON *job_json(const srv_queue_job *j, const char *status, int position, double estimate_s) {
+cJSON *srv_queue_entry_json(int64_t run_id, int64_t session_id, const char *experiment, const char *status,
+                            int position, double estimate_s) {
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "id", (double)j->run_id);
-  cJSON_AddNumberToObject(o, "session_id", (double)j->session_id);
-  cJSON_AddStringToObject(o, "experiment", j->experiment);
+  cJSON_AddNumberToObject(o, "id", (double)run_id);
+  cJSON_AddNumberToObject(o, "session_id", (double)session_id);
+  cJSON_AddStringToObject(o, "experiment", experiment);
   cJSON_AddStringToObject(o, "status", status);
   cJSON_AddNumberToObject(o, "position", position);
   cJSON_AddNumberToObject(o, "estimate_s", estimate_s);
   return o;
+}
+
+static cJSON *job_json(const srv_queue_job *j, const char *status, int position, double estimate_s) {
+  return srv_queue_entry_json(j->run_id, j->session_id, j->experiment, status, position, estimate_s);
 }
 
 cJSON *srv_queue_json(srv_queue *q) {
@@ -488,11 +494,7 @@ void srv_queue_stop(srv_queue *q, double grace_s, void (*abort_fn)(void *ctx)) {
   pthread_mutex_lock(&q->lock);
   q->stopping = 1;
   pthread_cond_broadcast(&q->wake);
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  double t = (double)until.tv_sec + (double)until.tv_nsec * 1e-9 + grace_s;
-  until.tv_sec = (time_t)t;
-  until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+  struct timespec until = srv_abstime_after(grace_s);
   while (q->n_running > 0 && q->started > 0)
     if (pthread_cond_timedwait(&q->finished, &q->lock, &until) == ETIMEDOUT) break;
   int still = q->n_running > 0 && q->started > 0;

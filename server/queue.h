@@ -87,5 +87,8 @@ double srv_queue_run_estimate(srv_queue *q, const char *experiment);
 /* [{"id","session_id","experiment","status","position","estimate_s"}…] in
  * start order, running first. Caller owns. */
 cJSON *srv_queue_json(srv_queue *q);
+/* One entry of that list (the shared queue's view builds the same). */
+cJSON *srv_queue_entry_json(int64_t run_id, int64_t session_id, const char *experiment, const char *status,
+                            int position, double estimate_s);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cjson_compat.h"
 #include "config.h"
 
 int srv_store_open_spec(const char *spec, srv_store **out, lab_error *err) {
@@ -120,6 +121,44 @@ int srv_store_quiz_list(srv_store *s, int64_t session_id, cJSON **out, lab_error
 
 int srv_store_class_overview(srv_store *s, cJSON **out, lab_error *err) {
   return s->ops->class_overview(s, out, err);
+}
+
+int srv_store_overview_assemble(cJSON *learners, cJSON *quiz, cJSON *waiting, cJSON **out, lab_error *err) {
+  cJSON *a;
+  while ((a = cJSON_DetachItemFromArray(quiz, 0)) != NULL) {
+    double sid = cJSON_GetObjectItemCaseSensitive(a, "session_id")->valuedouble;
+    cJSON *l, *home = NULL;
+    cJSON_ArrayForEach(l, learners) if (cJSON_GetObjectItemCaseSensitive(l, "id")->valuedouble == sid) home = l;
+    cJSON_DeleteItemFromObjectCaseSensitive(a, "session_id");
+    if (!home || !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(home, "quiz"), a)) cJSON_Delete(a);
+  }
+  cJSON_Delete(quiz);
+  cJSON *o = cJSON_CreateObject();
+  if (o && cJSON_AddItemToObject(o, "learners", learners)) learners = NULL;
+  if (o && !learners && cJSON_AddItemToObject(o, "waiting", waiting)) waiting = NULL;
+  if (learners || waiting) {
+    cJSON_Delete(learners);
+    cJSON_Delete(waiting);
+    cJSON_Delete(o);
+    return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  }
+  *out = o;
+  return 0;
+}
+
+int srv_store_learner_runs(cJSON *entry, const double counts[6]) {
+  static const char *const names[] = {"total", "queued", "running", "done", "failed", "cancelled"};
+  cJSON *runs = cJSON_CreateObject();
+  for (int i = 0; runs && i < 6; i++)
+    if (!cJSON_AddNumberToObject(runs, names[i], counts[i])) {
+      cJSON_Delete(runs);
+      runs = NULL;
+    }
+  if (!runs || !cJSON_AddItemToObject(entry, "runs", runs)) {
+    cJSON_Delete(runs);
+    return -1;
+  }
+  return cJSON_AddArrayToObject(entry, "quiz") ? 0 : -1;
 }
 
 int srv_store_limit_check(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,

@@ -242,6 +242,13 @@ int srv_store_quiz_list(srv_store *s, int64_t session_id, cJSON **out, lab_error
  * "failed","cancelled"},"quiz":[{"lesson","score","total","passed","at"}]}],
  * "waiting":[{"id","session_id","name","experiment","status","queued_at"}]}. */
 int srv_store_class_overview(srv_store *s, cJSON **out, lab_error *err);
+/* For the stores: builds that answer from its three lists (all taken, even
+ * on failure): each quiz attempt, newest first, goes to its learner's
+ * "quiz" by its "session_id". */
+int srv_store_overview_assemble(cJSON *learners, cJSON *quiz, cJSON *waiting, cJSON **out, lab_error *err);
+/* Adds a learner's "runs" (counts: total, queued, running, done, failed,
+ * cancelled) and an empty "quiz" to its entry; 0, or -1 when out of memory. */
+int srv_store_learner_runs(cJSON *entry, const double counts[6]);
 
 /* Limits: a token bucket for each kind of event ("gpu_run", "join", …)
  * and subject (a learner id, a client address), kept as the events with

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cjson_compat.h"
+#include "abstime.h"
 #include "clock.h"
 #include "store_pg.h"
 
@@ -135,10 +136,7 @@ PGconn *srv_pg_take(pg_store *st, lab_error *err) {
     for (int i = 0; i < SRV_PG_POOL && slot < 0; i++)
       if (!st->busy[i]) slot = i;
     if (slot >= 0) break;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 50 * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    struct timespec ts = srv_abstime_after(0.05);
     pthread_cond_timedwait(&st->freed, &st->lock, &ts);
     if (lab_clock_s() > until) {
       pthread_mutex_unlock(&st->lock);
@@ -267,6 +265,15 @@ cJSON *srv_pg_rows(const PGresult *r, srv_pg_row_fn row, lab_error *err) {
   }
   if (!arr) lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   return arr;
+}
+
+int srv_pg_rows_of(pg_store *st, const char *sql, const pg_args *a, srv_pg_row_fn row, const char *what, cJSON **out,
+                   lab_error *err) {
+  PGresult *r = srv_pg_one(st, sql, a, what, err);
+  if (!r) return -1;
+  *out = srv_pg_rows(r, row, err);
+  PQclear(r);
+  return *out ? 0 : -1;
 }
 
 /* ---- open / close --------------------------------------------------------------------- */

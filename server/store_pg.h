@@ -94,6 +94,9 @@ int srv_pg_add(cJSON *o, const char *key, cJSON *item);
  * err (out of memory) on failure. */
 typedef cJSON *(*srv_pg_row_fn)(const PGresult *r, int row);
 cJSON *srv_pg_rows(const PGresult *r, srv_pg_row_fn row, lab_error *err);
+/* Runs a query on a borrowed connection and turns its rows into *out. */
+int srv_pg_rows_of(pg_store *st, const char *sql, const pg_args *a, srv_pg_row_fn row, const char *what, cJSON **out,
+                   lab_error *err);
 
 /* store_pg_class.c: a quiz attempt's columns from `first` (lesson, score,
  * total, passed, at) as JSON; the instructor's view uses it too. */

@@ -246,14 +246,10 @@ static cJSON *quiz_row(const PGresult *r, int row) { return srv_pg_quiz_fields(r
 static int op_quiz_list(srv_store *s, int64_t session_id, cJSON **out, lab_error *err) {
   pg_args a = {0};
   srv_pg_i64(&a, session_id);
-  PGresult *r = srv_pg_one(srv_pg_impl(s),
-                           "SELECT lesson, score, total, passed, at FROM quiz_attempts WHERE session_id = $1"
-                           " ORDER BY id DESC LIMIT 200",
-                           &a, "listing quiz attempts", err);
-  if (!r) return -1;
-  *out = srv_pg_rows(r, quiz_row, err);
-  PQclear(r);
-  return *out ? 0 : -1;
+  return srv_pg_rows_of(srv_pg_impl(s),
+                        "SELECT lesson, score, total, passed, at FROM quiz_attempts WHERE session_id = $1"
+                        " ORDER BY id DESC LIMIT 200",
+                        &a, quiz_row, "listing quiz attempts", out, err);
 }
 
 void srv_pg_class_ops(srv_store_ops *ops) {

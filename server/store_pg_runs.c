@@ -189,16 +189,12 @@ static cJSON *run_row(const PGresult *r, int i) {
   return ok ? o : NULL;
 }
 
-/* Runs a query with one bigint parameter (or none) and turns its rows into an array. */
+/* A query with one bigint parameter (or none), its rows as an array. */
 static int rows_of(pg_store *st, const char *sql, const int64_t *id, srv_pg_row_fn row, const char *what, cJSON **out,
                    lab_error *err) {
   pg_args a = {0};
   if (id) srv_pg_i64(&a, *id);
-  PGresult *r = srv_pg_one(st, sql, &a, what, err);
-  if (!r) return -1;
-  *out = srv_pg_rows(r, row, err);
-  PQclear(r);
-  return *out ? 0 : -1;
+  return srv_pg_rows_of(st, sql, &a, row, what, out, err);
 }
 
 static int op_runs_list(srv_store *s, int64_t session_id, cJSON **out, lab_error *err) {
@@ -230,24 +226,18 @@ static int op_runs_unfinished(srv_store *s, cJSON **out, lab_error *err) {
 /* ---- the instructor's view --------------------------------------------------- */
 
 static cJSON *learner_row(const PGresult *r, int i) {
-  cJSON *o = cJSON_CreateObject(), *runs = cJSON_CreateObject();
+  cJSON *o = cJSON_CreateObject();
   int ok = srv_pg_add(o, "id", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 0))) &&
            srv_pg_add(o, "name", srv_pg_col_text(r, i, 1)) && srv_pg_add(o, "created", srv_pg_col_time(r, i, 2)) &&
            srv_pg_add(o, "last_seen", srv_pg_col_time(r, i, 3)) &&
            srv_pg_add(o, "active", cJSON_CreateBool(srv_pg_is_null(r, i, 4))) &&
            srv_pg_add(o, "gpu_seconds_used", cJSON_CreateNumber(srv_pg_get_f64(r, i, 5) / 1000.0)) &&
            srv_pg_add(o, "learner_id", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 6)));
-  static const char *const counts[] = {"total", "queued", "running", "done", "failed", "cancelled"};
-  for (int k = 0; ok && k < 6; k++)
-    ok = srv_pg_add(runs, counts[k], cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 7 + k)));
-  if (ok) {
-    ok = srv_pg_add(o, "runs", runs);
-    runs = NULL;
-  }
-  ok = ok && srv_pg_add(o, "quiz", cJSON_CreateArray());
-  cJSON_Delete(runs);
-  if (!ok) cJSON_Delete(o);
-  return ok ? o : NULL;
+  double counts[6];
+  for (int k = 0; k < 6; k++) counts[k] = srv_pg_get_f64(r, i, 7 + k);
+  if (ok && srv_store_learner_runs(o, counts) == 0) return o;
+  cJSON_Delete(o);
+  return NULL;
 }
 
 static cJSON *overview_quiz_row(const PGresult *r, int i) {
@@ -271,7 +261,7 @@ static cJSON *waiting_row(const PGresult *r, int i) {
 
 static int op_class_overview(srv_store *s, cJSON **out, lab_error *err) {
   pg_store *st = srv_pg_impl(s);
-  cJSON *learners = NULL, *quiz = NULL, *waiting = NULL, *o = NULL;
+  cJSON *learners = NULL, *quiz = NULL, *waiting = NULL;
   if (rows_of(st,
               "SELECT s.id, s.name, s.created, s.last_seen, s.ended, s.gpu_ms_used, coalesce(s.learner_id, 0),"
               " count(r.id), count(*) FILTER (WHERE r.status = 'queued'), count(*) FILTER (WHERE r.status = 'running'),"
@@ -288,32 +278,11 @@ static int op_class_overview(srv_store *s, cJSON **out, lab_error *err) {
               " JOIN sessions s ON s.id = r.session_id WHERE r.status IN ('queued', 'running') ORDER BY r.id",
               NULL, waiting_row, "listing waiting runs", &waiting, err) != 0)
     goto fail;
-  /* Attach each attempt (newest first) to its learner's session. */
-  cJSON *a;
-  while ((a = cJSON_DetachItemFromArray(quiz, 0)) != NULL) {
-    double sid = cJSON_GetObjectItemCaseSensitive(a, "session_id")->valuedouble;
-    cJSON *l, *home = NULL;
-    cJSON_ArrayForEach(l, learners) if (cJSON_GetObjectItemCaseSensitive(l, "id")->valuedouble == sid) home = l;
-    cJSON_DeleteItemFromObjectCaseSensitive(a, "session_id");
-    if (!home || !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(home, "quiz"), a)) cJSON_Delete(a);
-  }
-  o = cJSON_CreateObject();
-  int ok = srv_pg_add(o, "learners", learners);
-  learners = NULL;
-  ok = ok && srv_pg_add(o, "waiting", waiting);
-  waiting = NULL;
-  if (!ok) {
-    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-    goto fail;
-  }
-  cJSON_Delete(quiz);
-  *out = o;
-  return 0;
+  return srv_store_overview_assemble(learners, quiz, waiting, out, err);
 fail:
   cJSON_Delete(learners);
   cJSON_Delete(quiz);
   cJSON_Delete(waiting);
-  cJSON_Delete(o);
   return -1;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cjson_compat.h"
+#include "abstime.h"
 #include "store_pg.h"
 
 #define MAX_LOCAL_WORKERS 64 /* workers of one process */
@@ -154,11 +155,7 @@ static PGresult *on_listener(pg_store *st, const char *sql, const pg_args *a, co
 static int op_queue_wait(srv_store *s, double timeout_s, lab_error *err) {
   struct srv_pg_listener *l = listener(srv_pg_impl(s), err);
   if (!l) return -1;
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  double t = (double)until.tv_sec + (double)until.tv_nsec * 1e-9 + (timeout_s > 0 ? timeout_s : 0);
-  until.tv_sec = (time_t)t;
-  until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+  struct timespec until = srv_abstime_after(timeout_s);
   pthread_mutex_lock(&l->lock);
   unsigned long gen = l->gen;
   while (l->gen == gen && pthread_cond_timedwait(&l->woke, &l->lock, &until) == 0) {
@@ -295,16 +292,12 @@ static cJSON *worker_row(const PGresult *r, int i) {
 }
 
 static int op_workers_list(srv_store *s, cJSON **out, lab_error *err) {
-  PGresult *r = srv_pg_one(srv_pg_impl(s),
-                           "SELECT id, kind, host, pid, gpu, cuda_visible_devices, slurm_job_id, device_json,"
-                           " coalesce(run_id, 0), runs_done, restarts, started_at, gpulab_now_ms() - heartbeat_at,"
-                           " (" SRV_PG_ALIVE_SQL ") AS alive FROM workers"
-                           " WHERE gone_at IS NULL OR gone_at > gpulab_now_ms() - 3600000 ORDER BY alive DESC, id",
-                           NULL, "listing workers", err);
-  if (!r) return -1;
-  *out = srv_pg_rows(r, worker_row, err);
-  PQclear(r);
-  return *out ? 0 : -1;
+  return srv_pg_rows_of(srv_pg_impl(s),
+                        "SELECT id, kind, host, pid, gpu, cuda_visible_devices, slurm_job_id, device_json,"
+                        " coalesce(run_id, 0), runs_done, restarts, started_at, gpulab_now_ms() - heartbeat_at,"
+                        " (" SRV_PG_ALIVE_SQL ") AS alive FROM workers"
+                        " WHERE gone_at IS NULL OR gone_at > gpulab_now_ms() - 3600000 ORDER BY alive DESC, id",
+                        NULL, worker_row, "listing workers", out, err);
 }
 
 void srv_pg_workers_ops(srv_store_ops *ops) {

@@ -594,22 +594,17 @@ static int do_quiz_list(srv_store *s, int64_t session_id, cJSON **out, lab_error
 /* ---- the instructor's view ---------------------------------------------- */
 
 static cJSON *learner_row(sqlite3_stmt *q) {
-  cJSON *o = cJSON_CreateObject(), *runs = cJSON_CreateObject();
-  int ok = o && runs && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
+  cJSON *o = cJSON_CreateObject();
+  int ok = o && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
            add(o, "name", col_text(q, 1)) && add(o, "created", col_time(q, 2)) && add(o, "last_seen", col_time(q, 3)) &&
            add(o, "active", cJSON_CreateBool(sqlite3_column_type(q, 4) == SQLITE_NULL)) &&
            add(o, "gpu_seconds_used", cJSON_CreateNumber(sqlite3_column_double(q, 5) / 1000.0)) &&
            add(o, "learner_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 6)));
-  static const char *const counts[] = {"total", "queued", "running", "done", "failed", "cancelled"};
-  for (int i = 0; ok && i < 6; i++) ok = add(runs, counts[i], cJSON_CreateNumber((double)sqlite3_column_int64(q, 7 + i)));
-  if (ok) {
-    ok = add(o, "runs", runs);
-    runs = NULL;
-  }
-  ok = ok && add(o, "quiz", cJSON_CreateArray());
-  cJSON_Delete(runs);
-  if (!ok) cJSON_Delete(o);
-  return ok ? o : NULL;
+  double counts[6];
+  for (int i = 0; i < 6; i++) counts[i] = (double)sqlite3_column_int64(q, 7 + i);
+  if (ok && srv_store_learner_runs(o, counts) == 0) return o;
+  cJSON_Delete(o);
+  return NULL;
 }
 
 static cJSON *overview_quiz_row(sqlite3_stmt *q) {
@@ -633,38 +628,15 @@ static cJSON *waiting_row(sqlite3_stmt *q) {
 
 static int do_class_overview(srv_store *s, cJSON **out, lab_error *err) {
   sqlite_store *st = impl(s);
-  cJSON *learners = NULL, *quiz = NULL, *waiting = NULL, *o = NULL;
+  cJSON *learners = NULL, *quiz = NULL, *waiting = NULL;
   if (!(learners = fetch_rows(st, stmt(st, ST_OV_LEARNERS), learner_row, "listing learners", err))) goto fail;
   if (!(quiz = fetch_rows(st, stmt(st, ST_OV_QUIZ), overview_quiz_row, "listing quiz attempts", err))) goto fail;
   if (!(waiting = fetch_rows(st, stmt(st, ST_OV_WAITING), waiting_row, "listing waiting runs", err))) goto fail;
-  /* Attach each attempt (newest first) to its learner. */
-  cJSON *a;
-  while ((a = cJSON_DetachItemFromArray(quiz, 0)) != NULL) {
-    double sid = cJSON_GetObjectItemCaseSensitive(a, "session_id")->valuedouble;
-    cJSON *l, *home = NULL;
-    cJSON_ArrayForEach(l, learners) if (cJSON_GetObjectItemCaseSensitive(l, "id")->valuedouble == sid) home = l;
-    cJSON_DeleteItemFromObjectCaseSensitive(a, "session_id");
-    if (!home || !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(home, "quiz"), a)) cJSON_Delete(a);
-  }
-  if (!(o = cJSON_CreateObject()) || !add(o, "learners", learners)) {
-    learners = NULL;
-    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-    goto fail;
-  }
-  learners = NULL;
-  if (!add(o, "waiting", waiting)) {
-    waiting = NULL;
-    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-    goto fail;
-  }
-  cJSON_Delete(quiz);
-  *out = o;
-  return 0;
+  return srv_store_overview_assemble(learners, quiz, waiting, out, err);
 fail:
   cJSON_Delete(learners);
   cJSON_Delete(quiz);
   cJSON_Delete(waiting);
-  cJSON_Delete(o);
   return -1;
 }
 

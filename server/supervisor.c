@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abstime.h"
 #include "cjson_compat.h"
 #include "clock.h"
 
@@ -142,11 +143,7 @@ static int worker_alive(srv_supervisor *s) {
 }
 
 static int lock_within(pthread_mutex_t *m, double wait_s) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + wait_s;
-  ts.tv_sec = (time_t)t;
-  ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+  struct timespec ts = srv_abstime_after(wait_s);
   return pthread_mutex_timedlock(m, &ts);
 }
 
