@@ -5,10 +5,13 @@
 # tests/scale/*.test.mjs, each with its own database, servers, GPU workers
 # and HAProxy. TAP output. Where it cannot run (no root, a component
 # missing) it says so as one skipped test, with the reason.
-# Usage: tests/scale/run.sh BUILD
+# Usage: tests/scale/run.sh BUILD [TEST_FILE...]   (default: every test file)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
+shift
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=(tests/scale/)
 source tests/scale/fixtures.sh
 why=$(fx_missing)
 if [ -n "$why" ]; then
@@ -35,4 +38,4 @@ if ! wait $slurm_pid; then
   echo "1..1"; echo "not ok 1 - Slurm fixture did not start"; sed 's/^/# /' "$dir/slurm.log"; exit 1
 fi
 export GPULAB_SCALE_PG_PORT=$PGPORT_FX GPULAB_SCALE_DIR=$dir PGDATA_FX PGBIN_FX PGPORT_FX
-GPULAB_BIN="$build/bin/gpulab" node --test --test-concurrency=1 --test-reporter=tap tests/scale/
+GPULAB_BIN="$build/bin/gpulab" node --test --test-concurrency=1 --test-reporter=tap "${files[@]}"

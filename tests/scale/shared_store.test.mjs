@@ -27,6 +27,18 @@ test('two servers and a worker on one store serve one learner interchangeably', 
   const env = fakeGpu(200);
   const a = await startClusterServer(uri, { env });
   const b = await startClusterServer(uri, { env });
+  // No worker yet: GPU runs do not queue (503 no_gpu, with advice); auto is simulated at once.
+  const early = await joinWithJar(a, 'Early', a.joinCode);
+  const refused = assertError(await gpuRun(early, a), 503, 'no_gpu');
+  assert.match(refused.message, /no GPU worker of this class is running .*\(gpulab worker --store/);
+  const auto = await early.request(a, '/api/experiments/timing', { method: 'POST', body: { params: {} } });
+  assert.equal(auto.status, 200, auto.text);
+  assert.equal(auto.json.backend, 'simulated');
+  const none = (await request(b, '/api/device')).json;
+  assert.equal(none.verdict.usable, false);
+  assert.match(none.verdict.summary, /no GPU worker of this class has reported/);
+  assert.deepEqual(none.workers, []);
+  assert.equal((await request(b, '/api/health')).json.mode, 'cpu');
   const w = await startWorker(uri, { env });
   try {
     await workersSeen([a, b], 1);
@@ -57,7 +69,12 @@ test('two servers and a worker on one store serve one learner interchangeably', 
     assert.deepEqual(health.workers.map((x) => [x.id, x.devices]), [[w.id, ['gpulab fake GPU (test)']]]);
     const device = (await request(b, '/api/device')).json;
     assert.equal(device.verdict.usable, true);
+    assert.equal(device.mode, 'cuda');
     assert.equal(device.workers[0].id, w.id);
+    const metrics = (await request(b, '/metrics')).text;
+    assert.match(metrics, /^gpulab_workers_alive 1$/m);
+    assert.match(metrics, /^gpulab_store_up 1$/m);
+    assert.match(metrics, /^gpulab_queue_length \d+$/m); // (the view is at most half a second old)
     // (the list is refreshed every second: it counts both runs soon)
     const listed = await waitFor(async () => {
       const cls = (await request(a, '/api/instructor/class', asInstructor)).json;
@@ -72,6 +89,26 @@ test('two servers and a worker on one store serve one learner interchangeably', 
     await a.stop();
     await b.stop();
   }
+});
+
+test('--workers local: a server\'s own GPUs serve the shared queue, whichever server queued the run', T, async () => {
+  const { uri } = newStore();
+  const env = fakeGpu(300);
+  const a = await startClusterServer(uri, { env, workers: 'local', args: ['--gpus', '0,1'] });
+  const b = await startClusterServer(uri, { env });
+  try {
+    const [list] = await workersSeen([a, b], 2);
+    assert.deepEqual(list.map((x) => [x.kind, x.gpu]).sort(), [['local', 0], ['local', 1]]);
+    const jar = await joinWithJar(b, 'Cy', a.joinCode);
+    const q = await gpuRun(jar, b);
+    assert.equal(q.status, 202, q.text);
+    assert.equal((await waitDone(jar, b, q.json.run.id)).status, 'done');
+  } finally {
+    await b.stop();
+    await a.stop();
+  }
+  // A's workers signed off as it stopped.
+  assert.match(a.stderr(), /gpulab: stopping/);
 });
 
 test('a learner\'s limits hold across servers: runs per minute counted in the store', T, async () => {
