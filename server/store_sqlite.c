@@ -810,6 +810,7 @@ int srv_store_open(const char *path, srv_store **out, lab_error *err) {
 }
 
 int srv_store_sqlite_cap_pages(srv_store *s, long extra_pages, lab_error *err) {
+  if (s->ops != &sqlite_ops) return lab_fail(err, LAB_E_USAGE, NULL, "the page cap is a test hook of the SQLite store");
   sqlite_store *st = impl(s);
   char n[32], sql[64];
   pthread_mutex_lock(&st->lock);

@@ -5,14 +5,14 @@
 // workers and HAProxy on free ports. Every wait is for an event (a line
 // printed, an answer, a row), bounded in time.
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import net from 'node:net';
 import { after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BIN, childEnv, makeWebRoot, startServer, request, assertNoSanitizerFindings } from '../api/lib.mjs';
-import { readClassLines } from '../api/class_lib.mjs';
+import { QUIZ_KEY, readClassLines } from '../api/class_lib.mjs';
 import { haproxyConfig } from './haproxy_cfg.mjs';
 
 const here = dirname(new URL(import.meta.url).pathname);
@@ -89,6 +89,8 @@ export function pgStart() {
 // A class server on the store; srv.joinCode etc. as class_lib's. stop() also removes its web root.
 export async function startClusterServer(uri, { args = [], env = {}, workers = 'none' } = {}) {
   const web = makeWebRoot();
+  mkdirSync(join(web.base, 'lessons'), { recursive: true }); /* lesson x's quiz key, beside the web root */
+  writeFileSync(join(web.base, 'lessons', 'x.key.json'), JSON.stringify(QUIZ_KEY));
   let srv;
   try {
     srv = await startServer({

@@ -55,10 +55,17 @@ test('two servers and a worker on one store serve one learner interchangeably', 
     const second = await gpuRun(jar, b, 'transfer');
     assert.equal(second.status, 202, second.text);
     assert.equal((await waitDone(jar, a, second.json.run.id)).status, 'done');
+    // A quiz attempt scored on A is the learner's on B, and in the instructor's view of either.
+    const quiz = await jar.request(a, '/api/lessons/x/quiz', { method: 'POST', body: { answers: { q1: ['a'], q2: ['b'] } } });
+    assert.equal(quiz.status, 200, quiz.text);
     for (const srv of [a, b]) {
       const s = await jar.request(srv, '/api/session');
       assert.deepEqual(s.json.runs.map((r) => r.experiment), ['transfer', 'timing']);
+      assert.deepEqual(s.json.quiz.map((q) => [q.lesson, q.passed]), [['x', true]]);
     }
+    const seen = (await request(b, '/api/instructor/class', asInstructor)).json.learners.find((l) => l.name === 'Ada');
+    assert.equal(seen.quiz[0].passed, true);
+    assert.equal(seen.runs.done, 2);
     // A leave on B ends the session A gave.
     assert.equal((await jar.request(b, '/api/class/leave', { method: 'POST' })).status, 200);
     assertError(await jar.request(a, '/api/session'), 401, 'no_session');
