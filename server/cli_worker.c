@@ -137,10 +137,11 @@ int srv_cmd_worker(int argc, char **argv) {
   rc = srv_gpu_worker_start(&o, &w, &err);
   cJSON_free(view_text);
   if (rc == 0) {
-    printf("gpulab worker %lld: on %s, GPU %s (CUDA_VISIBLE_DEVICES=%s%s%s), %s; taking runs from %s\n",
-           (long long)srv_gpu_worker_id(w), o.who.host, device, visible ? visible : "(unset)",
-           o.who.slurm_job_id[0] ? ", Slurm job " : "", o.who.slurm_job_id, rt.device_count > 0 ? rt.dev[0].name : "no device seen",
-           where);
+    printf("gpulab worker %lld: on %s, --gpu %ld = CUDA device %s (CUDA_VISIBLE_DEVICES=%s%s%s): %s; taking runs "
+           "from %s\n",
+           (long long)srv_gpu_worker_id(w), o.who.host, gpu, device, visible ? visible : "unset",
+           o.who.slurm_job_id[0] ? ", Slurm job " : "", o.who.slurm_job_id,
+           rt.device_count > 0 ? rt.dev[0].name : "no device seen", where);
     fflush(stdout);
     while (!stop_requested) usleep(100 * 1000);
     fprintf(stderr, "gpulab worker %lld: stopping\n", (long long)srv_gpu_worker_id(w));
