@@ -20,6 +20,7 @@
 #include "views/device.h"
 #include "views/experiment.h"
 #include "views/experiment_run.h"
+#include "json.h"
 #include "views/json_get.h"
 #include "views/lesson.h"
 #include "views/quiz_app.h"
@@ -94,7 +95,7 @@ static void render_status(void) {
 
 static void on_health(int status, const char *body, size_t len, void *ctx) {
   (void)ctx;
-  cJSON *j = status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   const char *version = ui_json_str(j, "version"), *mode = ui_json_str(j, "mode");
   app.health_ok = version && mode;
   if (app.health_ok) {
@@ -162,7 +163,7 @@ static void simulate_device(bool offline, const char *note) {
 
 static void on_device(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != app.device_gen) return; /* a newer check is under way */
-  cJSON *j = status ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   app.device_done = true;
   if (status == 200 && ui_json_obj(j, "verdict") && ui_json_obj(j, "driver") && ui_json_obj(j, "runtime")) {
     app.device = j;
@@ -185,7 +186,7 @@ static void on_device(int status, const char *body, size_t len, void *ctx) {
  * joins the built-in ones in every "simulate as" picker. */
 static void on_profiles(int status, const char *body, size_t len, void *ctx) {
   (void)ctx;
-  cJSON *j = status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   const cJSON *p;
   cJSON_ArrayForEach(p, ui_json_arr(j, "profiles")) {
     lab_profile prof;
@@ -269,7 +270,7 @@ static void load_lesson(int attempt);
 static void on_lesson(int status, const char *body, size_t len, void *ctx) {
   intptr_t tag = (intptr_t)ctx;
   if (tag >> 1 != app.lesson_gen) return;
-  cJSON *j = status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   if (ui_lesson_bundle_valid(j) && strcmp(ui_json_str(j, "id"), app.want_lesson) == 0) {
     cJSON_Delete(app.lesson);
     app.lesson = j;
@@ -334,7 +335,7 @@ static void go(const char *hash, bool by_learner) {
 static void load_index(int attempt);
 
 static void on_index(int status, const char *body, size_t len, void *ctx) {
-  cJSON *j = status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   char hash[256];
   if (ui_lesson_index_valid(j)) {
     cJSON_Delete(app.index);

@@ -205,6 +205,20 @@ START_TEST(app_treats_an_answer_that_is_not_json_as_offline) {
 }
 END_TEST
 
+/* A hostile or broken server cannot crash the page with deep nesting: the
+ * client parses with the same 64-level bound as the server (a wasm stack is
+ * 64 KiB), and treats such an answer as no answer. */
+START_TEST(app_treats_a_deeply_nested_answer_as_offline) {
+  static char deep[20002];
+  memset(deep, '[', 10000);
+  memset(deep + 10000, ']', 10000);
+  deep[20000] = 0;
+  answer("/api/device", 200, deep);
+  ck_assert_str_eq(get("text", "status"), "offline — everything will be simulated");
+  ck_has(get("html", "gpu-badge"), "simulated");
+}
+END_TEST
+
 START_TEST(app_explains_a_server_error_then_simulates) {
   answer("/api/device", 503, "{\"error\":{\"code\":\"busy\",\"message\":\"the worker is busy\"}}");
   ck_has(get("html", "gpu-body"), "The server could not check its GPU.");
@@ -314,6 +328,7 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_shows_the_live_verdict_from_the_server);
   tcase_add_test(tc, app_goes_offline_and_simulates_an_h100_when_unreachable);
   tcase_add_test(tc, app_treats_an_answer_that_is_not_json_as_offline);
+  tcase_add_test(tc, app_treats_a_deeply_nested_answer_as_offline);
   tcase_add_test(tc, app_explains_a_server_error_then_simulates);
   tcase_add_test(tc, app_opens_the_first_lesson_and_fills_its_device_card);
   tcase_add_test(tc, app_falls_back_to_the_static_lesson_files);

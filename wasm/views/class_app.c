@@ -11,6 +11,7 @@
 #include "bridge.h"
 #include "class.h"
 #include "error.h"
+#include "json.h"
 #include "json_get.h"
 
 #define FETCH_TIMEOUT_MS 8000
@@ -56,7 +57,7 @@ static void render(void) {
 
 static void on_session(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != st.gen) return;
-  cJSON *j = status ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   const char *code = ui_json_str(ui_json_obj(j, "error"), "code");
   if (status == 200 && ui_json_str(j, "name")) {
     st.active = true;
@@ -112,7 +113,7 @@ bool ui_class_app_active(void) { return st.active; }
 
 static void on_join(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != st.gen) return;
-  cJSON *j = status ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   lab_error err;
   memset(&err, 0, sizeof err);
   st.join.busy = false;

@@ -12,6 +12,7 @@
 #include "class_run.h"
 #include "experiment.h"
 #include "html.h"
+#include "json.h"
 #include "json_get.h"
 #include "registry.h"
 
@@ -105,10 +106,10 @@ static void on_poll(int status, const char *body, size_t len, void *ctx) {
   lab_error err;
   if (!r) return;
   memset(&err, 0, sizeof err);
-  cJSON *j = status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   const cJSON *run = ui_class_run_obj(j);
   if (!j || !ui_json_str(run, "status")) {
-    cJSON *e = status ? cJSON_ParseWithLength(body, len) : NULL;
+    cJSON *e = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
     const char *code = ui_json_str(ui_json_obj(e, "error"), "code");
     cJSON_Delete(j);
     if (code && (strcmp(code, "no_session") == 0 || strcmp(code, "unknown_run") == 0)) {
@@ -199,7 +200,7 @@ static void on_cancel(int status, const char *body, size_t len, void *ctx) {
   lab_error err;
   if (!r) return;
   memset(&err, 0, sizeof err);
-  cJSON *j = status ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   if (status == 200 || status == 204) {
     cJSON_Delete(j);
     lab_fail(&err, LAB_E_BAD_REQUEST, NULL, "You cancelled the run before it started; press Run to queue it again.");

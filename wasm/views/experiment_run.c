@@ -14,6 +14,7 @@
 #include "class_queue.h"
 #include "envelope.h"
 #include "experiment.h"
+#include "json.h"
 #include "json_get.h"
 #include "profiles.h"
 #include "quiz_app.h"
@@ -91,7 +92,7 @@ static cJSON *recorded_env(const slot *s, int status, const char *body, size_t l
              "The recorded run of %s could not be loaded (%s); pick auto or a profile to run it now.", name, why);
     return NULL;
   }
-  cJSON *env = cJSON_ParseWithLength(body, len);
+  cJSON *env = lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL);
   lab_error why;
   memset(&why, 0, sizeof why);
   if (!env || lab_envelope_check(env, &why) != 0 || !ui_json_str(env, "experiment") ||
@@ -135,7 +136,7 @@ static void on_recorded_label(int status, const char *body, size_t len, void *ct
 static void on_recorded_index(int status, const char *body, size_t len, void *ctx) {
   const cJSON *name;
   if ((intptr_t)ctx != st.rec_gen || status != 200) return;
-  cJSON *j = cJSON_ParseWithLength(body, len);
+  cJSON *j = lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL);
   cJSON_ArrayForEach(name, ui_json_arr(j, "recorded")) {
     int index = 0;
     char url[128];
@@ -289,7 +290,7 @@ static slot *from_tag(void *ctx) {
  * the result as "cpu_server", labelled and sourced as measured there. */
 static void on_server_cpu(int status, const char *body, size_t len, void *ctx) {
   slot *s = from_tag(ctx);
-  cJSON *j = s && s->result && status == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = s && s->result && status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   const cJSON *line;
   char label[200];
   cJSON_ArrayForEach(line, ui_json_arr(j, "series")) {
@@ -353,7 +354,7 @@ static void on_answer(int status, const char *body, size_t len, void *ctx) {
   lab_error err;
   if (!s) return;
   memset(&err, 0, sizeof err);
-  cJSON *j = status ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   int queued = ui_class_queue_answer(status, j, s->w.e->name, on_class_done, ctx, &err); /* 202, or a class limit */
   if (queued != 0) {
     cJSON_Delete(j);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "json_get.h"
 
 static void parse_attempt(const cJSON *o, ui_attempt *a) {
@@ -26,7 +27,7 @@ void ui_progress_parse(const char *json, ui_progress *p) {
   const cJSON *s;
   double attempts;
   memset(p, 0, sizeof *p);
-  cJSON *j = json ? cJSON_Parse(json) : NULL;
+  cJSON *j = json ? lab_json_parse(json, strlen(json), LAB_JSON_MAX_DEPTH, NULL) : NULL;
   cJSON_ArrayForEach(s, ui_json_arr(j, "read")) {
     if (cJSON_IsString(s) && ui_id_valid(s->valuestring)) ui_progress_mark_read(p, s->valuestring);
   }

@@ -11,6 +11,7 @@
 
 #include "bridge.h"
 #include "clock.h"
+#include "json.h"
 #include "json_get.h"
 #include "progress.h"
 #include "quiz.h"
@@ -212,7 +213,7 @@ static void on_offline_bundle(int http, const char *body, size_t len, void *ctx)
   cJSON *result = NULL;
   if ((intptr_t)ctx != q.gen) return;
   memset(&err, 0, sizeof err);
-  cJSON *j = http == 200 ? cJSON_ParseWithLength(body, len) : NULL;
+  cJSON *j = http == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   const cJSON *key = ui_json_obj(j, "key");
   if (!key) {
     fail("The gpulab server cannot be reached and this browser has no offline copy of the answers yet. "
@@ -252,7 +253,7 @@ static void on_scored(int http, const char *body, size_t len, void *ctx) {
     score_offline();
     return;
   }
-  cJSON *j = cJSON_ParseWithLength(body, len);
+  cJSON *j = lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL);
   if (http == 200 && ui_quiz_result_valid(j)) {
     show_result(j, false);
     return;
@@ -268,7 +269,7 @@ static void on_scored(int http, const char *body, size_t len, void *ctx) {
 static void submit(void) {
   char checked_text[CHECKED_MAX], missing[64], text[200];
   if (q.busy || q.result || !ui_quiz_valid(quiz())) return;
-  cJSON *checked = ui_form_checked("quiz-form", checked_text, sizeof checked_text) >= 0 ? cJSON_Parse(checked_text) : NULL;
+  cJSON *checked = ui_form_checked("quiz-form", checked_text, sizeof checked_text) >= 0 ? lab_json_parse(checked_text, strlen(checked_text), LAB_JSON_MAX_DEPTH, NULL) : NULL;
   cJSON *answers = ui_quiz_answers(quiz(), checked);
   cJSON_Delete(checked);
   if (!answers) {
@@ -352,7 +353,7 @@ static cJSON *last_envelope(const char *name) {
   char key[64];
   snprintf(key, sizeof key, UI_STORE_LAST "%s", name);
   char *text = storage_read(key);
-  cJSON *env = text ? cJSON_Parse(text) : NULL;
+  cJSON *env = text ? lab_json_parse(text, strlen(text), LAB_JSON_MAX_DEPTH, NULL) : NULL;
   free(text);
   const char *exp = ui_json_str(env, "experiment");
   if (!exp || strcmp(exp, name) != 0 || !ui_json_obj(env, "metrics")) {
