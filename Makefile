@@ -188,7 +188,7 @@ $(OBJ)/server/openapi.o: server/openapi.json
 
 $(BIN): $(LAB_OBJ) $(SERVER_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/../lib'
 
 # Debian's civetweb 1.15 was built for OpenSSL 1.1 and looks up one symbol
 # OpenSSL 3 no longer exports; the server loads this shim before TLS starts.
@@ -198,7 +198,7 @@ $(TLS_SHIM): server/tls_shim/ssl3_shim.c
 
 $(WORKER_BIN): $(LAB_OBJ) $(WORKER_OBJ) $(KERN_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ $(WORKER_LDLIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(LDFLAGS) $^ -o $@ $(WORKER_LDLIBS) -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/../lib'
 
 $(LESSONC): $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/*.c)) $(LAB_OBJ)
 	@mkdir -p $(dir $@)

@@ -7,16 +7,23 @@ set -euo pipefail
 build=${1:?build dir}; out=${2:?output dir}
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib"
 cp "$build/bin/gpulab" "$build/bin/gpulab-worker" "$out/bin/"
-# Libraries the GPU machine lacks; libc, libstdc++ and CUDA's own are there.
+# Every library the binaries need but glibc's, the C++ runtime's and CUDA's
+# (a GPU machine has those): CivetWeb, cJSON, SQLite, libpq and all they
+# pull in. The binaries carry DT_RPATH (not RUNPATH), so the libraries' own
+# dependencies are found in the bundle too.
 ldd "$build/bin/gpulab" "$build/bin/gpulab-worker" | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
+  case "$lib" in /usr/local/cuda*) continue ;; esac
   case "$(basename "$lib")" in
-    libcivetweb*|libcjson*|libssl*|libcrypto*|libz.so*|libsqlite3*) cp -L "$lib" "$out/lib/" ;;
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libresolv.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libcuda.so*) ;;
+    *) cp -L "$lib" "$out/lib/" ;;
   esac
 done
 [ -d "$build/lib" ] && cp "$build/lib/"*.so "$out/lib/"
 cp -r "$build/web" "$out/web"
 [ -d "$build/lessons" ] && cp -r "$build/lessons" "$out/lessons"
-mkdir -p "$out/tests" "$out/tools"; cp -r tests/gpu "$out/tests/"; cp tools/record.sh "$out/tools/"
+mkdir -p "$out/tests" "$out/tools" "$out/bench"; cp -r tests/gpu "$out/tests/"
+cp tools/record.sh tools/gpu_session.sh "$out/tools/"
+cp bench/torch_peer.py bench/gpu_compare.py bench/cold_peer.py "$out/bench/"
 for b in gpulab gpulab-worker; do
   readelf -d "$out/bin/$b" | grep -q 'ORIGIN' || { echo "bundle: $b lacks an \$ORIGIN rpath" >&2; exit 1; }
 done

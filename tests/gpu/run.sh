@@ -33,6 +33,12 @@ if command -v compute-sanitizer >/dev/null; then
     log=$(compute-sanitizer --tool memcheck --leak-check full --target-processes all --error-exitcode 9 \
       "$bin" run "$name" $args --backend cuda --json 2>&1 >/dev/null)
     rc=$?
+    # Some GPU machines (gVisor sandboxes) refuse compute-sanitizer: said
+    # once as a skip with the reason; the CPU-reference checks still stand.
+    if grep -q 'Device not supported' <<<"$log"; then
+      echo "ok - memcheck # SKIP compute-sanitizer refused this device (Device not supported): rely on the CPU-reference validation"
+      break
+    fi
     if [ $rc -eq 0 ]; then echo "ok - memcheck $name"; pass=$((pass + 1));
     else echo "not ok - memcheck $name (exit $rc)"; tail -20 <<<"$log"; fail=$((fail + 1)); fi
   done

@@ -1,0 +1,64 @@
+"""Cold start and footprint on a GPU: a fresh process's time to its first
+result and its peak resident memory, gpulab's worker beside PyTorch.
+Each command runs SAMPLES times in a fresh process; wall time is the host
+clock from spawn to exit, memory is the child's ru_maxrss (os.wait4).
+Prints one JSON object. Usage: cold_peer.py BUNDLE_ROOT [N]"""
+import json
+import os
+import statistics
+import sys
+import time
+
+SAMPLES = 5
+
+
+def measure_rss(argv):
+    """Fork/exec by hand, so that wait4 gives this child's own rusage."""
+    walls, rss, last, rc = [], [], "", 0
+    for _ in range(SAMPLES):
+        r, w = os.pipe()
+        t0 = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            os.dup2(w, 1)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+            os.close(r)
+            try:
+                os.execvp(argv[0], argv)
+            finally:
+                os._exit(127)
+        os.close(w)
+        chunks = []
+        while True:
+            b = os.read(r, 65536)
+            if not b:
+                break
+            chunks.append(b)
+        os.close(r)
+        _, status, usage = os.wait4(pid, 0)
+        walls.append((time.perf_counter() - t0) * 1e3)
+        rss.append(usage.ru_maxrss / 1024)
+        last = b"".join(chunks).decode(errors="replace").strip()[-400:]
+        rc = os.waitstatus_to_exitcode(status)
+    return {"argv": " ".join(argv), "samples": SAMPLES, "wall_ms_median": statistics.median(walls),
+            "wall_ms_min": min(walls), "wall_ms_max": max(walls), "max_rss_mib": statistics.median(rss),
+            "last_output": last, "rc": rc}
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    n = sys.argv[2] if len(sys.argv) > 2 else "2048"
+    torch_first = ("import torch; a = torch.randn(%s, %s, device='cuda'); b = a @ a; "
+                   "torch.cuda.synchronize(); print(float(b[0, 0]))" % (n, n))
+    result = {
+        "method": f"fresh process each time, {SAMPLES} samples, median wall (spawn to exit) and median peak RSS",
+        "gpulab_worker_first_sgemm": measure_rss([os.path.join(root, "bin/gpulab-worker"), "--cold-sgemm", n, "1"]),
+        "gpulab_device_check": measure_rss([os.path.join(root, "bin/gpulab"), "device", "--json"]),
+        "torch_cuda_init": measure_rss([sys.executable, "-c", "import torch; torch.cuda.init(); print(torch.cuda.is_initialized())"]),
+        "torch_first_matmul": measure_rss([sys.executable, "-c", torch_first]),
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
