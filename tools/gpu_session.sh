@@ -14,7 +14,7 @@
 # Usage: tools/gpu_session.sh PHASE [OUT] [PROFILE]   (OUT defaults to $OUT,
 # then ./gpu-session; PROFILE to h100-sxm)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 phase=${1:?phase: suite runs record peer cold all}
 out=${2:-${OUT:-gpu-session}}
 profile=${3:-h100-sxm}

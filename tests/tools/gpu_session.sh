@@ -6,7 +6,7 @@
 # metric breaks this test instead of a GPU session. TAP output.
 # Usage: gpu_session.sh BUILD/bin/lessonc
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 build=$(dirname "$(dirname "${1:-build/bin/lessonc}")")
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 n=0 bad=0
