@@ -49,6 +49,14 @@ function slowUpload(port, { declared = 1000, localAddress = '127.0.0.1', path = 
 }
 
 const statusOf = (answer) => Number((answer.match(/^HTTP\/1\.[01] (\d{3})/) || [])[1] || 0);
+// A whole answer: its headers and as many body bytes as Content-Length says
+// (the status line may arrive in an earlier packet than the rest).
+const complete = (answer) => {
+  const end = answer.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const len = Number((answer.slice(0, end).match(/\r\ncontent-length:\s*(\d+)/i) || [])[1] ?? NaN);
+  return Number.isFinite(len) && Buffer.byteLength(answer.slice(end + 4), 'latin1') >= len;
+};
 const bodyOf = (answer) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
 
 async function until(what, cond, timeoutMs) {
@@ -119,7 +127,7 @@ test('a_body_dribbled_at_one_byte_a_second_is_cut_off_with_408', T, () =>
     const t0 = performance.now();
     const s = slowUpload(srv.port, { declared: 200 });
     try {
-      await until('an answer to the slow body', () => s.closed || statusOf(s.answer) > 0, 30000);
+      await until('an answer to the slow body', () => s.closed || complete(s.answer), 30000);
       const r = { status: statusOf(s.answer), headers: {}, body: s.answer.slice(s.answer.indexOf('\r\n\r\n') + 4) };
       for (const line of s.answer.split('\r\n\r\n')[0].split('\r\n').slice(1)) {
         const i = line.indexOf(':');
@@ -141,7 +149,7 @@ test('a_body_shorter_than_its_content_length_is_400_not_served', T, () =>
     s.setEncoding('latin1').on('data', (d) => (answer += d)).on('error', () => {}).on('close', () => (closed = true));
     s.write('POST /api/experiments/timing HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"backend":"simulated"}');
     try {
-      await until('an answer to the short body', () => closed || statusOf(answer) > 0, 30000);
+      await until('an answer to the short body', () => closed || complete(answer), 30000);
       assert.equal(statusOf(answer), 400, answer.slice(0, 300));
       const e = bodyOf(answer).error;
       assert.equal(e.code, 'bad_request');
