@@ -86,15 +86,23 @@ def launch_us(kernels=1000):
     return ms * 1e3 / kernels
 
 
-def matmul(n, dtype=torch.float32, tf32=False, repeats=10):
-    """(TFLOPS by events, events ms of the batch, host enqueue us per matmul)."""
+def operands(n, dtype=torch.float32):
+    return torch.randn(n, n, device="cuda").to(dtype), torch.randn(n, n, device="cuda").to(dtype)
+
+
+def matmul_tflops(n, dtype=torch.float32, tf32=False, repeats=10):
+    """(TFLOPS by events, events ms of the batch of `repeats`)."""
     torch.backends.cuda.matmul.allow_tf32 = tf32
-    a = torch.randn(n, n, device="cuda").to(dtype)
-    b = torch.randn(n, n, device="cuda").to(dtype)
+    a, b = operands(n, dtype)
     ms = events_ms(lambda: [a @ b for _ in range(repeats)])
-    enqueue = host_us(lambda: [a @ b for _ in range(repeats)], sync_after=False) / repeats
     torch.backends.cuda.matmul.allow_tf32 = False
-    return 2.0 * n ** 3 * repeats / (ms * 1e9), ms, enqueue
+    return 2.0 * n ** 3 * repeats / (ms * 1e9), ms
+
+
+def enqueue_us(n, repeats=10):
+    """Host time per fp32 matmul handed to the GPU, no synchronize."""
+    a, b = operands(n)
+    return host_us(lambda: [a @ b for _ in range(repeats)], sync_after=False) / repeats
 
 
 def precision_repeats(n):
@@ -106,7 +114,7 @@ def precision(n=4096):
     for name, dtype, tf32 in (("fp32", torch.float32, False), ("tf32", torch.float32, True),
                               ("bf16", torch.bfloat16, False), ("fp16", torch.float16, False)):
         try:
-            out[name] = matmul(n, dtype, tf32, precision_repeats(n))[0]
+            out[name] = matmul_tflops(n, dtype, tf32, precision_repeats(n))[0]
         except RuntimeError as e:  # a GPU without the format
             out[name] = None
             out[name + "_error"] = str(e)[:200]
@@ -215,10 +223,8 @@ def streams(chunks=16, chunk_mib=8, kernel_us=300, n_streams=4):
 
 def sync_costs():
     x = torch.randn(256, 10, device="cuda")
-    loss = x.square().mean()
     return {"synchronize_idle_us": host_us(torch.cuda.synchronize, samples=51, sync_after=False),
-            "item_us": host_us(lambda: (x.square().mean()).item(), samples=51, sync_after=False),
-            "loss_for_check": float(loss)}
+            "item_us": host_us(lambda: x.square().mean().item(), samples=51, sync_after=False)}
 
 
 def main():
@@ -236,12 +242,12 @@ def main():
         "h2d_pageable_gbps": copy_gbps(size, False, "h2d"),
         "d2h_pinned_gbps": copy_gbps(size, True, "d2h"),
         "d2h_pageable_gbps": copy_gbps(size, False, "d2h"),
-        "best_h2d_gbps": max(copy_gbps(s, True, "h2d") for s in (size, 2 * size)),
         "launch_us": launch_us(),
-        "sgemm_tflops": {str(n): matmul(n)[0] for n in (256, 1024, 2048, 4096)},
     }
-    tflops, ms, enqueue = matmul(2048)
-    result["timing"] = {"tflops": tflops, "events_ms": ms, "enqueue_us": enqueue}
+    result["best_h2d_gbps"] = max(result["h2d_pinned_gbps"], copy_gbps(2 * size, True, "h2d"))
+    sgemm = {n: matmul_tflops(n) for n in (256, 1024, 2048, 4096)}
+    result["sgemm_tflops"] = {str(n): v[0] for n, v in sgemm.items()}
+    result["timing"] = {"tflops": sgemm[2048][0], "events_ms": sgemm[2048][1], "enqueue_us": enqueue_us(2048)}
     if not quick:
         for name, fn in (("precision", precision), ("graphs", graphs), ("allocator", allocator),
                          ("streams", streams), ("sync", sync_costs)):

@@ -17,7 +17,9 @@ const slurm = (cmd, args) => {
   assert.equal(r.status, 0, `${cmd} ${args.join(' ')}: ${r.stderr}`);
   return r.stdout.trim();
 };
-const jobs = (name) => slurm('squeue', ['-h', '-n', name, '-o', '%i']).split('\n').filter(Boolean);
+// The ids of the jobs named NAME (in STATES, a squeue -t list, when given).
+const jobs = (name, states) =>
+  slurm('squeue', ['-h', '-n', name, ...(states ? ['-t', states] : []), '-o', '%i']).split('\n').filter(Boolean);
 const jobStates = (name) => slurm('squeue', ['-h', '-t', 'all', '-n', name, '-o', '%i %T %r']);
 
 test('--workers slurm:2: two GPU-bound Slurm workers, runs spread over both, the run of a cancelled job handed back and the job replaced, all cancelled at stop', T, async () => {
@@ -74,7 +76,8 @@ test('--workers slurm:2: two GPU-bound Slurm workers, runs spread over both, the
   }
   // scancel is asynchronous: a cancelled job may show as COMPLETING while
   // Slurm cleans up. None may still be pending or running.
-  const live = (n) => slurm('squeue', ['-h', '-n', n, '-t', 'PD,R,S,CF', '-o', '%i']).split('\n').filter(Boolean);
-  await waitFor(() => live(name).length === 0, { timeoutMs: 15000, what: `the server's jobs cancelled (${jobStates(name)})` });
+  const ended = await waitFor(() => jobs(name, 'PD,R,S,CF').length === 0, { timeoutMs: 15000, what: 'the jobs ending' })
+    .then(() => true, () => false);
+  assert.ok(ended, `the server cancelled its jobs as it stopped: ${jobStates(name)}`);
   assert.match(jobStates(name), /CANCELLED|COMPLETING|COMPLETED|^$/);
 });
