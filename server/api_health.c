@@ -2,7 +2,9 @@
  * how often the GPU worker had to be replaced; in class mode, the class; on
  * a shared store, its live GPU workers and whether the store answers (the
  * server stays healthy either way: a load balancer must not drop every
- * server because the database blinked). */
+ * server because the database blinked). "status" is "degraded", with the
+ * watchdog's "reason", while something hangs or the store cannot be
+ * written (watchdog.h); the answer stays 200. */
 #include <civetweb.h>
 
 #include "api.h"
@@ -10,13 +12,17 @@
 #include "class.h"
 #include "http.h"
 #include "runs.h"
+#include "watchdog.h"
 #include "workers_json.h"
 
 int srv_api_health(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
   if (!srv_method_ok(conn, "GET,HEAD")) return 405;
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, "status", "ok");
+  char reasons[768];
+  int degraded = srv_watchdog_status(app->watchdog, reasons, sizeof reasons);
+  cJSON_AddStringToObject(o, "status", degraded ? "degraded" : "ok");
+  if (degraded) cJSON_AddStringToObject(o, "reason", reasons);
   cJSON_AddStringToObject(o, "version", GPULAB_VERSION);
   srv_class_runs *cr = app->cls ? app->cls->runs : NULL;
   cJSON *all = srv_class_runs_workers(cr); /* a shared store: its GPU workers */

@@ -11,6 +11,10 @@ int srv_cli_usage(const char *message);
 int srv_cli_help(void);
 
 int srv_cmd_serve(int argc, char **argv);
+/* Set when serve stopped at its deadline with a request still stuck in a
+ * call that does not return: main then ends the process with _exit, since
+ * exit's handlers (a library's destructor) could wait on that request. */
+extern int srv_serve_abandoned;
 int srv_cmd_worker(int argc, char **argv);
 int srv_cmd_device(int argc, char **argv);
 int srv_cmd_run(int argc, char **argv);

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <poll.h>
 #include <unistd.h>
+
+#include "clock.h"
+#include "subprocess.h"
 
 typedef struct {
   unsigned long long total, free, used;
@@ -80,38 +83,44 @@ done:
   return rc;
 }
 
-/* Runs argv, captures at most cap-1 bytes of stdout; returns the exit status or -1. */
+/* nvidia-smi answers in well under a second; one that hangs (a wedged
+ * driver does that) is killed at this deadline, so the probe always ends. */
+#define SMI_DEADLINE_S 5.0
+
+/* Runs argv, captures at most cap-1 bytes of stdout until SMI_DEADLINE_S;
+ * returns the exit status, -2 when the deadline killed it, or -1 (could not
+ * start, or killed by a signal). */
 static int capture(char *const argv[], char *out, size_t cap) {
   int fds[2];
   out[0] = 0;
-  if (pipe(fds) != 0) return -1;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return -1;
-  }
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, 2);
-    execvp(argv[0], argv);
-    _exit(127);
-  }
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  pid_t pid;
+  srv_spawn_opts o = {.path = argv[0], .argv = argv, .stdout_fd = fds[1], .quiet_stderr = 1};
+  int started = srv_spawn(&o, &pid) == 0;
   close(fds[1]);
+  if (!started) {
+    close(fds[0]);
+    return errno == ENOENT ? 127 : -1;
+  }
+  double until = lab_clock_s() + SMI_DEADLINE_S;
   size_t used = 0;
-  ssize_t got;
   char sink[256];
-  while ((got = read(fds[0], used + 1 < cap ? out + used : sink, used + 1 < cap ? cap - 1 - used : sizeof sink)) > 0)
+  for (;;) {
+    double left = until - lab_clock_s();
+    struct pollfd p = {.fd = fds[0], .events = POLLIN};
+    int r = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break; /* the deadline: srv_spawn_wait kills it */
+    ssize_t got = read(fds[0], used + 1 < cap ? out + used : sink, used + 1 < cap ? cap - 1 - used : sizeof sink);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
     if (used + 1 < cap) used += (size_t)got;
+  }
   out[used] = 0;
   close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  double left = until - lab_clock_s();
+  int rc = srv_spawn_wait(pid, left > 0 ? left : 0);
+  return rc == -2 ? -2 : rc > 128 ? -1 : rc;
 }
 
 static void trim(char *s) {
@@ -165,6 +174,12 @@ static int probe_smi(lab_driver_view *v) {
   char *query[] = {(char *)cmd, "--query-gpu=name,memory.total,memory.free,driver_version,pci.bus_id",
                    "--format=csv,noheader,nounits", NULL};
   int rc = capture(query, out, 16384);
+  if (rc == -2) {
+    snprintf(v->error + strlen(v->error), sizeof v->error - strlen(v->error),
+             "; nvidia-smi did not answer within %.0f s and was stopped", SMI_DEADLINE_S);
+    free(out);
+    return -1;
+  }
   if (rc == 127 || rc < 0) {
     snprintf(v->error + strlen(v->error), sizeof v->error - strlen(v->error), "; nvidia-smi was not found");
     free(out);

@@ -2,16 +2,27 @@
  * decides the process's exit status. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "runner.h"
+#include "subprocess.h"
 
 int main(int argc, char **argv) {
   if (argc < 2) return srv_cli_help();
   const char *cmd = argv[1];
   int rest_c = argc - 2;
   char **rest = argv + 2;
-  if (!strcmp(cmd, "serve")) return srv_cmd_serve(rest_c, rest);
+  if (!strcmp(cmd, "_guard")) return srv_spawn_guard_main(rest_c, rest); /* internal: subprocess.h */
+  if (!strcmp(cmd, "serve")) {
+    int rc = srv_cmd_serve(rest_c, rest);
+    if (srv_serve_abandoned) {
+      fflush(stdout);
+      fflush(stderr);
+      _exit(rc);
+    }
+    return rc;
+  }
   if (!strcmp(cmd, "worker")) return srv_cmd_worker(rest_c, rest);
   if (!strcmp(cmd, "device")) return srv_cmd_device(rest_c, rest);
   if (!strcmp(cmd, "run")) return srv_cmd_run(rest_c, rest);

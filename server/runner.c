@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cjson_compat.h"
+#include "abstime.h"
 #include "clock.h"
 #include "driver_probe.h"
 #include "envelope.h"
@@ -19,10 +20,30 @@ int srv_runner_init(srv_runner *r, srv_supervisor *sup) {
   r->deadline_s = 60;
   r->wait_s = 30;
   if (pthread_cond_init(&r->probed, NULL) != 0) return -1;
+  if (pthread_cond_init(&r->wake, NULL) != 0) {
+    pthread_cond_destroy(&r->probed);
+    return -1;
+  }
   return pthread_mutex_init(&r->lock, NULL);
 }
 
 void srv_runner_free(srv_runner *r) {
+  if (r->prober_started) {
+    pthread_mutex_lock(&r->lock);
+    r->prober_stop = 1;
+    pthread_cond_signal(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    /* A probe stuck in the driver cannot be cancelled: after a bounded
+     * wait the thread is left behind (the process is ending) and what it
+     * uses is not destroyed under it. */
+    struct timespec ts = srv_abstime_after(r->views_wait_s + 1);
+    if (pthread_timedjoin_np(r->prober, NULL, &ts) != 0) {
+      fprintf(stderr, "gpulab: the device check is still stuck; not waiting for it\n");
+      pthread_detach(r->prober);
+      return;
+    }
+  }
+  pthread_cond_destroy(&r->wake);
   pthread_cond_destroy(&r->probed);
   pthread_mutex_destroy(&r->lock);
 }
@@ -46,41 +67,147 @@ static int fetch_runtime_view(srv_runner *r, lab_runtime_view *rt, double wait_s
 }
 
 /* Views younger than this are answered from the cache: probing costs a
- * fork of nvidia-smi (without NVML) and a round trip to the worker. */
+ * run of nvidia-smi (without NVML) and a round trip to the worker. */
 #define VIEWS_FRESH_S 1.0
 
-/* Single flight: one probe at a time. Whoever asks while a probe runs
- * waits for its answer instead of starting another (50 requests at once
- * once forked nvidia-smi 50 times). */
-void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt) {
+/* One probe: the driver view, then the runtime view from the worker (a
+ * busy worker is running an experiment: the cached runtime view is kept).
+ * Called without the lock; stores its result under it. */
+static void probe_once(srv_runner *r) {
   pthread_mutex_lock(&r->lock);
-  unsigned long gen = r->probe_gen;
-  while (r->probing) pthread_cond_wait(&r->probed, &r->lock);
-  if (r->probe_gen != gen || (r->have_rt && lab_clock_s() - r->views_at_s < VIEWS_FRESH_S)) {
-    *drv = r->drv; /* a probe finished while we waited, or the last one is fresh */
-    *rt = r->rt;
-    pthread_mutex_unlock(&r->lock);
-    return;
-  }
-  r->probing = 1;
   int have = r->have_rt;
-  lab_runtime_view cached = r->rt;
   pthread_mutex_unlock(&r->lock);
-  srv_driver_probe(drv);
-  /* A busy worker is running an experiment: answer from the cache at once. */
+  lab_driver_view drv;
   lab_runtime_view fresh;
+  srv_driver_probe(&drv);
   int got = fetch_runtime_view(r, &fresh, have ? 0.05 : r->wait_s) == 0;
-  *rt = got || !have ? fresh : cached;
   pthread_mutex_lock(&r->lock);
   if (got || !have) {
     r->rt = fresh;
     r->have_rt = fresh.status != LAB_RT_ERROR || r->have_rt;
   }
-  r->drv = *drv;
+  r->drv = drv;
+  r->have_views = 1;
   r->views_at_s = lab_clock_s();
   r->probing = 0;
   r->probe_gen++;
   pthread_cond_broadcast(&r->probed);
+  pthread_mutex_unlock(&r->lock);
+}
+
+/* The background prober (serve): request threads never run a probe
+ * themselves, so a probe that hangs (a wedged driver, nvidia-smi stuck)
+ * holds no request; they wait for its answer only as long as
+ * views_wait_s. */
+static void *prober_main(void *arg) {
+  srv_runner *r = arg;
+  pthread_mutex_lock(&r->lock);
+  while (!r->prober_stop) {
+    if (!r->probe_wanted || r->prober_quiet) {
+      pthread_cond_wait(&r->wake, &r->lock);
+      continue;
+    }
+    r->probe_wanted = 0;
+    pthread_mutex_unlock(&r->lock);
+    probe_once(r);
+    pthread_mutex_lock(&r->lock);
+  }
+  pthread_mutex_unlock(&r->lock);
+  return NULL;
+}
+
+/* Under the lock: marks a probe in flight and hands it to the prober (or
+ * returns 1 when the caller must run it itself: no background prober). */
+static int start_probe_locked(srv_runner *r) {
+  r->probing = 1;
+  r->probe_started_s = lab_clock_s();
+  if (!r->background) return 1;
+  if (!r->prober_started) {
+    if (pthread_create(&r->prober, NULL, prober_main, r) != 0) return 1;
+    r->prober_started = 1;
+  }
+  r->probe_wanted = 1;
+  pthread_cond_signal(&r->wake);
+  return 0;
+}
+
+int srv_runner_background(srv_runner *r, double wait_s) {
+  pthread_mutex_lock(&r->lock);
+  r->background = 1;
+  r->views_wait_s = wait_s;
+  int rc = 0;
+  if (!r->probing && start_probe_locked(r)) rc = -1; /* a first view while nothing asks yet */
+  if (rc) r->probing = 0;
+  pthread_mutex_unlock(&r->lock);
+  return rc;
+}
+
+srv_views_state srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt) {
+  pthread_mutex_lock(&r->lock);
+  double now = lab_clock_s();
+  if (r->have_views && now - r->views_at_s < VIEWS_FRESH_S) {
+    *drv = r->drv;
+    *rt = r->rt;
+    pthread_mutex_unlock(&r->lock);
+    return SRV_VIEWS_FRESH;
+  }
+  unsigned long gen = r->probe_gen;
+  if (!r->probing && start_probe_locked(r)) {
+    pthread_mutex_unlock(&r->lock);
+    probe_once(r); /* the CLI: this thread probes, as long as it takes */
+    pthread_mutex_lock(&r->lock);
+  }
+  /* Wait for the probe in flight, single flight: every caller shares its
+   * answer. A probe that has already run past the wait is not waited for
+   * again by each new request: they get the last view at once. */
+  if (r->background) {
+    double until = r->probe_started_s + r->views_wait_s;
+    if (until < now) until = now;
+    if (until > now + r->views_wait_s) until = now + r->views_wait_s;
+    struct timespec ts = srv_abstime_after(until - now);
+    while (r->probe_gen == gen && pthread_cond_timedwait(&r->probed, &r->lock, &ts) == 0) {
+    }
+  } else {
+    while (r->probe_gen == gen) pthread_cond_wait(&r->probed, &r->lock);
+  }
+  srv_views_state state = r->probe_gen != gen ? SRV_VIEWS_FRESH : r->have_views ? SRV_VIEWS_STALE : SRV_VIEWS_NONE;
+  if (state != SRV_VIEWS_NONE) {
+    *drv = r->drv;
+    *rt = r->rt;
+  } else {
+    memset(drv, 0, sizeof *drv);
+    memset(rt, 0, sizeof *rt);
+    snprintf(drv->error, sizeof drv->error, "the device check has not answered within %.0f s", r->views_wait_s);
+    rt->status = LAB_RT_ERROR;
+    snprintf(rt->error_name, sizeof rt->error_name, "%s", lab_err_code(LAB_E_DEVICE_CHECK_TIMEOUT));
+    snprintf(rt->error_message, sizeof rt->error_message, "the device check is still running; retry in a few seconds");
+  }
+  pthread_mutex_unlock(&r->lock);
+  return state;
+}
+
+double srv_runner_views_age_s(srv_runner *r) {
+  pthread_mutex_lock(&r->lock);
+  double age = r->have_views ? lab_clock_s() - r->views_at_s : -1;
+  pthread_mutex_unlock(&r->lock);
+  return age;
+}
+
+double srv_runner_probe_running_s(srv_runner *r) {
+  pthread_mutex_lock(&r->lock);
+  double s = r->probing ? lab_clock_s() - r->probe_started_s : 0;
+  pthread_mutex_unlock(&r->lock);
+  return s;
+}
+
+void srv_runner_quiesce(srv_runner *r) {
+  pthread_mutex_lock(&r->lock);
+  r->prober_quiet = 1;
+  if (r->probing && r->background) {
+    struct timespec ts = srv_abstime_after(r->views_wait_s);
+    while (r->probing && pthread_cond_timedwait(&r->probed, &r->lock, &ts) == 0) {
+    }
+  }
   pthread_mutex_unlock(&r->lock);
 }
 
@@ -154,7 +281,11 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
   lab_driver_view drv;
   lab_runtime_view rt;
   lab_verdict v;
-  srv_runner_views(r, &drv, &rt);
+  srv_views_state views = srv_runner_views(r, &drv, &rt);
+  if (views == SRV_VIEWS_NONE && strcmp(backend, "cuda") == 0)
+    return lab_fail(err, LAB_E_DEVICE_CHECK_TIMEOUT, "backend",
+                    "the device check has not answered yet, so the GPU cannot be used; retry in a few seconds or "
+                    "use backend \"simulated\"");
   lab_device_verdict(&drv, &rt, &v);
   if (r->gpu_elsewhere && lab_experiment_has_kernel(e) && v.usable) {
     v.usable = 0; /* the class's workers have the GPUs; this one only serves */

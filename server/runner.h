@@ -21,20 +21,51 @@ typedef struct srv_runner {
   pthread_mutex_t lock; /* guards the cached views and the probe in flight */
   pthread_cond_t probed; /* a probe finished */
   int probing;           /* a probe is in flight (one at a time) */
+  double probe_started_s; /* lab_clock_s of the probe in flight */
   unsigned long probe_gen; /* probes finished */
   lab_runtime_view rt;
   int have_rt;
   lab_driver_view drv; /* the last driver view, and when both views were taken */
+  int have_views;
   double views_at_s;
+  /* serve: probes run on a background thread and callers wait for one at
+   * most views_wait_s (srv_runner_background); the CLI probes in place. */
+  int background;
+  double views_wait_s;
+  pthread_t prober;
+  pthread_cond_t wake; /* a probe is wanted, or the prober must stop */
+  int prober_started, probe_wanted, prober_stop, prober_quiet;
 } srv_runner;
+
+/* What srv_runner_views could give. */
+typedef enum srv_views_state {
+  SRV_VIEWS_NONE = -1, /* no view yet: the first probe has not answered within the wait */
+  SRV_VIEWS_FRESH = 0,
+  SRV_VIEWS_STALE = 1, /* the last view: the probe in flight did not answer within the wait */
+} srv_views_state;
 
 int srv_runner_init(srv_runner *r, srv_supervisor *sup);
 void srv_runner_free(srv_runner *r);
 
 /* Fresh driver view; runtime view from the worker (cached while it is
  * busy). Views younger than a second are reused, and only one probe runs
- * at a time: concurrent callers share its answer. */
-void srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt);
+ * at a time: concurrent callers share its answer. In the background mode
+ * a caller waits at most views_wait_s: then it gets the last view
+ * (STALE), or with none yet NONE and views that say the check has not
+ * answered (not usable). */
+srv_views_state srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt);
+/* serve: probes run on a thread of their own from now on, callers wait at
+ * most wait_s; a first probe starts at once. 0, or -1 (no thread: callers
+ * probe in place as the CLI does). */
+int srv_runner_background(srv_runner *r, double wait_s);
+/* Seconds since the last view was taken (-1: none yet), and how long the
+ * probe in flight has run (0: none): what the watchdog watches. */
+double srv_runner_views_age_s(srv_runner *r);
+double srv_runner_probe_running_s(srv_runner *r);
+/* The server is stopping: no more probes start; a probe in flight gets up
+ * to views_wait_s to end (then the supervisor can be freed before the
+ * runner, so the worker ends by EOF and resets its device). */
+void srv_runner_quiesce(srv_runner *r);
 /* True when experiments can run on the GPU. */
 int srv_runner_gpu_usable(srv_runner *r);
 

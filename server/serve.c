@@ -34,6 +34,10 @@
 /* a class on a shared store: its workers, and a proxy in front */
 #include "client_addr.h"
 #include "workers_spec.h"
+/* what hangs quietly, and the stop path's deadline */
+#include "watchdog.h"
+#include "abstime.h"
+#include "clock.h"
 
 static volatile sig_atomic_t stop_requested;
 static _Thread_local double request_started;
@@ -52,6 +56,8 @@ static double now_ms(void) {
 static int begin_request(struct mg_connection *conn) {
   request_started = now_ms();
   srv_session_log_reset();
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  srv_watchdog_request_begin(ri->request_method, ri->local_uri);
   return srv_request_check(conn);
 }
 
@@ -69,6 +75,7 @@ static void end_request(const struct mg_connection *conn, int status) {
                now_ms() - request_started, srv_session_log_id());
   fprintf(stderr, "%s\n", line);
   srv_metrics_request(status);
+  srv_watchdog_request_end();
 }
 
 static int log_message(const struct mg_connection *conn, const char *message) {
@@ -102,6 +109,66 @@ static void *wake_accept_loop(void *arg) {
     close(fd);
   }
   return NULL;
+}
+
+/* The stop path: mg_stop waits for every request in progress, so it runs on
+ * a thread of its own and the server waits for it only until the deadline
+ * (SIGTERM is answered within STOP_DEADLINE_S, whatever a request does). */
+#define STOP_DEADLINE_S 4.5
+#define DRAIN_S 3.0
+static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
+static int http_stopped;
+int srv_serve_abandoned;
+
+static void *stop_http_thread(void *arg) {
+  mg_stop(arg);
+  pthread_mutex_lock(&stop_lock);
+  http_stopped = 1;
+  pthread_cond_signal(&stop_cond);
+  pthread_mutex_unlock(&stop_lock);
+  return NULL;
+}
+
+/* 0 once CivetWeb has stopped; -1 when the deadline came first. */
+static int stop_http(struct mg_context *ctx, int port, double deadline_at) {
+  static int wake_port; /* the waker may outlive this call when the deadline comes first */
+  wake_port = port;
+  pthread_t waker, stopper;
+  int have_waker = pthread_create(&waker, NULL, wake_accept_loop, &wake_port) == 0;
+  if (pthread_create(&stopper, NULL, stop_http_thread, ctx) != 0) {
+    mg_stop(ctx); /* no thread to spare: wait for it here */
+    http_stopped = 1;
+  } else {
+    pthread_mutex_lock(&stop_lock);
+    double left = deadline_at - lab_clock_s();
+    struct timespec ts = srv_abstime_after(left > 0 ? left : 0);
+    while (!http_stopped && pthread_cond_timedwait(&stop_cond, &stop_lock, &ts) == 0) {
+    }
+    int done = http_stopped;
+    pthread_mutex_unlock(&stop_lock);
+    if (!done) return -1;
+    pthread_join(stopper, NULL);
+  }
+  stop_done = 1;
+  if (have_waker) pthread_join(waker, NULL);
+  return 0;
+}
+
+/* Requests wait for the device probe at most this long (then the last
+ * view, marked stale); a probe running past PROBE_STUCK_S, or a request
+ * running past every deadline it has, makes /api/health "degraded". */
+#define PROBE_WAIT_S 2.0
+#define PROBE_STUCK_S 10.0
+#define STORE_CHECK_S 5.0
+
+static double watchdog_stuck_s(const srv_runner *r) {
+  const char *v = getenv("GPULAB_WATCHDOG_STUCK_S"); /* tests: a stuck request without the wait */
+  long s;
+  if (srv_test_hooks_enabled() && v && srv_cli_long(v, 1, 3600, &s) == 0) return (double)s;
+  /* The longest a request may rightly take: waiting for the GPU, then the
+   * run's own deadline, with room for the simulator and the store. */
+  return r->wait_s + r->deadline_s + 30;
 }
 
 /* A profile from `gpulab calibrate --out`, offered beside the built-ins. */
@@ -347,6 +414,16 @@ int srv_cmd_serve(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
+  /* From here on a request never runs the device probe itself: it waits
+   * for the background probe at most PROBE_WAIT_S (the class's queue has
+   * taken its first views above, as long as the worker needed). */
+  srv_runner_background(&app.runner, PROBE_WAIT_S);
+  srv_watchdog_opts wd = {.runner = &app.runner,
+                          .store = app.cls ? app.cls->store : NULL,
+                          .stuck_s = watchdog_stuck_s(&app.runner),
+                          .probe_stuck_s = PROBE_STUCK_S,
+                          .store_every_s = STORE_CHECK_S};
+  app.watchdog = srv_watchdog_start(&wd);
   mg_init_library(use_tls ? MG_FEATURES_TLS : 0);
   srv_conn_gate_set(app.conns, use_tls);
   struct mg_context *ctx = mg_start(&cb, &app, options);
@@ -354,10 +431,12 @@ int srv_cmd_serve(int argc, char **argv) {
   if (!ctx) {
     fprintf(stderr, "gpulab: cannot listen on %s (in use, not an address of this machine%s)\n", ports,
             use_tls ? ", or the TLS certificate and key are not usable: see the civetweb line above" : "");
+    srv_watchdog_stop(app.watchdog);
     class_queue_stop(app.cls);
     if (app.cls) srv_class_close(app.cls);
-    srv_runner_free(&app.runner);
+    srv_runner_quiesce(&app.runner);
     srv_supervisor_free(sup);
+    srv_runner_free(&app.runner);
     srv_conn_gate_set(NULL, 0);
     srv_conn_limit_free(app.conns);
     mg_exit_library();
@@ -371,21 +450,40 @@ int srv_cmd_serve(int argc, char **argv) {
   memset(class_token, 0, sizeof class_token);
   fflush(stdout);
   while (!stop_requested) usleep(100 * 1000);
+  double stop_at = lab_clock_s();
   fprintf(stderr, "gpulab: stopping\n");
-  /* The GPU queue first, while the HTTP threads live (runs.h says why). */
+  /* The GPU queue first, while the HTTP threads live (runs.h says why);
+   * then a GPU run still in a handler fails at once with server_stopping. */
   if (app.cls && app.cls->runs) srv_class_runs_halt(app.cls->runs);
+  srv_supervisor_stop(sup);
+  /* CivetWeb writes nothing once mg_stop has begun: the requests in
+   * progress (a GPU run now failing with server_stopping) get until
+   * DRAIN_S to send their answers first. */
+  while (srv_watchdog_requests(NULL, NULL, 0) > 0 && lab_clock_s() - stop_at < DRAIN_S) usleep(10 * 1000);
   int wake_port = nports > 0 ? sp[0].port : (int)port;
-  pthread_t waker;
-  int have_waker = pthread_create(&waker, NULL, wake_accept_loop, &wake_port) == 0;
-  mg_stop(ctx);
+  if (stop_http(ctx, wake_port, stop_at + STOP_DEADLINE_S) != 0) {
+    /* A request is stuck where nothing can reach it (a library call that
+     * does not return): the process ends without waiting for it. What it
+     * was doing is not acknowledged, so nothing acknowledged is lost. */
+    double oldest = 0;
+    char what[96];
+    int left = srv_watchdog_requests(&oldest, what, sizeof what);
+    fprintf(stderr, "gpulab: stopped after %.1f s with %d request%s still running (the oldest for %.0f s: %s)\n",
+            STOP_DEADLINE_S, left, left == 1 ? "" : "s", oldest, what);
+    srv_serve_abandoned = 1;
+    return 1;
+  }
   srv_conn_gate_set(NULL, 0);
-  stop_done = 1;
-  if (have_waker) pthread_join(waker, NULL);
+  srv_watchdog_stop(app.watchdog);
   class_queue_stop(app.cls); /* frees it; before the store closes */
   if (app.cls) srv_class_close(app.cls);
-  srv_runner_free(&app.runner);
+  /* The supervisor before the runner: its worker ends by EOF and resets
+   * its device, rather than dying with the probe thread that started it. */
+  srv_runner_quiesce(&app.runner);
   srv_supervisor_free(sup);
+  srv_runner_free(&app.runner);
   srv_conn_limit_free(app.conns);
   mg_exit_library();
+  fprintf(stderr, "gpulab: stopped in %.1f s\n", lab_clock_s() - stop_at);
   return 0;
 }

@@ -11,17 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "subprocess.h"
 
 #define POLL_MS 200
 #define SHORT_LIFE_S 30.0  /* a job that ended sooner makes the next start wait */
 #define MAX_BACKOFF_S 60.0
-#define STOP_WAIT_S 20.0   /* sruns get this long to end after scancel */
+#define STOP_WAIT_S 20.0
+#define SCANCEL_DEADLINE_S 10.0 /* scancel asks slurmctld once; a dead controller must not hold the stop */   /* sruns get this long to end after scancel */
 
 typedef struct slot {
   _Atomic pid_t pid; /* its srun, 0 when none (the stopping thread reads it) */
@@ -35,7 +36,7 @@ struct srv_slurm_workers {
   srv_workers_spec spec;
   char name[128];
   char exe[4096];
-  char srun[4096]; /* found on PATH at start: exec after fork must not search */
+  char srun[4096]; /* found on PATH at start: the guard execs it by its path */
   char **envp;     /* the server's environment plus GPULAB_STORE */
   slot *slots;
   _Atomic int draining; /* no more starts: the jobs are being cancelled */
@@ -81,16 +82,23 @@ static pid_t spawn(srv_slurm_workers *k, int i) {
   argv[a++] = k->exe;
   argv[a++] = "worker";
   argv[a] = NULL;
-  pid_t parent = getpid(), pid = fork();
-  if (pid == 0) {
-    /* Only async-signal-safe calls until exec. */
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(1);
-    for (int fd = 3; fd < 1024; fd++) close(fd);
-    execve(k->srun, argv, k->envp);
-    _exit(127);
-  }
+  /* srun goes through `gpulab _guard` (subprocess.h): posix_spawn cannot set
+   * the parent-death signal, the trampoline does before it execs srun. */
+  char sig[8], parent[24];
+  snprintf(sig, sizeof sig, "%d", SIGTERM);
+  snprintf(parent, sizeof parent, "%ld", (long)getpid());
+  char *guarded[20];
+  int g = 0;
+  guarded[g++] = "gpulab";
+  guarded[g++] = "_guard";
+  guarded[g++] = sig;
+  guarded[g++] = parent;
+  guarded[g++] = k->srun;
+  for (int j = 1; j < a; j++) guarded[g++] = argv[j];
+  guarded[g] = NULL;
+  pid_t pid = 0;
+  srv_spawn_opts o = {.path = k->exe, .argv = guarded, .envp = k->envp, .new_group = 1};
+  if (srv_spawn(&o, &pid) != 0) pid = -1;
   if (pid > 0)
     fprintf(stderr, "gpulab: Slurm worker %d: srun started (pid %d, job name %s)\n", i + 1, (int)pid, k->name);
   else
@@ -184,17 +192,10 @@ srv_slurm_workers *srv_slurm_workers_start(const srv_workers_spec *spec, const c
 
 /* Runs a command and waits for it (bounded by what the command does). */
 static int run_wait(char *const argv[]) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    for (int fd = 3; fd < 1024; fd++) close(fd);
-    execvp(argv[0], argv);
-    _exit(127);
-  }
-  int status = 0;
-  if (pid < 0) return -1;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  pid_t pid;
+  srv_spawn_opts o = {.path = argv[0], .argv = argv};
+  if (srv_spawn(&o, &pid) != 0) return -1;
+  return srv_spawn_wait(pid, SCANCEL_DEADLINE_S);
 }
 
 /* The sruns still running (the keeper thread reaps the others). */

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 #include "abstime.h"
 #include "cjson_compat.h"
 #include "clock.h"
+#include "subprocess.h"
 
 #define MAX_ANSWER_BYTES (8 * 1024 * 1024)
 
@@ -36,6 +36,7 @@ struct srv_supervisor {
   int live_pid;
   char gpu_env[96]; /* "CUDA_VISIBLE_DEVICES=N" (or a UUID), or "" to inherit the server's */
   srv_supervisor_os os;
+  _Atomic int stopping; /* the server is stopping: no new worker, waiters leave */
 };
 
 extern char **environ;
@@ -80,40 +81,33 @@ static int spawn(srv_supervisor *s, lab_error *err) {
     close(in[1]);
     return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot create a pipe for the worker");
   }
-  /* The child's environment is built before fork: setenv after fork is not
-   * async-signal-safe in a threaded server. */
-  char **envp = NULL;
-  if (s->gpu_env[0]) {
-    size_t n = 0;
-    while (environ[n]) n++;
-    envp = calloc(n + 2, sizeof *envp);
-    if (!envp) {
-      close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-      return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-      if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) != 0) envp[k++] = environ[i];
-    envp[k] = s->gpu_env;
+  /* The child's environment: the server's, with the GPU it is pinned to
+   * and this process's id, against which the worker checks that its parent
+   * still lives once it has set its parent-death signal (worker/main.c). */
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **envp = calloc(n + 3, sizeof *envp);
+  char parent_env[48];
+  if (!envp) {
+    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+    return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   }
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((!s->gpu_env[0] || strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) != 0) &&
+        strncmp(environ[i], SRV_SUPERVISOR_PID_ENV "=", sizeof SRV_SUPERVISOR_PID_ENV) != 0)
+      envp[k++] = environ[i];
+  if (s->gpu_env[0]) envp[k++] = s->gpu_env;
+  snprintf(parent_env, sizeof parent_env, SRV_SUPERVISOR_PID_ENV "=%ld", (long)getpid());
+  envp[k++] = parent_env;
+  char *argv[] = {"gpulab-worker", NULL};
+  pid_t pid;
+  srv_spawn_opts o = {.path = s->exe, .argv = argv, .envp = envp, .stdin_fd = in[0], .stdout_fd = out[1]};
+  if (srv_spawn(&o, &pid) != 0) {
+    int e = errno;
     free(envp);
     close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-    return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start the GPU worker (fork failed)");
-  }
-  if (pid == 0) {
-    /* Only async-signal-safe calls until exec. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    for (int fd = 3; fd < 1024; fd++) close(fd);
-    char *argv[] = {"gpulab-worker", NULL};
-    if (envp) execve(s->exe, argv, envp);
-    else execv(s->exe, argv);
-    _exit(127);
+    return lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start the GPU worker %.200s (%s)", s->exe, strerror(e));
   }
   free(envp);
   close(in[0]);
@@ -142,9 +136,22 @@ static int worker_alive(srv_supervisor *s) {
   return 0;
 }
 
-static int lock_within(pthread_mutex_t *m, double wait_s) {
-  struct timespec ts = srv_abstime_after(wait_s);
-  return pthread_mutex_timedlock(m, &ts);
+/* The job lock within wait_s, in short steps so that a stopping server
+ * sends its waiters away at once instead of after their whole wait. */
+static int lock_within(srv_supervisor *s, double wait_s) {
+  double until = lab_clock_s() + wait_s;
+  for (;;) {
+    if (s->stopping) return -1;
+    double left = until - lab_clock_s();
+    struct timespec ts = srv_abstime_after(left < 0 ? 0 : left < 0.2 ? left : 0.2);
+    int rc = pthread_mutex_timedlock(&s->lock, &ts);
+    if (rc == 0 || rc != ETIMEDOUT || left <= 0.2) return rc;
+  }
+}
+
+static int stopping_error(lab_error *err) {
+  return lab_fail(err, LAB_E_SERVER_STOPPING, NULL,
+                  "the server is stopping; this run did not finish. Run it again in a moment");
 }
 
 static int write_all(int fd, const char *p, size_t n) {
@@ -164,8 +171,9 @@ static int read_line(srv_supervisor *s, double deadline_at, size_t *len) {
   for (;;) {
     double left = deadline_at - lab_clock_s();
     if (left <= 0) return -1;
+    if (s->stopping) return 0; /* srv_supervisor_stop: the caller reaps it */
     struct pollfd p = {.fd = s->from_worker, .events = POLLIN};
-    int r = poll(&p, 1, (int)(left * 1000) + 1);
+    int r = poll(&p, 1, left < 0.2 ? (int)(left * 1000) + 1 : 200);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) continue;
     ssize_t got = read(s->from_worker, s->buf + used, MAX_ANSWER_BYTES - used);
@@ -185,10 +193,18 @@ static int read_line(srv_supervisor *s, double deadline_at, size_t *len) {
 int srv_supervisor_call(srv_supervisor *s, const cJSON *job, double wait_s, double deadline_s, cJSON **answer,
                         lab_error *err) {
   *answer = NULL;
-  if (lock_within(&s->lock, wait_s) != 0)
+  if (s->stopping) return stopping_error(err);
+  if (lock_within(s, wait_s) != 0) {
+    if (s->stopping) return stopping_error(err);
     return lab_fail(err, LAB_E_BUSY, NULL, "the GPU is busy with another experiment; retry in a few seconds");
+  }
   int rc = -1;
-  char *line = cJSON_PrintUnformatted(job);
+  char *line = NULL;
+  if (s->stopping) {
+    stopping_error(err);
+    goto out;
+  }
+  line = cJSON_PrintUnformatted(job);
   if (!line) {
     lab_fail(err, LAB_E_NOMEM, NULL, NULL);
     goto out;
@@ -215,6 +231,10 @@ int srv_supervisor_call(srv_supervisor *s, const cJSON *job, double wait_s, doub
   int got = read_line(s, lab_clock_s() + deadline_s, &len);
   if (got <= 0) {
     reap(s, 1);
+    if (s->stopping) {
+      stopping_error(err);
+      goto out;
+    }
     s->restarts++;
     if (got < 0)
       lab_fail(err, LAB_E_DEADLINE, NULL,
@@ -252,6 +272,11 @@ void srv_supervisor_kill(srv_supervisor *s) {
   pthread_mutex_lock(&s->kill_lock);
   if (s->live_pid > 0) s->os.kill(s->live_pid, SIGKILL);
   pthread_mutex_unlock(&s->kill_lock);
+}
+
+void srv_supervisor_stop(srv_supervisor *s) {
+  s->stopping = 1;
+  srv_supervisor_kill(s);
 }
 
 void srv_supervisor_set_os(srv_supervisor *s, srv_supervisor_os os) { s->os = os; }

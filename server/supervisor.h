@@ -12,6 +12,10 @@
 
 typedef struct srv_supervisor srv_supervisor;
 
+/* The environment variable that gives the worker its supervisor's pid: it
+ * sets its parent-death signal, then exits if its parent is already gone. */
+#define SRV_SUPERVISOR_PID_ENV "GPULAB_SUPERVISOR_PID"
+
 /* The process calls the supervisor makes; tests replace them to force the
  * interleavings a race needs (the defaults are kill and waitpid). */
 typedef struct srv_supervisor_os {
@@ -33,6 +37,10 @@ int srv_supervisor_pid(srv_supervisor *s); /* 0 when no worker runs */
 /* Kills the worker now, without waiting for the job in progress: that job
  * fails with worker_crashed and the next one starts a fresh worker. */
 void srv_supervisor_kill(srv_supervisor *s);
+/* The server is stopping: the job in progress fails at once with
+ * server_stopping (its worker is killed), jobs waiting for the worker and
+ * any later call get server_stopping too, and no worker is started again. */
+void srv_supervisor_stop(srv_supervisor *s);
 /* Pins the worker to one GPU (CUDA_VISIBLE_DEVICES=gpu in its environment;
  * the worker then sees it as device 0). gpu < 0 inherits the server's. Call
  * before the first job: a running worker keeps its environment. */

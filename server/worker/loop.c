@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cjson_compat.h"
 #include "kern.h"
 #include "registry.h"
 #include "jobs.h"
+#include "supervisor.h"
 
 static int answer(cJSON *result, const lab_error *err) {
   cJSON *msg = NULL;
@@ -30,7 +32,18 @@ static int answer(cJSON *result, const lab_error *err) {
   return rc;
 }
 
+/* It dies with the supervisor's thread (the parent-death signal; set here
+ * because the supervisor starts it with posix_spawn, which cannot), and
+ * leaves at once if that parent is gone already. */
+static int tie_to_parent(void) {
+  const char *want = getenv(SRV_SUPERVISOR_PID_ENV);
+  if (!want) return 0; /* started by hand */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  return getppid() == (pid_t)atol(want) ? 0 : -1;
+}
+
 int srv_worker_main(void) {
+  if (tie_to_parent() != 0) return 1;
   signal(SIGPIPE, SIG_IGN);
   /* Its supervisor decides when it ends (EOF, or SIGKILL): a SIGTERM or
    * SIGINT sent to the whole group — Slurm cancelling a job, Ctrl-C at a

@@ -44,6 +44,7 @@ int main(void) {
       make_session_suite,
       make_config_suite,
       make_cluster_suite,
+      make_subprocess_suite,
       make_ui_result_streams_suite,
   };
   SRunner *sr = srunner_create(NULL);

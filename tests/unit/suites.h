@@ -36,6 +36,7 @@ Suite *make_store_suite(void);
 Suite *make_session_suite(void);
 Suite *make_config_suite(void);
 Suite *make_cluster_suite(void);
+Suite *make_subprocess_suite(void);
 
 Suite *make_ui_html_suite(void);
 Suite *make_ui_device_suite(void);
