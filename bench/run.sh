@@ -3,7 +3,8 @@
 #  1. API: requests/s of GET /api/device and of a simulated run, each beside
 #     a static file served by the same server (the peer), with wrk on loopback.
 #  2. Class load (bench/load.sh): 50 learners, throughput, p50/p99, none lost;
-#     a course on a cluster (bench/cluster.sh): 500 learners on 2 servers
+#     the class-start surge (bench/class_surge.mjs): 300 learners joining in
+#     60 s from one address and from 300; a course on a cluster (bench/cluster.sh): 500 learners on 2 servers
 #     behind HAProxy with PostgreSQL and 4 workers, beside one SQLite server.
 #  3. Simulator: median wall time of each experiment's simulation over 7 runs
 #     of the CLI, beside `gpulab version` (process start-up, the peer).
@@ -38,6 +39,7 @@ kill $pid; wait $pid 2>/dev/null || true
 # 2. Class mode under load: 50 learners polling their runs and submitting
 #    simulated runs, with p50/p99 latency and a check that none was lost.
 bench/load.sh "$build" "${LOAD_SECONDS:-10}"
+node bench/class_surge.mjs "$build"
 bench/cluster.sh "$build"
 
 median_ms() { # command... → median wall ms of 7 runs
