@@ -10,8 +10,10 @@ import { fakeGpu, submit, submitQueued, getRun, cancelRun, waitRun, waitRunning 
 
 const T = { timeout: 30000 };
 
-test('one learner clicking fast cannot starve another: B runs before A\'s third', T, () =>
-  withClass({ env: fakeGpu(250), args: ['--runs-per-minute', '60', '--queued-runs-per-learner', '10'] }, async (srv) => {
+// Each fake run takes 1.5 s: the six submissions and the look at the
+// positions must fit inside A's first run even on a busy machine.
+test('one learner clicking fast cannot starve another: B runs before A\'s third', { timeout: 60000 }, () =>
+  withClass({ env: fakeGpu(1500), args: ['--runs-per-minute', '60', '--queued-runs-per-learner', '10'] }, async (srv) => {
     const a = await joinAs(srv, 'Ada');
     const b = await joinAs(srv, 'Bo');
     const runsA = [];
