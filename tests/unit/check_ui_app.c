@@ -69,6 +69,9 @@ void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) {
   ck_abort_msg("too many requests");
 }
 
+static int retry_after = -1; /* what ui_fetch_retry_after_s says during an answer */
+int ui_fetch_retry_after_s(void) { return retry_after; }
+
 void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
   ck_assert_ptr_nonnull(json_body);
   ui_fetch(url, timeout_ms, cb, ctx);
