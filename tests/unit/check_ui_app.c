@@ -323,6 +323,41 @@ START_TEST(app_checks_again_and_ignores_the_old_answer) {
 }
 END_TEST
 
+/* A server that accepts and never answers: the bridge gives up after the
+ * timeout and the page says so, simulates, and stops asking the API for
+ * lessons (their static copies answer at once). */
+START_TEST(app_says_the_server_did_not_answer_and_simulates) {
+  answer("/api/device", UI_FETCH_TIMED_OUT, "");
+  answer("/api/health", UI_FETCH_TIMED_OUT, "");
+  ck_assert_str_eq(get("text", "status"), "The server did not answer in 5 s; simulating in your browser instead");
+  ck_assert_str_eq(get("attr", "status:data-state"), "offline");
+  ck_assert_str_eq(get("attr", "gpu-body:aria-busy"), "false");
+  ck_has(get("html", "gpu-body"), "The server did not answer in 5 s; running the simulation in your browser instead.");
+  ck_has(get("html", "gpu-badge"), "simulated (profile: H100 SXM)");
+  ck_assert_str_eq(get("text", "gpu-line"), "the server did not answer in 5 s — everything is simulated in your browser");
+  answer("/api/lessons", UI_FETCH_TIMED_OUT, "");
+  answer("/lessons/index.json", 200, INDEX);
+  ck_assert_int_eq(pending("/api/lessons/one"), -1);
+  answer("/lessons/one.json", 200, ONE);
+  ck_has(get("html", "lesson"), "Lesson one");
+  ck_has(get("fill", DEVICE_SLOT), "simulated");
+}
+END_TEST
+
+/* A network failure is still plain "offline", and an answer after a
+ * re-check clears the timed-out state. */
+START_TEST(app_clears_the_timeout_when_the_server_answers_again) {
+  answer("/api/device", UI_FETCH_TIMED_OUT, "");
+  on_action("recheck", "", NULL);
+  ck_assert_str_eq(get("attr", "status:data-state"), "wait");
+  answer("/api/device", 200, DEVICE);
+  ck_assert_str_eq(get("text", "status"), "Connected — no usable GPU, so experiments are simulated");
+  ck_lacks(get("html", "gpu-body"), "did not answer");
+  answer("/api/lessons", 200, INDEX);
+  ck_assert_int_ge(pending("/api/lessons/one"), 0); /* the API is asked again */
+}
+END_TEST
+
 Suite *make_ui_app_suite(void) {
   Suite *s = suite_create("ui_app");
   TCase *tc = tcase_create("core");
@@ -341,6 +376,8 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_reports_an_unknown_lesson_in_the_address);
   tcase_add_test(tc, app_rejects_a_bundle_for_another_lesson);
   tcase_add_test(tc, app_checks_again_and_ignores_the_old_answer);
+  tcase_add_test(tc, app_says_the_server_did_not_answer_and_simulates);
+  tcase_add_test(tc, app_clears_the_timeout_when_the_server_answers_again);
   suite_add_tcase(s, tc);
   return s;
 }
