@@ -358,6 +358,18 @@ START_TEST(app_clears_the_timeout_when_the_server_answers_again) {
 }
 END_TEST
 
+/* A run the server took and never answered: after the run timeout it is
+ * simulated in the browser, and the result says why. */
+START_TEST(app_simulates_a_run_the_server_never_answered) {
+  answer("/api/device", 200, DEVICE);
+  on_action("exp-run", "device", NULL);
+  answer("/api/experiments/device", UI_FETCH_TIMED_OUT, "");
+  ck_has(get("html", "exp-device-out"), "The server did not answer in 120 s, so it was simulated in your browser instead.");
+  ck_has(get("html", "exp-device-out"), "simulated");
+  ck_has(get("text", "exp-device-status"), "Done: simulated");
+}
+END_TEST
+
 Suite *make_ui_app_suite(void) {
   Suite *s = suite_create("ui_app");
   TCase *tc = tcase_create("core");
@@ -378,6 +390,7 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_checks_again_and_ignores_the_old_answer);
   tcase_add_test(tc, app_says_the_server_did_not_answer_and_simulates);
   tcase_add_test(tc, app_clears_the_timeout_when_the_server_answers_again);
+  tcase_add_test(tc, app_simulates_a_run_the_server_never_answered);
   suite_add_tcase(s, tc);
   return s;
 }
