@@ -15,6 +15,7 @@
 #include "profiles.h"
 #include "registry.h"
 #include "route.h"
+#include "timeouts.h"
 #include "views/class_app.h"
 #include "views/class_queue.h"
 #include "views/device.h"
@@ -25,9 +26,6 @@
 #include "views/lesson.h"
 #include "views/quiz_app.h"
 
-/* Long enough for a cold server start, short enough that a hung one does not
- * leave the learner looking at "Loading…". */
-#define FETCH_TIMEOUT_MS 8000
 #define STORE_LESSON "gpulab.lesson"
 
 static struct {
@@ -49,6 +47,7 @@ static struct {
   char want_lesson[UI_ID_MAX], want_section[UI_ID_MAX];
   bool focus_lesson; /* the learner navigated: move focus to what they chose */
   intptr_t lesson_gen;
+  bool api_stalled; /* an API call timed out: lessons come from the static files at once */
 } app;
 
 static void set_busy(const char *id, bool busy) { ui_dom_set_attr(id, "aria-busy", busy ? "true" : "false"); }
@@ -68,6 +67,10 @@ static void render_status(void) {
   if (!app.device_done) {
     state = "wait";
     snprintf(text, sizeof text, "Connecting to the gpulab server…");
+  } else if (app.dev.offline && app.dev.timed_out_s > 0) {
+    state = "offline";
+    snprintf(text, sizeof text, "The server did not answer in %d s; simulating in your browser instead",
+             app.dev.timed_out_s);
   } else if (app.dev.offline) {
     state = "offline";
     snprintf(text, sizeof text, "offline — everything will be simulated");
@@ -165,10 +168,14 @@ static void on_device(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != app.device_gen) return; /* a newer check is under way */
   cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   app.device_done = true;
+  app.api_stalled = status == UI_FETCH_TIMED_OUT;
   if (status == 200 && ui_json_obj(j, "verdict") && ui_json_obj(j, "driver") && ui_json_obj(j, "runtime")) {
     app.device = j;
     app.dev.views = j;
-  } else if (status == 0 || !j) {
+  } else if (status == UI_FETCH_TIMED_OUT) { /* a hung server: say so, and simulate as when offline */
+    simulate_device(true, NULL);
+    app.dev.timed_out_s = UI_API_TIMEOUT_MS / 1000;
+  } else if (status <= 0 || !j) {
     cJSON_Delete(j); /* no answer, or not JSON: no gpulab server here */
     simulate_device(true, NULL);
   } else {
@@ -208,9 +215,9 @@ static void check_device(void) {
   app.device_done = false;
   app.sim_error[0] = '\0';
   render_device();
-  ui_fetch("/api/device", FETCH_TIMEOUT_MS, on_device, (void *)++app.device_gen);
-  ui_fetch("/api/health", FETCH_TIMEOUT_MS, on_health, NULL);
-  ui_fetch("/api/profiles", FETCH_TIMEOUT_MS, on_profiles, NULL);
+  ui_fetch("/api/device", UI_API_TIMEOUT_MS, on_device, (void *)++app.device_gen);
+  ui_fetch("/api/health", UI_API_TIMEOUT_MS, on_health, NULL);
+  ui_fetch("/api/profiles", UI_API_TIMEOUT_MS, on_profiles, NULL);
 }
 
 /* ---- lessons --------------------------------------------------------------- */
@@ -278,6 +285,7 @@ static void on_lesson(int status, const char *body, size_t len, void *ctx) {
     return;
   }
   cJSON_Delete(j);
+  if (status == UI_FETCH_TIMED_OUT) app.api_stalled = true;
   if ((tag & 1) == 0) {
     load_lesson(1); /* the API failed: try the static copy of the bundle */
     return;
@@ -289,11 +297,12 @@ static void on_lesson(int status, const char *body, size_t len, void *ctx) {
 
 static void load_lesson(int attempt) {
   char url[128];
+  if (app.api_stalled) attempt = 1; /* the API hangs: waiting for it again would only delay the lesson */
   if (attempt == 0) snprintf(url, sizeof url, "/api/lessons/%s", app.want_lesson);
   else snprintf(url, sizeof url, "/lessons/%s.json", app.want_lesson);
   set_busy("lesson", true);
   app.lesson_gen++;
-  ui_fetch(url, FETCH_TIMEOUT_MS, on_lesson, (void *)(app.lesson_gen << 1 | attempt));
+  ui_fetch(url, UI_API_TIMEOUT_MS, on_lesson, (void *)(app.lesson_gen << 1 | attempt));
 }
 
 static void go(const char *hash, bool by_learner) {
@@ -347,6 +356,7 @@ static void on_index(int status, const char *body, size_t len, void *ctx) {
     return;
   }
   cJSON_Delete(j);
+  if (status == UI_FETCH_TIMED_OUT) app.api_stalled = true;
   if ((intptr_t)ctx == 0) {
     load_index(1); /* the API failed: try the static index */
     return;
@@ -359,7 +369,7 @@ static void on_index(int status, const char *body, size_t len, void *ctx) {
 }
 
 static void load_index(int attempt) {
-  ui_fetch(attempt == 0 ? "/api/lessons" : "/lessons/index.json", FETCH_TIMEOUT_MS, on_index,
+  ui_fetch(attempt == 0 ? "/api/lessons" : "/lessons/index.json", UI_API_TIMEOUT_MS, on_index,
            (void *)(intptr_t)attempt);
 }
 

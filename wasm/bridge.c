@@ -19,8 +19,9 @@ static void *hash_ctx;
 static ui_action_cb action_cb;
 static void *action_ctx;
 static int listening; /* the document listeners are added once */
+static int retry_after = -1; /* the answer being delivered's Retry-After, s */
 
-EMSCRIPTEN_KEEPALIVE void ui_bridge_fetch_done(int slot, int status, const char *body, int len);
+EMSCRIPTEN_KEEPALIVE void ui_bridge_fetch_done(int slot, int status, const char *body, int len, int retry_after_s);
 EMSCRIPTEN_KEEPALIVE void ui_bridge_hash(const char *hash);
 EMSCRIPTEN_KEEPALIVE void ui_bridge_action(const char *action, const char *arg);
 EMSCRIPTEN_KEEPALIVE void ui_bridge_later(int slot);
@@ -31,14 +32,15 @@ static struct {
   int used;
 } later[MAX_PENDING];
 
-/* The body is handed to C as a temporary UTF-8 copy; every failure
- * (network, abort on timeout) reads as status 0. */
-/* A GET that web/app.js already started while the program loaded
- * (window.gpulabEarly) is answered from there, once. */
+/* The body is handed to C as a temporary UTF-8 copy; a network failure
+ * reads as status 0, no answer within timeout_ms as -1 (UI_FETCH_TIMED_OUT):
+ * the timer wins the race and then aborts the request, so a server that
+ * accepts and never answers cannot hold the page. A GET that web/app.js
+ * already started while the program loaded (window.gpulabEarly) is answered
+ * from there, once, under the same timer. Retry-After travels in seconds. */
 EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeout_ms, const char *body), {
   const target = UTF8ToString(url);
   const ctl = new AbortController();
-  const timer = setTimeout(function() { ctl.abort(); }, timeout_ms);
   const init = {method : UTF8ToString(method), headers : {"Accept" : "application/json"}, cache : "no-store", signal : ctl.signal};
   if (body) {
     init.headers["Content-Type"] = "application/json";
@@ -47,17 +49,26 @@ EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeou
   const early = window.gpulabEarly || {};
   const started = !body && init.method === "GET" && early[target];
   if (started) delete early[target];
-  (started || fetch(target, init)
-      .then(function(r) { return r.text().then(function(t) { return [ r.status, t ]; }); })
-      .catch(function() { return [ 0, "" ]; }))
-      .then(function(res) {
-        clearTimeout(timer);
-        const n = lengthBytesUTF8(res[1]) + 1;
-        const p = _malloc(n);
-        stringToUTF8(res[1], p, n);
-        _ui_bridge_fetch_done(slot, res[0], p, n - 1);
-        _free(p);
-      });
+  const answer = started || fetch(target, init)
+      .then(function(r) { return r.text().then(function(t) { return [ r.status, t, r.headers.get("Retry-After") ]; }); })
+      .catch(function() { return [ 0, "" ]; });
+  let timer = 0;
+  const late = new Promise(function(resolve) {
+    timer = setTimeout(function() {
+      resolve([ -1, "" ]); /* first, so the abort's rejection cannot win the race */
+      ctl.abort();
+      if (started && started.abort) started.abort();
+    }, timeout_ms);
+  });
+  Promise.race([ answer, late ]).then(function(res) {
+    clearTimeout(timer);
+    const retry = /^[0-9]{1,6}$/.test(res[2] || "") ? parseInt(res[2], 10) : -1;
+    const n = lengthBytesUTF8(res[1]) + 1;
+    const p = _malloc(n);
+    stringToUTF8(res[1], p, n);
+    _ui_bridge_fetch_done(slot, res[0], p, n - 1, retry);
+    _free(p);
+  });
 });
 
 EM_JS(void, js_set_html, (const char *id, const char *html), {
@@ -236,13 +247,17 @@ void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fe
   start_fetch("POST", url, json_body ? json_body : "{}", timeout_ms, cb, ctx);
 }
 
-void ui_bridge_fetch_done(int slot, int status, const char *body, int len) {
+void ui_bridge_fetch_done(int slot, int status, const char *body, int len, int retry_after_s) {
   if (slot < 0 || slot >= MAX_PENDING || !pending[slot].used) return;
   ui_fetch_cb cb = pending[slot].cb;
   void *ctx = pending[slot].ctx;
   pending[slot].used = 0;
+  retry_after = retry_after_s;
   cb(status, body, len > 0 ? (size_t)len : 0, ctx);
+  retry_after = -1;
 }
+
+int ui_fetch_retry_after_s(void) { return retry_after; }
 
 void ui_bridge_hash(const char *hash) {
   if (hash_cb) hash_cb(hash, hash_ctx);

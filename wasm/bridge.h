@@ -6,11 +6,18 @@
 
 #include <stddef.h>
 
-/* status: the HTTP status, or 0 when the request failed (network error,
- * aborted, timed out). body is NUL-terminated and lives only for the call. */
+/* status: the HTTP status, 0 when the request failed (network error, no
+ * server), or UI_FETCH_TIMED_OUT when nothing came back within timeout_ms
+ * (the request is then aborted): a hung server reads differently from a
+ * missing one, so the page can say which. body is NUL-terminated and lives
+ * only for the call. */
+#define UI_FETCH_TIMED_OUT (-1)
 typedef void (*ui_fetch_cb)(int status, const char *body, size_t len, void *ctx);
 /* GET url (same origin); cb runs later, exactly once. Gives up after timeout_ms. */
 void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx);
+/* Only inside a fetch callback: the answer's Retry-After header in whole
+ * seconds (the delta form the server sends), or -1 when it has none. */
+int ui_fetch_retry_after_s(void);
 
 /* POST json_body (Content-Type: application/json) to url (same origin);
  * cb as for ui_fetch: exactly once, status 0 when the request failed. */

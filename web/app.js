@@ -35,13 +35,18 @@
 
   // The first answers the client asks for, requested now, while gpulab.js
   // and the wasm load, instead of one after another once main() runs. The
-  // bridge (wasm/bridge.c, js_fetch) takes each GET from here once.
+  // bridge (wasm/bridge.c, js_fetch) takes each GET from here once, under
+  // its own timeout, and calls abort() on it when that passes: a server that
+  // accepts and never answers must not keep the browser's few connections.
   var early = {};
   function ask(url) {
-    early[url] = fetch(url, { headers: { "Accept": "application/json" }, cache: "no-store" })
-      .then(function (r) { return r.text().then(function (t) { return [r.status, t]; }); })
+    var ctl = typeof AbortController === "function" ? new AbortController() : null;
+    var p = fetch(url, { headers: { "Accept": "application/json" }, cache: "no-store", signal: ctl ? ctl.signal : undefined })
+      .then(function (r) { return r.text().then(function (t) { return [r.status, t, r.headers.get("Retry-After")]; }); })
       .catch(function () { return [0, ""]; });
-    return early[url];
+    p.abort = function () { if (ctl) ctl.abort(); };
+    early[url] = p;
+    return p;
   }
   if (typeof fetch === "function") {
     ["/api/device", "/api/health", "/api/profiles"].forEach(ask);

@@ -8,6 +8,8 @@
 #include "app.h"
 #include "bridge.h"
 #include "suites.h"
+#include "ui_test.h"
+#include "views/class.h"
 
 /* ---- the fake bridge: records what the client did to the page ---------------- */
 
@@ -69,6 +71,9 @@ void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) {
   ck_abort_msg("too many requests");
 }
 
+static int retry_after = -1; /* what ui_fetch_retry_after_s says during an answer */
+int ui_fetch_retry_after_s(void) { return retry_after; }
+
 void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
   ck_assert_ptr_nonnull(json_body);
   ui_fetch(url, timeout_ms, cb, ctx);
@@ -128,6 +133,13 @@ static void answer(const char *url, int status, const char *body) {
   ck_assert_msg(i >= 0, "no request for %s is pending", url);
   req[i].live = 0;
   req[i].cb(status, body, strlen(body), req[i].ctx);
+}
+
+/* An answer with a Retry-After header of retry_s seconds. */
+static void answer_retry(const char *url, int status, int retry_s, const char *body) {
+  retry_after = retry_s;
+  answer(url, status, body);
+  retry_after = -1;
 }
 
 static void setup(void) {
@@ -320,6 +332,102 @@ START_TEST(app_checks_again_and_ignores_the_old_answer) {
 }
 END_TEST
 
+/* A server that accepts and never answers: the bridge gives up after the
+ * timeout and the page says so, simulates, and stops asking the API for
+ * lessons (their static copies answer at once). */
+START_TEST(app_says_the_server_did_not_answer_and_simulates) {
+  answer("/api/device", UI_FETCH_TIMED_OUT, "");
+  answer("/api/health", UI_FETCH_TIMED_OUT, "");
+  ck_assert_str_eq(get("text", "status"), "The server did not answer in 5 s; simulating in your browser instead");
+  ck_assert_str_eq(get("attr", "status:data-state"), "offline");
+  ck_assert_str_eq(get("attr", "gpu-body:aria-busy"), "false");
+  ck_has(get("html", "gpu-body"), "The server did not answer in 5 s; running the simulation in your browser instead.");
+  ck_has(get("html", "gpu-badge"), "simulated (profile: H100 SXM)");
+  ck_assert_str_eq(get("text", "gpu-line"), "the server did not answer in 5 s — everything is simulated in your browser");
+  answer("/api/lessons", UI_FETCH_TIMED_OUT, "");
+  answer("/lessons/index.json", 200, INDEX);
+  ck_assert_int_eq(pending("/api/lessons/one"), -1);
+  answer("/lessons/one.json", 200, ONE);
+  ck_has(get("html", "lesson"), "Lesson one");
+  ck_has(get("fill", DEVICE_SLOT), "simulated");
+}
+END_TEST
+
+/* A network failure is still plain "offline", and an answer after a
+ * re-check clears the timed-out state. */
+START_TEST(app_clears_the_timeout_when_the_server_answers_again) {
+  answer("/api/device", UI_FETCH_TIMED_OUT, "");
+  on_action("recheck", "", NULL);
+  ck_assert_str_eq(get("attr", "status:data-state"), "wait");
+  answer("/api/device", 200, DEVICE);
+  ck_assert_str_eq(get("text", "status"), "Connected — no usable GPU, so experiments are simulated");
+  ck_lacks(get("html", "gpu-body"), "did not answer");
+  answer("/api/lessons", 200, INDEX);
+  ck_assert_int_ge(pending("/api/lessons/one"), 0); /* the API is asked again */
+}
+END_TEST
+
+/* A run the server took and never answered: after the run timeout it is
+ * simulated in the browser, and the result says why. */
+START_TEST(app_simulates_a_run_the_server_never_answered) {
+  answer("/api/device", 200, DEVICE);
+  on_action("exp-run", "device", NULL);
+  answer("/api/experiments/device", UI_FETCH_TIMED_OUT, "");
+  ck_has(get("html", "exp-device-out"), "The server did not answer in 120 s, so it was simulated in your browser instead.");
+  ck_has(get("html", "exp-device-out"), "simulated");
+  ck_has(get("text", "exp-device-status"), "Done: simulated");
+}
+END_TEST
+
+/* ---- class mode: a join answered 429 ---------------------------------------------- */
+
+static const char CLASS_HEALTH[] = "{\"status\":\"ok\",\"version\":\"0.1.0\",\"mode\":\"cpu\",\"class\":{\"name\":\"CS\"}}";
+static const char NO_SESSION[] = "{\"error\":{\"code\":\"no_session\",\"message\":\"join first\"}}";
+static const char BUSY[] = "{\"error\":{\"code\":\"rate_limited\",\"message\":\"Too many joins; retry in 3 s\"}}";
+
+static void open_join_form(void) {
+  answer("/api/health", 200, CLASS_HEALTH);
+  answer("/api/session", 401, NO_SESSION);
+  ck_has(get("html", "class"), "Join the class");
+  test_class_code = "abcd efgh";
+  test_class_name = "Ada";
+  on_action("class-join", "", NULL);
+  test_class_code = test_class_name = NULL;
+}
+
+START_TEST(app_retries_a_join_the_class_was_too_busy_for) {
+  open_join_form();
+  answer_retry("/api/class/join", 429, 3, BUSY);
+  ck_has(get("html", "class"), "The class is busy letting others in; trying again in 3 s.");
+  ck_has(get("html", "class"), "Joining…");
+  ck_assert_int_eq(test_later_ms, 3000);
+  /* the fake ui_later runs at once: the same join is already sent again */
+  answer("/api/class/join", 200, "{\"name\":\"Ada\"}");
+  answer("/api/session", 200, "{\"name\":\"Ada\",\"runs\":[]}");
+  ck_has(get("html", "class"), "id=\"class-who\">Ada</strong>");
+  ck_assert_str_eq(focus_id, "class-bar");
+}
+END_TEST
+
+START_TEST(app_stops_retrying_a_join_and_asks_the_learner) {
+  open_join_form();
+  for (int i = 0; i < UI_CLASS_JOIN_RETRIES; i++) answer_retry("/api/class/join", 429, 1, BUSY);
+  answer_retry("/api/class/join", 429, 1, BUSY);
+  ck_assert_int_eq(pending("/api/class/join"), -1);
+  ck_has(get("html", "class"), "The class was still busy letting others in after 7 tries; press Join again in a minute.");
+  ck_lacks(get("html", "class"), "Joining…");
+  ck_lacks(get("html", "class"), "trying again");
+}
+END_TEST
+
+START_TEST(app_says_a_join_timed_out) {
+  open_join_form();
+  answer("/api/class/join", UI_FETCH_TIMED_OUT, "");
+  ck_has(get("html", "class"), "The server did not answer in 5 s. Check your connection, then press Join again.");
+  ck_lacks(get("html", "class"), "Joining…");
+}
+END_TEST
+
 Suite *make_ui_app_suite(void) {
   Suite *s = suite_create("ui_app");
   TCase *tc = tcase_create("core");
@@ -338,6 +446,12 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_reports_an_unknown_lesson_in_the_address);
   tcase_add_test(tc, app_rejects_a_bundle_for_another_lesson);
   tcase_add_test(tc, app_checks_again_and_ignores_the_old_answer);
+  tcase_add_test(tc, app_says_the_server_did_not_answer_and_simulates);
+  tcase_add_test(tc, app_clears_the_timeout_when_the_server_answers_again);
+  tcase_add_test(tc, app_simulates_a_run_the_server_never_answered);
+  tcase_add_test(tc, app_retries_a_join_the_class_was_too_busy_for);
+  tcase_add_test(tc, app_stops_retrying_a_join_and_asks_the_learner);
+  tcase_add_test(tc, app_says_a_join_timed_out);
   suite_add_tcase(s, tc);
   return s;
 }

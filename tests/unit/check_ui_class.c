@@ -287,6 +287,42 @@ START_TEST(class_polling_backs_off_and_is_bounded) {
 }
 END_TEST
 
+/* A 429 join waits what Retry-After says (1 to 30 s; 2 s when absent) and
+ * gives up after a bounded number of tries and total wait. */
+START_TEST(class_join_retry_honours_retry_after_within_bounds) {
+  ck_assert_int_eq(ui_class_join_retry_s(0, 0, 1), 1);
+  ck_assert_int_eq(ui_class_join_retry_s(0, 0, 7), 7);
+  ck_assert_int_eq(ui_class_join_retry_s(0, 0, -1), 2);
+  ck_assert_int_eq(ui_class_join_retry_s(0, 0, 0), 1);
+  ck_assert_int_eq(ui_class_join_retry_s(0, 0, 3600), 30);
+  ck_assert_int_eq(ui_class_join_retry_s(UI_CLASS_JOIN_RETRIES - 1, 0, 1), 1);
+  ck_assert_int_eq(ui_class_join_retry_s(UI_CLASS_JOIN_RETRIES, 0, 1), -1);
+  ck_assert_int_eq(ui_class_join_retry_s(1, UI_CLASS_JOIN_WAIT_MAX_S - 5, 5), 5);
+  ck_assert_int_eq(ui_class_join_retry_s(1, UI_CLASS_JOIN_WAIT_MAX_S - 5, 6), -1);
+  int tries = 0, waited = 0, d;
+  while ((d = ui_class_join_retry_s(tries, waited, 30)) > 0) {
+    tries++;
+    waited += d;
+  }
+  ck_assert_int_le(waited, UI_CLASS_JOIN_WAIT_MAX_S);
+  ck_assert_int_le(tries, UI_CLASS_JOIN_RETRIES);
+}
+END_TEST
+
+START_TEST(class_join_form_says_it_will_try_again) {
+  ui_class_join f;
+  char note[160];
+  memset(&f, 0, sizeof f);
+  ui_class_join_wait_note(note, sizeof note, 3);
+  ck_assert_str_eq(note, "The class is busy letting others in; trying again in 3 s.");
+  f.busy = true;
+  f.note = note;
+  ui_view_class_join(&b, &f);
+  ck_has(ui_buf_str(&b), "aria-disabled=\"true\">Joining…</button>");
+  ck_has(ui_buf_str(&b), "role=\"status\" aria-live=\"polite\">The class is busy letting others in; trying again in 3 s.</p>");
+}
+END_TEST
+
 Suite *make_ui_class_suite(void) {
   Suite *s = suite_create("ui_class");
   TCase *tc = tcase_create("core");
@@ -309,6 +345,8 @@ Suite *make_ui_class_suite(void) {
   tcase_add_test(tc, class_other_answers_are_not_refusals);
   tcase_add_test(tc, class_wait_words_read_naturally);
   tcase_add_test(tc, class_polling_backs_off_and_is_bounded);
+  tcase_add_test(tc, class_join_retry_honours_retry_after_within_bounds);
+  tcase_add_test(tc, class_join_form_says_it_will_try_again);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -7,6 +7,7 @@
 #include "cjson_compat.h"
 #include "registry.h"
 #include "suites.h"
+#include "ui_test.h"
 #include "views/device.h"
 #include "views/experiment.h"
 
@@ -115,6 +116,33 @@ START_TEST(panel_labels_simulated_views_and_hides_their_advice) {
 }
 END_TEST
 
+/* A server that took the connection and never answered is not "offline":
+ * the panel and the line say it did not answer, and in how long. */
+START_TEST(panel_says_the_server_did_not_answer_in_time) {
+  cJSON *env = NULL;
+  lab_error err;
+  ck_assert_int_eq(lab_simulate(lab_experiment_find("device"), NULL, "h100-sxm", &env, &err), 0);
+  cJSON *details = cJSON_GetObjectItemCaseSensitive(env, "details");
+  ui_device_state s = {.views = cJSON_GetObjectItemCaseSensitive(details, "views"),
+                       .findings = cJSON_GetObjectItemCaseSensitive(env, "findings"),
+                       .simulated = true,
+                       .offline = true,
+                       .timed_out_s = 5,
+                       .profile_label = "H100 SXM"};
+  char *html = render(&s, false);
+  ck_has(html, "The server did not answer in 5 s; running the simulation in your browser instead.");
+  ck_has(html, "what a machine with an H100 SXM would report");
+  ck_has(html, "Check again");
+  ck_lacks(html, "offline — everything will be simulated");
+  ck_assert_ptr_null(test_ui_markup_problem(html));
+  char line[300];
+  ui_view_device_line(&s, line, sizeof line);
+  ck_assert_str_eq(line, "the server did not answer in 5 s — everything is simulated in your browser");
+  free(html);
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(panel_escapes_text_from_the_server) {
   cJSON *j = cJSON_Parse(NO_DRIVER);
   cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "verdict");
@@ -204,6 +232,7 @@ Suite *make_ui_device_suite(void) {
   tcase_add_test(tc, profile_short_label_drops_vendor_and_details);
   tcase_add_test(tc, experiment_card_shows_device_verdict_and_links_to_panel);
   tcase_add_test(tc, experiment_card_names_an_unknown_experiment_safely);
+  tcase_add_test(tc, panel_says_the_server_did_not_answer_in_time);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -8,18 +8,27 @@
 #include "bridge.h"
 #include "registry.h"
 #include "suites.h"
+#include "ui_test.h"
 #include "views/experiment.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\" in %s", (needle), (hay))
 
-/* No page here: no control has a value, and deferred work runs at once. */
+/* No page here: no control has a value but the class form's fields a test
+ * fills in (test_class_code, test_class_name), and deferred work runs at
+ * once, its delay kept in test_later_ms. */
+const char *test_class_code, *test_class_name;
+int test_later_ms = -1;
+
 int ui_dom_value(const char *id, char *buf, size_t n) {
-  (void)id;
+  const char *v = strcmp(id, "class-code") == 0 ? test_class_code : strcmp(id, "class-name") == 0 ? test_class_name : NULL;
   if (n) buf[0] = '\0';
-  return -1;
+  if (!v || strlen(v) + 1 > n) return -1;
+  snprintf(buf, n, "%s", v);
+  return (int)strlen(v);
 }
 void ui_later(int delay_ms, ui_later_cb cb, void *ctx) {
   ck_assert_int_ge(delay_ms, 0);
+  test_later_ms = delay_ms;
   cb(ctx);
 }
 

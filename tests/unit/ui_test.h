@@ -17,4 +17,8 @@ int test_ui_count(const char *hay, const char *needle);
  * chart, else what collides (a static buffer). */
 const char *test_ui_svg_label_problem(const char *html, int width);
 
+/* The fake bridge's form values and last ui_later delay (check_ui_experiment.c). */
+extern const char *test_class_code, *test_class_name;
+extern int test_later_ms;
+
 #endif

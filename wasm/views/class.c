@@ -79,6 +79,18 @@ const char *ui_class_wait_words(double seconds, char *buf, size_t n) {
   return buf;
 }
 
+/* ---- joining a busy class ------------------------------------------------------ */
+
+int ui_class_join_retry_s(int tries, int waited_s, int retry_after_s) {
+  int delay = retry_after_s < 0 ? 2 : retry_after_s < 1 ? 1 : retry_after_s > 30 ? 30 : retry_after_s;
+  if (tries >= UI_CLASS_JOIN_RETRIES || waited_s + delay > UI_CLASS_JOIN_WAIT_MAX_S) return -1;
+  return delay;
+}
+
+void ui_class_join_wait_note(char *buf, size_t n, int delay_s) {
+  snprintf(buf, n, "The class is busy letting others in; trying again in %d s.", delay_s);
+}
+
 /* ---- the join form ----------------------------------------------------------- */
 
 /* One labelled text field with its help and (when set) its error, tied to

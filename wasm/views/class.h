@@ -41,6 +41,18 @@ bool ui_class_name_ok(const char *name, char *msg, size_t n);
  * false (msg set) when nothing is left or it has characters no code has. */
 bool ui_class_code_normalise(const char *typed, char *out, size_t n, char *msg, size_t msg_n);
 
+/* A join answered 429 (the class is letting others in) is sent again by
+ * itself: at most UI_CLASS_JOIN_RETRIES times and UI_CLASS_JOIN_WAIT_MAX_S
+ * of waiting in all, so a learner is never left on "Joining…". */
+#define UI_CLASS_JOIN_RETRIES 6
+#define UI_CLASS_JOIN_WAIT_MAX_S 90
+/* Seconds to wait before try number tries+1, having waited waited_s so far:
+ * the server's Retry-After (retry_after_s; -1 when it sent none: 2 s) kept
+ * within 1 to 30 s; -1 when the bounds say to stop and ask the learner. */
+int ui_class_join_retry_s(int tries, int waited_s, int retry_after_s);
+/* The sentence the join form shows while it waits to try again. */
+void ui_class_join_wait_note(char *buf, size_t n, int delay_s);
+
 /* "a few seconds", "about 40 seconds", "about 2 minutes", "about 1 hour":
  * a wait in words, as the queue and Retry-After are shown. */
 const char *ui_class_wait_words(double seconds, char *buf, size_t n);

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bridge.h"
@@ -13,8 +14,8 @@
 #include "error.h"
 #include "json.h"
 #include "json_get.h"
+#include "timeouts.h"
 
-#define FETCH_TIMEOUT_MS 8000
 #define MOUNT "class"
 
 static struct {
@@ -24,6 +25,9 @@ static struct {
   ui_class_join join; /* the form's state */
   char left_note[160];
   bool focus_bar; /* just joined: the bar takes focus from the form it replaced */
+  char *join_text;  /* the join request, kept to send again after a 429 */
+  int join_tries, join_waited_s;
+  char wait_note[160]; /* "trying again in N s" while a 429 is waited out */
   intptr_t gen; /* bumped by shutdown: answers in flight are dropped */
 } st;
 
@@ -48,7 +52,7 @@ static void render(void) {
     ui_view_class_bar(&b, st.session, st.class_name[0] ? st.class_name : NULL);
   } else {
     st.join.class_name = st.class_name[0] ? st.class_name : NULL;
-    st.join.note = st.left_note[0] ? st.left_note : NULL;
+    st.join.note = st.wait_note[0] ? st.wait_note : st.left_note[0] ? st.left_note : NULL;
     ui_view_class_join(&b, &st.join);
   }
   mount(b.failed ? "<p>Out of memory while drawing the class session. Reload the page.</p>" : ui_buf_str(&b));
@@ -81,7 +85,7 @@ static void on_session(int status, const char *body, size_t len, void *ctx) {
   cJSON_Delete(j);
 }
 
-void ui_class_app_refresh(void) { ui_fetch("/api/session", FETCH_TIMEOUT_MS, on_session, (void *)st.gen); }
+void ui_class_app_refresh(void) { ui_fetch("/api/session", UI_API_TIMEOUT_MS, on_session, (void *)st.gen); }
 
 /* Only a server that says it runs a class is asked for a session: outside
  * class mode the page sends nothing more than before (GET /api/session
@@ -111,12 +115,43 @@ bool ui_class_app_active(void) { return st.active; }
 
 /* ---- join and leave ----------------------------------------------------------- */
 
+static void forget_join(void) {
+  free(st.join_text);
+  st.join_text = NULL;
+  st.join_tries = st.join_waited_s = 0;
+  st.wait_note[0] = '\0';
+}
+
+static void on_join(int status, const char *body, size_t len, void *ctx);
+
+static void send_join(void *ctx) {
+  if ((intptr_t)ctx != st.gen || !st.join_text) return;
+  ui_fetch_post("/api/class/join", st.join_text, UI_API_TIMEOUT_MS, on_join, ctx);
+}
+
+/* 429: the server is letting others in (a whole class joins in the same
+ * minute). The form stays busy and says when it tries again. */
+static bool wait_and_retry(void *ctx) {
+  int delay = ui_class_join_retry_s(st.join_tries, st.join_waited_s, ui_fetch_retry_after_s());
+  if (delay < 0) return false;
+  st.join_tries++;
+  st.join_waited_s += delay;
+  ui_class_join_wait_note(st.wait_note, sizeof st.wait_note, delay);
+  st.join.busy = true;
+  render();
+  ui_later(delay * 1000, send_join, ctx);
+  return true;
+}
+
 static void on_join(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != st.gen) return;
-  cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
+  if (status == 429 && wait_and_retry(ctx)) return;
+  cJSON *j = status > 0 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   lab_error err;
   memset(&err, 0, sizeof err);
   st.join.busy = false;
+  int tries = st.join_tries;
+  forget_join();
   if (status == 200) {
     cJSON_Delete(j);
     st.join.code[0] = '\0'; /* nothing typed lingers in the page */
@@ -125,7 +160,10 @@ static void on_join(int status, const char *body, size_t len, void *ctx) {
     ui_class_app_refresh(); /* draws the session bar */
     return;
   }
-  if (j && lab_error_from_json(j, &err) == 0) {
+  if (status == 429) {
+    snprintf(st.join.form_error, sizeof st.join.form_error, "The class was still busy letting others in after %d "
+             "tries; press Join again in a minute.", tries + 1);
+  } else if (j && lab_error_from_json(j, &err) == 0) {
     if (err.code == LAB_E_BAD_JOIN_CODE)
       snprintf(st.join.code_error, sizeof st.join.code_error, "That is not this class's join code. Check it with "
                                                               "your instructor.");
@@ -135,7 +173,11 @@ static void on_join(int status, const char *body, size_t len, void *ctx) {
       snprintf(st.join.code_error, sizeof st.join.code_error, "%s", err.message);
     else
       snprintf(st.join.form_error, sizeof st.join.form_error, "%s", err.message[0] ? err.message : lab_err_advice(err.code));
-  } else if (status == 0) {
+  } else if (status == UI_FETCH_TIMED_OUT) {
+    snprintf(st.join.form_error, sizeof st.join.form_error,
+             "The server did not answer in %d s. Check your connection, then press Join again.",
+             UI_API_TIMEOUT_MS / 1000);
+  } else if (status <= 0) {
     snprintf(st.join.form_error, sizeof st.join.form_error,
              "The server did not answer. Check your connection, then press Join again.");
   } else {
@@ -171,10 +213,18 @@ static void join(void) {
     render();
     return;
   }
+  forget_join();
+  st.join_text = malloc(strlen(text) + 1);
+  if (st.join_text) memcpy(st.join_text, text, strlen(text) + 1);
+  cJSON_free(text);
+  if (!st.join_text) {
+    snprintf(st.join.form_error, sizeof st.join.form_error, "Out of memory; reload the page.");
+    render();
+    return;
+  }
   st.join.busy = true;
   render();
-  ui_fetch_post("/api/class/join", text, FETCH_TIMEOUT_MS, on_join, (void *)st.gen);
-  cJSON_free(text);
+  send_join((void *)st.gen);
 }
 
 static void on_leave(int status, const char *body, size_t len, void *ctx) {
@@ -190,18 +240,19 @@ static void on_leave(int status, const char *body, size_t len, void *ctx) {
     ui_dom_focus("class-code");
     return;
   }
-  ui_dom_set_text("class-leave", status ? "Leave (failed: press again)" : "Leave (no answer: press again)");
+  ui_dom_set_text("class-leave", status > 0 ? "Leave (failed: press again)" : "Leave (no answer: press again)");
 }
 
 bool ui_class_app_action(const char *action, const char *arg) {
   (void)arg;
   if (strcmp(action, "class-join") == 0) join();
-  else if (strcmp(action, "class-leave") == 0) ui_fetch_post("/api/class/leave", "{}", FETCH_TIMEOUT_MS, on_leave, (void *)st.gen);
+  else if (strcmp(action, "class-leave") == 0) ui_fetch_post("/api/class/leave", "{}", UI_API_TIMEOUT_MS, on_leave, (void *)st.gen);
   else return false;
   return true;
 }
 
 void ui_class_app_shutdown(void) {
+  free(st.join_text);
   cJSON_Delete(st.session);
   intptr_t gen = st.gen;
   memset(&st, 0, sizeof st);

@@ -15,9 +15,9 @@
 #include "json.h"
 #include "json_get.h"
 #include "registry.h"
+#include "timeouts.h"
 
 #define MAX_RUNS 16
-#define POLL_TIMEOUT_MS 8000
 
 typedef struct run_slot {
   bool used;
@@ -156,7 +156,7 @@ static void poll(void *ctx) {
   char url[128];
   if (!r) return;
   snprintf(url, sizeof url, "/api/runs/%s", r->id);
-  ui_fetch(url, POLL_TIMEOUT_MS, on_poll, ctx);
+  ui_fetch(url, UI_API_TIMEOUT_MS, on_poll, ctx);
 }
 
 int ui_class_queue_answer(int status, const cJSON *answer, const char *experiment, ui_class_done_cb done, void *ctx,
@@ -209,7 +209,7 @@ static void on_cancel(int status, const char *body, size_t len, void *ctx) {
   }
   if (j && lab_error_from_json(j, &err) == 0 && err.code == LAB_E_NOT_CANCELLABLE)
     snprintf(r->note, sizeof r->note, "It had already started, so it can no longer be cancelled; the result follows.");
-  else if (status == 0)
+  else if (status <= 0)
     snprintf(r->note, sizeof r->note, "The server did not answer, so the run may still be queued. Press Cancel again.");
   else
     snprintf(r->note, sizeof r->note, "The server did not cancel it: %.150s", err.message[0] ? err.message : "no reason given.");
@@ -225,7 +225,7 @@ bool ui_class_queue_action(const char *action, const char *arg) {
     snprintf(runs[i].note, sizeof runs[i].note, "Cancelling…");
     show(&runs[i]);
     snprintf(url, sizeof url, "/api/runs/%s", runs[i].id);
-    ui_fetch_delete(url, POLL_TIMEOUT_MS, on_cancel, (void *)tag(i));
+    ui_fetch_delete(url, UI_API_TIMEOUT_MS, on_cancel, (void *)tag(i));
   }
   return true;
 }

@@ -43,6 +43,8 @@ void ui_view_device_line(const ui_device_state *s, char *out, size_t n) {
   const char *summary = ui_json_str(v, "summary");
   bool usable = ui_json_bool(v, "usable") == 1 && ui_json_bool(v, "simulate") != 1;
   if (!s->views) snprintf(out, n, "asking the gpulab server…");
+  else if (s->offline && s->timed_out_s > 0)
+    snprintf(out, n, "the server did not answer in %d s — everything is simulated in your browser", s->timed_out_s);
   else if (s->offline) snprintf(out, n, "offline — everything is simulated in your browser");
   else if (s->simulated) snprintf(out, n, "the server could not check its GPU, so everything is simulated");
   else if (usable) snprintf(out, n, "%s — experiments run on it", summary ? summary : "a usable GPU");
@@ -227,7 +229,14 @@ void ui_view_device_panel(ui_buf *b, const ui_device_state *s) {
                   "Asking the gpulab server what this machine's GPU can do…</p>");
     return;
   }
-  if (s->offline) {
+  if (s->offline && s->timed_out_s > 0) { /* it took the connection and never answered: a hung server */
+    ui_buf_rawf(b, "<div class=\"notice notice-offline\" role=\"note\"><p><strong>The server did not answer in %d s; "
+                   "running the simulation in your browser instead.</strong></p><p>It accepted the connection but sent "
+                   "nothing back, so this panel shows what a machine with an ", s->timed_out_s);
+    ui_buf_text(b, s->profile_label ? s->profile_label : "NVIDIA GPU");
+    ui_buf_raw(b, " would report, computed in your browser, and every experiment is simulated. Press Check again to "
+                  "ask the server once more.</p></div>");
+  } else if (s->offline) {
     ui_buf_raw(b, "<div class=\"notice notice-offline\" role=\"note\"><p><strong>offline — everything will be simulated"
                   "</strong></p><p>The gpulab server could not be reached, so this panel shows what a machine with an ");
     ui_buf_text(b, s->profile_label ? s->profile_label : "NVIDIA GPU");

@@ -15,6 +15,7 @@ typedef struct ui_device_state {
   const cJSON *findings;     /* the simulated envelope's findings, or NULL */
   bool simulated;            /* views come from a device profile, not from this machine */
   bool offline;              /* the server could not be reached */
+  int timed_out_s;           /* offline because the server did not answer within this many s (0: unreachable) */
   const char *profile_label; /* short profile name ("H100 SXM") when simulated */
   const char *note;          /* why the panel fell back to simulation (server error), or NULL */
 } ui_device_state;

@@ -20,9 +20,10 @@
 #include "quiz_app.h"
 #include "result.h"
 #include "route.h"
+#include "timeouts.h"
 
-/* A GPU run may queue behind others on a shared server. */
-#define RUN_TIMEOUT_MS 60000
+/* A recorded run is a static file: a slow network may take a while, not forever. */
+#define STATIC_TIMEOUT_MS 30000
 #define MAX_SLOTS 16
 
 typedef struct slot {
@@ -86,7 +87,8 @@ static cJSON *recorded_env(const slot *s, int status, const char *body, size_t l
   const char *name = s->w.e->name;
   if (status != 200) {
     char why[32];
-    if (status) snprintf(why, sizeof why, "HTTP %d", status);
+    if (status == UI_FETCH_TIMED_OUT) snprintf(why, sizeof why, "no answer in %d s", STATIC_TIMEOUT_MS / 1000);
+    else if (status > 0) snprintf(why, sizeof why, "HTTP %d", status);
     else snprintf(why, sizeof why, "no answer");
     lab_fail(err, LAB_E_NOT_FOUND, NULL,
              "The recorded run of %s could not be loaded (%s); pick auto or a profile to run it now.", name, why);
@@ -142,7 +144,7 @@ static void on_recorded_index(int status, const char *body, size_t len, void *ct
     char url[128];
     if (!cJSON_IsString(name) || !find(name->valuestring, &index)) continue;
     snprintf(url, sizeof url, "/recorded/%s.json", st.s[index].w.e->name);
-    ui_fetch(url, RUN_TIMEOUT_MS, on_recorded_label, (void *)tag(index, st.rec_gen));
+    ui_fetch(url, STATIC_TIMEOUT_MS, on_recorded_label, (void *)tag(index, st.rec_gen));
   }
   cJSON_Delete(j);
 }
@@ -150,7 +152,7 @@ static void on_recorded_index(int status, const char *body, size_t len, void *ct
 static void ask_recorded(void) {
   if (st.rec_asked) return;
   st.rec_asked = true;
-  ui_fetch("/recorded/index.json", RUN_TIMEOUT_MS, on_recorded_index, (void *)st.rec_gen);
+  ui_fetch("/recorded/index.json", STATIC_TIMEOUT_MS, on_recorded_index, (void *)st.rec_gen);
 }
 
 void ui_exp_fill(const char *name, const ui_device_state *dev) {
@@ -322,7 +324,7 @@ static void ask_server_cpu(slot *s, void *ctx, const char *profile) {
   cJSON_AddStringToObject(req, "profile", profile);
   char *body = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);
-  if (body) ui_fetch_post("/api/experiments/crossover", body, RUN_TIMEOUT_MS, on_server_cpu, ctx);
+  if (body) ui_fetch_post("/api/experiments/crossover", body, UI_RUN_TIMEOUT_MS, on_server_cpu, ctx);
   cJSON_free(body);
 }
 
@@ -375,7 +377,10 @@ static void on_answer(int status, const char *body, size_t len, void *ctx) {
   if (j && lab_error_from_json(j, &err) == 0)
     snprintf(s->note, sizeof s->note, "The server could not run it on its GPU (%s), so it was simulated in your browser.",
              err.message);
-  else if (status == 0)
+  else if (status == UI_FETCH_TIMED_OUT)
+    snprintf(s->note, sizeof s->note, "The server did not answer in %d s, so it was simulated in your browser instead.",
+             UI_RUN_TIMEOUT_MS / 1000);
+  else if (status <= 0)
     snprintf(s->note, sizeof s->note, "The server did not answer, so it was simulated in your browser.");
   else
     snprintf(s->note, sizeof s->note, "The server answered HTTP %d without a result, so it was simulated in your browser.",
@@ -418,7 +423,7 @@ static void replay(slot *s, int index) {
   s->gen++;
   set_running(s, true);
   snprintf(url, sizeof url, "/recorded/%s.json", s->w.e->name);
-  ui_fetch(url, RUN_TIMEOUT_MS, on_replay, (void *)tag(index, s->gen));
+  ui_fetch(url, STATIC_TIMEOUT_MS, on_replay, (void *)tag(index, s->gen));
 }
 
 static void read_controls(slot *s) {
@@ -473,7 +478,7 @@ static void run(slot *s, int index) {
     ui_later(0, simulate_now, ctx);
     return;
   }
-  ui_fetch_post(url, body, RUN_TIMEOUT_MS, on_answer, ctx);
+  ui_fetch_post(url, body, UI_RUN_TIMEOUT_MS, on_answer, ctx);
   cJSON_free(body);
 }
 

@@ -21,10 +21,10 @@
 #include "registry.h"
 #include "report.h"
 #include "route.h"
+#include "timeouts.h"
 
 /* Scoring is quick; a server that has not answered in this time is treated
  * as gone, and the attempt is scored offline. */
-#define QUIZ_TIMEOUT_MS 8000
 #define CHECKED_MAX 4096 /* the checked inputs of 9 questions take ~150 bytes */
 #define ENVELOPE_MAX (1 << 20)
 
@@ -242,14 +242,14 @@ static void score_offline(void) {
   q.sealed = NULL;
   snprintf(url, sizeof url, "/lessons/%s.offline.json", q.lesson);
   status("quiz-status", "The server did not answer: checking your answers in this browser…");
-  ui_fetch(url, QUIZ_TIMEOUT_MS, on_offline_bundle, (void *)q.gen);
+  ui_fetch(url, UI_API_TIMEOUT_MS, on_offline_bundle, (void *)q.gen);
 }
 
 static void on_scored(int http, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != q.gen) return;
   /* No answer, or a gateway's: the server is unreachable, so score offline.
    * Any other error is the server's word on these answers: show it. */
-  if (http == 0 || http == 502 || http == 503 || http == 504) {
+  if (http <= 0 || http == 502 || http == 503 || http == 504) {
     score_offline();
     return;
   }
@@ -300,7 +300,7 @@ static void submit(void) {
   q.busy = true;
   q.gen++;
   status("quiz-status", "Checking your answers…");
-  ui_fetch_post(url, body, QUIZ_TIMEOUT_MS, on_scored, (void *)q.gen);
+  ui_fetch_post(url, body, UI_API_TIMEOUT_MS, on_scored, (void *)q.gen);
   cJSON_free(body);
 }
 
