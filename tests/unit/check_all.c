@@ -45,6 +45,7 @@ int main(void) {
       make_config_suite,
       make_cluster_suite,
       make_ui_result_streams_suite,
+      make_throttle_suite,
   };
   SRunner *sr = srunner_create(NULL);
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) srunner_add_suite(sr, suites[i]());
