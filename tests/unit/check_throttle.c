@@ -55,6 +55,25 @@ START_TEST(secrets_compare_in_constant_time_over_all_their_bytes) {
 }
 END_TEST
 
+START_TEST(refusals_appear_in_metrics_by_what_and_reason) {
+  srv_metrics_reset();
+  srv_metrics_refused(SRV_REFUSED_JOIN_WINDOW);
+  srv_metrics_refused(SRV_REFUSED_JOIN_WINDOW);
+  srv_metrics_refused(SRV_REFUSED_INSTRUCTOR_GUESSES_CLASS);
+  srv_metrics_gauges g = {.sessions_active = -1, .workers_alive = -1};
+  char *t = srv_metrics_text(&g);
+  ck_assert_ptr_nonnull(t);
+  ck_assert_ptr_nonnull(strstr(t, "# TYPE gpulab_join_refused_total counter\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_join_refused_total{reason=\"class_window\"} 2\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_join_refused_total{reason=\"bad_join_code\"} 0\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpulab_instructor_refused_total{reason=\"guesses_in_class\"} 1\n"));
+  ck_assert_ptr_null(strstr(t, "gpulab_instructor_refused_total{reason=\"class_window\"}"));
+  free(t);
+  ck_assert_str_eq(srv_refusal_what(SRV_REFUSED_INSTRUCTOR_BAD_TOKEN), "instructor");
+  ck_assert_str_eq(srv_refusal_reason(SRV_REFUSED_INSTRUCTOR_BAD_TOKEN), "bad_token");
+}
+END_TEST
+
 static char dir[64], db[128];
 
 static void setup(void) {
@@ -103,6 +122,7 @@ Suite *make_throttle_suite(void) {
   tcase_add_test(t, join_window_default_admits_300_at_once_then_5_a_second);
   tcase_add_test(t, join_window_period_rounds_up_so_the_rate_is_never_exceeded);
   tcase_add_test(t, secrets_compare_in_constant_time_over_all_their_bytes);
+  tcase_add_test(t, refusals_appear_in_metrics_by_what_and_reason);
   suite_add_tcase(s, t);
   TCase *st = tcase_create("store");
   tcase_add_checked_fixture(st, setup, teardown);
