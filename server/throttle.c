@@ -27,8 +27,8 @@ int srv_join_admit(srv_store *st, long class_size, long join_rate, int64_t *tick
   if (err->code != LAB_E_RATE_LIMITED) return -1;
   srv_metrics_refused(SRV_REFUSED_JOIN_WINDOW);
   return lab_fail(err, LAB_E_RATE_LIMITED, NULL,
-                  "the class is full for the moment: it admits %ld joins at once and then %ld a second, and that "
-                  "many have just joined (nothing is wrong with your code or name); join again in %.0f s",
+                  "too many learners are joining this class at once: it admits %ld joins together, then %ld a "
+                  "second (nothing is wrong with your code or name); join again in %.0f s",
                   w.burst, join_rate, *retry_after_s < 1 ? 1 : *retry_after_s);
 }
 
@@ -89,11 +89,11 @@ int srv_guess_count(srv_store *st, srv_guess kind, const char *addr, double *ret
   srv_metrics_refused(by_class ? k->by_class : k->by_address);
   if (by_class)
     return lab_fail(err, LAB_E_RATE_LIMITED, NULL,
-                    "this class has had %d %s in the last minute, from many addresses; a right one still gets in at "
-                    "once. Check it and retry in %.0f s",
+                    "this class has had %d %s in the last minute, from many addresses (a right one is never refused "
+                    "for them); check yours and retry in %.0f s",
                     SRV_GUESS_CLASS_BURST, k->what, *retry_after_s);
   return lab_fail(err, LAB_E_RATE_LIMITED, NULL,
-                  "your address (%.46s) has sent %d %s in the last minute; a right one still gets in at once. Check "
-                  "it and retry in %.0f s",
+                  "your address (%.46s) has sent %d %s in the last minute (a right one is never refused for them); "
+                  "check yours and retry in %.0f s",
                   addr, SRV_GUESS_ADDRESS_BURST, k->what, *retry_after_s);
 }
