@@ -3,11 +3,14 @@
  * "guess:instructor_token" (subjects "addr:ADDRESS" and "class"). */
 #include "throttle.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "metrics.h"
 
 #define GUESS_PERIOD_MS 60000
+#define MEMO_SLOTS 64 /* budgets remembered as spent; a slot lost to another costs one store read */
 
 srv_join_window srv_join_window_of(long class_size, long join_rate) {
   srv_join_window w = {class_size > 0 ? class_size : 1, 1000};
@@ -50,6 +53,46 @@ static const guess_kind guess_kinds[] = {
                                     SRV_REFUSED_INSTRUCTOR_GUESSES_ADDRESS, SRV_REFUSED_INSTRUCTOR_GUESSES_CLASS},
 };
 
+/* Budgets this process saw spent, until they refill: a guesser past its
+ * budget is answered from here and costs the store nothing at all. The
+ * store stays the truth (only time or more guesses change a spent bucket),
+ * so a slot overwritten or a server without the memo only reads again. */
+typedef struct memo_slot {
+  char key[96]; /* bucket and subject */
+  int64_t until_ms;
+} memo_slot;
+static memo_slot memo[MEMO_SLOTS];
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static memo_slot *memo_at(const char *key) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (const char *p = key; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+  return &memo[h % MEMO_SLOTS];
+}
+
+/* Seconds until a remembered spent budget refills, or 0 when none is remembered. */
+static double memo_wait_s(const guess_kind *k, const char *subject) {
+  char key[96];
+  snprintf(key, sizeof key, "%s %s", k->bucket, subject);
+  int64_t now = srv_store_now_ms();
+  double wait = 0;
+  pthread_mutex_lock(&memo_lock);
+  memo_slot *m = memo_at(key);
+  if (strcmp(m->key, key) == 0 && m->until_ms > now) wait = (double)(m->until_ms - now) / 1000.0;
+  pthread_mutex_unlock(&memo_lock);
+  return wait > 0 && wait < 1 ? 1 : wait;
+}
+
+static void memo_spent(const guess_kind *k, const char *subject, double retry_after_s) {
+  char key[96];
+  snprintf(key, sizeof key, "%s %s", k->bucket, subject);
+  pthread_mutex_lock(&memo_lock);
+  memo_slot *m = memo_at(key);
+  snprintf(m->key, sizeof m->key, "%s", key);
+  m->until_ms = srv_store_now_ms() + (int64_t)(retry_after_s * 1000.0);
+  pthread_mutex_unlock(&memo_lock);
+}
+
 /* One guess budget: take 0 checks it (a read), take 1 checks and counts (a write). */
 static int budget(srv_store *st, const guess_kind *k, const char *subject, long burst, int take, int64_t *ticket,
                   double *retry_after_s, lab_error *err) {
@@ -63,9 +106,13 @@ int srv_guess_count(srv_store *st, srv_guess kind, const char *addr, double *ret
   snprintf(subject, sizeof subject, "addr:%s", addr);
   *retry_after_s = 0;
   int64_t ticket = 0;
-  /* Reads first: a guesser over budget costs no write. Then each take is
-   * atomic; the address's is given back when the class's refuses. */
-  int by_class = 0, rc = budget(st, k, subject, SRV_GUESS_ADDRESS_BURST, 0, NULL, retry_after_s, err);
+  /* A budget remembered as spent first (no store access), then reads (a
+   * guesser over budget costs no write), then each take, atomic; the
+   * address's is given back when the class's refuses. */
+  int by_class = 0, rc = 0;
+  if ((*retry_after_s = memo_wait_s(k, subject)) == 0 && (*retry_after_s = memo_wait_s(k, "class")) > 0) by_class = 1;
+  if (*retry_after_s > 0) rc = lab_fail(err, LAB_E_RATE_LIMITED, NULL, NULL);
+  if (rc == 0) rc = budget(st, k, subject, SRV_GUESS_ADDRESS_BURST, 0, NULL, retry_after_s, err);
   if (rc == 0) {
     by_class = 1;
     rc = budget(st, k, "class", SRV_GUESS_CLASS_BURST, 0, NULL, retry_after_s, err);
@@ -86,6 +133,7 @@ int srv_guess_count(srv_store *st, srv_guess kind, const char *addr, double *ret
     *retry_after_s = 0;
     return 0;
   }
+  memo_spent(k, by_class ? "class" : subject, *retry_after_s);
   srv_metrics_refused(by_class ? k->by_class : k->by_address);
   if (by_class)
     return lab_fail(err, LAB_E_RATE_LIMITED, NULL,

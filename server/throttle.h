@@ -41,7 +41,8 @@ typedef enum srv_guess { SRV_GUESS_JOIN_CODE, SRV_GUESS_INSTRUCTOR_TOKEN } srv_g
 /* A wrong guess from addr, after the comparison: 0 when it fits the
  * address's and the class's guess budgets (it is counted; the caller
  * answers bad_join_code / instructor_only), else -1 with rate_limited and
- * *retry_after_s. Over budget it costs reads only, never a write. */
+ * *retry_after_s. Over budget it costs reads only, never a write, and once
+ * this process has seen the budget spent, not even those (until it refills). */
 int srv_guess_count(srv_store *st, srv_guess kind, const char *addr, double *retry_after_s, lab_error *err);
 
 #endif

@@ -1,7 +1,8 @@
 // Helpers for class-mode tests: start a server with a class (its own
 // database in a temp folder) and read the join code and instructor token it
-// prints; join as a learner and keep the session cookie; hold an SQLite
-// lock from another process. Built on lib.mjs's startServer.
+// prints; join as a learner and keep the session cookie; many learners
+// joining from one address (joinMany: a lecture hall behind one NAT); hold
+// an SQLite lock from another process. Built on lib.mjs's startServer.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

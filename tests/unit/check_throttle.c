@@ -1,7 +1,7 @@
 /* The class's join window and the wrong-guess budgets (throttle.h): the
  * window's sizing as a token bucket (the arithmetic of limit_bucket.h),
  * and, on a real SQLite store, that wrong guesses stop at their budget
- * while the class's window stays whole. */
+ * (answered from memory past it) while the class's window stays whole. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +100,10 @@ START_TEST(wrong_guesses_stop_at_their_budget_and_leave_the_join_window_whole) {
   ck_assert_int_eq(err.code, LAB_E_RATE_LIMITED);
   ck_assert(retry >= 1);
   ck_assert_uint_eq(srv_metrics_refusals(SRV_REFUSED_JOIN_GUESSES_ADDRESS), before + 1);
+  /* past its budget a guess is answered from memory: no store is touched */
+  ck_assert_int_eq(srv_guess_count(NULL, SRV_GUESS_JOIN_CODE, "10.0.0.7", &retry, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_RATE_LIMITED);
+  ck_assert(retry >= 1 && retry <= 60);
   /* another address, and the other kind of guess, have budgets of their own */
   ck_assert_int_eq(srv_guess_count(st, SRV_GUESS_JOIN_CODE, "10.0.0.8", &retry, &err), 0);
   ck_assert_int_eq(srv_guess_count(st, SRV_GUESS_INSTRUCTOR_TOKEN, "10.0.0.7", &retry, &err), 0);
