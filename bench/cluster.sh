@@ -36,7 +36,9 @@ code=BNCH-CLST
 # serve NAME ARGS...: starts a server; sets port_NAME once it prints its join code.
 serve() {
   local name=$1; shift
-  "$bin" serve --host 127.0.0.1 --port 0 --root "$dir/web" --join-code $code "$@" >"$dir/$name.out" 2>"$dir/$name.err" &
+  # The whole course joins within RAMP_S: a join window that holds it (at most 1000, its bound).
+  "$bin" serve --host 127.0.0.1 --port 0 --root "$dir/web" --join-code $code --class-size $((learners < 1000 ? learners : 1000)) \
+    "$@" >"$dir/$name.out" 2>"$dir/$name.err" &
   pids+=($!)
   fx_wait 20 grep -q 'join code' "$dir/$name.out" || { echo "  $name did not start:"; tail -5 "$dir/$name.err"; exit 1; }
   printf -v "port_$name" '%s' "$(grep -o 'http://127.0.0.1:[0-9]*' "$dir/$name.out" | grep -o '[0-9]*$')"

@@ -13,6 +13,7 @@
 #include "client_addr.h"
 #include "http.h"
 #include "learner.h"
+#include "metrics.h"
 #include "throttle.h"
 #include "session.h"
 
@@ -40,8 +41,11 @@ static int send_joined(struct mg_connection *conn, const srv_class *cls, const s
   return rc;
 }
 
-/* Checks the body and the code; a wrong code counts against the address. */
-static int join_request(struct mg_connection *conn, srv_class *cls, cJSON **body, lab_error *err) {
+/* Checks the body and the code. The code is compared first: a right one
+ * goes on whatever others guessed; a wrong one counts in the guess budgets
+ * (throttle.h), and past them is refused with rate_limited. */
+static int join_request(struct mg_connection *conn, srv_class *cls, cJSON **body, double *retry_after_s,
+                        lab_error *err) {
   static const char *const fields[] = {"code", "name", NULL};
   if (srv_read_json_object(conn, JOIN_BODY_MAX, fields, 0, "{\"code\":\"ABCD-EFGH\",\"name\":\"your name\"}", body,
                            err))
@@ -60,16 +64,16 @@ static int join_request(struct mg_connection *conn, srv_class *cls, cJSON **body
   int shaped = srv_join_code_normalise(code->valuestring, typed) == 0;
   if (srv_equal_ct(typed, cls->join_code, SRV_JOIN_CODE_LEN) && shaped) return 0;
   char addr[SRV_ADDR_MAX];
-  srv_address_count(cls->store, "join", srv_client_addr(conn, addr));
+  if (srv_guess_count(cls->store, SRV_GUESS_JOIN_CODE, srv_client_addr(conn, addr), retry_after_s, err) != 0) return -1;
+  srv_metrics_refused(SRV_REFUSED_JOIN_BAD_CODE);
   return lab_fail(err, LAB_E_BAD_JOIN_CODE, "code", "that is not this class's join code; check it with your instructor");
 }
 
-/* A join: the browser's learner (or a new one, which counts against the
- * address like a wrong code does), and a new session of that learner. */
+/* A join: a right code takes one from the class's join window (whatever
+ * address it comes from), given back when the browser's learner was known
+ * already (joining again makes no new learner) or the join fails. */
 static int join(struct mg_connection *conn, srv_app *app) {
   srv_class *cls = app->cls;
-  char client[SRV_ADDR_MAX];
-  const char *addr = srv_client_addr(conn, client);
   lab_error err = {0};
   double retry = 0;
   cJSON *body = NULL;
@@ -77,19 +81,25 @@ static int join(struct mg_connection *conn, srv_app *app) {
   srv_store_session sess;
   char learner_token[SRV_TOKEN_HEX + 1] = "", session_token[SRV_TOKEN_HEX + 1];
   unsigned char hash[SRV_HASH_BYTES];
+  int64_t ticket = 0;
   int rc;
-  if (srv_address_check(cls->store, "join", addr, &retry, &err) != 0 || join_request(conn, cls, &body, &err) != 0)
+  if (join_request(conn, cls, &body, &retry, &err) != 0 ||
+      srv_join_admit(cls->store, cls->cfg.class_size, cls->cfg.join_rate, &ticket, &retry, &err) != 0)
     goto fail;
   const char *name = cJSON_GetObjectItemCaseSensitive(body, "name")->valuestring;
   if (srv_learner_for_join(cls->store, mg_get_header(conn, "Cookie"), name, &learner, learner_token, &err) != 0)
     goto fail;
-  if (learner_token[0]) srv_address_count(cls->store, "join", addr);
+  if (!learner_token[0]) { /* a known learner: no new place in the class taken */
+    srv_join_return(cls->store, ticket);
+    ticket = 0;
+  }
   if (srv_token_new(session_token, &err) != 0) goto fail;
   srv_sha256(session_token, SRV_TOKEN_HEX, hash);
   if (srv_store_session_add(cls->store, hash, name, learner.id, &sess, &err) != 0) goto fail;
   rc = send_joined(conn, cls, &sess, session_token, learner_token);
   goto done;
 fail:
+  srv_join_return(cls->store, ticket);
   rc = srv_send_error_retry(conn, &err, retry);
 done:
   memset(session_token, 0, sizeof session_token);

@@ -8,6 +8,8 @@
 #include "api.h"
 #include "cjson_compat.h"
 #include "http.h"
+#include "metrics.h"
+#include "throttle.h"
 #include "runs.h"
 #include "session.h"
 #include "workers_json.h"
@@ -30,7 +32,7 @@ static cJSON *class_info(const srv_class *cls) {
            {"queued_runs_per_learner", c->queued_runs_per_learner}, {"sim_runs_per_minute", c->sim_runs_per_minute},
            {"sim_cpu_seconds_per_minute", c->sim_cpu_seconds_per_minute},
            {"stored_runs_per_learner", c->stored_runs_per_learner}, {"session_idle_s", c->session_idle_s},
-           {"session_max_s", c->session_max_s}};
+           {"session_max_s", c->session_max_s}, {"class_size", c->class_size}, {"join_rate", c->join_rate}};
   for (size_t i = 0; ok && i < sizeof l / sizeof l[0]; i++) ok = cJSON_AddNumberToObject(limits, l[i].key, (double)l[i].v) != NULL;
   for (int i = 0; ok && i < c->gpu_count; i++) ok = cJSON_AddItemToArray(gpus, cJSON_CreateNumber(c->gpus[i]));
   if (!ok) {
@@ -58,16 +60,59 @@ static cJSON *gpu_info(srv_app *app) {
   return o;
 }
 
+/* What this server refused since it started, by reason, each with what
+ * the instructor can do about it:
+ * {"join_class_window":{"count","refused","change_with"},…}. */
+static cJSON *refusals(const srv_class *cls) {
+  char window[160], addr_budget[80], class_budget[80];
+  snprintf(window, sizeof window,
+           "--class-size (now %ld) or --join-rate (now %ld a second): limits.class_size, limits.join_rate",
+           cls->cfg.class_size, cls->cfg.join_rate);
+  snprintf(addr_budget, sizeof addr_budget, "past an address's budget (%d a minute)", SRV_GUESS_ADDRESS_BURST);
+  snprintf(class_budget, sizeof class_budget, "past the class's budget (%d a minute)", SRV_GUESS_CLASS_BURST);
+  static const char never[] = "no setting: the budget is for wrong guesses only, a right one is never refused";
+  const struct {
+    srv_refusal r;
+    const char *refused, *detail, *change_with;
+  } rows[] = {
+      {SRV_REFUSED_JOIN_WINDOW, "right joins over the class's join window", "", window},
+      {SRV_REFUSED_JOIN_BAD_CODE, "joins with a wrong join code", "", "no setting: give learners the join code"},
+      {SRV_REFUSED_JOIN_GUESSES_ADDRESS, "wrong join codes ", addr_budget, never},
+      {SRV_REFUSED_JOIN_GUESSES_CLASS, "wrong join codes ", class_budget, never},
+      {SRV_REFUSED_INSTRUCTOR_BAD_TOKEN, "instructor requests with a wrong token", "",
+       "no setting: --new-instructor-token replaces the token"},
+      {SRV_REFUSED_INSTRUCTOR_GUESSES_ADDRESS, "wrong instructor tokens ", addr_budget, never},
+      {SRV_REFUSED_INSTRUCTOR_GUESSES_CLASS, "wrong instructor tokens ", class_budget, never},
+  };
+  cJSON *o = cJSON_CreateObject(), *row = NULL;
+  int ok = o != NULL;
+  for (size_t i = 0; ok && i < sizeof rows / sizeof rows[0]; i++) {
+    char key[64], refused[160];
+    snprintf(key, sizeof key, "%s_%s", srv_refusal_what(rows[i].r), srv_refusal_reason(rows[i].r));
+    snprintf(refused, sizeof refused, "%s%s", rows[i].refused, rows[i].detail);
+    ok = (row = cJSON_AddObjectToObject(o, key)) &&
+         cJSON_AddNumberToObject(row, "count", (double)srv_metrics_refusals(rows[i].r)) &&
+         cJSON_AddStringToObject(row, "refused", refused) &&
+         cJSON_AddStringToObject(row, "change_with", rows[i].change_with);
+  }
+  if (!ok) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
 static int overview(struct mg_connection *conn, srv_app *app) {
   lab_error err = {0};
   cJSON *out = NULL;
-  if (srv_instructor_require(conn, app->cls, &err) != 0 ||
+  double retry = 0;
+  if (srv_instructor_require(conn, app->cls, &retry, &err) != 0 ||
       srv_store_class_overview(app->cls->store, &out, &err) != 0)
-    return srv_send_error(conn, &err);
+    return srv_send_error_retry(conn, &err, retry);
   cJSON *queue = app->cls->runs ? srv_class_runs_queue_json(app->cls->runs) : cJSON_CreateArray();
   int ok = cJSON_AddItemToObject(out, "class", class_info(app->cls)) && cJSON_AddItemToObject(out, "queue", queue);
   if (ok) queue = NULL;
-  ok = ok && cJSON_AddItemToObject(out, "gpu", gpu_info(app));
+  ok = ok && cJSON_AddItemToObject(out, "gpu", gpu_info(app)) && cJSON_AddItemToObject(out, "refusals", refusals(app->cls));
   /* a shared store: every GPU worker seen in the last hour, where it runs and how it does */
   cJSON *all = srv_class_runs_workers(app->cls->runs);
   if (ok && all) ok = cJSON_AddItemToObject(out, "workers", srv_workers_brief(all, 0));

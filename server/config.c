@@ -52,6 +52,9 @@ static const setting settings[] = {
     {"limits", "stored_runs_per_learner", "--stored-runs", K_LONG, 10, 100000, AT(stored_runs_per_learner), 0},
     {"limits", "session_idle_s", "--session-idle", K_LONG, 1, 604800, AT(session_idle_s), 0},
     {"limits", "session_max_s", "--session-max", K_LONG, 1, 2592000, AT(session_max_s), 0},
+    /* at most 1000: a limit check reads ≤ 4096 events and a join window's two periods hold ≤ 3 × class_size */
+    {"limits", "class_size", "--class-size", K_LONG, 1, 1000, AT(class_size), 0},
+    {"limits", "join_rate", "--join-rate", K_LONG, 1, 1000, AT(join_rate), 0},
     {"tls", "cert", "--tls-cert", K_PATH, 1, 4000, AT(tls_cert), 1},
     {"tls", "key", "--tls-key", K_PATH, 1, 4000, AT(tls_key), 1},
     {NULL, "gpus", "--gpus", K_GPUS, 0, 63, AT(gpus), 0},
@@ -86,6 +89,8 @@ const char srv_class_help[] =
     "  --stored-runs N           10-100000 simulated results kept per learner, oldest dropped (default 500)\n"
     "  --session-idle S          1-604800 seconds a session lives after its last request (default 7200)\n"
     "  --session-max S           1-2592000 seconds a session lives at most (default 43200)\n"
+    "  --class-size N            1-1000 joins admitted at once, from any address (default 300)\n"
+    "  --join-rate R             1-1000 joins a second once those are in (default 5)\n"
     "  --tls-cert FILE --tls-key FILE   serve HTTPS (both or neither)\n"
     "  --gpus LIST               1-16 distinct device indices 0-63, e.g. 0,1 (default 0)\n"
     "  The join code and an instructor token (GPULAB_INSTRUCTOR_TOKEN, or random) are printed at start.\n";
@@ -107,6 +112,8 @@ void srv_class_config_defaults(srv_class_config *cfg) {
   cfg->stored_runs_per_learner = 500;
   cfg->session_idle_s = 2 * 3600;
   cfg->session_max_s = 12 * 3600;
+  cfg->class_size = 300; /* a lecture hall behind one address joins at once */
+  cfg->join_rate = 5;
   cfg->gpus[0] = 0;
   cfg->gpu_count = 1;
 }

@@ -28,6 +28,8 @@ typedef struct srv_class_config {
   long sim_cpu_seconds_per_minute;        /* CPU time those may take, per learner */
   long stored_runs_per_learner;           /* simulated results kept per learner (oldest go first) */
   long session_idle_s, session_max_s;     /* a session ends this long after its last request / its join */
+  long class_size;                        /* joins admitted at once, from any address (throttle.h) */
+  long join_rate;                         /* joins a second once those are in */
   char tls_cert[4096], tls_key[4096];     /* both "" = plain HTTP */
   int gpus[SRV_MAX_GPUS];
   int gpu_count;

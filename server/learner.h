@@ -3,8 +3,8 @@
  * session's), so joining again from the same browser is the same learner
  * with the same limits and quota. Limits are token buckets kept in the
  * store (store.h), so they hold across re-joins, restarts and several
- * servers sharing one store. The joins that make a new learner count
- * against the client address like guesses of the join code (throttle.h). */
+ * servers sharing one store. The joins that make a new learner take one
+ * from the class's join window, whatever their address (throttle.h). */
 #ifndef SRV_LEARNER_H
 #define SRV_LEARNER_H
 

@@ -22,6 +22,25 @@ static unsigned long run_buckets[N_BUCKETS]; /* not cumulative; summed when prin
 static unsigned long run_count, runs_by_status[N_RUN_STATUS];
 static double run_sum_s;
 
+static _Atomic unsigned long refusals[SRV_REFUSAL_COUNT];
+static const char *const refusal_what[] = {
+#define X_WHAT(id, what, reason) what,
+    SRV_REFUSALS(X_WHAT)
+#undef X_WHAT
+};
+static const char *const refusal_reason[] = {
+#define X_REASON(id, what, reason) reason,
+    SRV_REFUSALS(X_REASON)
+#undef X_REASON
+};
+
+void srv_metrics_refused(srv_refusal r) {
+  if ((unsigned)r < SRV_REFUSAL_COUNT) refusals[r]++;
+}
+unsigned long srv_metrics_refusals(srv_refusal r) { return (unsigned)r < SRV_REFUSAL_COUNT ? refusals[r] : 0; }
+const char *srv_refusal_reason(srv_refusal r) { return (unsigned)r < SRV_REFUSAL_COUNT ? refusal_reason[r] : "?"; }
+const char *srv_refusal_what(srv_refusal r) { return (unsigned)r < SRV_REFUSAL_COUNT ? refusal_what[r] : "?"; }
+
 void srv_metrics_request(int status) {
   if (status >= 100 && status < N_STATUS) requests[status]++;
 }
@@ -48,6 +67,7 @@ void srv_metrics_run(double seconds, const char *status) {
 
 void srv_metrics_reset(void) {
   for (int i = 0; i < N_STATUS; i++) requests[i] = 0;
+  for (int i = 0; i < SRV_REFUSAL_COUNT; i++) refusals[i] = 0;
   pthread_mutex_lock(&runs_lock);
   memset(run_buckets, 0, sizeof run_buckets);
   memset(runs_by_status, 0, sizeof runs_by_status);
@@ -86,6 +106,23 @@ static void put(sbuf *b, const char *fmt, ...) {
     }
     b->p = grown;
     b->cap = cap;
+  }
+}
+
+/* Each family once, with its reasons in table order (zeros too, so a
+ * dashboard sees the series before the first refusal). */
+static void put_refusals(sbuf *b) {
+  static const char *const help[] = {
+      "join", "Joins refused, by reason: class_window (the class's join window: --class-size, --join-rate), "
+              "bad_join_code, guesses_from_address and guesses_in_class (the wrong-guess budgets).",
+      "instructor", "Instructor requests refused, by reason: bad_token, guesses_from_address and guesses_in_class "
+                    "(the wrong-guess budgets; a right token is never refused)."};
+  for (size_t f = 0; f < sizeof help / sizeof help[0]; f += 2) {
+    put(b, "# HELP gpulab_%s_refused_total %s\n# TYPE gpulab_%s_refused_total counter\n", help[f], help[f + 1],
+        help[f]);
+    for (int i = 0; i < SRV_REFUSAL_COUNT; i++)
+      if (strcmp(refusal_what[i], help[f]) == 0)
+        put(b, "gpulab_%s_refused_total{reason=\"%s\"} %lu\n", help[f], refusal_reason[i], (unsigned long)refusals[i]);
   }
 }
 
@@ -142,12 +179,14 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
             "# HELP gpulab_store_up Whether the shared class store answered this server's last look (1) or not (0).\n"
             "# TYPE gpulab_store_up gauge\ngpulab_store_up %d\n",
         g->workers_alive, g->store_up);
+  put_refusals(&b);
   if (b.failed) {
     free(b.p);
     return NULL;
   }
   return b.p;
 }
+
 
 static size_t put_escaped(char *buf, size_t n, size_t at, const char *s) {
   static const char hex[] = "0123456789ABCDEF";

@@ -38,4 +38,29 @@ char *srv_metrics_text(const srv_metrics_gauges *g);
 size_t srv_log_line(char *buf, size_t n, const char *when, const char *remote, const char *method, const char *path,
                     int status, double ms, int64_t session_id);
 
+/* Refusals of joins and of the instructor's view, by reason (throttle.h):
+ * X(id, what, reason). what names the counter (gpulab_<what>_refused_total). */
+#define SRV_REFUSALS(X) \
+  X(JOIN_WINDOW, "join", "class_window") \
+  X(JOIN_BAD_CODE, "join", "bad_join_code") \
+  X(JOIN_GUESSES_ADDRESS, "join", "guesses_from_address") \
+  X(JOIN_GUESSES_CLASS, "join", "guesses_in_class") \
+  X(INSTRUCTOR_BAD_TOKEN, "instructor", "bad_token") \
+  X(INSTRUCTOR_GUESSES_ADDRESS, "instructor", "guesses_from_address") \
+  X(INSTRUCTOR_GUESSES_CLASS, "instructor", "guesses_in_class")
+
+typedef enum srv_refusal {
+#define SRV_REFUSAL_ENUM(id, what, reason) SRV_REFUSED_##id,
+  SRV_REFUSALS(SRV_REFUSAL_ENUM)
+#undef SRV_REFUSAL_ENUM
+      SRV_REFUSAL_COUNT
+} srv_refusal;
+
+/* Counts one refusal; srv_metrics_refusals reads the count (this process's). */
+void srv_metrics_refused(srv_refusal r);
+unsigned long srv_metrics_refusals(srv_refusal r);
+/* The reason label and counter family of r ("class_window", "join"). */
+const char *srv_refusal_reason(srv_refusal r);
+const char *srv_refusal_what(srv_refusal r);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "client_addr.h"
 #include "http.h"
+#include "metrics.h"
 #include "throttle.h"
 
 #include <civetweb.h>
@@ -80,23 +81,26 @@ int srv_session_require(struct mg_connection *conn, srv_class *cls, srv_store_se
                   why);
 }
 
-int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, lab_error *err) {
-  char client[SRV_ADDR_MAX];
-  const char *addr = srv_client_addr(conn, client);
-  double retry = 0;
-  if (srv_address_check(cls->store, "instructor token", addr, &retry, err) != 0) return -1;
+int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, double *retry_after_s, lab_error *err) {
+  *retry_after_s = 0;
   const char *auth = mg_get_header(conn, "Authorization");
   if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
     const char *token = auth + 7;
     while (*token == ' ') token++;
     size_t len = strlen(token);
     while (len > 0 && token[len - 1] == ' ') len--;
-    /* Hashing first makes the comparison fixed-length, whatever was sent. */
+    /* Hashing first makes the comparison fixed-length, whatever was sent;
+     * it comes before any budget, so others' guesses never refuse the right token. */
     unsigned char hash[SRV_HASH_BYTES];
     srv_sha256(token, len, hash);
     if (len > 0 && srv_equal_ct(hash, cls->instructor_hash, SRV_HASH_BYTES)) return 0;
   }
-  if (auth) srv_address_count(cls->store, "instructor token", addr); /* a guess; no header at all is not */
+  if (auth) { /* a guess; no header at all is not */
+    char client[SRV_ADDR_MAX];
+    if (srv_guess_count(cls->store, SRV_GUESS_INSTRUCTOR_TOKEN, srv_client_addr(conn, client), retry_after_s, err) != 0)
+      return -1;
+    srv_metrics_refused(SRV_REFUSED_INSTRUCTOR_BAD_TOKEN);
+  }
   return lab_fail(err, LAB_E_INSTRUCTOR_ONLY, NULL,
                   "this needs the instructor token printed when the server started, sent as 'Authorization: Bearer "
                   "TOKEN'");

@@ -29,10 +29,11 @@ void srv_cookie_clear_line(char *out, size_t n, int secure);
  * ended here) or a store error. Also notes the session id for the
  * request's log line. */
 int srv_session_require(struct mg_connection *conn, srv_class *cls, srv_store_session *out, lab_error *err);
-/* 0 when the request carries "Authorization: Bearer <instructor token>";
- * else -1 with instructor_only. Wrong tokens are throttled per client
- * address (learner.h): past the burst, rate_limited whatever is sent. */
-int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, lab_error *err);
+/* 0 when the request carries "Authorization: Bearer <instructor token>"
+ * (compared before anything else: the right token is never refused); else
+ * -1 with instructor_only, or rate_limited with *retry_after_s once wrong
+ * tokens are past their budget (throttle.h). */
+int srv_instructor_require(struct mg_connection *conn, const srv_class *cls, double *retry_after_s, lab_error *err);
 
 /* 404 not_found saying this server runs no class (for class routes when
  * srv_app.cls is NULL). */

@@ -188,6 +188,15 @@
     var lim = cls.limits || {};
     if (num(lim.gpu_seconds_per_session) !== null) stat(dl, "GPU time per learner", seconds(lim.gpu_seconds_per_session));
     if (num(lim.runs_per_minute) !== null) stat(dl, "Runs per learner per minute", String(lim.runs_per_minute));
+    if (num(lim.class_size) !== null && num(lim.join_rate) !== null)
+      stat(dl, "Joins", lim.class_size + " at once, then " + lim.join_rate + " a second");
+    // What the server refused (joins over the window, wrong codes or tokens), with the setting that changes it.
+    var refusals = data.refusals || {};
+    var said = Object.keys(refusals).filter(function (k) { return num(refusals[k].count) > 0; }).map(function (k) {
+      var r = refusals[k];
+      return r.count + " " + r.refused + " (" + r.change_with + ")";
+    });
+    if (said.length) stat(dl, "Refused since the server started", said.join("; "));
   }
 
   function drawGpu(gpu) {

@@ -1,8 +1,10 @@
 // Helpers for class-mode tests: start a server with a class (its own
 // database in a temp folder) and read the join code and instructor token it
-// prints; join as a learner and keep the session cookie; hold an SQLite
-// lock from another process. Built on lib.mjs's startServer.
+// prints; join as a learner and keep the session cookie; many learners
+// joining from one address (joinMany: a lecture hall behind one NAT); hold
+// an SQLite lock from another process. Built on lib.mjs's startServer.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,5 +143,60 @@ export async function holdExclusiveLock(dbPath) {
       p.stdin.end('COMMIT;\n.quit\n');
       await new Promise((r) => (p.exitCode !== null ? r() : p.on('exit', r)));
     },
+  };
+}
+
+// ---- many learners at once ----------------------------------------------------
+
+// A POST of JSON from a chosen local address (127.0.0.N plays another
+// client); resolves { status, headers (lower-case keys), json, ms }.
+export function postFrom(srv, path, body, { localAddress = '127.0.0.1', headers = {}, method = 'POST', timeoutMs = 20000 } = {}) {
+  const data = body === undefined ? '' : JSON.stringify(body);
+  const t0 = performance.now();
+  return new Promise((res, rej) => {
+    const req = http.request({
+      host: '127.0.0.1', port: srv.port, path, method, localAddress, timeout: timeoutMs, agent: false,
+      headers: { ...(data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {}), ...headers },
+    }, (r) => {
+      let text = '';
+      r.setEncoding('utf8');
+      r.on('data', (d) => (text += d));
+      r.on('end', () => {
+        let json;
+        try { json = JSON.parse(text); } catch { json = undefined; }
+        res({ status: r.statusCode, headers: r.headers, json, text, ms: performance.now() - t0 });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path} from ${localAddress}: no answer in ${timeoutMs} ms`)));
+    req.on('error', rej);
+    req.end(data);
+  });
+}
+
+// The p-quantile (0..1) of numbers, nearest rank.
+export function quantile(values, p) {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] : NaN;
+}
+
+// n learners join from one address (default 127.0.0.1), `concurrency` at a
+// time, as fast as the server answers. Resolves { joined, refused (the
+// answers that were not 200), ms (each join's latency), p50, p99, wallMs }.
+export async function joinMany(srv, n, { concurrency = 16, localAddress = '127.0.0.1', prefix = 'Learner', code = srv.joinCode } = {}) {
+  const answers = new Array(n);
+  let next = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      answers[i] = await postFrom(srv, '/api/class/join', { code, name: `${prefix} ${i}` }, { localAddress });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  const ms = answers.map((a) => a.ms);
+  return {
+    joined: answers.filter((a) => a.status === 200).length,
+    refused: answers.filter((a) => a.status !== 200),
+    ms, p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), wallMs: performance.now() - t0,
   };
 }

@@ -35,6 +35,7 @@ Suite *make_ui_result_allocator_suite(void);
 Suite *make_store_suite(void);
 Suite *make_session_suite(void);
 Suite *make_config_suite(void);
+Suite *make_throttle_suite(void);
 Suite *make_cluster_suite(void);
 Suite *make_subprocess_suite(void);
 
