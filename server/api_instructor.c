@@ -1,7 +1,7 @@
 /* GET /api/instructor/class: the whole class for its instructor (who joined,
  * runs, sessions and quiz results summed per learner, the GPU queue, the
  * worker's health, the GPU's memory); GET /api/instructor/attempts?learner=ID
- * &page=N: one learner's quiz attempts a page at a time. Both need
+ * &page=N&per_page=M: one learner's quiz attempts a page at a time. Both need
  * "Authorization: Bearer <instructor token>"; the token never travels in a
  * URL, so it cannot leak into logs or browser history. */
 #include <civetweb.h>
@@ -85,7 +85,7 @@ static int overview(struct mg_connection *conn, srv_app *app) {
   return rc;
 }
 
-#define MAX_PAGE 100000L /* × SRV_QUIZ_PAGE_SIZE: far beyond what the per-minute limit lets a term store */
+#define MAX_PAGE 1000000L /* pages of one: far beyond what the per-minute limit lets a term store */
 
 /* A query parameter as a whole number in [1, max]: 0, 1 when absent (and
  * *v = dflt; dflt 0: required), or -1 with err. */
@@ -107,13 +107,15 @@ static int query_number(const char *query, const char *name, long long dflt, lon
                   dflt ? "" : " (GET /api/instructor/class gives each learner's id)");
 }
 
-/* Only learner and page: a misspelt parameter is an error, not ignored. */
+/* Only learner, page and per_page: a misspelt parameter is an error, not ignored. */
 static int query_known(const char *query, lab_error *err) {
   for (const char *p = query; p && *p;) {
     size_t len = strcspn(p, "&");
     size_t key = strcspn(p, "=&");
-    if (len > 0 && !((key == 7 && strncmp(p, "learner", 7) == 0) || (key == 4 && strncmp(p, "page", 4) == 0)))
-      return lab_fail(err, LAB_E_INVALID_PARAM, NULL, "unknown parameter '%.*s'; use learner=ID&page=N",
+    int known = (key == 7 && strncmp(p, "learner", 7) == 0) || (key == 4 && strncmp(p, "page", 4) == 0) ||
+                (key == 8 && strncmp(p, "per_page", 8) == 0);
+    if (len > 0 && !known)
+      return lab_fail(err, LAB_E_INVALID_PARAM, NULL, "unknown parameter '%.*s'; use learner=ID&page=N&per_page=M",
                       (int)(key < 40 ? key : 40), p);
     p += len;
     if (*p == '&') p++;
@@ -121,24 +123,26 @@ static int query_known(const char *query, lab_error *err) {
   return 0;
 }
 
-/* {"learner","page","page_size","pages","total","attempts":[…]}: newest
- * first; a page past the last one holds no attempt. */
+/* {"learner","page","per_page","pages","total","attempts":[…]}: newest
+ * first, page N holding attempts (N-1)*per_page+1 onwards; a page past the
+ * last one holds none. */
 static int attempts(struct mg_connection *conn, srv_app *app) {
   const char *query = mg_get_request_info(conn)->query_string;
   lab_error err = {0};
-  long long learner = 0, page = 0;
+  long long learner = 0, page = 0, per_page = 0;
   int64_t total = 0;
   cJSON *list = NULL, *out = NULL;
   if (srv_instructor_require(conn, app->cls, &err) != 0 || query_known(query, &err) != 0 ||
       query_number(query, "learner", 0, 1LL << 53, &learner, &err) != 0 ||
       query_number(query, "page", 1, MAX_PAGE, &page, &err) != 0 ||
-      srv_store_quiz_page(app->cls->store, learner, (page - 1) * SRV_QUIZ_PAGE_SIZE, &list, &total, &err) != 0)
+      query_number(query, "per_page", SRV_QUIZ_PAGE_MAX, SRV_QUIZ_PAGE_MAX, &per_page, &err) != 0 ||
+      srv_store_quiz_page(app->cls->store, learner, (page - 1) * per_page, (long)per_page, &list, &total, &err) != 0)
     return srv_send_error(conn, &err);
   out = cJSON_CreateObject();
   int ok = out && cJSON_AddNumberToObject(out, "learner", (double)learner) &&
            cJSON_AddNumberToObject(out, "page", (double)page) &&
-           cJSON_AddNumberToObject(out, "page_size", SRV_QUIZ_PAGE_SIZE) &&
-           cJSON_AddNumberToObject(out, "pages", (double)((total + SRV_QUIZ_PAGE_SIZE - 1) / SRV_QUIZ_PAGE_SIZE)) &&
+           cJSON_AddNumberToObject(out, "per_page", (double)per_page) &&
+           cJSON_AddNumberToObject(out, "pages", (double)((total + per_page - 1) / per_page)) &&
            cJSON_AddNumberToObject(out, "total", (double)total) && cJSON_AddItemToObject(out, "attempts", list);
   if (ok) list = NULL;
   int rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");

@@ -200,9 +200,10 @@ int srv_store_learner_runs(cJSON *entry, const double counts[6], double live, do
              : -1;
 }
 
-int srv_store_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, cJSON **out, int64_t *total,
+int srv_store_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
                         lab_error *err) {
-  return s->ops->quiz_page(s, learner_id, offset, out, total, err);
+  if (limit < 1 || limit > SRV_QUIZ_PAGE_MAX) limit = SRV_QUIZ_PAGE_MAX;
+  return s->ops->quiz_page(s, learner_id, offset, limit, out, total, err);
 }
 
 int srv_store_limit_check(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,

@@ -23,7 +23,7 @@
  * reload, a second tab) gets a new session and the oldest ones end, so a
  * script re-joining in a loop cannot grow the class's state. */
 #define SRV_LIVE_SESSIONS_PER_LEARNER 3
-#define SRV_QUIZ_PAGE_SIZE 50 /* attempts one page of GET /api/instructor/attempts holds */
+#define SRV_QUIZ_PAGE_MAX 50 /* attempts one page of GET /api/instructor/attempts holds at most */
 
 typedef struct srv_store srv_store;
 
@@ -128,7 +128,8 @@ typedef struct srv_store_ops {
                   const char *answers_json, lab_error *err);
   int (*quiz_list)(srv_store *s, int64_t session_id, cJSON **out, lab_error *err);
   int (*class_overview)(srv_store *s, cJSON **out, lab_error *err);
-  int (*quiz_page)(srv_store *s, int64_t learner_id, int64_t offset, cJSON **out, int64_t *total, lab_error *err);
+  int (*quiz_page)(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
+                   lab_error *err);
   int (*limit_check)(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
                      double max_cost, double *retry_after_s, lab_error *err);
   int (*limit_add)(srv_store *s, const char *kind, const char *subject, double cost, int64_t *event_id,
@@ -264,9 +265,9 @@ int srv_store_overview_assemble(cJSON *learners, cJSON *quiz, cJSON *waiting, cJ
 int srv_store_learner_runs(cJSON *entry, const double counts[6], double live, double total);
 /* One page of a learner's quiz attempts, newest first, from offset:
  * [{"id","session_id","lesson","score","total","passed","at"}], at most
- * SRV_QUIZ_PAGE_SIZE; *total is how many the learner has (0 for an
- * unknown learner). */
-int srv_store_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, cJSON **out, int64_t *total,
+ * limit (1 to SRV_QUIZ_PAGE_MAX); *total is how many the learner has (0 for
+ * an unknown learner). */
+int srv_store_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
                         lab_error *err);
 
 /* Limits: a token bucket for each kind of event ("gpu_run", "join", …)

@@ -309,7 +309,7 @@ static cJSON *page_row(const PGresult *r, int i) {
 
 /* The count, then the page, as in SQLite (an attempt stored in between
  * shows on a page and not yet in the count: harmless). */
-static int op_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, cJSON **out, int64_t *total,
+static int op_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
                         lab_error *err) {
   pg_store *st = srv_pg_impl(s);
   pg_args a = {0};
@@ -322,7 +322,7 @@ static int op_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, cJSON 
   *total = PQntuples(r) == 1 ? srv_pg_get_i64(r, 0, 0) : 0;
   PQclear(r);
   srv_pg_i64(&a, offset);
-  srv_pg_i64(&a, SRV_QUIZ_PAGE_SIZE);
+  srv_pg_i64(&a, limit);
   return srv_pg_rows_of(st,
                         "SELECT q.id, q.session_id, q.lesson, q.score, q.total, q.passed, q.at FROM quiz_attempts q"
                         " JOIN sessions s ON s.id = q.session_id WHERE s.learner_id = $1 ORDER BY q.id DESC"

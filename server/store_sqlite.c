@@ -108,8 +108,7 @@ static const char schema_v3[] =
              " GROUP BY s.learner_id,q.lesson ORDER BY s.learner_id,q.lesson LIMIT " LIMIT_TEXT(OVERVIEW_QUIZ_LIMIT)) \
   X(QUIZ_COUNT, "SELECT count(*) FROM quiz_attempts q JOIN sessions s ON s.id=q.session_id WHERE s.learner_id=?") \
   X(QUIZ_PAGE, "SELECT q.id,q.session_id,q.lesson,q.score,q.total,q.passed,q.at FROM quiz_attempts q" \
-               " JOIN sessions s ON s.id=q.session_id WHERE s.learner_id=? ORDER BY q.id DESC LIMIT " \
-               LIMIT_TEXT(SRV_QUIZ_PAGE_SIZE) " OFFSET ?") \
+               " JOIN sessions s ON s.id=q.session_id WHERE s.learner_id=? ORDER BY q.id DESC LIMIT ? OFFSET ?") \
   X(OV_WAITING, "SELECT r.id,r.session_id,s.name,r.experiment,r.status,r.queued_at FROM runs r" \
                 " JOIN sessions s ON s.id=r.session_id WHERE r.status IN ('queued','running') ORDER BY r.id")
 
@@ -659,7 +658,7 @@ static cJSON *page_row(sqlite3_stmt *q) {
   return o;
 }
 
-static int do_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, cJSON **out, int64_t *total,
+static int do_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
                         lab_error *err) {
   sqlite_store *st = impl(s);
   double n = 0;
@@ -669,7 +668,8 @@ static int do_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, cJSON 
   *total = (int64_t)n;
   q = stmt(st, ST_QUIZ_PAGE);
   sqlite3_bind_int64(q, 1, learner_id);
-  sqlite3_bind_int64(q, 2, offset);
+  sqlite3_bind_int64(q, 2, limit);
+  sqlite3_bind_int64(q, 3, offset);
   return (*out = fetch_rows(st, q, page_row, "listing quiz attempts", err)) ? 0 : -1;
 }
 
@@ -736,8 +736,9 @@ LOCKED_OP(quiz_add,
 LOCKED_OP(quiz_list, (srv_store * s, int64_t session_id, cJSON **out, lab_error *err), (s, session_id, out, err))
 LOCKED_OP(class_overview, (srv_store * s, cJSON **out, lab_error *err), (s, out, err))
 LOCKED_OP(quiz_page,
-          (srv_store * s, int64_t learner_id, int64_t offset, cJSON **out, int64_t *total, lab_error *err),
-          (s, learner_id, offset, out, total, err))
+          (srv_store * s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
+           lab_error *err),
+          (s, learner_id, offset, limit, out, total, err))
 
 /* ---- open / close ------------------------------------------------------- */
 

@@ -255,7 +255,7 @@ START_TEST(store_pages_a_learners_quiz_attempts) {
   srv_store_session second;
   hash_of(3, h);
   ck_assert_int_eq(srv_store_session_add(s, h, "Ada", ada, &second, &err), 0);
-  int n = SRV_QUIZ_PAGE_SIZE + 7;
+  int n = SRV_QUIZ_PAGE_MAX + 7;
   for (int i = 0; i < n; i++)
     ck_assert_int_eq(srv_store_quiz_add(s, i % 2 ? first : second.id, "x", i, 100, 0, "{}", &err), 0);
   ck_assert_int_eq(srv_store_quiz_add(s, other, "x", 1, 1, 1, "{}", &err), 0);
@@ -263,7 +263,7 @@ START_TEST(store_pages_a_learners_quiz_attempts) {
   for (int page = 0; page < 3; page++) {
     cJSON *list = NULL;
     int64_t total = 0;
-    ck_assert_int_eq(srv_store_quiz_page(s, ada, (int64_t)page * SRV_QUIZ_PAGE_SIZE, &list, &total, &err), 0);
+    ck_assert_int_eq(srv_store_quiz_page(s, ada, (int64_t)page * SRV_QUIZ_PAGE_MAX, SRV_QUIZ_PAGE_MAX, &list, &total, &err), 0);
     ck_assert_int_eq(total, n);
     const cJSON *a;
     cJSON_ArrayForEach(a, list) {
@@ -272,7 +272,7 @@ START_TEST(store_pages_a_learners_quiz_attempts) {
       last_id = id;
       seen++;
     }
-    ck_assert_int_eq(cJSON_GetArraySize(list), page == 0 ? SRV_QUIZ_PAGE_SIZE : page == 1 ? 7 : 0);
+    ck_assert_int_eq(cJSON_GetArraySize(list), page == 0 ? SRV_QUIZ_PAGE_MAX : page == 1 ? 7 : 0);
     cJSON_Delete(list);
   }
   ck_assert_int_eq((int)seen, n);
