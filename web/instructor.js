@@ -149,17 +149,24 @@
   }
 
   // queue: the live queue (position, estimate); waiting: the stored runs
-  // (queued_at), matched by run id.
-  function drawQueue(queue, learners, waiting) {
+  // (queued_at, the name of the session that queued it), matched by run id.
+  // Names by session are kept across refreshes: a run queued or finished
+  // between the two reads of one refresh is in only one of the lists.
+  var sessionNames = {};
+  function drawQueue(queue, waiting) {
     var names = {}, queuedAt = {};
-    learners.forEach(function (l) { names[l.id] = l.name; });
-    waiting.forEach(function (w) { if (w) queuedAt[w.id] = w.queued_at; });
+    waiting.forEach(function (w) {
+      if (!w) return;
+      queuedAt[w.id] = w.queued_at;
+      names[w.id] = w.name;
+      if (typeof w.name === "string") sessionNames[w.session_id] = w.name;
+    });
     var rows = queue.map(function (q) {
       var est = num(q.estimate_s);
       var st = q.status === "running" ? (est !== null && est >= 1 ? "running, about " + seconds(est) + " left" : "running")
         : "queued" + (est !== null ? ", done in about " + seconds(Math.max(est, 1)) : "");
       var badge = el("span", "badge badge-small " + (q.status === "running" ? "badge-live" : "badge-wait"), st);
-      return row([q.status === "running" ? "now" : String(q.position || "?"), String(names[q.session_id] || q.name || "session " + q.session_id),
+      return row([q.status === "running" ? "now" : String(q.position || "?"), String(names[q.id] || sessionNames[q.session_id] || q.name || "session " + q.session_id),
         String(q.experiment || "?"), badge, when(q.queued_at || queuedAt[q.id])]);
     });
     fillBody("queue", "queue-empty", rows);
@@ -248,7 +255,7 @@
     $("class-name").textContent = (data.class && data.class.name) || "(unnamed)";
     drawSummary(data, learners, queue);
     drawLearners(learners);
-    drawQueue(queue, learners, waiting);
+    drawQueue(queue, waiting);
     drawGpu(data.gpu);
     $("updated").textContent = "Updated " + new Date().toLocaleTimeString() + ".";
   }
