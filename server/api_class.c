@@ -1,6 +1,7 @@
 /* Class mode for learners: POST /api/class/join {"code","name"} opens a lab
  * session of the browser's learner (learner.h; each token goes only into an
- * HttpOnly cookie), POST
+ * HttpOnly cookie; the learner's oldest sessions beyond
+ * SRV_LIVE_SESSIONS_PER_LEARNER end), POST
  * /api/class/leave ends it, GET /api/session shows the caller's own runs,
  * quiz attempts and GPU time. Without a class these answer not_found. */
 #include <civetweb.h>

@@ -1,13 +1,18 @@
 /* GET /api/instructor/class: the whole class for its instructor (who joined,
- * runs per learner, quiz results, the GPU queue, the worker's health, the
- * GPU's memory). Needs "Authorization: Bearer <instructor token>"; the token
- * never travels in a URL, so it cannot leak into logs or browser history. */
+ * runs, sessions and quiz results summed per learner, the GPU queue, the
+ * worker's health, the GPU's memory); GET /api/instructor/attempts?learner=ID
+ * &page=N&per_page=M: one learner's quiz attempts a page at a time. Both need
+ * "Authorization: Bearer <instructor token>"; the token never travels in a
+ * URL, so it cannot leak into logs or browser history. */
 #include <civetweb.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
 #include "cjson_compat.h"
 #include "http.h"
+#include "learner.h"
 #include "metrics.h"
 #include "throttle.h"
 #include "runs.h"
@@ -32,7 +37,9 @@ static cJSON *class_info(const srv_class *cls) {
            {"queued_runs_per_learner", c->queued_runs_per_learner}, {"sim_runs_per_minute", c->sim_runs_per_minute},
            {"sim_cpu_seconds_per_minute", c->sim_cpu_seconds_per_minute},
            {"stored_runs_per_learner", c->stored_runs_per_learner}, {"session_idle_s", c->session_idle_s},
-           {"session_max_s", c->session_max_s}, {"class_size", c->class_size}, {"join_rate", c->join_rate}};
+           {"session_max_s", c->session_max_s}, {"class_size", c->class_size}, {"join_rate", c->join_rate},
+           {"live_sessions_per_learner", SRV_LIVE_SESSIONS_PER_LEARNER},
+           {"quiz_attempts_per_minute", SRV_QUIZ_ATTEMPTS_PER_MINUTE}};
   for (size_t i = 0; ok && i < sizeof l / sizeof l[0]; i++) ok = cJSON_AddNumberToObject(limits, l[i].key, (double)l[i].v) != NULL;
   for (int i = 0; ok && i < c->gpu_count; i++) ok = cJSON_AddItemToArray(gpus, cJSON_CreateNumber(c->gpus[i]));
   if (!ok) {
@@ -123,11 +130,79 @@ static int overview(struct mg_connection *conn, srv_app *app) {
   return rc;
 }
 
+#define MAX_PAGE 1000000L /* pages of one: far beyond what the per-minute limit lets a term store */
+
+/* A query parameter as a whole number in [1, max]: 0, 1 when absent (and
+ * *v = dflt; dflt 0: required), or -1 with err. */
+static int query_number(const char *query, const char *name, long long dflt, long long max, long long *v,
+                        lab_error *err) {
+  char text[24];
+  int n = query ? mg_get_var(query, strlen(query), name, text, sizeof text) : -1;
+  if (n == -1 && dflt) {
+    *v = dflt;
+    return 0;
+  }
+  char *end = NULL;
+  long long x = n > 0 && text[0] >= '1' && text[0] <= '9' ? strtoll(text, &end, 10) : 0;
+  if (n > 0 && end && *end == 0 && x >= 1 && x <= max) {
+    *v = x;
+    return 0;
+  }
+  return lab_fail(err, LAB_E_INVALID_PARAM, name, "%s must be a whole number from 1 to %lld%s", name, max,
+                  dflt ? "" : " (GET /api/instructor/class gives each learner's id)");
+}
+
+/* Only learner, page and per_page: a misspelt parameter is an error, not ignored. */
+static int query_known(const char *query, lab_error *err) {
+  for (const char *p = query; p && *p;) {
+    size_t len = strcspn(p, "&");
+    size_t key = strcspn(p, "=&");
+    int known = (key == 7 && strncmp(p, "learner", 7) == 0) || (key == 4 && strncmp(p, "page", 4) == 0) ||
+                (key == 8 && strncmp(p, "per_page", 8) == 0);
+    if (len > 0 && !known)
+      return lab_fail(err, LAB_E_INVALID_PARAM, NULL, "unknown parameter '%.*s'; use learner=ID&page=N&per_page=M",
+                      (int)(key < 40 ? key : 40), p);
+    p += len;
+    if (*p == '&') p++;
+  }
+  return 0;
+}
+
+/* {"learner","page","per_page","pages","total","attempts":[…]}: newest
+ * first, page N holding attempts (N-1)*per_page+1 onwards; a page past the
+ * last one holds none. */
+static int attempts(struct mg_connection *conn, srv_app *app) {
+  const char *query = mg_get_request_info(conn)->query_string;
+  lab_error err = {0};
+  long long learner = 0, page = 0, per_page = 0;
+  int64_t total = 0;
+  double retry = 0;
+  cJSON *list = NULL, *out = NULL;
+  if (srv_instructor_require(conn, app->cls, &retry, &err) != 0 || query_known(query, &err) != 0 ||
+      query_number(query, "learner", 0, 1LL << 53, &learner, &err) != 0 ||
+      query_number(query, "page", 1, MAX_PAGE, &page, &err) != 0 ||
+      query_number(query, "per_page", SRV_QUIZ_PAGE_MAX, SRV_QUIZ_PAGE_MAX, &per_page, &err) != 0 ||
+      srv_store_quiz_page(app->cls->store, learner, (page - 1) * per_page, (long)per_page, &list, &total, &err) != 0)
+    return srv_send_error_retry(conn, &err, retry);
+  out = cJSON_CreateObject();
+  int ok = out && cJSON_AddNumberToObject(out, "learner", (double)learner) &&
+           cJSON_AddNumberToObject(out, "page", (double)page) &&
+           cJSON_AddNumberToObject(out, "per_page", (double)per_page) &&
+           cJSON_AddNumberToObject(out, "pages", (double)((total + per_page - 1) / per_page)) &&
+           cJSON_AddNumberToObject(out, "total", (double)total) && cJSON_AddItemToObject(out, "attempts", list);
+  if (ok) list = NULL;
+  int rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");
+  cJSON_Delete(list);
+  cJSON_Delete(out);
+  return rc;
+}
+
 int srv_api_instructor(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
   if (!app->cls) return srv_class_not_running(conn);
-  if (strcmp(mg_get_request_info(conn)->local_uri, "/api/instructor/class") != 0)
-    return srv_api_not_found(conn, cbdata);
+  const char *uri = mg_get_request_info(conn)->local_uri;
+  int is_class = strcmp(uri, "/api/instructor/class") == 0;
+  if (!is_class && strcmp(uri, "/api/instructor/attempts") != 0) return srv_api_not_found(conn, cbdata);
   if (!srv_method_ok(conn, "GET,HEAD")) return 405;
-  return overview(conn, app);
+  return is_class ? overview(conn, app) : attempts(conn, app);
 }

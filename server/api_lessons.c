@@ -10,6 +10,7 @@
 #include "cjson_compat.h"
 #include "files.h"
 #include "http.h"
+#include "learner.h"
 #include "quiz.h"
 #include "session.h"
 
@@ -36,16 +37,24 @@ static int send_file_json(struct mg_connection *conn, const char *path, const ch
   return rc;
 }
 
-/* class mode: keeps a scored attempt (score, pass, the answers given). */
-static int store_attempt(srv_app *app, int64_t session_id, const char *lesson, const cJSON *answers,
-                         const cJSON *result, lab_error *err) {
+/* class mode: keeps a scored attempt (score, pass, the answers given),
+ * counted against the learner's attempts per minute first: a refused one
+ * gets no score either, so the limit also slows a search of the key. */
+static int store_attempt(srv_app *app, const srv_store_session *sess, const char *lesson, const cJSON *answers,
+                         const cJSON *result, double *retry_after_s, lab_error *err) {
+  int64_t ticket = 0;
+  if (srv_learner_quiz_admit(app->cls->store, sess->learner_id, &ticket, retry_after_s, err) != 0) return -1;
   char *given = cJSON_PrintUnformatted(answers);
-  if (!given) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  int rc = srv_store_quiz_add(app->cls->store, session_id, lesson,
+  if (!given) {
+    srv_learner_quiz_undo(app->cls->store, ticket);
+    return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  }
+  int rc = srv_store_quiz_add(app->cls->store, sess->id, lesson,
                               cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(result, "score")),
                               cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(result, "total")),
                               cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed")), given, err);
   cJSON_free(given);
+  if (rc != 0) srv_learner_quiz_undo(app->cls->store, ticket); /* not stored: not counted */
   return rc;
 }
 
@@ -53,6 +62,7 @@ static int score_quiz(struct mg_connection *conn, srv_app *app, const char *id) 
   char path[4400], *text = NULL;
   size_t len = 0;
   lab_error err = {0};
+  double retry = 0;
   cJSON *key = NULL, *body = NULL, *result = NULL;
   int rc;
   srv_store_session sess = {0};
@@ -76,11 +86,11 @@ static int score_quiz(struct mg_connection *conn, srv_app *app, const char *id) 
     goto fail;
   }
   if (lab_quiz_score(key, answers, &result, &err) != 0) goto fail;
-  if (app->cls && store_attempt(app, sess.id, id, answers, result, &err) != 0) goto fail; /* class mode */
+  if (app->cls && store_attempt(app, &sess, id, answers, result, &retry, &err) != 0) goto fail; /* class mode */
   rc = srv_send_json(conn, 200, result);
   goto done;
 fail:
-  rc = srv_send_error(conn, &err);
+  rc = srv_send_error_retry(conn, &err, retry);
 done:
   cJSON_Delete(result);
   cJSON_Delete(body);

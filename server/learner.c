@@ -98,6 +98,19 @@ void srv_learner_gpu_undo(srv_store *st, int64_t ticket) {
     fprintf(stderr, "gpulab: could not uncount a refused GPU run: %s\n", err.message);
 }
 
+int srv_learner_quiz_admit(srv_store *st, int64_t learner_id, int64_t *ticket, double *retry_after_s,
+                           lab_error *err) {
+  char what[120];
+  snprintf(what, sizeof what, "you may submit %d quiz attempts per minute", SRV_QUIZ_ATTEMPTS_PER_MINUTE);
+  return learner_window(st, "quiz", learner_id, SRV_QUIZ_ATTEMPTS_PER_MINUTE, 0, what, retry_after_s, ticket, err);
+}
+
+void srv_learner_quiz_undo(srv_store *st, int64_t ticket) {
+  lab_error err = {0};
+  if (ticket && srv_store_limit_undo(st, ticket, &err) != 0)
+    fprintf(stderr, "gpulab: could not uncount a quiz attempt that was not stored: %s\n", err.message);
+}
+
 double srv_thread_cpu_ms(void) {
   struct timespec ts;
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;

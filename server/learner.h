@@ -44,6 +44,14 @@ int srv_learner_gpu_admit(srv_store *st, int64_t learner_id, long per_minute, in
                           double *retry_after_s, lab_error *err);
 void srv_learner_gpu_undo(srv_store *st, int64_t ticket);
 
+/* Quiz attempts of a learner: a burst of SRV_QUIZ_ATTEMPTS_PER_MINUTE
+ * scored, refilled each minute, so a script cannot fill the store (or
+ * search the answer key) with attempts. admit counts one (or refuses:
+ * rate_limited, *retry_after_s); srv_learner_quiz_undo forgets it. */
+#define SRV_QUIZ_ATTEMPTS_PER_MINUTE 6
+int srv_learner_quiz_admit(srv_store *st, int64_t learner_id, int64_t *ticket, double *retry_after_s,
+                           lab_error *err);
+void srv_learner_quiz_undo(srv_store *st, int64_t ticket);
 /* CPU time this thread has used, in ms (what a simulation costs). */
 double srv_thread_cpu_ms(void);
 

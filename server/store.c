@@ -123,20 +123,54 @@ int srv_store_class_overview(srv_store *s, cJSON **out, lab_error *err) {
   return s->ops->class_overview(s, out, err);
 }
 
-int srv_store_overview_assemble(cJSON *learners, cJSON *quiz, cJSON *waiting, cJSON **out, lab_error *err) {
-  cJSON *a;
-  while ((a = cJSON_DetachItemFromArray(quiz, 0)) != NULL) {
-    double sid = cJSON_GetObjectItemCaseSensitive(a, "session_id")->valuedouble;
-    cJSON *l, *home = NULL;
-    cJSON_ArrayForEach(l, learners) if (cJSON_GetObjectItemCaseSensitive(l, "id")->valuedouble == sid) home = l;
-    cJSON_DeleteItemFromObjectCaseSensitive(a, "session_id");
-    if (!home || !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(home, "quiz"), a)) cJSON_Delete(a);
+/* The learner entry of id, or NULL. Learners come in id order, so a
+ * binary search keeps assembling linear in the rows whatever the class size. */
+static cJSON *learner_entry(cJSON **by_id, int n, double id) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    double v = cJSON_GetObjectItemCaseSensitive(by_id[mid], "id")->valuedouble;
+    if (v == id) return by_id[mid];
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
   }
+  return NULL;
+}
+
+/* Adds one lesson's summary to its learner's quiz: attempts and last_at grow. */
+static void add_lesson(cJSON *home, cJSON *lesson) {
+  cJSON *quiz = cJSON_GetObjectItemCaseSensitive(home, "quiz");
+  cJSON *count = cJSON_GetObjectItemCaseSensitive(quiz, "attempts");
+  cJSON *last = cJSON_GetObjectItemCaseSensitive(quiz, "last_at");
+  const cJSON *at = cJSON_GetObjectItemCaseSensitive(lesson, "last_at");
+  cJSON_SetNumberValue(count, count->valuedouble + cJSON_GetObjectItemCaseSensitive(lesson, "attempts")->valuedouble);
+  /* ISO 8601 UTC of one format: later sorts later */
+  if (cJSON_IsString(at) && (!cJSON_IsString(last) || strcmp(at->valuestring, last->valuestring) > 0)) {
+    cJSON *copy = cJSON_CreateString(at->valuestring);
+    if (copy) cJSON_ReplaceItemInObjectCaseSensitive(quiz, "last_at", copy);
+  }
+  if (!cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(quiz, "lessons"), lesson)) cJSON_Delete(lesson);
+}
+
+int srv_store_overview_assemble(cJSON *learners, cJSON *quiz, cJSON *waiting, cJSON **out, lab_error *err) {
+  int n = cJSON_GetArraySize(learners);
+  cJSON **by_id = n > 0 ? malloc((size_t)n * sizeof *by_id) : NULL;
+  cJSON *l, *a;
+  int i = 0;
+  cJSON_ArrayForEach(l, learners) if (by_id) by_id[i++] = l;
+  while ((a = cJSON_DetachItemFromArray(quiz, 0)) != NULL) {
+    double lid = cJSON_GetObjectItemCaseSensitive(a, "learner_id")->valuedouble;
+    cJSON *home = by_id ? learner_entry(by_id, n, lid) : NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(a, "learner_id");
+    if (home) add_lesson(home, a);
+    else cJSON_Delete(a);
+  }
+  free(by_id);
   cJSON_Delete(quiz);
   cJSON *o = cJSON_CreateObject();
   if (o && cJSON_AddItemToObject(o, "learners", learners)) learners = NULL;
   if (o && !learners && cJSON_AddItemToObject(o, "waiting", waiting)) waiting = NULL;
-  if (learners || waiting) {
+  if (learners || waiting || (n > 0 && !by_id)) {
     cJSON_Delete(learners);
     cJSON_Delete(waiting);
     cJSON_Delete(o);
@@ -146,9 +180,9 @@ int srv_store_overview_assemble(cJSON *learners, cJSON *quiz, cJSON *waiting, cJ
   return 0;
 }
 
-int srv_store_learner_runs(cJSON *entry, const double counts[6]) {
+int srv_store_learner_runs(cJSON *entry, const double counts[6], double live, double total) {
   static const char *const names[] = {"total", "queued", "running", "done", "failed", "cancelled"};
-  cJSON *runs = cJSON_CreateObject();
+  cJSON *runs = cJSON_CreateObject(), *sessions = NULL, *quiz = NULL;
   for (int i = 0; runs && i < 6; i++)
     if (!cJSON_AddNumberToObject(runs, names[i], counts[i])) {
       cJSON_Delete(runs);
@@ -158,7 +192,18 @@ int srv_store_learner_runs(cJSON *entry, const double counts[6]) {
     cJSON_Delete(runs);
     return -1;
   }
-  return cJSON_AddArrayToObject(entry, "quiz") ? 0 : -1;
+  return (sessions = cJSON_AddObjectToObject(entry, "sessions")) && cJSON_AddNumberToObject(sessions, "live", live) &&
+                 cJSON_AddNumberToObject(sessions, "total", total) &&
+                 (quiz = cJSON_AddObjectToObject(entry, "quiz")) && cJSON_AddNumberToObject(quiz, "attempts", 0) &&
+                 cJSON_AddNullToObject(quiz, "last_at") && cJSON_AddArrayToObject(quiz, "lessons")
+             ? 0
+             : -1;
+}
+
+int srv_store_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
+                        lab_error *err) {
+  if (limit < 1 || limit > SRV_QUIZ_PAGE_MAX) limit = SRV_QUIZ_PAGE_MAX;
+  return s->ops->quiz_page(s, learner_id, offset, limit, out, total, err);
 }
 
 int srv_store_limit_check(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,

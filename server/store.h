@@ -19,6 +19,11 @@
 #define SRV_NAME_BYTES (SRV_NAME_MAX * 4) /* … of UTF-8 */
 #define SRV_WORKER_ALIVE_MS 10000 /* a GPU worker is alive while its heartbeat is at most this old */
 #define SRV_STORE_ESTIMATES 32    /* experiments a queue view carries run-time estimates for */
+/* Live sessions one learner holds at most: a browser that joins again (a
+ * reload, a second tab) gets a new session and the oldest ones end, so a
+ * script re-joining in a loop cannot grow the class's state. */
+#define SRV_LIVE_SESSIONS_PER_LEARNER 3
+#define SRV_QUIZ_PAGE_MAX 50 /* attempts one page of GET /api/instructor/attempts holds at most */
 
 typedef struct srv_store srv_store;
 
@@ -123,6 +128,8 @@ typedef struct srv_store_ops {
                   const char *answers_json, lab_error *err);
   int (*quiz_list)(srv_store *s, int64_t session_id, cJSON **out, lab_error *err);
   int (*class_overview)(srv_store *s, cJSON **out, lab_error *err);
+  int (*quiz_page)(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
+                   lab_error *err);
   int (*limit_check)(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
                      double max_cost, double *retry_after_s, lab_error *err);
   int (*limit_add)(srv_store *s, const char *kind, const char *subject, double cost, int64_t *event_id,
@@ -194,7 +201,9 @@ int srv_store_learner_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES
 /* GPU time charged to the learner (queued runs' estimates included). */
 int srv_store_learner_gpu_ms(srv_store *s, int64_t learner_id, double *ms, lab_error *err);
 
-/* Sessions, each of one learner. session_find answers no_session for an
+/* Sessions, each of one learner. session_add ends the learner's oldest
+ * live sessions beyond SRV_LIVE_SESSIONS_PER_LEARNER (the new one counted).
+ * session_find answers no_session for an
  * unknown or ended one, and notes last_seen when it is older than
  * touch_after_ms (so a busy learner costs a write at most that often). */
 int srv_store_session_add(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], const char *name,
@@ -237,18 +246,29 @@ int srv_store_quiz_add(srv_store *s, int64_t session_id, const char *lesson, dou
                        const char *answers_json, lab_error *err);
 int srv_store_quiz_list(srv_store *s, int64_t session_id, cJSON **out, lab_error *err);
 
-/* The instructor's view: {"learners":[{"id","name","created","last_seen",
- * "active","gpu_seconds_used","learner_id","runs":{"total","queued","running","done",
- * "failed","cancelled"},"quiz":[{"lesson","score","total","passed","at"}]}],
+/* The instructor's view, one entry per learner, its size bounded by the
+ * learners and lessons whatever they did: {"learners":[{"id","name",
+ * "created","last_seen","active","sessions":{"live","total"},
+ * "gpu_seconds_used","runs":{"total","queued","running","done","failed",
+ * "cancelled"},"quiz":{"attempts","last_at","lessons":[{"lesson","attempts",
+ * "best_score","total","passed","last_at"}]}}],
  * "waiting":[{"id","session_id","name","experiment","status","queued_at"}]}. */
 int srv_store_class_overview(srv_store *s, cJSON **out, lab_error *err);
 /* For the stores: builds that answer from its three lists (all taken, even
- * on failure): each quiz attempt, newest first, goes to its learner's
- * "quiz" by its "session_id". */
+ * on failure): each quiz summary row {"learner_id","lesson","attempts",
+ * "best_score","total","passed","last_at"} goes to its learner's
+ * "quiz"."lessons", adding to "attempts" and "last_at". */
 int srv_store_overview_assemble(cJSON *learners, cJSON *quiz, cJSON *waiting, cJSON **out, lab_error *err);
 /* Adds a learner's "runs" (counts: total, queued, running, done, failed,
- * cancelled) and an empty "quiz" to its entry; 0, or -1 when out of memory. */
-int srv_store_learner_runs(cJSON *entry, const double counts[6]);
+ * cancelled), "sessions" {"live","total"} and an empty "quiz" summary to its
+ * entry; 0, or -1 when out of memory. */
+int srv_store_learner_runs(cJSON *entry, const double counts[6], double live, double total);
+/* One page of a learner's quiz attempts, newest first, from offset:
+ * [{"id","session_id","lesson","score","total","passed","at"}], at most
+ * limit (1 to SRV_QUIZ_PAGE_MAX); *total is how many the learner has (0 for
+ * an unknown learner). */
+int srv_store_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
+                        lab_error *err);
 
 /* Limits: a token bucket for each kind of event ("gpu_run", "join", …)
  * and subject (a learner id, a client address), kept as the events with

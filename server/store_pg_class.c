@@ -133,9 +133,18 @@ static int op_session_add(srv_store *s, const unsigned char hash[SRV_HASH_BYTES]
   srv_pg_text(&a, name);
   srv_pg_i64(&a, t);
   srv_pg_i64(&a, learner_id);
+  srv_pg_i64(&a, SRV_LIVE_SESSIONS_PER_LEARNER - 1);
+  /* With the new session, the learner's live sessions beyond the newest
+   * SRV_LIVE_SESSIONS_PER_LEARNER - 1 others end (the CTE's snapshot does
+   * not see the row it inserts). Two joins of one learner at the same
+   * instant may leave one more live until the next join. */
   PGresult *r = srv_pg_one(st,
-                           "INSERT INTO sessions(token_hash, name, created, last_seen, learner_id)"
-                           " SELECT $1, $2, $3, $3, id FROM learners WHERE id = $4 RETURNING id",
+                           "WITH added AS (INSERT INTO sessions(token_hash, name, created, last_seen, learner_id)"
+                           " SELECT $1, $2, $3, $3, id FROM learners WHERE id = $4 RETURNING id),"
+                           " trimmed AS (UPDATE sessions SET ended = $3 WHERE learner_id = $4 AND ended IS NULL"
+                           " AND EXISTS (SELECT 1 FROM added) AND id NOT IN (SELECT id FROM sessions WHERE"
+                           " learner_id = $4 AND ended IS NULL ORDER BY id DESC LIMIT $5))"
+                           " SELECT id FROM added",
                            &a, "adding a session", err);
   if (!r) return -1;
   int added = PQntuples(r) == 1;

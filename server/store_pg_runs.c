@@ -10,7 +10,7 @@
 #include "store_pg.h"
 
 #define LIST_LIMIT "200"          /* rows one learner's lists show */
-#define OVERVIEW_QUIZ_LIMIT "5000" /* quiz rows the instructor view reads */
+#define OVERVIEW_QUIZ_LIMIT "5000" /* (learner, lesson) summaries the instructor view reads */
 
 /* Why an update of run_id changed nothing: unknown, or in the wrong state. */
 static int run_not_changed(pg_store *st, int64_t run_id, const char *wanted, lab_error *err) {
@@ -227,26 +227,31 @@ static int op_runs_unfinished(srv_store *s, cJSON **out, lab_error *err) {
 
 static cJSON *learner_row(const PGresult *r, int i) {
   cJSON *o = cJSON_CreateObject();
+  double live = srv_pg_get_f64(r, i, 4);
   int ok = srv_pg_add(o, "id", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 0))) &&
            srv_pg_add(o, "name", srv_pg_col_text(r, i, 1)) && srv_pg_add(o, "created", srv_pg_col_time(r, i, 2)) &&
            srv_pg_add(o, "last_seen", srv_pg_col_time(r, i, 3)) &&
-           srv_pg_add(o, "active", cJSON_CreateBool(srv_pg_is_null(r, i, 4))) &&
-           srv_pg_add(o, "gpu_seconds_used", cJSON_CreateNumber(srv_pg_get_f64(r, i, 5) / 1000.0)) &&
-           srv_pg_add(o, "learner_id", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 6)));
+           srv_pg_add(o, "active", cJSON_CreateBool(live > 0)) &&
+           srv_pg_add(o, "gpu_seconds_used", cJSON_CreateNumber(srv_pg_get_f64(r, i, 6) / 1000.0));
   double counts[6];
   for (int k = 0; k < 6; k++) counts[k] = srv_pg_get_f64(r, i, 7 + k);
-  if (ok && srv_store_learner_runs(o, counts) == 0) return o;
+  if (ok && srv_store_learner_runs(o, counts, live, srv_pg_get_f64(r, i, 5)) == 0) return o;
   cJSON_Delete(o);
   return NULL;
 }
 
+/* learner_id, lesson, attempts, best score, total, passed once, last attempt */
 static cJSON *overview_quiz_row(const PGresult *r, int i) {
-  cJSON *o = srv_pg_quiz_fields(r, i, 1);
-  if (o && !srv_pg_add(o, "session_id", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 0)))) {
-    cJSON_Delete(o);
-    return NULL;
-  }
-  return o;
+  cJSON *o = cJSON_CreateObject();
+  int ok = srv_pg_add(o, "learner_id", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 0))) &&
+           srv_pg_add(o, "lesson", srv_pg_col_text(r, i, 1)) &&
+           srv_pg_add(o, "attempts", cJSON_CreateNumber(srv_pg_get_f64(r, i, 2))) &&
+           srv_pg_add(o, "best_score", cJSON_CreateNumber(srv_pg_get_f64(r, i, 3))) &&
+           srv_pg_add(o, "total", cJSON_CreateNumber(srv_pg_get_f64(r, i, 4))) &&
+           srv_pg_add(o, "passed", cJSON_CreateBool(PQgetvalue(r, i, 5)[0] == 't')) &&
+           srv_pg_add(o, "last_at", srv_pg_col_time(r, i, 6));
+  if (!ok) cJSON_Delete(o);
+  return ok ? o : NULL;
 }
 
 static cJSON *waiting_row(const PGresult *r, int i) {
@@ -263,15 +268,20 @@ static int op_class_overview(srv_store *s, cJSON **out, lab_error *err) {
   pg_store *st = srv_pg_impl(s);
   cJSON *learners = NULL, *quiz = NULL, *waiting = NULL;
   if (rows_of(st,
-              "SELECT s.id, s.name, s.created, s.last_seen, s.ended, s.gpu_ms_used, coalesce(s.learner_id, 0),"
-              " count(r.id), count(*) FILTER (WHERE r.status = 'queued'), count(*) FILTER (WHERE r.status = 'running'),"
+              "SELECT l.id, l.name, l.created, (SELECT max(last_seen) FROM sessions WHERE learner_id = l.id),"
+              " (SELECT count(*) FROM sessions WHERE learner_id = l.id AND ended IS NULL),"
+              " (SELECT count(*) FROM sessions WHERE learner_id = l.id),"
+              " (SELECT coalesce(sum(gpu_ms_used), 0) FROM sessions WHERE learner_id = l.id), count(r.id),"
+              " count(*) FILTER (WHERE r.status = 'queued'), count(*) FILTER (WHERE r.status = 'running'),"
               " count(*) FILTER (WHERE r.status = 'done'), count(*) FILTER (WHERE r.status = 'failed'),"
-              " count(*) FILTER (WHERE r.status = 'cancelled') FROM sessions s LEFT JOIN runs r ON r.session_id = s.id"
-              " GROUP BY s.id ORDER BY s.id",
+              " count(*) FILTER (WHERE r.status = 'cancelled') FROM learners l"
+              " LEFT JOIN sessions s ON s.learner_id = l.id LEFT JOIN runs r ON r.session_id = s.id"
+              " GROUP BY l.id ORDER BY l.id",
               NULL, learner_row, "listing learners", &learners, err) != 0 ||
       rows_of(st,
-              "SELECT session_id, lesson, score, total, passed, at FROM quiz_attempts ORDER BY id DESC LIMIT "
-              OVERVIEW_QUIZ_LIMIT,
+              "SELECT s.learner_id, q.lesson, count(*), max(q.score), max(q.total), bool_or(q.passed), max(q.at)"
+              " FROM quiz_attempts q JOIN sessions s ON s.id = q.session_id WHERE s.learner_id IS NOT NULL"
+              " GROUP BY s.learner_id, q.lesson ORDER BY s.learner_id, q.lesson LIMIT " OVERVIEW_QUIZ_LIMIT,
               NULL, overview_quiz_row, "listing quiz attempts", &quiz, err) != 0 ||
       rows_of(st,
               "SELECT r.id, r.session_id, s.name, r.experiment, r.status, r.queued_at FROM runs r"
@@ -286,6 +296,40 @@ fail:
   return -1;
 }
 
+/* id, session_id, then the attempt's fields */
+static cJSON *page_row(const PGresult *r, int i) {
+  cJSON *o = srv_pg_quiz_fields(r, i, 2);
+  if (o && !(srv_pg_add(o, "id", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 0))) &&
+             srv_pg_add(o, "session_id", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 1))))) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* The count, then the page, as in SQLite (an attempt stored in between
+ * shows on a page and not yet in the count: harmless). */
+static int op_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
+                        lab_error *err) {
+  pg_store *st = srv_pg_impl(s);
+  pg_args a = {0};
+  srv_pg_i64(&a, learner_id);
+  PGresult *r = srv_pg_one(st,
+                           "SELECT count(*) FROM quiz_attempts q JOIN sessions s ON s.id = q.session_id"
+                           " WHERE s.learner_id = $1",
+                           &a, "counting quiz attempts", err);
+  if (!r) return -1;
+  *total = PQntuples(r) == 1 ? srv_pg_get_i64(r, 0, 0) : 0;
+  PQclear(r);
+  srv_pg_i64(&a, offset);
+  srv_pg_i64(&a, limit);
+  return srv_pg_rows_of(st,
+                        "SELECT q.id, q.session_id, q.lesson, q.score, q.total, q.passed, q.at FROM quiz_attempts q"
+                        " JOIN sessions s ON s.id = q.session_id WHERE s.learner_id = $1 ORDER BY q.id DESC"
+                        " LIMIT $3 OFFSET $2",
+                        &a, page_row, "listing quiz attempts", out, err);
+}
+
 void srv_pg_runs_ops(srv_store_ops *ops) {
   ops->run_add = op_run_add;
   ops->run_record = op_run_record;
@@ -295,4 +339,5 @@ void srv_pg_runs_ops(srv_store_ops *ops) {
   ops->runs_list = op_runs_list;
   ops->runs_unfinished = op_runs_unfinished;
   ops->class_overview = op_class_overview;
+  ops->quiz_page = op_quiz_page;
 }

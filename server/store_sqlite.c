@@ -15,7 +15,7 @@
 #define BUSY_TIMEOUT_MS 2000
 #define SCHEMA_VERSION 3
 #define LIST_LIMIT 200           /* rows one learner's lists show */
-#define OVERVIEW_QUIZ_LIMIT 5000 /* quiz rows the instructor view reads */
+#define OVERVIEW_QUIZ_LIMIT 5000 /* (learner, lesson) summaries the instructor view reads */
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS sessions("
@@ -65,6 +65,9 @@ static const char schema_v3[] =
                   " LEFT JOIN learners l ON l.id=s.learner_id WHERE s.token_hash=? AND s.ended IS NULL") \
   X(SESSION_TOUCH, "UPDATE sessions SET last_seen=? WHERE id=?") \
   X(SESSION_END, "UPDATE sessions SET ended=? WHERE id=? AND ended IS NULL") \
+  X(SESSION_TRIM, "UPDATE sessions SET ended=? WHERE learner_id=? AND ended IS NULL AND id NOT IN (SELECT id FROM" \
+                  " sessions WHERE learner_id=? AND ended IS NULL ORDER BY id DESC LIMIT " \
+                  LIMIT_TEXT(SRV_LIVE_SESSIONS_PER_LEARNER) ")") \
   X(LEARNER_GPU, "SELECT gpu_ms_used FROM learners WHERE id=?") \
   X(SESSIONS_ACTIVE, "SELECT count(*) FROM sessions WHERE ended IS NULL") \
   X(RUN_ADD, "INSERT INTO runs(session_id,experiment,params_json,backend,status,queued_at,gpu_ms_reserved)" \
@@ -93,12 +96,19 @@ static const char schema_v3[] =
   X(QUIZ_ADD, "INSERT INTO quiz_attempts(session_id,lesson,score,total,passed,answers_json,at) VALUES(?,?,?,?,?,?,?)") \
   X(QUIZ_LIST, "SELECT lesson,score,total,passed,at FROM quiz_attempts WHERE session_id=? ORDER BY id DESC LIMIT " \
                LIMIT_TEXT(LIST_LIMIT)) \
-  X(OV_LEARNERS, "SELECT s.id,s.name,s.created,s.last_seen,s.ended,s.gpu_ms_used,s.learner_id,count(r.id)," \
+  X(OV_LEARNERS, "SELECT l.id,l.name,l.created,(SELECT max(last_seen) FROM sessions WHERE learner_id=l.id)," \
+                 "(SELECT count(*) FROM sessions WHERE learner_id=l.id AND ended IS NULL)," \
+                 "(SELECT count(*) FROM sessions WHERE learner_id=l.id)," \
+                 "(SELECT total(gpu_ms_used) FROM sessions WHERE learner_id=l.id),count(r.id)," \
                  "sum(r.status='queued'),sum(r.status='running'),sum(r.status='done'),sum(r.status='failed')," \
-                 "sum(r.status='cancelled') FROM sessions s LEFT JOIN runs r ON r.session_id=s.id" \
-                 " GROUP BY s.id ORDER BY s.id") \
-  X(OV_QUIZ, "SELECT session_id,lesson,score,total,passed,at FROM quiz_attempts ORDER BY id DESC LIMIT " \
-             LIMIT_TEXT(OVERVIEW_QUIZ_LIMIT)) \
+                 "sum(r.status='cancelled') FROM learners l LEFT JOIN sessions s ON s.learner_id=l.id" \
+                 " LEFT JOIN runs r ON r.session_id=s.id GROUP BY l.id ORDER BY l.id") \
+  X(OV_QUIZ, "SELECT s.learner_id,q.lesson,count(*),max(q.score),max(q.total),max(q.passed),max(q.at)" \
+             " FROM quiz_attempts q JOIN sessions s ON s.id=q.session_id WHERE s.learner_id IS NOT NULL" \
+             " GROUP BY s.learner_id,q.lesson ORDER BY s.learner_id,q.lesson LIMIT " LIMIT_TEXT(OVERVIEW_QUIZ_LIMIT)) \
+  X(QUIZ_COUNT, "SELECT count(*) FROM quiz_attempts q JOIN sessions s ON s.id=q.session_id WHERE s.learner_id=?") \
+  X(QUIZ_PAGE, "SELECT q.id,q.session_id,q.lesson,q.score,q.total,q.passed,q.at FROM quiz_attempts q" \
+               " JOIN sessions s ON s.id=q.session_id WHERE s.learner_id=? ORDER BY q.id DESC LIMIT ? OFFSET ?") \
   X(OV_WAITING, "SELECT r.id,r.session_id,s.name,r.experiment,r.status,r.queued_at FROM runs r" \
                 " JOIN sessions s ON s.id=r.session_id WHERE r.status IN ('queued','running') ORDER BY r.id")
 
@@ -265,6 +275,7 @@ static int do_session_add(srv_store *s, const unsigned char hash[SRV_HASH_BYTES]
                           int64_t learner_id, srv_store_session *out, lab_error *err) {
   sqlite_store *st = impl(s);
   int64_t t = srv_store_now_ms();
+  if (begin(st, "adding a session", err) != 0) return -1;
   sqlite3_stmt *q = stmt(st, ST_SESSION_ADD);
   sqlite3_bind_blob(q, 1, hash, SRV_HASH_BYTES, SQLITE_STATIC);
   srv_sqlite_bind_text(q, 2, name);
@@ -273,15 +284,31 @@ static int do_session_add(srv_store *s, const unsigned char hash[SRV_HASH_BYTES]
   sqlite3_bind_int64(q, 5, learner_id);
   int rc = sqlite3_step(q);
   sqlite3_reset(q);
-  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-    return lab_fail(err, LAB_E_NO_SESSION, NULL, "no learner %lld; join the class again", (long long)learner_id);
-  if (rc != SQLITE_DONE) return srv_sqlite_fail(st, rc, "adding a session", err);
+  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) {
+    lab_fail(err, LAB_E_NO_SESSION, NULL, "no learner %lld; join the class again", (long long)learner_id);
+    goto fail;
+  }
+  if (rc != SQLITE_DONE) {
+    srv_sqlite_fail(st, rc, "adding a session", err);
+    goto fail;
+  }
   memset(out, 0, sizeof *out);
   out->id = sqlite3_last_insert_rowid(st->db);
+  /* the learner's oldest live sessions beyond the cap end with this join */
+  q = stmt(st, ST_SESSION_TRIM);
+  sqlite3_bind_int64(q, 1, t);
+  sqlite3_bind_int64(q, 2, learner_id);
+  sqlite3_bind_int64(q, 3, learner_id);
+  if (srv_sqlite_exec_done(st, q, "ending a learner's oldest sessions", err) != 0 ||
+      commit(st, "adding a session", err) != 0)
+    goto fail;
   out->learner_id = learner_id;
   snprintf(out->name, sizeof out->name, "%s", name);
   out->created_ms = out->last_seen_ms = t;
   return 0;
+fail:
+  rollback(st);
+  return -1;
 }
 
 static int do_session_find(srv_store *s, const unsigned char hash[SRV_HASH_BYTES], int64_t touch_after_ms,
@@ -595,25 +622,55 @@ static int do_quiz_list(srv_store *s, int64_t session_id, cJSON **out, lab_error
 
 static cJSON *learner_row(sqlite3_stmt *q) {
   cJSON *o = cJSON_CreateObject();
+  double live = (double)sqlite3_column_int64(q, 4);
   int ok = o && add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
            add(o, "name", col_text(q, 1)) && add(o, "created", col_time(q, 2)) && add(o, "last_seen", col_time(q, 3)) &&
-           add(o, "active", cJSON_CreateBool(sqlite3_column_type(q, 4) == SQLITE_NULL)) &&
-           add(o, "gpu_seconds_used", cJSON_CreateNumber(sqlite3_column_double(q, 5) / 1000.0)) &&
-           add(o, "learner_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 6)));
+           add(o, "active", cJSON_CreateBool(live > 0)) &&
+           add(o, "gpu_seconds_used", cJSON_CreateNumber(sqlite3_column_double(q, 6) / 1000.0));
   double counts[6];
   for (int i = 0; i < 6; i++) counts[i] = (double)sqlite3_column_int64(q, 7 + i);
-  if (ok && srv_store_learner_runs(o, counts) == 0) return o;
+  if (ok && srv_store_learner_runs(o, counts, live, (double)sqlite3_column_int64(q, 5)) == 0) return o;
   cJSON_Delete(o);
   return NULL;
 }
 
+/* learner_id, lesson, attempts, best score, total, passed once, last attempt */
 static cJSON *overview_quiz_row(sqlite3_stmt *q) {
-  cJSON *o = quiz_fields(q, 1);
-  if (o && !add(o, "session_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0)))) {
+  cJSON *o = cJSON_CreateObject();
+  int ok = o && add(o, "learner_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
+           add(o, "lesson", col_text(q, 1)) &&
+           add(o, "attempts", cJSON_CreateNumber((double)sqlite3_column_int64(q, 2))) &&
+           add(o, "best_score", cJSON_CreateNumber(sqlite3_column_double(q, 3))) &&
+           add(o, "total", cJSON_CreateNumber(sqlite3_column_double(q, 4))) &&
+           add(o, "passed", cJSON_CreateBool(sqlite3_column_int(q, 5))) && add(o, "last_at", col_time(q, 6));
+  if (!ok) cJSON_Delete(o);
+  return ok ? o : NULL;
+}
+
+/* id, session_id, then the attempt's fields */
+static cJSON *page_row(sqlite3_stmt *q) {
+  cJSON *o = quiz_fields(q, 2);
+  if (o && !(add(o, "id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 0))) &&
+             add(o, "session_id", cJSON_CreateNumber((double)sqlite3_column_int64(q, 1))))) {
     cJSON_Delete(o);
     return NULL;
   }
   return o;
+}
+
+static int do_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
+                        lab_error *err) {
+  sqlite_store *st = impl(s);
+  double n = 0;
+  sqlite3_stmt *q = stmt(st, ST_QUIZ_COUNT);
+  sqlite3_bind_int64(q, 1, learner_id);
+  if (single_number(st, q, &n, "counting quiz attempts", err) != 0) return -1;
+  *total = (int64_t)n;
+  q = stmt(st, ST_QUIZ_PAGE);
+  sqlite3_bind_int64(q, 1, learner_id);
+  sqlite3_bind_int64(q, 2, limit);
+  sqlite3_bind_int64(q, 3, offset);
+  return (*out = fetch_rows(st, q, page_row, "listing quiz attempts", err)) ? 0 : -1;
 }
 
 static cJSON *waiting_row(sqlite3_stmt *q) {
@@ -678,6 +735,10 @@ LOCKED_OP(quiz_add,
           (s, session_id, lesson, score, total, passed, answers_json, err))
 LOCKED_OP(quiz_list, (srv_store * s, int64_t session_id, cJSON **out, lab_error *err), (s, session_id, out, err))
 LOCKED_OP(class_overview, (srv_store * s, cJSON **out, lab_error *err), (s, out, err))
+LOCKED_OP(quiz_page,
+          (srv_store * s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
+           lab_error *err),
+          (s, learner_id, offset, limit, out, total, err))
 
 /* ---- open / close ------------------------------------------------------- */
 
@@ -710,6 +771,7 @@ static srv_store_ops sqlite_ops = {
     .quiz_add = op_quiz_add,
     .quiz_list = op_quiz_list,
     .class_overview = op_class_overview,
+    .quiz_page = op_quiz_page,
 };
 
 /* One-row PRAGMA (or query) whose first column is text: copies it out. */

@@ -109,24 +109,21 @@
     return box;
   }
 
-  function quizCell(list) {
-    if (!Array.isArray(list) || list.length === 0) return el("span", "muted", "no attempt");
-    // newest first: the best attempt per lesson is what an instructor asks about
-    var best = {};
-    list.forEach(function (a) {
-      if (!a || typeof a.lesson !== "string") return;
-      var pct = num(a.total) ? (num(a.score) || 0) / a.total : 0;
-      if (!best[a.lesson] || pct > best[a.lesson].pct) best[a.lesson] = { pct: pct, a: a };
-    });
+  // The server sums a learner's attempts per lesson (best score, passed
+  // once, last attempt); every attempt is a page of /api/instructor/attempts.
+  function quizCell(q) {
+    var lessons = q && Array.isArray(q.lessons) ? q.lessons : [];
+    if (lessons.length === 0) return el("span", "muted", "no attempt");
     var ul = el("ul", "instr-quiz");
-    Object.keys(best).sort().forEach(function (lesson) {
-      var a = best[lesson].a;
+    lessons.forEach(function (a) {
+      if (!a || typeof a.lesson !== "string") return;
       var li = el("li");
-      li.appendChild(el("span", null, lesson + ": " + (num(a.score) !== null ? a.score : "?") + "/" + (num(a.total) !== null ? a.total : "?") + " "));
+      li.appendChild(el("span", null, a.lesson + ": " + (num(a.best_score) !== null ? a.best_score : "?") + "/" + (num(a.total) !== null ? a.total : "?") + " "));
       li.appendChild(el("span", "badge badge-small " + (a.passed ? "badge-live" : "badge-wait"), a.passed ? "passed" : "not yet"));
       ul.appendChild(li);
     });
-    var tries = el("span", "muted instr-tries", list.length + (list.length === 1 ? " attempt" : " attempts"));
+    var n = num(q.attempts) || 0;
+    var tries = el("span", "muted instr-tries", n + (n === 1 ? " attempt" : " attempts") + (q.last_at ? ", last " + ago(q.last_at) : ""));
     var box = el("div");
     box.appendChild(ul);
     box.appendChild(tries);
@@ -144,23 +141,32 @@
   function drawLearners(learners) {
     var rows = learners.map(function (l) {
       var session = el("span", "badge badge-small " + (l.active ? "badge-live" : "badge-wait"), l.active ? "active" : "left");
+      var s = l.sessions || {};
+      if (num(s.live) !== null) session.title = s.live + " live session" + (s.live === 1 ? "" : "s") + " of " + s.total + " joined";
       return row([String(l.name || "(no name)"), session, runsCell(l.runs), seconds(l.gpu_seconds_used), quizCell(l.quiz), ago(l.last_seen)]);
     });
     fillBody("learners", "learners-empty", rows);
   }
 
   // queue: the live queue (position, estimate); waiting: the stored runs
-  // (queued_at), matched by run id.
-  function drawQueue(queue, learners, waiting) {
+  // (queued_at, the name of the session that queued it), matched by run id.
+  // Names by session are kept across refreshes: a run queued or finished
+  // between the two reads of one refresh is in only one of the lists.
+  var sessionNames = {};
+  function drawQueue(queue, waiting) {
     var names = {}, queuedAt = {};
-    learners.forEach(function (l) { names[l.id] = l.name; });
-    waiting.forEach(function (w) { if (w) queuedAt[w.id] = w.queued_at; });
+    waiting.forEach(function (w) {
+      if (!w) return;
+      queuedAt[w.id] = w.queued_at;
+      names[w.id] = w.name;
+      if (typeof w.name === "string") sessionNames[w.session_id] = w.name;
+    });
     var rows = queue.map(function (q) {
       var est = num(q.estimate_s);
       var st = q.status === "running" ? (est !== null && est >= 1 ? "running, about " + seconds(est) + " left" : "running")
         : "queued" + (est !== null ? ", done in about " + seconds(Math.max(est, 1)) : "");
       var badge = el("span", "badge badge-small " + (q.status === "running" ? "badge-live" : "badge-wait"), st);
-      return row([q.status === "running" ? "now" : String(q.position || "?"), String(names[q.session_id] || q.name || "session " + q.session_id),
+      return row([q.status === "running" ? "now" : String(q.position || "?"), String(names[q.id] || sessionNames[q.session_id] || q.name || "session " + q.session_id),
         String(q.experiment || "?"), badge, when(q.queued_at || queuedAt[q.id])]);
     });
     fillBody("queue", "queue-empty", rows);
@@ -258,7 +264,7 @@
     $("class-name").textContent = (data.class && data.class.name) || "(unnamed)";
     drawSummary(data, learners, queue);
     drawLearners(learners);
-    drawQueue(queue, learners, waiting);
+    drawQueue(queue, waiting);
     drawGpu(data.gpu);
     $("updated").textContent = "Updated " + new Date().toLocaleTimeString() + ".";
   }

@@ -146,8 +146,10 @@ test('class_instructor_sees_learners_runs_and_quiz_results', T, () =>
     assert.equal(byName.Ada.runs.done, 2);
     assert.equal(byName.Ada.active, true);
     assert.equal(byName.Bob.runs.total, 0);
-    assert.equal(byName.Bob.quiz.length, 1);
-    assert.equal(byName.Bob.quiz[0].passed, true);
+    assert.equal(byName.Bob.quiz.attempts, 1);
+    assert.deepEqual(byName.Bob.quiz.lessons.map((q) => [q.lesson, q.attempts, q.best_score, q.total, q.passed]),
+      [['x', 1, 2, 2, true]]);
+    assert.deepEqual(byName.Ada.sessions, { live: 1, total: 1 });
     assert.ok(Array.isArray(c.queue), 'the GPU queue');
     assert.ok(Array.isArray(c.waiting), 'runs waiting, from the store');
     assert.equal(typeof c.gpu.worker.restarts, 'number');

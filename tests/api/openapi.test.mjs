@@ -97,7 +97,7 @@ test('openapi_lists_every_route_and_the_servers_own_codes', T, () =>
     assert.equal(doc.info.version, (await request(srv, '/api/health')).json.version);
     const paths = Object.keys(doc.paths).sort();
     assert.deepEqual(paths, ['/', '/api/class/join', '/api/class/leave', '/api/device', '/api/experiments',
-      '/api/experiments/{name}', '/api/health', '/api/instructor/class', '/api/lessons', '/api/lessons/{id}',
+      '/api/experiments/{name}', '/api/health', '/api/instructor/attempts', '/api/instructor/class', '/api/lessons', '/api/lessons/{id}',
       '/api/lessons/{id}/quiz', '/api/openapi.json', '/api/profiles', '/api/runs/{id}', '/api/session', '/metrics']);
     const codes = doc.components.schemas.ErrorCode.enum;
     for (const c of ['invalid_json', 'too_many_connections', 'request_timeout', 'too_many_queued', 'store_unavailable'])
@@ -152,6 +152,8 @@ test('real_answers_match_the_document_in_a_class', T, () =>
       ['POST', '/api/lessons/x/quiz', { body: { answers: { q1: ['a'] } }, ...me }],
       ['GET', '/api/session', me], ['GET', '/api/session'],
       ['GET', '/api/instructor/class', asInstructor(srv.instructorToken)], ['GET', '/api/instructor/class', asInstructor('nope')],
+      ['GET', '/api/instructor/attempts?learner=1&page=1&per_page=2', asInstructor(srv.instructorToken)],
+      ['GET', '/api/instructor/attempts?learner=1&page=0', asInstructor(srv.instructorToken)],
       ['POST', '/api/class/join', { body: { code: 'WRNG-CODE', name: 'Eve' } }],
       ['POST', '/api/class/join', { body: { code: srv.joinCode, name: '' } }],
       ['POST', '/api/class/leave', me], ['POST', '/api/class/leave', me],

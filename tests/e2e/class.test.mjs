@@ -5,7 +5,7 @@
 // first, one from the keyboard), both queue runs, a queue position shows and
 // the results arrive; Cancel takes a queued run back; Leave ends a session;
 // the instructor page (a third context, token pasted) lists both learners
-// with their runs. Screenshots of the join form, a queued run and the
+// with their runs and quiz attempts (summed per lesson). Screenshots of the join form, a queued run and the
 // instructor page go to GPULAB_SCREENSHOTS.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -165,6 +165,20 @@ test('two learners join a class, queue runs, and the instructor sees both', { ti
     throw new Error(`${e.message}; rows: ${JSON.stringify(await teacher.locator('#learners tbody tr').allTextContents())}`);
   });
   assert.match(await teacher.locator('#gpu').textContent(), /gpulab fake GPU \(test\)/);
+
+  // Quiz attempts show summed per lesson: the best score, passed or not, how many.
+  for (let i = 0; i < 2; i++) {
+    const status = await bo.evaluate(async () => (await fetch('/api/lessons/01-cuda-intuition/quiz', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ answers: {} }),
+    })).status);
+    assert.equal(status, 200, 'a quiz attempt is scored and kept');
+  }
+  await until(async () => {
+    const rows = await teacher.locator('#learners tbody tr').allTextContents();
+    return rows.some((r) => r.startsWith('Bo <b>') && /01-cuda-intuition: 0\/\d+ not yet2 attempts, last just now/.test(r));
+  }, 15000, "Bo's two attempts summed on the instructor page").catch(async (e) => {
+    throw new Error(`${e.message}; rows: ${JSON.stringify(await teacher.locator('#learners tbody tr').allTextContents())}`);
+  });
   await teacher.screenshot({ path: path.join(shots, 'class-instructor-done.png'), fullPage: true });
   // The learners' GPU time went up.
   await until(async () => !/ 0\.0 s of/.test(await ada.locator('#class-gpu-time').textContent()), 10000,

@@ -219,6 +219,67 @@ START_TEST(store_unopenable_path_is_store_unavailable) {
 }
 END_TEST
 
+/* A learner joining again and again keeps SRV_LIVE_SESSIONS_PER_LEARNER
+ * live sessions: the oldest end, and their hashes find nothing. */
+START_TEST(store_ends_a_learners_oldest_sessions_beyond_the_cap) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  (void)join(s, 1, "Ada");
+  int64_t ada = last_learner;
+  unsigned char h[SRV_HASH_BYTES];
+  srv_store_session sess;
+  for (int n = 2; n <= 8; n++) {
+    hash_of(n, h);
+    ck_assert_msg(srv_store_session_add(s, h, "Ada", ada, &sess, &err) == 0, "%s", err.message);
+  }
+  (void)join(s, 20, "Bo"); /* another learner's session is not touched */
+  int64_t live = 0;
+  ck_assert_int_eq(srv_store_sessions_active(s, &live, &err), 0);
+  ck_assert_int_eq(live, SRV_LIVE_SESSIONS_PER_LEARNER + 1);
+  for (int n = 1; n <= 8; n++) {
+    hash_of(n, h);
+    int found = srv_store_session_find(s, h, 60000, &sess, &err) == 0;
+    ck_assert_int_eq(found, n > 8 - SRV_LIVE_SESSIONS_PER_LEARNER);
+    if (!found) ck_assert_int_eq(err.code, LAB_E_NO_SESSION);
+  }
+  srv_store_close(s);
+}
+END_TEST
+
+/* Every attempt of a learner, across its sessions, once across the pages. */
+START_TEST(store_pages_a_learners_quiz_attempts) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t first = join(s, 1, "Ada"), ada = last_learner, other = join(s, 2, "Bo");
+  unsigned char h[SRV_HASH_BYTES];
+  srv_store_session second;
+  hash_of(3, h);
+  ck_assert_int_eq(srv_store_session_add(s, h, "Ada", ada, &second, &err), 0);
+  int n = SRV_QUIZ_PAGE_MAX + 7;
+  for (int i = 0; i < n; i++)
+    ck_assert_int_eq(srv_store_quiz_add(s, i % 2 ? first : second.id, "x", i, 100, 0, "{}", &err), 0);
+  ck_assert_int_eq(srv_store_quiz_add(s, other, "x", 1, 1, 1, "{}", &err), 0);
+  double seen = 0, last_id = 1e18;
+  for (int page = 0; page < 3; page++) {
+    cJSON *list = NULL;
+    int64_t total = 0;
+    ck_assert_int_eq(srv_store_quiz_page(s, ada, (int64_t)page * SRV_QUIZ_PAGE_MAX, SRV_QUIZ_PAGE_MAX, &list, &total, &err), 0);
+    ck_assert_int_eq(total, n);
+    const cJSON *a;
+    cJSON_ArrayForEach(a, list) {
+      double id = cJSON_GetObjectItem(a, "id")->valuedouble;
+      ck_assert(id < last_id); /* newest first, no repeat */
+      last_id = id;
+      seen++;
+    }
+    ck_assert_int_eq(cJSON_GetArraySize(list), page == 0 ? SRV_QUIZ_PAGE_MAX : page == 1 ? 7 : 0);
+    cJSON_Delete(list);
+  }
+  ck_assert_int_eq((int)seen, n);
+  srv_store_close(s);
+}
+END_TEST
+
 START_TEST(store_overview_counts_runs_and_quiz_per_learner) {
   srv_store *s = open_store();
   lab_error err = {0};
@@ -235,7 +296,12 @@ START_TEST(store_overview_counts_runs_and_quiz_per_learner) {
   ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "runs"), "total")->valueint, 3);
   ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "runs"), "queued")->valueint, 2);
   ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "runs"), "done")->valueint, 1);
-  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(b, "quiz")), 1);
+  cJSON *bq = cJSON_GetObjectItem(b, "quiz");
+  ck_assert_int_eq(cJSON_GetObjectItem(bq, "attempts")->valueint, 1);
+  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(bq, "lessons")), 1);
+  ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(bq, "lessons"), 0), "best_score")->valueint,
+                   1);
+  ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "sessions"), "live")->valueint, 1);
   ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "waiting")), 2);
   ck_assert_int_eq((int)cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "waiting"), 0), "session_id")
                        ->valuedouble,
@@ -492,6 +558,8 @@ Suite *make_store_suite(void) {
   tcase_add_test(t, store_full_database_is_store_unavailable);
   tcase_add_test(t, store_unopenable_path_is_store_unavailable);
   tcase_add_test(t, store_overview_counts_runs_and_quiz_per_learner);
+  tcase_add_test(t, store_ends_a_learners_oldest_sessions_beyond_the_cap);
+  tcase_add_test(t, store_pages_a_learners_quiz_attempts);
   tcase_add_test(t, store_recorded_run_is_done_at_once_and_not_unfinished);
   tcase_add_test(t, store_run_for_unknown_session_is_refused);
   tcase_add_test(t, store_learner_is_found_by_its_cookie_and_takes_the_new_name);
