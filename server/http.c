@@ -91,7 +91,7 @@ int srv_send_raw_error(struct mg_connection *conn, lab_err code, const char *mes
             "no-store\r\nConnection: close\r\n%s%s\r\n",
             status, text ? text : "Error", body ? strlen(body) : 0, srv_security_headers,
             ri && ri->is_ssl ? HSTS_LINE : "");
-  if (body) mg_write(conn, body, strlen(body));
+  if (body && !(ri && ri->request_method && strcmp(ri->request_method, "HEAD") == 0)) mg_write(conn, body, strlen(body));
   cJSON_free(body);
   return status;
 }
