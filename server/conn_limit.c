@@ -126,7 +126,8 @@ int srv_conn_limit_admit(srv_conn_limit *l, int fd, const char *addr, int port) 
 void srv_conn_limit_set_threads(srv_conn_limit *l, int threads) {
   int reserve = threads / 8;
   pthread_mutex_lock(&l->lock);
-  l->busy = threads - reserve;
+  /* a share set above that mark moves it: the operator chose it */
+  l->busy = threads - reserve > l->per_address ? threads - reserve : l->per_address;
   l->each = reserve > 0 ? (reserve / 4 > 1 ? reserve / 4 : 1) : 0;
   pthread_mutex_unlock(&l->lock);
 }

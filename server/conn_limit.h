@@ -28,7 +28,8 @@ int srv_conn_limit_admit(srv_conn_limit *l, int fd, const char *addr, int port);
  * together), an address that already holds a quarter of that eighth (at
  * least 1) is refused too, so the last threads go a few to each address
  * and not all to a second busy one (64 threads: past 56 held, 2 each).
- * Fewer than 8 threads: no such bound. */
+ * A per-address share above that mark moves the mark up to it. Fewer
+ * than 8 threads: no such bound. */
 void srv_conn_limit_set_threads(srv_conn_limit *l, int threads);
 /* The socket from addr:port no longer counts: its answer is going out and
  * it is closing (the client may be opening its next one already). */

@@ -135,6 +135,25 @@ START_TEST(conn_limit_last_threads_go_a_few_to_each_address) {
 }
 END_TEST
 
+/* A share set above all but an eighth (15 of 16 threads) is kept: the
+ * fifteenth from one address is not refused at 14 held. */
+START_TEST(conn_limit_a_larger_share_set_is_kept) {
+  int port, lst = listener(&port);
+  srv_conn_limit *l = srv_conn_limit_new(15, 64);
+  srv_conn_limit_set_threads(l, 16);
+  int client[16], server[16];
+  for (int i = 0; i < 15; i++) {
+    connect_from(port, "127.0.0.1", &client[i]);
+    ck_assert_int_eq(admit(l, lst, &server[i]), 1);
+  }
+  connect_from(port, "127.0.0.2", &client[15]);
+  ck_assert_int_eq(admit(l, lst, &server[15]), 1); /* another address: its first */
+  for (int i = 0; i < 16; i++) close(server[i]), close(client[i]);
+  srv_conn_limit_free(l);
+  close(lst);
+}
+END_TEST
+
 START_TEST(conn_limit_default_share_keeps_an_eighth_for_others) {
   ck_assert_int_eq(srv_conn_limit_default_share(64), 56);
   ck_assert_int_eq(srv_conn_limit_default_share(1000), 875);
@@ -150,6 +169,7 @@ Suite *make_conn_limit_suite(void) {
   tcase_add_test(tc, conn_limit_holds_one_address_to_its_share);
   tcase_add_test(tc, conn_limit_released_socket_no_longer_counts);
   tcase_add_test(tc, conn_limit_last_threads_go_a_few_to_each_address);
+  tcase_add_test(tc, conn_limit_a_larger_share_set_is_kept);
   tcase_add_test(tc, conn_limit_default_share_keeps_an_eighth_for_others);
   suite_add_tcase(s, tc);
   return s;
