@@ -26,6 +26,11 @@ void srv_conn_gate_set(srv_conn_limit *l, int tls) {
 
 unsigned long srv_conn_gate_refused(void) { return refused; }
 
+void srv_conn_gate_closing(const char *addr, int port) {
+  srv_conn_limit *l = gate;
+  if (l && addr) srv_conn_limit_release(l, addr, port);
+}
+
 /* 429 with the error envelope, then close. Written at once, before the
  * client's request is read: nothing of it will be. */
 static void refuse(int fd, const char *addr) {

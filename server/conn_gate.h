@@ -14,6 +14,10 @@
  * NULL stops gating. One server per process, as for the metrics. */
 void srv_conn_gate_set(srv_conn_limit *l, int tls);
 
+/* The connection from addr:port (its peer) is being answered and will
+ * close: it stops counting against its address (conn_limit.h). */
+void srv_conn_gate_closing(const char *addr, int port);
+
 /* Connections refused so far (for /metrics). */
 unsigned long srv_conn_gate_refused(void);
 

@@ -3,8 +3,10 @@
  * checked instead: its fd must still be a socket connected to the same
  * peer address and port (a reused fd belongs to another connection, with
  * another port). Only the newcomer's address is checked, and the whole
- * table only when it is full, so admitting costs at most a share's worth
- * of getpeername calls. */
+ * table only when it is full (or the threads are nearly all held), so
+ * admitting usually costs at most a share's worth of getpeername calls.
+ * An answered connection is released at once (srv_conn_limit_release):
+ * it is closing, and its client may already be opening the next one. */
 #include "conn_limit.h"
 
 #include <arpa/inet.h>
@@ -23,6 +25,8 @@ typedef struct tracked {
 struct srv_conn_limit {
   pthread_mutex_t lock;
   int per_address, capacity;
+  int held;          /* entries in use (some may have closed unseen) */
+  int busy, each;    /* past `busy` held in all, an address may hold `each` */
   tracked *t;
 };
 
@@ -82,7 +86,10 @@ static int sweep(srv_conn_limit *l, const char *addr, tracked **free_slot) {
   for (int i = 0; i < l->capacity; i++) {
     tracked *e = &l->t[i];
     int mine = e->fd >= 0 && addr && strcmp(e->addr, addr) == 0;
-    if (e->fd >= 0 && (mine || !addr) && !still_open(e)) e->fd = -1;
+    if (e->fd >= 0 && (mine || !addr) && !still_open(e)) {
+      e->fd = -1;
+      l->held--;
+    }
     if (e->fd >= 0 && mine) open++;
     if (e->fd < 0 && !*free_slot) *free_slot = e;
   }
@@ -99,13 +106,43 @@ int srv_conn_limit_admit(srv_conn_limit *l, int fd, const char *addr, int port) 
     open = sweep(l, addr, &slot);
   }
   int ok = slot && open < l->per_address;
+  /* Near the end of the threads, what is left goes a few to each address:
+   * two busy addresses together may not take the last ones either. */
+  if (ok && l->each > 0 && open >= l->each && l->held >= l->busy) {
+    tracked *ignored;
+    sweep(l, NULL, &ignored); /* held may count sockets closed unseen */
+    ok = l->held < l->busy;
+  }
   if (ok) {
+    l->held++;
     slot->fd = fd;
     slot->port = port;
     snprintf(slot->addr, sizeof slot->addr, "%s", addr);
   }
   pthread_mutex_unlock(&l->lock);
   return ok;
+}
+
+void srv_conn_limit_set_threads(srv_conn_limit *l, int threads) {
+  int reserve = threads / 8;
+  pthread_mutex_lock(&l->lock);
+  /* a share set above that mark moves it: the operator chose it */
+  l->busy = threads - reserve > l->per_address ? threads - reserve : l->per_address;
+  l->each = reserve > 0 ? (reserve / 4 > 1 ? reserve / 4 : 1) : 0;
+  pthread_mutex_unlock(&l->lock);
+}
+
+void srv_conn_limit_release(srv_conn_limit *l, const char *addr, int port) {
+  pthread_mutex_lock(&l->lock);
+  for (int i = 0; i < l->capacity; i++) {
+    tracked *e = &l->t[i];
+    if (e->fd >= 0 && e->port == port && strcmp(e->addr, addr) == 0) {
+      e->fd = -1;
+      l->held--;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&l->lock);
 }
 
 int srv_conn_limit_open(srv_conn_limit *l, const char *addr) {

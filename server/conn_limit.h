@@ -23,6 +23,17 @@ void srv_conn_limit_free(srv_conn_limit *l);
  * explicitly: a tracked one whose fd no longer names a socket connected
  * to that peer has closed, and is dropped when next looked at. */
 int srv_conn_limit_admit(srv_conn_limit *l, int fd, const char *addr, int port);
+/* Past the share, one more bound for a server with `threads` worker
+ * threads: once all but an eighth of them are held (all addresses
+ * together), an address that already holds a quarter of that eighth (at
+ * least 1) is refused too, so the last threads go a few to each address
+ * and not all to a second busy one (64 threads: past 56 held, 2 each).
+ * A per-address share above that mark moves the mark up to it. Fewer
+ * than 8 threads: no such bound. */
+void srv_conn_limit_set_threads(srv_conn_limit *l, int threads);
+/* The socket from addr:port no longer counts: its answer is going out and
+ * it is closing (the client may be opening its next one already). */
+void srv_conn_limit_release(srv_conn_limit *l, const char *addr, int port);
 /* Sockets from addr still open now (tests, metrics). */
 int srv_conn_limit_open(srv_conn_limit *l, const char *addr);
 

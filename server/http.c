@@ -32,7 +32,28 @@ const char srv_security_headers[] =
  * starting in plain HTTP where it could be intercepted. */
 #define HSTS_LINE "Strict-Transport-Security: max-age=31536000\r\n"
 
+/* Whether this thread's connection has been answered (one request per
+ * connection: keep-alive is off), and who is told when it is. */
+static _Thread_local int answered;
+static void (*on_answer)(const struct mg_connection *conn);
+
+void srv_http_on_answer(void (*fn)(const struct mg_connection *conn)) { on_answer = fn; }
+
+void srv_http_answer_reset(void) { answered = 0; }
+
+int srv_http_answered(void) { return answered; }
+
+void srv_http_answering(const struct mg_connection *conn) {
+  if (answered) return;
+  answered = 1;
+  if (on_answer) on_answer(conn);
+}
+
 void srv_add_common_headers(struct mg_connection *conn) {
+  /* Every answer's headers pass here before a byte goes out: a client that
+   * has the whole answer may open its next connection at once, and this
+   * one (closing) must not count against its address by then. */
+  srv_http_answering(conn);
   mg_response_header_add_lines(conn, srv_security_headers);
   const struct mg_request_info *ri = mg_get_request_info(conn);
   if (ri && ri->is_ssl) mg_response_header_add_lines(conn, HSTS_LINE);
@@ -52,6 +73,26 @@ static int send_text(struct mg_connection *conn, int status, const char *type, c
   const struct mg_request_info *ri = mg_get_request_info(conn);
   if (ri && ri->request_method && strcmp(ri->request_method, "HEAD") == 0) return status;
   mg_write(conn, body, len);
+  return status;
+}
+
+int srv_send_raw_error(struct mg_connection *conn, lab_err code, const char *message) {
+  srv_http_answering(conn);
+  lab_error err;
+  lab_fail(&err, code, NULL, "%s", message);
+  cJSON *json = lab_error_json(&err);
+  char *body = json ? cJSON_PrintUnformatted(json) : NULL;
+  cJSON_Delete(json);
+  int status = lab_err_http_status(code);
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  const char *text = mg_get_response_code_text(conn, status);
+  mg_printf(conn,
+            "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\nCache-Control: "
+            "no-store\r\nConnection: close\r\n%s%s\r\n",
+            status, text ? text : "Error", body ? strlen(body) : 0, srv_security_headers,
+            ri && ri->is_ssl ? HSTS_LINE : "");
+  if (body && !(ri && ri->request_method && strcmp(ri->request_method, "HEAD") == 0)) mg_write(conn, body, strlen(body));
+  cJSON_free(body);
   return status;
 }
 

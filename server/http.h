@@ -37,6 +37,25 @@ int srv_send_fail(struct mg_connection *conn, lab_err code, const char *param, c
 /* 405 with an Allow header naming the allowed methods. */
 int srv_send_method_not_allowed(struct mg_connection *conn, const char *allow);
 
+/* Every answer goes out with the connection closing after it (keep-alive
+ * is off), so a request is answered once. srv_http_answering marks this
+ * thread's request answered and, the first time, calls the function set
+ * with srv_http_on_answer (serve.c: the connection stops counting against
+ * its address); srv_add_common_headers, which every answer's headers
+ * pass, calls it before the first byte goes out.
+ * srv_http_answer_reset starts a new connection; srv_http_answered says
+ * whether its request has had an answer. */
+void srv_http_on_answer(void (*fn)(const struct mg_connection *conn));
+void srv_http_answering(const struct mg_connection *conn);
+void srv_http_answer_reset(void);
+int srv_http_answered(void);
+
+/* The error envelope for code with `message` (which must not quote the
+ * request), its status line written here as HTTP/1.1 rather than with
+ * the version the request named: for a request CivetWeb could not parse,
+ * where that "version" may be any of the request's bytes. */
+int srv_send_raw_error(struct mg_connection *conn, lab_err code, const char *message);
+
 /* Reads the request body (at most `limit` bytes) into a NUL-terminated
  * malloc'd buffer. Refuses a body with both chunked encoding and a length
  * (400), one past the limit (413), one shorter than its Content-Length

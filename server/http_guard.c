@@ -5,6 +5,7 @@
 #include "http_guard.h"
 
 #include <civetweb.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -21,11 +22,34 @@ static lab_err code_for(int status) {
   }
 }
 
+/* CivetWeb's own text is not passed on: some of it quotes the request
+ * ("Bad HTTP version: [...]" holds whatever followed a raw space in the
+ * path, cookies included). The status line is written here for the same
+ * reason: CivetWeb's would repeat the "version" it parsed. */
 int srv_http_error(struct mg_connection *conn, int status, const char *msg) {
+  (void)msg;
   lab_err code = code_for(status);
-  srv_send_fail(conn, code, NULL, "the server could not read this request (%.80s, HTTP %d); %s", msg ? msg : "",
-                status, lab_err_advice(code));
+  char text[300];
+  if (status == 505 || status == 400)
+    snprintf(text, sizeof text,
+             "the server could not read this request line; send METHOD /path HTTP/1.1, with the path "
+             "percent-encoded (no raw spaces or control bytes)");
+  else snprintf(text, sizeof text, "the server could not read this request (HTTP %d); %s", status, lab_err_advice(code));
+  srv_send_raw_error(conn, code, text);
   return 0;
+}
+
+void srv_request_unanswered(const struct mg_connection *conn) {
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  if (srv_http_answered() || !ri || !ri->request_method || !ri->request_uri || ri->local_uri) return;
+  /* CivetWeb leaves a target that names no path of this server (the
+   * asterisk form, or an absolute URI for another host or port) without
+   * any answer; gpulab is no proxy, and says so. */
+  srv_send_raw_error((struct mg_connection *)conn, LAB_E_BAD_REQUEST,
+                     strcmp(ri->request_uri, "*") == 0
+                         ? "gpulab answers requests for a path, not for *; send e.g. OPTIONS /api/health HTTP/1.1"
+                         : "gpulab serves paths on this server only; send the path alone (e.g. GET /api/health "
+                           "HTTP/1.1) with a Host header");
 }
 
 /* Whether the Origin header ("https://host:port", "null") names the host
@@ -66,6 +90,11 @@ int srv_request_check(struct mg_connection *conn) {
     return srv_send_fail(conn, LAB_E_CROSS_ORIGIN, NULL,
                          "a page of %.80s may not send %.10s requests to gpulab; use gpulab from its own pages", origin,
                          ri->request_method);
+  /* CivetWeb reads a POST or PUT with neither as an empty body, and the
+   * handler would act on defaults the client never chose. */
+  if (!lengths && !chunked && (strcmp(ri->request_method, "POST") == 0 || strcmp(ri->request_method, "PUT") == 0))
+    return srv_send_fail(conn, LAB_E_LENGTH_REQUIRED, NULL,
+                         "a %s needs a Content-Length header (Content-Length: 0 for no body)", ri->request_method);
   /* CivetWeb reads "12abc" or "0x10" as far as it is a number. */
   if (malformed)
     return srv_send_fail(conn, LAB_E_BAD_REQUEST, NULL, "Content-Length must be a decimal number of bytes");

@@ -58,7 +58,35 @@ static int begin_request(struct mg_connection *conn) {
   srv_session_log_reset();
   const struct mg_request_info *ri = mg_get_request_info(conn);
   srv_watchdog_request_begin(ri->request_method, ri->local_uri);
+  /* CivetWeb resets this for every request, and after an answer it would
+   * otherwise read and discard whatever body the handler left unread: a
+   * client that got 401 or 413 before its body was read, dribbling a byte
+   * every few seconds, would hold this thread for as long as it liked.
+   * Set, the connection is closed once the answer is out. */
+  mg_disable_connection_keep_alive(conn);
   return srv_request_check(conn);
+}
+
+/* One request per connection: a new one has not been answered. */
+static int init_connection(const struct mg_connection *conn, void **data) {
+  (void)conn;
+  (void)data;
+  srv_http_answer_reset();
+  return 0;
+}
+
+/* An answered connection stops counting against its address as its
+ * answer starts (the client may have it whole and open its next one
+ * before this thread closes the socket). */
+static void release_answered(const struct mg_connection *conn) {
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  if (ri) srv_conn_gate_closing(ri->remote_addr, ri->remote_port);
+}
+
+static void connection_close(const struct mg_connection *conn) {
+  srv_request_unanswered(conn);
+  srv_http_answering(conn); /* closing unanswered (the client sent nothing): released all the same */
+  srv_watchdog_request_end(); /* whatever path the request took, it is over */
 }
 
 static void end_request(const struct mg_connection *conn, int status) {
@@ -392,6 +420,7 @@ int srv_cmd_serve(int argc, char **argv) {
   /* Tracked at once: sockets serving, waiting in CivetWeb's queue (256),
    * and room for those being closed. */
   app.conns = srv_conn_limit_new((int)share, 2 * ((int)nthreads + 256));
+  if (app.conns) srv_conn_limit_set_threads(app.conns, (int)nthreads);
   /* request_timeout_ms bounds the headers (from the first byte) and each
    * read of a body; http.c adds a minimum rate for the whole body. No
    * keep-alive: a connection is one request, so an idle one holds nothing.
@@ -411,6 +440,9 @@ int srv_cmd_serve(int argc, char **argv) {
   cb.end_request = end_request;
   cb.log_message = log_message;
   cb.http_error = srv_http_error;
+  cb.init_connection = init_connection;
+  cb.connection_close = connection_close;
+  srv_http_on_answer(release_answered);
   signal(SIGPIPE, SIG_IGN);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);

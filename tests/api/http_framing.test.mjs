@@ -87,3 +87,39 @@ test('civetweb_own_errors_carry_the_json_envelope', T, () =>
     assertError(asRes(half), 400, 'bad_request');
     assert.equal((await request(srv, '/api/health')).status, 200, 'still up');
   }));
+
+test('a_post_or_put_without_content_length_is_411', T, () =>
+  withServer({}, async (srv) => {
+    // Read as an empty body, it would run the experiment with defaults the client never chose.
+    for (const method of ['POST', 'PUT']) {
+      const r = await rawRequest(srv.port, `${method} /api/experiments/timing HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n`);
+      assertError(asRes(r), 411, 'length_required');
+      assert.match(r.headers.connection ?? '', /close/i, `${method}: the connection closes after the answer`);
+    }
+    const chunked = await rawRequest(srv.port, 'POST /api/experiments/timing HTTP/1.1\r\nHost: x\r\n' +
+      'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n17\r\n{"backend":"simulated"}\r\n0\r\n\r\n');
+    assert.equal(chunked.status, 200, `chunked needs no length: ${chunked.body.slice(0, 200)}`);
+  }));
+
+test('absolute_form_and_asterisk_targets_get_a_400_answer', T, () =>
+  withServer({}, async (srv) => {
+    for (const line of [`GET http://127.0.0.1:${srv.port}/api/health HTTP/1.1`, 'GET http://example.com/api/health HTTP/1.1',
+      'OPTIONS * HTTP/1.1']) {
+      const r = await rawRequest(srv.port, `${line}\r\nHost: 127.0.0.1\r\n\r\n`);
+      const e = assertError(asRes(r), 400, 'bad_request');
+      assert.match(e.message, /path/, `${line}: says to send a path`);
+    }
+  }));
+
+test('a_raw_space_or_control_byte_in_the_path_is_400_without_echoing_the_request', T, () =>
+  withServer({}, async (srv) => {
+    const secret = `gpulab_session=S${Date.now()}cret`;
+    for (const line of ['GET /api/he alth HTTP/1.1', 'GET /api/health x HTTP/1.1', 'GET /api/health HTTP/1.1 x',
+      'GET /api/he\x01alth HTTP/1.1', 'GET /api/health HTTP/9.9']) {
+      const r = await rawRequest(srv.port, `${line}\r\nHost: x\r\nCookie: ${secret}\r\nX-Other: header-bytes\r\n\r\n`);
+      assert.match(r.raw, /^HTTP\/1\.1 400 Bad Request\r\n/, `${JSON.stringify(line)}: ${JSON.stringify(r.raw.slice(0, 120))}`);
+      assertError(asRes(r), 400, 'bad_request');
+      assert.ok(!r.raw.includes(secret.slice(15)), `${JSON.stringify(line)}: the answer quotes the cookie`);
+      assert.ok(!r.raw.includes('header-bytes'), `${JSON.stringify(line)}: the answer quotes a header`);
+    }
+  }));

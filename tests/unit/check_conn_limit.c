@@ -73,6 +73,87 @@ START_TEST(conn_limit_holds_one_address_to_its_share) {
 }
 END_TEST
 
+START_TEST(conn_limit_released_socket_no_longer_counts) {
+  int port, lst = listener(&port);
+  srv_conn_limit *l = srv_conn_limit_new(2, 16);
+  int client[3], server[3];
+  char addr[SRV_ADDR_MAX];
+  int peer_port = 0;
+  for (int i = 0; i < 2; i++) {
+    connect_from(port, "127.0.0.1", &client[i]);
+    ck_assert_int_eq(admit(l, lst, &server[i]), 1);
+  }
+  /* Still open, but answered and closing: its place is free. */
+  ck_assert_int_eq(srv_socket_endpoint(server[0], 1, addr, &peer_port), 0);
+  srv_conn_limit_release(l, addr, peer_port);
+  ck_assert_int_eq(srv_conn_limit_open(l, "127.0.0.1"), 1);
+  connect_from(port, "127.0.0.1", &client[2]);
+  ck_assert_int_eq(admit(l, lst, &server[2]), 1);
+  srv_conn_limit_release(l, addr, peer_port); /* twice: nothing else is released */
+  ck_assert_int_eq(srv_conn_limit_open(l, "127.0.0.1"), 2);
+  for (int i = 0; i < 3; i++) close(server[i]), close(client[i]);
+  srv_conn_limit_free(l);
+  close(lst);
+}
+END_TEST
+
+/* 16 threads: past 14 held in all, an address holding one already is
+ * refused, a newcomer is not. */
+START_TEST(conn_limit_last_threads_go_a_few_to_each_address) {
+  int port, lst = listener(&port);
+  srv_conn_limit *l = srv_conn_limit_new(14, 64);
+  srv_conn_limit_set_threads(l, 16);
+  int client[18], server[18], n = 0;
+  for (; n < 14; n++) {
+    connect_from(port, "127.0.0.1", &client[n]);
+    ck_assert_int_eq(admit(l, lst, &server[n]), 1);
+  }
+  connect_from(port, "127.0.0.2", &client[n]);
+  ck_assert_int_eq(admit(l, lst, &server[n]), 1); /* a second address: its first */
+  n++;
+  connect_from(port, "127.0.0.2", &client[n]);
+  ck_assert_int_eq(admit(l, lst, &server[n]), 0); /* but not a second one now */
+  close(server[n]);
+  server[n] = -1;
+  n++;
+  connect_from(port, "127.0.0.3", &client[n]);
+  ck_assert_int_eq(admit(l, lst, &server[n]), 1); /* a third address still gets in */
+  n++;
+  close(server[0]); /* one fewer held, but 15 are still past 14 */
+  server[0] = -1;
+  connect_from(port, "127.0.0.2", &client[n]);
+  ck_assert_int_eq(admit(l, lst, &server[n]), 0);
+  close(server[n]);
+  server[n] = -1;
+  n++;
+  for (int i = 0; i < n; i++) {
+    if (server[i] >= 0) close(server[i]);
+    close(client[i]);
+  }
+  srv_conn_limit_free(l);
+  close(lst);
+}
+END_TEST
+
+/* A share set above all but an eighth (15 of 16 threads) is kept: the
+ * fifteenth from one address is not refused at 14 held. */
+START_TEST(conn_limit_a_larger_share_set_is_kept) {
+  int port, lst = listener(&port);
+  srv_conn_limit *l = srv_conn_limit_new(15, 64);
+  srv_conn_limit_set_threads(l, 16);
+  int client[16], server[16];
+  for (int i = 0; i < 15; i++) {
+    connect_from(port, "127.0.0.1", &client[i]);
+    ck_assert_int_eq(admit(l, lst, &server[i]), 1);
+  }
+  connect_from(port, "127.0.0.2", &client[15]);
+  ck_assert_int_eq(admit(l, lst, &server[15]), 1); /* another address: its first */
+  for (int i = 0; i < 16; i++) close(server[i]), close(client[i]);
+  srv_conn_limit_free(l);
+  close(lst);
+}
+END_TEST
+
 START_TEST(conn_limit_default_share_keeps_an_eighth_for_others) {
   ck_assert_int_eq(srv_conn_limit_default_share(64), 56);
   ck_assert_int_eq(srv_conn_limit_default_share(1000), 875);
@@ -86,6 +167,9 @@ Suite *make_conn_limit_suite(void) {
   Suite *s = suite_create("conn_limit");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, conn_limit_holds_one_address_to_its_share);
+  tcase_add_test(tc, conn_limit_released_socket_no_longer_counts);
+  tcase_add_test(tc, conn_limit_last_threads_go_a_few_to_each_address);
+  tcase_add_test(tc, conn_limit_a_larger_share_set_is_kept);
   tcase_add_test(tc, conn_limit_default_share_keeps_an_eighth_for_others);
   suite_add_tcase(s, tc);
   return s;
