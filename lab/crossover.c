@@ -259,6 +259,33 @@ static double gpu_bytes(const lab_params *p, const char **param) {
   return 3.0 * n * n * 4;
 }
 
+/* CPU cost (lab_experiment_cpu_ms). The CPU half really runs: for each
+ * size of the sweep a warm-up that doubles the runs per batch until one
+ * lasts SAMPLE_MIN_MS (so a batch lasts 2 to 4 ms of wall time, or one
+ * matmul when that is longer), then `samples` batches, cut short once a
+ * size has spent LAB_CROSSOVER_SIZE_BUDGET_MS. On the reference machine
+ * (AMD EPYC, 2 cores, OpenBLAS on both) a short batch is counted as 7 ms of
+ * CPU (3.5 ms on two threads) and its warm-up as 20 (OpenBLAS's threads
+ * also spin a while after each call, which the process is charged for);
+ * a long one as one
+ * sgemm at 45 GFLOP per CPU second (bench/cpu_cost measured about 54). The
+ * short sizes' loops stop on wall time, so a busy machine spends less CPU
+ * on them than an idle one: the estimate is the idle case. */
+double lab_cpu_ms_crossover(const lab_params *p, const char **param) {
+  int n[LAB_CROSSOVER_MAX_SIZES];
+  int k = lab_crossover_sizes((int)lab_param_int(p, "max_size"), n, LAB_CROSSOVER_MAX_SIZES);
+  double samples = lab_param(p, "samples"), total = 1.0, last = 0;
+  for (int i = 0; i < k; i++) {
+    double sgemm = 2.0 * n[i] * n[i] * (double)n[i] / 4.5e7, batch = sgemm > 7.0 ? sgemm : 7.0;
+    double runs = samples, cap = 1.0 + ceil(2.0 * LAB_CROSSOVER_SIZE_BUDGET_MS / batch); /* wall × 2 threads */
+    if (runs > cap) runs = cap;
+    last = (sgemm > 7.0 ? sgemm : 20.0) + runs * batch;
+    total += last;
+  }
+  *param = last > total / 2 ? "max_size" : "samples";
+  return total;
+}
+
 const lab_experiment lab_exp_crossover = {
     .name = "crossover",
     .title = "CPU or GPU?",

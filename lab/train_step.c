@@ -337,6 +337,26 @@ static double gpu_bytes(const lab_params *p, const char **param) {
   return 4.0 * (b * f + b + 3 * c * f + 3 * c + b * c + b + lab_param(p, "steps"));
 }
 
+/* CPU cost (lab_experiment_cpu_ms): the genuine loss curve dominates:
+ * rows × features × classes multiply-adds forward and again backward per
+ * step (rows capped near CPU_CURVE_MACS, never below 8), measured by
+ * bench/cpu_cost at 1.30-1.38 ns a multiply-add on the reference machine
+ * (AMD EPYC, 2 cores): counted at 1.6 ns. Then the random weights and
+ * class centres (two normal draws per weight, ~33 ns each: 80 ns), the
+ * stream model (10 runs of 6 launches a step, ~4.4 µs a step: 6 µs) and
+ * the 1 ms floor. Largest parameters: ~5.5 s measured, ~6.8 s estimated. */
+double lab_cpu_ms_train_step(const lab_params *p, const char **param) {
+  double batch = lab_param(p, "batch"), f = lab_param(p, "features"), c = lab_param(p, "classes"),
+         steps = lab_param(p, "steps");
+  double per_row = f * c * steps, rows = per_row * batch > CPU_CURVE_MACS ? floor(CPU_CURVE_MACS / per_row) : batch;
+  if (rows < 8) rows = 8;
+  double curve = 1.6e-6 * rows * per_row;
+  double rest = 1.0 + 8e-5 * c * f + 0.006 * steps;
+  /* Past the cap the rows are already few: only steps, features and classes lower it. */
+  *param = rows < batch ? "steps" : "batch";
+  return curve + rest;
+}
+
 const lab_experiment lab_exp_train_step = {
     .name = "train_step",
     .title = "A whole training step on the GPU",
