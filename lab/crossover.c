@@ -277,9 +277,9 @@ double lab_cpu_ms_crossover(const lab_params *p, const char **param) {
   double samples = lab_param(p, "samples"), total = 1.0, last = 0;
   for (int i = 0; i < k; i++) {
     double sgemm = 2.0 * n[i] * n[i] * (double)n[i] / 4.5e7, batch = sgemm > 7.0 ? sgemm : 7.0;
-    double runs = samples, cap = 1.0 + ceil(2.0 * LAB_CROSSOVER_SIZE_BUDGET_MS / batch); /* wall × 2 threads */
-    if (runs > cap) runs = cap;
-    last = (sgemm > 7.0 ? sgemm : 20.0) + runs * batch;
+    double timed = samples * batch, cap = 2.0 * LAB_CROSSOVER_SIZE_BUDGET_MS + batch; /* wall × 2 threads */
+    /* Written without steps (no rounding, no switch) so that it never falls as a size grows. */
+    last = (sgemm > 20.0 ? sgemm : 20.0) + (timed < cap ? timed : cap);
     total += last;
   }
   *param = last > total / 2 ? "max_size" : "samples";

@@ -47,6 +47,7 @@ typedef struct cJSON cJSON;
   X(LAB_E_OVER_MEMORY_LIMIT, "over_memory_limit", 400, "Ask for less GPU memory; the class limit is in the message.") \
   X(LAB_E_QUEUE_FULL, "queue_full", 503, "The GPU queue is full; retry after the Retry-After seconds.") \
   X(LAB_E_TOO_MANY_QUEUED, "too_many_queued", 429, "You have as many GPU runs waiting as a learner may; wait for one to finish, or cancel one.") \
+  X(LAB_E_OVER_CPU_BUDGET, "over_cpu_budget", 400, "Lower the parameter named in param: a simulation that large would take more of the server's CPU than it gives one run.") \
   X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
   X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")
 

@@ -348,12 +348,13 @@ static double gpu_bytes(const lab_params *p, const char **param) {
 double lab_cpu_ms_train_step(const lab_params *p, const char **param) {
   double batch = lab_param(p, "batch"), f = lab_param(p, "features"), c = lab_param(p, "classes"),
          steps = lab_param(p, "steps");
-  double per_row = f * c * steps, rows = per_row * batch > CPU_CURVE_MACS ? floor(CPU_CURVE_MACS / per_row) : batch;
-  if (rows < 8) rows = 8;
-  double curve = 1.6e-6 * rows * per_row;
+  /* Past the cap the simulator trains floor(cap / per_row) rows, at least 8:
+   * at most max(cap, 8 × per_row) multiply-adds, without the floor's dips. */
+  double per_row = f * c * steps, cap = 8 * per_row > CPU_CURVE_MACS ? 8 * per_row : CPU_CURVE_MACS;
+  double macs = per_row * batch > CPU_CURVE_MACS ? cap : per_row * batch, curve = 1.6e-6 * macs;
   double rest = 1.0 + 8e-5 * c * f + 0.006 * steps;
   /* Past the cap the rows are already few: only steps, features and classes lower it. */
-  *param = rows < batch ? "steps" : "batch";
+  *param = per_row * batch > CPU_CURVE_MACS ? "steps" : "batch";
   return curve + rest;
 }
 
