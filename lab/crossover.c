@@ -282,7 +282,8 @@ double lab_cpu_ms_crossover(const lab_params *p, const char **param) {
     last = (sgemm > 20.0 ? sgemm : 20.0) + (timed < cap ? timed : cap);
     total += last;
   }
-  *param = last > total / 2 ? "max_size" : "samples";
+  /* samples at 1 cannot go lower: then only a smaller sweep helps */
+  *param = last > total / 2 || samples <= 1 ? "max_size" : "samples";
   return total;
 }
 
