@@ -2,12 +2,15 @@
  * every experiment at its defaults, at each size parameter's maximum, at
  * all of them at once (when its check allows) and at points named in
  * extra[] below, timing the process's CPU (CLOCK_PROCESS_CPUTIME_ID: every
- * thread, OpenBLAS's too) around each run, the most of up to 3 runs. Prints
+ * thread, OpenBLAS's too) around each run and the 300 ms after it (OpenBLAS's
+ * threads spin a while after a call: that belongs to the run, not the
+ * next), the most of up to 3 runs. Prints
  * estimate, measured and their ratio; estimates should sit at 1-2x
  * measured where a run takes more than the 1 ms floor. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cjson_compat.h"
 #include "registry.h"
@@ -42,6 +45,7 @@ static void point(const lab_experiment *e, const char *label, const cJSON *param
     cJSON *out = NULL;
     double t0 = process_cpu_ms();
     int rc = lab_simulate(e, params, NULL, &out, &err);
+    usleep(300 * 1000);
     double used = process_cpu_ms() - t0;
     cJSON_Delete(out);
     if (rc != 0) {
