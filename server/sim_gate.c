@@ -73,7 +73,11 @@ static int enter(srv_sim_gate *g, double est_ms, double *share0, double *retry_s
   struct timespec until = srv_abstime_after(g->wait_s);
   pthread_mutex_lock(&g->lock);
   int rc = 0;
-  while (g->running >= g->slots && rc == 0) rc = pthread_cond_timedwait(&g->freed, &g->lock, &until);
+  if (g->running >= g->slots && g->waiting < SRV_SIM_WAITING_PER_SLOT * g->slots) {
+    g->waiting++; /* each waiter holds an HTTP thread: so many at most */
+    while (g->running >= g->slots && rc == 0) rc = pthread_cond_timedwait(&g->freed, &g->lock, &until);
+    g->waiting--;
+  }
   if (g->running >= g->slots) {
     /* Those running should be done in about their estimates shared over the slots. */
     *retry_s = ceil(g->est_running_ms / g->slots / 1000.0);

@@ -1,9 +1,11 @@
 /* The server's bound on simulated runs, which spend its own CPU: a run
  * whose estimated CPU (lab_experiment_cpu_ms) is above the budget is
  * refused before it starts (400 over_cpu_budget, naming the parameter to
- * lower), and at most `slots` simulations run at once; the others wait up
- * to wait_s and then get 503 busy with Retry-After, so a crowd of them
- * cannot starve /api/health and the static files. The CLI has no gate: its
+ * lower), and at most `slots` simulations run at once; up to
+ * SRV_SIM_WAITING_PER_SLOT × slots others wait, each up to wait_s, and the
+ * rest get 503 busy with Retry-After at once: a crowd of them can neither
+ * take every CPU nor hold every HTTP thread, so /api/health and the static
+ * files keep answering. The CLI has no gate: its
  * runs use the user's own machine. */
 #ifndef SRV_SIM_GATE_H
 #define SRV_SIM_GATE_H
@@ -18,7 +20,7 @@ typedef struct srv_sim_gate {
   double wait_s;    /* how long a run waits for a slot before busy */
   pthread_mutex_t lock;
   pthread_cond_t freed;
-  int running;
+  int running, waiting;
   double est_running_ms; /* the estimates of the runs holding slots */
   double cpu_at_ms;      /* the process's CPU at the last start or end of a run */
   double share_ms;       /* the process's CPU per running simulation, summed over time */
@@ -36,6 +38,7 @@ typedef struct srv_sim_cost {
  * and refuses train_step at its largest; one slot per online CPU. */
 #define SRV_SIM_BUDGET_MS 2000.0
 #define SRV_SIM_WAIT_S 10.0
+#define SRV_SIM_WAITING_PER_SLOT 4
 
 /* slots 0: one per online CPU. Returns 0, or -1 when the lock cannot be made. */
 int srv_sim_gate_init(srv_sim_gate *g, double budget_ms, int slots, double wait_s);

@@ -74,6 +74,21 @@ test('past_its_slots_a_simulation_waits_then_is_busy_503_with_retry_after', T, (
     }
   }));
 
+test('past_its_waiting_room_a_simulation_is_busy_at_once', T, () =>
+  withServer({ args: ['--sim-slots', '1', '--sim-wait-ms', '60000', '--sim-cpu-budget-ms', '60000'] }, async (srv) => {
+    // One runs (about 0.4 s of CPU each), four per slot may wait; the others are refused without waiting.
+    const order = [];
+    const answers = await Promise.all([0, 1, 2, 3, 4, 5, 6].map(() =>
+      postRun(srv, 'train_step', sim({ ...SECOND_TRAIN, steps: 60 }), { timeoutMs: 100000 }).then((a) => {
+        order.push(a.status);
+        return a;
+      })));
+    const ok = answers.filter((a) => a.status === 200), busy = answers.filter((a) => a.status === 503);
+    assert.ok(ok.length >= 5 && busy.length >= 1, `answers: ${order}`);
+    for (const b of busy) assertError(b, 503, 'busy');
+    assert.equal(order[0], 503, `the refusals come before the first run ends: ${order}`);
+  }));
+
 test('health_answers_quickly_while_simulations_fill_every_slot', T, () =>
   withServer({ args: ['--sim-slots', '2', '--sim-cpu-budget-ms', '60000', '--sim-wait-ms', '60000'] },
     async (srv) => {
