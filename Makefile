@@ -104,6 +104,7 @@ help:
 	@echo "  make unit       build and run the unit tests (Check) only"
 	@echo "  make fidelity   the simulator against published real-GPU measurements: table of ratios and checks"
 	@echo "  make bench      benchmarks, as ratios against a peer measured in the same run"
+	@echo "  make cpu-cost   each experiment's CPU cost estimate beside the CPU its simulation takes here"
 	@echo "  make gpu-check  the GPU suite (needs a usable NVIDIA GPU)"
 	@echo "  make record     record real GPU runs for the offline client"
 	@echo "  make bundle     self-contained build in .bundle/ (binary, libraries, web root) for a GPU machine"
@@ -150,12 +151,22 @@ bench: deps
 
 # The simulator benchmark, natively and in WebAssembly (run by node).
 .PHONY: bench-bins
-bench-bins: $(BUILD)/bench/sim_bench $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js)
+bench-bins: $(BUILD)/bench/sim_bench $(BUILD)/bench/cpu_cost $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js)
 
 # The same C on both sides: the loop CPU sgemm natively too (the browser has no BLAS).
 $(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(filter-out $(OBJ)/lab/cpu_gemm/blas.o,$(LAB_OBJ)) $(OBJ)/lab/cpu_gemm/loop.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
+
+# The CPU cost estimates against the process CPU each simulation takes
+# here, with the native CPU sgemm a server runs (`make cpu-cost`).
+$(BUILD)/bench/cpu_cost: $(OBJ)/bench/cpu_cost.o $(LAB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm -ldl -lpthread
+
+.PHONY: cpu-cost
+cpu-cost: $(BUILD)/bench/cpu_cost
+	@$(BUILD)/bench/cpu_cost
 
 $(BUILD)/bench/sim_bench.js: bench/sim_bench.c $(WASM_LAB_SRC) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)

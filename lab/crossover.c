@@ -259,6 +259,34 @@ static double gpu_bytes(const lab_params *p, const char **param) {
   return 3.0 * n * n * 4;
 }
 
+/* CPU cost (lab_experiment_cpu_ms). The CPU half really runs: for each
+ * size of the sweep a warm-up that doubles the runs per batch until one
+ * lasts SAMPLE_MIN_MS (so a batch lasts 2 to 4 ms of wall time, or one
+ * matmul when that is longer), then `samples` batches, cut short once a
+ * size has spent LAB_CROSSOVER_SIZE_BUDGET_MS. On the reference machine
+ * (AMD EPYC, 2 cores, OpenBLAS on both) a short batch is counted as 6 ms of
+ * CPU (3 ms on two threads) and a short warm-up as 20; a long batch as one
+ * sgemm at 45 GFLOP per CPU second (bench/cpu_cost measured about 54); and
+ * 100 ms once for OpenBLAS's worker spinning after the last call (2^28
+ * cycles before it sleeps, which the process is charged for). The short
+ * sizes' loops stop on wall time, so a busy machine spends less CPU on
+ * them than an idle one: the estimate is the idle case. */
+double lab_cpu_ms_crossover(const lab_params *p, const char **param) {
+  int n[LAB_CROSSOVER_MAX_SIZES];
+  int k = lab_crossover_sizes((int)lab_param_int(p, "max_size"), n, LAB_CROSSOVER_MAX_SIZES);
+  double samples = lab_param(p, "samples"), total = 1.0 + 100.0, last = 0;
+  for (int i = 0; i < k; i++) {
+    double sgemm = 2.0 * n[i] * n[i] * (double)n[i] / 4.5e7, batch = sgemm > 6.0 ? sgemm : 6.0;
+    double timed = samples * batch, cap = 2.0 * LAB_CROSSOVER_SIZE_BUDGET_MS + batch; /* wall × 2 threads */
+    /* Written without steps (no rounding, no switch) so that it never falls as a size grows. */
+    last = (sgemm > 20.0 ? sgemm : 20.0) + (timed < cap ? timed : cap);
+    total += last;
+  }
+  /* samples at 1 cannot go lower: then only a smaller sweep helps */
+  *param = last > total / 2 || samples <= 1 ? "max_size" : "samples";
+  return total;
+}
+
 const lab_experiment lab_exp_crossover = {
     .name = "crossover",
     .title = "CPU or GPU?",

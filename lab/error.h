@@ -49,6 +49,7 @@ typedef struct cJSON cJSON;
   X(LAB_E_TOO_MANY_QUEUED, "too_many_queued", 429, "You have as many GPU runs waiting as a learner may; wait for one to finish, or cancel one.") \
   X(LAB_E_SERVER_STOPPING, "server_stopping", 503, "The server is stopping; run it again in a moment.") \
   X(LAB_E_DEVICE_CHECK_TIMEOUT, "device_check_timeout", 503, "The device check did not answer in time; retry after the Retry-After seconds. Experiments can run simulated meanwhile.") \
+  X(LAB_E_OVER_CPU_BUDGET, "over_cpu_budget", 400, "Lower the parameter named in param: a simulation that large would take more of the server's CPU than it gives one run.") \
   X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
   X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")
 

@@ -1,7 +1,8 @@
 /* Every experiment, named once. Everything else about an experiment lives in
  * files named after its stem: lab/STEM.c (its descriptor lab_exp_STEM:
  * parameters, cross-parameter check, GPU memory estimate, simulator,
- * lesson), kernels/STEM.cu (kern_run_STEM), the client's view
+ * lesson; and lab_cpu_ms_STEM, its simulation's CPU estimate),
+ * kernels/STEM.cu (kern_run_STEM), the client's view
  * (ui_result_STEM), tests/unit/check_STEM.c (make_STEM_suite) and
  * tests/gpu/check_STEM.py. The registry, the worker's dispatch, the
  * client's result dispatch and the unit-test suite list are generated from

@@ -351,6 +351,16 @@ static double gpu_bytes(const lab_params *p, const char **param) {
   return 4.0 * (2 * lab_param(p, "elements") + (lab_param_bool(p, "sweep") ? 16777216.0 : 0));
 }
 
+/* CPU cost (lab_experiment_cpu_ms): the stream model launches every
+ * kernel of every sample (and the sweep's shorter runs); 15.7 ms measured
+ * at 10 000 kernels × 30 samples with the sweep, 23-30 at other tries, and
+ * 6.5-11.8 ms at 10 000 × 7 (bench/cpu_cost): 0.15 µs per kernel-sample
+ * over the 1 ms floor. */
+double lab_cpu_ms_graphs(const lab_params *p, const char **param) {
+  *param = "kernels";
+  return 1.0 + 1.5e-4 * lab_param(p, "kernels") * lab_param(p, "samples");
+}
+
 const lab_experiment lab_exp_graphs = {
     .name = "graphs",
     .title = "CUDA graphs against one-by-one launches",

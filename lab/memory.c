@@ -473,6 +473,14 @@ static double gpu_bytes(const lab_params *p, const char **param) {
   return lab_param(p, "budget_gib") * 1073741824.0 + 2.0 * 1024 * 1024;
 }
 
+/* CPU cost (lab_experiment_cpu_ms): the simulated allocator walks the
+ * layers (about 5 µs a layer measured by bench/cpu_cost, 1.4 ms at 256
+ * layers); 10 µs a layer over the 1 ms floor. */
+double lab_cpu_ms_memory(const lab_params *p, const char **param) {
+  *param = "layers";
+  return 1.0 + 0.01 * lab_param(p, "layers");
+}
+
 const lab_experiment lab_exp_memory = {
     .name = "memory",
     .title = "GPU memory: the budget and the out-of-memory",

@@ -254,6 +254,15 @@ static double gpu_bytes(const lab_params *p, const char **param) {
   return 4.0 * (b * f + 2 * b + c * f + c + b * c) + 4;
 }
 
+/* CPU cost (lab_experiment_cpu_ms): a closed-form model of a few
+ * copies and one matmul, whatever the sizes; under 0.1 ms measured
+ * (bench/cpu_cost), so the 1 ms floor of an envelope. */
+double lab_cpu_ms_placement(const lab_params *p, const char **param) {
+  (void)p;
+  *param = "batch";
+  return 1.0;
+}
+
 const lab_experiment lab_exp_placement = {
     .name = "placement",
     .title = "Where do the tensors live?",

@@ -409,6 +409,19 @@ static double gpu_bytes(const lab_params *p, const char **param) {
   return 20.0 * n * n;
 }
 
+/* CPU cost (lab_experiment_cpu_ms): the three-format training run
+ * (~0.13 ms a step measured by bench/cpu_cost: 0.15 counted) and the
+ * error check of each size (a few rows and columns of length n, ~2 µs per
+ * unit of n: 2.5 counted), over the 1 ms floor. */
+double lab_cpu_ms_precision(const lab_params *p, const char **param) {
+  int size[LAB_PREC_MAX_SIZES];
+  int k = lab_precision_sizes((int)lab_param_int(p, "max_size"), size);
+  double sum_n = 0, train = 0.15 * lab_param(p, "train_steps");
+  for (int i = 0; i < k; i++) sum_n += size[i];
+  *param = train > 2.5e-3 * sum_n ? "train_steps" : "max_size";
+  return 1.0 + train + 2.5e-3 * sum_n;
+}
+
 const lab_experiment lab_exp_precision = {
     .name = "precision",
     .title = "FP32, TF32, BF16 and FP16 matmuls, and mixed-precision training",

@@ -15,8 +15,9 @@ LAB_EXPERIMENTS(LAB_X_DECL)
 static const struct {
   const lab_experiment *e;
   bool kern;
+  double (*cpu_ms)(const lab_params *p, const char **param);
 } all[] = {
-#define LAB_X_ENTRY(stem, kern) {&lab_exp_##stem, kern},
+#define LAB_X_ENTRY(stem, kern) {&lab_exp_##stem, kern, lab_cpu_ms_##stem},
     LAB_EXPERIMENTS(LAB_X_ENTRY)
 #undef LAB_X_ENTRY
 };
@@ -65,6 +66,13 @@ int lab_experiment_params(const lab_experiment *e, const cJSON *params, lab_para
 double lab_experiment_gpu_bytes(const lab_experiment *e, const lab_params *p, const char **param) {
   *param = NULL;
   return e->gpu_bytes ? e->gpu_bytes(p, param) : 0;
+}
+
+double lab_experiment_cpu_ms(const lab_experiment *e, const lab_params *p, const char **param) {
+  *param = NULL;
+  for (int i = 0; i < lab_experiment_count(); i++)
+    if (all[i].e == e) return all[i].cpu_ms(p, param);
+  return 0;
 }
 
 int lab_simulate(const lab_experiment *e, const cJSON *params, const char *profile, cJSON **out, lab_error *err) {

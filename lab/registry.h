@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "experiments.h"
 #include "params.h"
 #include "profiles.h"
 
@@ -48,6 +49,20 @@ int lab_experiment_params(const lab_experiment *e, const cJSON *params, lab_para
 /* The GPU memory estimate of e for checked params p; 0 (and *param NULL)
  * for an experiment without one. */
 double lab_experiment_gpu_bytes(const lab_experiment *e, const lab_params *p, const char **param);
+
+/* The CPU cost of simulating one run, estimated from its checked params
+ * before it runs (as gpu_bytes estimates GPU memory): milliseconds of CPU
+ * time, every thread counted, on the reference machine its file's comment
+ * names; *param names the parameter that sets most of it. Each experiment
+ * defines lab_cpu_ms_STEM in lab/STEM.c and the registry's table takes it
+ * from the experiments.h line, so a missing one fails the build (an
+ * undefined reference), not a test. `bench/cpu_cost` prints every
+ * estimate beside a measurement; servers refuse a simulation above their
+ * CPU budget with it (server/sim_gate.h). */
+#define LAB_X_CPU_DECL(stem, kern) double lab_cpu_ms_##stem(const lab_params *p, const char **param);
+LAB_EXPERIMENTS(LAB_X_CPU_DECL)
+#undef LAB_X_CPU_DECL
+double lab_experiment_cpu_ms(const lab_experiment *e, const lab_params *p, const char **param);
 
 /* Validates params for e and runs its simulator with the named profile
  * (NULL = default). */

@@ -360,6 +360,14 @@ static double gpu_bytes(const lab_params *p, const char **param) {
   return 2.0 * lab_param(p, "chunks") * lab_param(p, "chunk_mib") * 1024 * 1024;
 }
 
+/* CPU cost (lab_experiment_cpu_ms): the stream model per chunk and
+ * stream; 0.3 ms measured at 32 chunks × 8 streams (bench/cpu_cost):
+ * 10 µs a chunk over the 1 ms floor. */
+double lab_cpu_ms_streams(const lab_params *p, const char **param) {
+  *param = "chunks";
+  return 1.0 + 0.01 * lab_param(p, "chunks");
+}
+
 const lab_experiment lab_exp_streams = {
     .name = "streams",
     .title = "Streams: copies and kernels overlapping",

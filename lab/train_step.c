@@ -337,6 +337,28 @@ static double gpu_bytes(const lab_params *p, const char **param) {
   return 4.0 * (b * f + b + 3 * c * f + 3 * c + b * c + b + lab_param(p, "steps"));
 }
 
+/* CPU cost (lab_experiment_cpu_ms): the genuine loss curve dominates:
+ * rows × features × classes multiply-adds forward and again backward per
+ * step (rows capped near CPU_CURVE_MACS, never below 8), measured by
+ * bench/cpu_cost at 1.30-1.38 ns a multiply-add on the reference machine
+ * (AMD EPYC, 2 cores) when it was quiet, up to 1.7 ns while other
+ * processes shared its cores: counted at 1.8 ns. Then the random weights and
+ * class centres (two normal draws per weight, ~33 ns each: 80 ns), the
+ * stream model (10 runs of 6 launches a step, ~4.4 µs a step: 6 µs) and
+ * the 1 ms floor. Largest parameters: 5.4-6.2 s measured, 7.6 s estimated. */
+double lab_cpu_ms_train_step(const lab_params *p, const char **param) {
+  double batch = lab_param(p, "batch"), f = lab_param(p, "features"), c = lab_param(p, "classes"),
+         steps = lab_param(p, "steps");
+  /* Past the cap the simulator trains floor(cap / per_row) rows, at least 8:
+   * at most max(cap, 8 × per_row) multiply-adds, without the floor's dips. */
+  double per_row = f * c * steps, cap = 8 * per_row > CPU_CURVE_MACS ? 8 * per_row : CPU_CURVE_MACS;
+  double macs = per_row * batch > CPU_CURVE_MACS ? cap : per_row * batch, curve = 1.8e-6 * macs;
+  double rest = 1.0 + 8e-5 * c * f + 0.006 * steps;
+  /* Past the cap the rows are already few: only steps, features and classes lower it. */
+  *param = per_row * batch > CPU_CURVE_MACS ? "steps" : "batch";
+  return curve + rest;
+}
+
 const lab_experiment lab_exp_train_step = {
     .name = "train_step",
     .title = "A whole training step on the GPU",

@@ -68,10 +68,14 @@ static int run(struct mg_connection *conn, srv_app *app, const char *name) {
     goto done;
   /* class mode: runs answered at once count against the learner's minute */
   if (app->cls && srv_learner_sim_admit(app->cls, sess.learner_id, &ticket, &retry, &err) != 0) goto fail;
+  srv_sim_cost cost;
   if (srv_run_experiment(&app->runner, name, cJSON_GetObjectItemCaseSensitive(body, "params"), backend, profile,
-                         &result, &err) != 0)
+                         &result, &cost, &err) != 0) {
+    retry = cost.retry_after_s;
     goto fail;
-  cpu_ms = srv_thread_cpu_ms() - cpu_ms;
+  }
+  /* This thread's CPU, plus what the simulation's other threads (BLAS's) took (sim_gate.c). */
+  cpu_ms = srv_thread_cpu_ms() - cpu_ms + (cost.cpu_ms - cost.thread_ms);
   if (app->cls) { /* class mode */
     srv_learner_sim_settle(app->cls, ticket, cpu_ms, 1);
     ticket = 0;

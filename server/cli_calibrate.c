@@ -11,7 +11,7 @@
 #include "runner.h"
 
 static int run_real(srv_runner *r, const char *name, cJSON **out, lab_error *err) {
-  return srv_run_experiment(r, name, NULL, "cuda", NULL, out, err);
+  return srv_run_experiment(r, name, NULL, "cuda", NULL, out, NULL, err);
 }
 
 static void print_report(const cJSON *rep) {

@@ -104,7 +104,7 @@ int srv_cmd_run(int argc, char **argv) {
     goto fail;
   }
   r.deadline_s = 300; /* a person at a terminal can wait longer than a browser */
-  int failed = srv_run_experiment(&r, e->name, params, backend, profile, &result, &err);
+  int failed = srv_run_experiment(&r, e->name, params, backend, profile, &result, NULL, &err);
   srv_runner_free(&r);
   srv_supervisor_free(sup);
   if (failed) goto fail;

@@ -261,9 +261,18 @@ char *srv_run_outcome_text(const lab_error *fail, const cJSON *result) {
   return text;
 }
 
+/* A simulated run: under the server's gate (CPU budget, slots), or
+ * directly in the CLI. */
+static int simulate(srv_runner *r, const lab_experiment *e, const cJSON *params, const char *profile, cJSON **out,
+                    srv_sim_cost *cost, lab_error *err) {
+  if (r->sim) return srv_sim_gate_run(r->sim, e, params, profile, out, cost, err);
+  return lab_simulate(e, params, profile, out, err);
+}
+
 int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, const char *backend,
-                       const char *profile, cJSON **out, lab_error *err) {
+                       const char *profile, cJSON **out, srv_sim_cost *cost, lab_error *err) {
   *out = NULL;
+  if (cost) memset(cost, 0, sizeof *cost);
   const lab_experiment *e = lab_experiment_find(name);
   if (!e)
     return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment",
@@ -274,7 +283,7 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
   if (profile && !lab_profile_find(profile))
     return lab_fail(err, LAB_E_UNKNOWN_PROFILE, "profile", "unknown profile '%.40s'; GET /api/profiles lists them",
                     profile);
-  if (strcmp(backend, "simulated") == 0) return lab_simulate(e, params, profile, out, err);
+  if (strcmp(backend, "simulated") == 0) return simulate(r, e, params, profile, out, cost, err);
   /* Validate before touching the GPU, so a bad parameter is a 400 even without one. */
   lab_params p;
   if (lab_experiment_params(e, params, &p, err)) return -1;
@@ -301,7 +310,7 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
                       e->name);
     case SRV_ROUTE_SIMULATE: break;
   }
-  return lab_simulate(e, params, profile, out, err);
+  return simulate(r, e, params, profile, out, cost, err);
 }
 
 srv_route srv_route_of(const char *backend, int usable, int kernel, int device) {

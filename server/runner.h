@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "sim_gate.h"
 #include "supervisor.h"
 
 #define GPULAB_VERSION "0.1.0"
@@ -35,6 +36,7 @@ typedef struct srv_runner {
   pthread_t prober;
   pthread_cond_t wake; /* a probe is wanted, or the prober must stop */
   int prober_started, probe_wanted, prober_stop, prober_quiet;
+  srv_sim_gate *sim; /* the server's bound on simulated runs (sim_gate.h); NULL in the CLI */
 } srv_runner;
 
 /* What srv_runner_views could give. */
@@ -83,9 +85,11 @@ typedef enum srv_route {
  * experiment without a GPU side is simulated even when a GPU is usable. */
 srv_route srv_route_of(const char *backend, int usable, int kernel, int device);
 
-/* backend: "auto" | "cuda" | "simulated" (NULL = auto); profile NULL = default. */
+/* backend: "auto" | "cuda" | "simulated" (NULL = auto); profile NULL = default.
+ * A simulated run goes through r->sim when set; cost (may be NULL) gets
+ * its CPU, and a busy refusal's Retry-After (all zero for a GPU run). */
 int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, const char *backend,
-                       const char *profile, cJSON **out, lab_error *err);
+                       const char *profile, cJSON **out, srv_sim_cost *cost, lab_error *err);
 
 /* One experiment on the GPU process sup supervises: the job line (with
  * run_id, 0 when none, for the worker's log), the call under wait_s and

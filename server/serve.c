@@ -290,6 +290,8 @@ int srv_cmd_serve(int argc, char **argv) {
   long port = 8080;
   double deadline_s = 60;
   int deadline_given = 0;
+  /* simulated runs: the CPU one may take, how many at once, how long one waits (sim_gate.h) */
+  long sim_budget_ms = (long)SRV_SIM_BUDGET_MS, sim_slots = 0, sim_wait_ms = (long)(SRV_SIM_WAIT_S * 1000);
   srv_class_start how = {0};
   srv_workers_spec workers = {0};
   srv_class_flags class_flags = {0};
@@ -305,6 +307,12 @@ int srv_cmd_serve(int argc, char **argv) {
       if (srv_cli_long(v, 1, 3600, &d)) return srv_cli_usage("--deadline must be 1 to 3600 seconds");
       deadline_s = (double)d;
       deadline_given = 1;
+    } else if (srv_cli_option(argc, argv, &i, "--sim-cpu-budget-ms", &v)) {
+      if (srv_cli_long(v, 1, 3600000, &sim_budget_ms)) return srv_cli_usage("--sim-cpu-budget-ms must be 1 to 3600000");
+    } else if (srv_cli_option(argc, argv, &i, "--sim-slots", &v)) {
+      if (srv_cli_long(v, 0, 1024, &sim_slots)) return srv_cli_usage("--sim-slots must be 0 (one per CPU) to 1024");
+    } else if (srv_cli_option(argc, argv, &i, "--sim-wait-ms", &v)) {
+      if (srv_cli_long(v, 0, 600000, &sim_wait_ms)) return srv_cli_usage("--sim-wait-ms must be 0 to 600000");
     } else if (srv_cli_option(argc, argv, &i, "--keys", &v)) keys = v;
     else if (srv_cli_option(argc, argv, &i, "--profile-file", &v)) profile_file = v;
     else if (srv_cli_option(argc, argv, &i, "--workers", &v)) workers_text = v;
@@ -316,7 +324,8 @@ int srv_cmd_serve(int argc, char **argv) {
       if (m < 0) return srv_cli_usage(class_msg);
       if (m == 0)
         return srv_cli_usage("unknown option for serve (try: --host H --port N --root DIR --keys DIR --deadline S "
-                             "--profile-file F, or --class FILE and the class options in 'gpulab help')");
+                             "--profile-file F --sim-cpu-budget-ms MS --sim-slots N --sim-wait-ms MS, or --class "
+                             "FILE and the class options in 'gpulab help')");
       v = "";
     }
     if (!v) return srv_cli_usage("an option of serve is missing its value");
@@ -371,6 +380,14 @@ int srv_cmd_serve(int argc, char **argv) {
     return 1;
   }
   app.runner.deadline_s = deadline_s;
+  static srv_sim_gate sim_gate;
+  if (srv_sim_gate_init(&sim_gate, (double)sim_budget_ms, (int)sim_slots, (double)sim_wait_ms / 1000.0) != 0) {
+    fprintf(stderr, "gpulab: out of memory\n");
+    srv_runner_free(&app.runner);
+    srv_supervisor_free(sup);
+    return 1;
+  }
+  app.runner.sim = &sim_gate; /* freed with the process: handlers may hold it until mg_stop returns */
   char class_token[SRV_TOKEN_HEX + 1] = "";
   srv_token_origin token_origin = SRV_TOKEN_STORED;
   if (class_mode) {
@@ -488,6 +505,7 @@ int srv_cmd_serve(int argc, char **argv) {
    * then a GPU run still in a handler fails at once with server_stopping. */
   if (app.cls && app.cls->runs) srv_class_runs_halt(app.cls->runs);
   srv_supervisor_stop(sup);
+  srv_sim_gate_stop(&sim_gate);
   /* CivetWeb writes nothing once mg_stop has begun: the requests in
    * progress (a GPU run now failing with server_stopping) get until
    * DRAIN_S to send their answers first. */

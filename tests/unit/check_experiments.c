@@ -191,6 +191,53 @@ START_TEST(experiment_check_passes_its_defaults_and_names_a_param) {
 }
 END_TEST
 
+/* The CPU estimate (lab_experiment_cpu_ms) is there for every experiment
+ * (the link already demands the function), at least the 1 ms floor, names
+ * one of its params, and lets its defaults run under the server's default
+ * budget. */
+START_TEST(experiment_estimates_its_cpu_and_names_a_param) {
+  const lab_experiment *e = row(_i);
+  lab_params p;
+  lab_error err = {0};
+  ck_assert_int_eq(lab_experiment_params(e, NULL, &p, &err), 0);
+  const char *param = NULL;
+  double ms = lab_experiment_cpu_ms(e, &p, &param);
+  ck_assert_msg(ms >= 1.0 && isfinite(ms), "%s: a CPU estimate of %g ms", e->name, ms);
+  ck_assert_msg(ms <= 2000.0, "%s: its defaults are estimated at %g ms, over the default budget", e->name, ms);
+  ck_assert_ptr_nonnull(param);
+  int named = 0;
+  for (int k = 0; k < e->n_params; k++) named |= strcmp(e->params[k].name, param) == 0;
+  ck_assert_msg(named, "%s: the CPU estimate names '%s', not one of its params", e->name, param);
+}
+END_TEST
+
+/* More of any size never costs less: each numeric parameter walked from its
+ * minimum to its maximum (16 steps), the others at their defaults and
+ * then at their minima, never lowers the estimate. */
+START_TEST(experiment_cpu_estimate_never_falls_as_a_size_grows) {
+  const lab_experiment *e = row(_i);
+  for (int base = 0; base < 2; base++)
+    for (int k = 0; k < e->n_params; k++) {
+      const lab_param_spec *s = &e->params[k];
+      if (s->type != LAB_P_INT && s->type != LAB_P_NUM) continue;
+      lab_params p;
+      lab_params_init(&p, e->params, e->n_params);
+      for (int j = 0; base && j < e->n_params; j++)
+        if (e->params[j].type == LAB_P_INT || e->params[j].type == LAB_P_NUM) p.v[j] = e->params[j].min;
+      double last = 0;
+      for (int step = 0; step <= 16; step++) {
+        double v = s->min + (s->max - s->min) * step / 16.0;
+        p.v[k] = s->type == LAB_P_INT ? floor(v) : v;
+        const char *param;
+        double ms = lab_experiment_cpu_ms(e, &p, &param);
+        ck_assert_msg(ms >= last, "%s: %s = %g lowers the CPU estimate from %g to %g ms", e->name, s->name,
+                      p.v[k], last, ms);
+        last = ms;
+      }
+    }
+}
+END_TEST
+
 /* A number in a sentence that reads as zero though it measures something:
  * "0.00 ms", "0.0 MiB", "0 GB/s" (a count of zero, or 0 %, can be true). */
 static const char *zero_quantity(const char *text) {
@@ -257,6 +304,8 @@ Suite *make_experiments_suite(void) {
   tcase_add_loop_test(tc, experiment_model_numbers_are_the_same_every_run, 0, N_ROWS);
   tcase_add_loop_test(tc, experiment_check_passes_its_defaults_and_names_a_param, 0, N_ROWS);
   tcase_add_loop_test(tc, experiment_findings_never_read_as_zero_or_nan, 0, N_ROWS);
+  tcase_add_loop_test(tc, experiment_estimates_its_cpu_and_names_a_param, 0, N_ROWS);
+  tcase_add_loop_test(tc, experiment_cpu_estimate_never_falls_as_a_size_grows, 0, N_ROWS);
   tcase_add_test(tc, zero_quantity_finds_what_it_should);
   suite_add_tcase(s, tc);
   return s;

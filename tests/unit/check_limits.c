@@ -1,10 +1,13 @@
 /* Per-run limits: the GPU-seconds quota, and the GPU memory each
  * experiment's parameters ask for against the class's cap. */
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cjson_compat.h"
 #include "run_limits.h"
 #include "registry.h"
+#include "sim_gate.h"
 #include "suites.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -79,6 +82,74 @@ START_TEST(every_gpu_experiment_fits_a_default_cap_with_default_params) {
 }
 END_TEST
 
+/* The server's CPU budget for simulated runs (sim_gate.h): train_step at
+ * its largest is over the default and names a parameter that lowers it;
+ * crossover at its largest (which its lesson suggests trying) is under. */
+START_TEST(cpu_budget_refuses_train_step_at_its_largest) {
+  lab_params p;
+  lab_error err;
+  params_of("train_step", "{\"batch\":8192,\"features\":2048,\"classes\":256,\"steps\":1000}", &p);
+  ck_assert_int_eq(srv_sim_budget_check(lab_experiment_find("train_step"), &p, SRV_SIM_BUDGET_MS, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_OVER_CPU_BUDGET);
+  ck_assert_str_eq(err.param, "steps");
+  ck_assert_int_eq(lab_err_http_status(err.code), 400);
+  params_of("train_step", "{\"batch\":8192,\"features\":2048,\"classes\":256,\"steps\":50}", &p);
+  ck_assert_int_eq(srv_sim_budget_check(lab_experiment_find("train_step"), &p, SRV_SIM_BUDGET_MS, &err), 0);
+  params_of("crossover", "{\"max_size\":1024,\"samples\":15}", &p);
+  ck_assert_int_eq(srv_sim_budget_check(lab_experiment_find("crossover"), &p, SRV_SIM_BUDGET_MS, &err), 0);
+  ck_assert_int_eq(srv_sim_budget_check(lab_experiment_find("crossover"), &p, 100, &err), -1);
+  ck_assert_str_eq(err.param, "max_size");
+}
+END_TEST
+
+/* One slot and no wait: a second run while the first holds the slot is
+ * busy with a Retry-After; the slot is back once the first is done, and
+ * a run is charged at least its own thread's CPU. */
+static srv_sim_gate one_slot;
+static void *run_crossover(void *arg) {
+  lab_error err;
+  cJSON *out = NULL, *params = cJSON_Parse("{\"max_size\":512,\"samples\":15}");
+  *(int *)arg = srv_sim_gate_run(&one_slot, lab_experiment_find("crossover"), params, NULL, &out, NULL, &err);
+  cJSON_Delete(out);
+  cJSON_Delete(params);
+  return NULL;
+}
+
+START_TEST(sim_gate_answers_busy_past_its_slots) {
+  ck_assert_int_eq(srv_sim_gate_init(&one_slot, SRV_SIM_BUDGET_MS, 1, 0), 0);
+  pthread_t t;
+  int first = -2;
+  ck_assert_int_eq(pthread_create(&t, NULL, run_crossover, &first), 0);
+  lab_error err = {0};
+  srv_sim_cost cost;
+  cJSON *out = NULL;
+  int busy = 0;
+  /* Bounded: the first run takes a few hundred ms; poll until it holds the slot. */
+  for (int i = 0; i < 2000 && !busy; i++) {
+    pthread_mutex_lock(&one_slot.lock);
+    busy = one_slot.running == 1;
+    pthread_mutex_unlock(&one_slot.lock);
+    if (busy) {
+      int rc = srv_sim_gate_run(&one_slot, lab_experiment_find("placement"), NULL, NULL, &out, &cost, &err);
+      busy = rc != 0; /* the first may have finished between the two looks */
+      cJSON_Delete(out);
+      out = NULL;
+    }
+    if (!busy) usleep(1000);
+  }
+  pthread_join(t, NULL);
+  ck_assert_int_eq(first, 0);
+  ck_assert_msg(busy, "never saw the one slot taken");
+  ck_assert_int_eq(err.code, LAB_E_BUSY);
+  ck_assert(cost.retry_after_s >= 1);
+  ck_assert_int_eq(srv_sim_gate_run(&one_slot, lab_experiment_find("placement"), NULL, NULL, &out, &cost, &err), 0);
+  ck_assert(cost.cpu_ms >= cost.thread_ms && cost.thread_ms >= 0);
+  cJSON_Delete(out);
+  ck_assert_int_eq(one_slot.running, 0);
+  srv_sim_gate_free(&one_slot);
+}
+END_TEST
+
 Suite *make_limits_suite(void) {
   Suite *s = suite_create("limits");
   TCase *tc = tcase_create("core");
@@ -86,6 +157,8 @@ Suite *make_limits_suite(void) {
   tcase_add_test(tc, memory_budget_over_the_cap_names_budget_gib);
   tcase_add_test(tc, transfer_and_timing_sizes_set_their_memory);
   tcase_add_test(tc, every_gpu_experiment_fits_a_default_cap_with_default_params);
+  tcase_add_test(tc, cpu_budget_refuses_train_step_at_its_largest);
+  tcase_add_test(tc, sim_gate_answers_busy_past_its_slots);
   suite_add_tcase(s, tc);
   return s;
 }
