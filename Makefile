@@ -42,7 +42,11 @@ WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
 # the browser's wasm stack 64 KiB. (Not in the sanitizer build, whose
 # redzones make frames larger on purpose.)
 FRAME_LIMIT := -Wframe-larger-than=16384
-CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels -Iserver $(shell pkg-config --cflags libpq 2>/dev/null)
+# The server's rooms (docs/architecture.md): one -I each, so a header is
+# named alone wherever it lives.
+SERVER_ROOMS := server server/http server/store server/gpu server/class server/api server/cli
+SERVER_INC := $(addprefix -I,$(SERVER_ROOMS))
+CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels $(SERVER_INC) $(shell pkg-config --cflags libpq 2>/dev/null)
 # gpulab (server + CLI) links no CUDA: cuBLAS's thread-local storage does not
 # fit CivetWeb's 100 KiB thread stacks. gpulab-worker owns the GPU.
 # SQLite and libpq (the class store: one machine, or PostgreSQL shared by a
@@ -69,7 +73,7 @@ endif
 CPU_GEMM_NATIVE := $(if $(HAVE_OPENBLAS),lab/cpu_gemm/blas.c,lab/cpu_gemm/loop.c)
 LAB_SRC := $(wildcard lab/*.c) $(CPU_GEMM_NATIVE)
 WASM_LAB_SRC := $(wildcard lab/*.c) lab/cpu_gemm/loop.c
-SERVER_SRC := $(wildcard server/*.c)
+SERVER_SRC := $(foreach r,$(SERVER_ROOMS),$(wildcard $(r)/*.c))
 WORKER_SRC := $(wildcard server/worker/*.c)
 KERN_SRC := $(if $(filter cuda,$(MODE)),$(wildcard kernels/*.cu),kernels/none.c)
 WASM_SRC := $(wildcard wasm/*.c wasm/*/*.c)
@@ -195,7 +199,7 @@ $(OBJ)/%.o: %.cu
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 # The OpenAPI document is built into the server (.incbin in openapi.c).
-$(OBJ)/server/openapi.o: server/openapi.json
+$(OBJ)/server/api/openapi.o: server/api/openapi.json
 
 $(BIN): $(LAB_OBJ) $(SERVER_OBJ)
 	@mkdir -p $(dir $@)
@@ -278,11 +282,11 @@ FUZZ_S ?= 60
 FUZZ_BUILD := build-fuzz
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab -Iserver -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab $(SERVER_INC) -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
-FUZZ_SRC_fuzz_json_body := server/http.c
+FUZZ_SRC_fuzz_json_body := server/http/http.c
 FUZZ_LIB_fuzz_json_body := -lcivetweb
-FUZZ_SRC_fuzz_class_config := server/config.c server/files.c
+FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c
 FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c
 FUZZ_LIB_fuzz_lesson_md := -lmd4c-html -lmd4c
 FUZZ_SRC_fuzz_lesson_quiz := tools/lesson_jsonpos.c tools/lesson_report.c

@@ -58,7 +58,7 @@ double lab_experiment_gpu_bytes(const lab_experiment *e, const lab_params *p, co
  * from the experiments.h line, so a missing one fails the build (an
  * undefined reference), not a test. `bench/cpu_cost` prints every
  * estimate beside a measurement; servers refuse a simulation above their
- * CPU budget with it (server/sim_gate.h). */
+ * CPU budget with it (server/gpu/sim_gate.h). */
 #define LAB_X_CPU_DECL(stem, kern) double lab_cpu_ms_##stem(const lab_params *p, const char **param);
 LAB_EXPERIMENTS(LAB_X_CPU_DECL)
 #undef LAB_X_CPU_DECL

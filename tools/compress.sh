@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Precompresses the web root for `gpulab serve` (server/precompressed.c):
+# Precompresses the web root for `gpulab serve` (server/http/precompressed.c):
 # FILE.gz (gzip -9) and, when Debian's brotli is installed, FILE.br (-q 11)
 # beside every text or wasm file that shrinks. Files are rewritten only when
 # older than their source, so `make` stays quick. Usage: tools/compress.sh WEB

@@ -1,4 +1,4 @@
-// Precompressed static files (tools/compress.sh, server/precompressed.c):
+// Precompressed static files (tools/compress.sh, server/http/precompressed.c):
 // brotli or gzip twin sent with Content-Encoding when the client accepts it,
 // Vary: Accept-Encoding always for compressible types, the plain file
 // otherwise, a refused coding (q=0) honoured, a stale twin never sent, and

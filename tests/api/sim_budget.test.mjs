@@ -1,5 +1,5 @@
 // Simulated runs spend the server's own CPU, so the server bounds them in
-// every mode (server/sim_gate.h): a run estimated above the CPU budget is
+// every mode (server/gpu/sim_gate.h): a run estimated above the CPU budget is
 // refused before it starts (400 over_cpu_budget naming the parameter), at
 // most --sim-slots run at once and the rest wait, then get 503 busy with
 // Retry-After, /api/health keeps answering while they run, and class mode

@@ -1,4 +1,4 @@
-/* libFuzzer: a class configuration file (server/config.c), read on top of
+/* libFuzzer: a class configuration file (server/class/config.c), read on top of
  * the defaults. Any input: no crash, no leak; an accepted file leaves
  * every limit within the bounds `gpulab help` states. */
 #include <stdint.h>

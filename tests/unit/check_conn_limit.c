@@ -1,4 +1,4 @@
-/* Connections per client address (server/conn_limit.c): real loopback
+/* Connections per client address (server/http/conn_limit.c): real loopback
  * sockets, counted while open and forgotten once closed, one address held
  * to its share while another is not. */
 #include <arpa/inet.h>

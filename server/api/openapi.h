@@ -1,4 +1,4 @@
-/* The OpenAPI 3 document of the HTTP API (server/openapi.json, built into
+/* The OpenAPI 3 document of the HTTP API (server/api/openapi.json, built into
  * the binary), served at GET /api/openapi.json with what only the running
  * server knows filled in: its version, the codes of its error table and the
  * names of its experiments, so the document cannot fall behind them. */

@@ -17,7 +17,7 @@
 __asm__(".section .rodata\n"
         ".global srv_openapi_text\n"
         "srv_openapi_text:\n"
-        ".incbin \"server/openapi.json\"\n"
+        ".incbin \"server/api/openapi.json\"\n"
         ".byte 0\n"
         ".previous\n");
 extern const char srv_openapi_text[];
