@@ -3,6 +3,8 @@
  * parser walk it, so the two can never disagree on a name or a bound. */
 #include "config.h"
 
+#include "store.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -400,10 +402,6 @@ int srv_class_config_build(const srv_class_flags *f, srv_class_config *cfg, char
     if (files[k][0] && access(files[k], R_OK) != 0)
       return failf(msg, n, "tls.%s: cannot read %s", k ? "key" : "cert", files[k]);
   return 1;
-}
-
-int srv_store_spec_is_pg(const char *spec) {
-  return strncmp(spec, "postgresql://", 13) == 0 || strncmp(spec, "postgres://", 11) == 0;
 }
 
 void srv_class_config_mark_given(srv_class_config *cfg, const char *flag) {

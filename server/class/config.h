@@ -79,8 +79,6 @@ int srv_class_config_adopt(srv_class_config *cfg, const char *stored, const char
                            size_t n);
 /* Marks the setting of `flag` ("--deadline") as given. */
 void srv_class_config_mark_given(srv_class_config *cfg, const char *flag);
-/* Whether a store setting names PostgreSQL (a postgresql:// or postgres:// URI). */
-int srv_store_spec_is_pg(const char *spec);
 
 /* Normalises a join code typed by a person ("abcd-efgh", "ABCDEFGH") to 8
  * upper-case characters; returns 0, or -1 when it cannot be one. */

@@ -9,7 +9,10 @@
 #include <time.h>
 
 #include "cjson_compat.h"
-#include "config.h"
+
+int srv_store_spec_is_pg(const char *spec) {
+  return strncmp(spec, "postgresql://", 13) == 0 || strncmp(spec, "postgres://", 11) == 0;
+}
 
 int srv_store_open_spec(const char *spec, srv_store **out, lab_error *err) {
   if (srv_store_spec_is_pg(spec)) return srv_store_pg_open(spec, out, err);

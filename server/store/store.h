@@ -167,6 +167,8 @@ struct srv_store {
   const srv_store_ops *ops;
 };
 
+/* Whether a store setting names PostgreSQL (a postgresql:// or postgres:// URI). */
+int srv_store_spec_is_pg(const char *spec);
 /* Opens the store a class setting names (config.h's "db"): a PostgreSQL URI
  * ("postgresql://…", store_pg.c) or an SQLite file ("sqlite:PATH" or PATH). */
 int srv_store_open_spec(const char *spec, srv_store **out, lab_error *err);

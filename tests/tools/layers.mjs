@@ -1,6 +1,7 @@
 // The include graph of the C sources, checked (TAP output): every layer
-// includes only what docs/architecture.md allows, and no two modules (a
-// stem's .c and .h together) include each other, directly or in a circle.
+// includes only what docs/architecture.md allows, every room of server/
+// only the rooms below it, and no two modules (a stem's .c and .h
+// together) include each other, directly or in a circle.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, dirname, basename } from 'node:path';
 
@@ -35,12 +36,38 @@ for (const f of files) {
 const layerOf = (f) => f.split('/')[0];
 const moduleOf = (f) => f.replace(/\.(c|h|cu|cuh)$/, '');
 
+// The rooms of server/ (docs/architecture.md, "Rooms of the server") and
+// which rooms each may include: the HTTP edge and the store know nothing
+// above them, GPU scheduling only the store, the class the three below,
+// the handlers all but the commands, the commands everything. "base" is
+// server/'s own folder (small helpers); main.c dispatches to the commands.
+const ROOMS = ['http', 'store', 'gpu', 'class', 'api', 'cli'];
+const ROOM_ALLOWED = {
+  base: ['base'],
+  http: ['base', 'http'],
+  store: ['base', 'store'],
+  gpu: ['base', 'store', 'gpu'],
+  class: ['base', 'http', 'store', 'gpu', 'class'],
+  api: ['base', 'http', 'store', 'gpu', 'class', 'api'],
+  cli: ['base', 'http', 'store', 'gpu', 'class', 'api', 'cli'],
+  main: ['base', 'cli', 'gpu'],
+  worker: ['base', 'gpu', 'worker'],
+  tls_shim: ['tls_shim'],
+};
+const roomOf = (f) => {
+  const parts = f.split('/');
+  if (parts[0] !== 'server') return null;
+  if (parts.length === 2) return parts[1] === 'main.c' ? 'main' : 'base';
+  return parts[1];
+};
+
 // Resolves an #include "x.h" the way the Makefile's -I paths do: the
-// including file's folder first, then lab/, kernels/, server/, wasm/.
+// including file's folder first, then lab/, kernels/, server/ and each of
+// its rooms, wasm/.
 function resolve(from, inc) {
   const here = join(dirname(from), inc);
   if (files.includes(here)) return here;
-  for (const dir of ['lab', 'kernels', 'server', 'wasm', 'third_party/cjson']) {
+  for (const dir of ['lab', 'kernels', 'server', ...ROOMS.map((r) => `server/${r}`), 'wasm', 'third_party/cjson']) {
     const p = join(dir, inc);
     if (files.includes(p)) return p;
   }
@@ -56,7 +83,13 @@ for (const f of files) {
     if (!target) continue;
     const from = layerOf(f), to = layerOf(target);
     if (!ALLOWED[from].includes(to)) problems.push(`${f} includes ${target}: ${from}/ may include only ${ALLOWED[from].join(', ')}`);
-    if (from === 'server' && to === 'kernels' && (target !== 'kernels/kern.h' || !/^server\/(worker\/|runner\.c)/.test(f)))
+    if (from === 'server' && to === 'server') {
+      const ra = roomOf(f), rb = roomOf(target);
+      if (!ROOM_ALLOWED[ra]) problems.push(`${f}: server/${ra}/ is not a room docs/architecture.md names`);
+      else if (!ROOM_ALLOWED[ra].includes(rb))
+        problems.push(`${f} includes ${target}: server/${ra === 'base' ? '' : ra + '/'} may include only the rooms ${ROOM_ALLOWED[ra].join(', ')}`);
+    }
+    if (from === 'server' && to === 'kernels' && (target !== 'kernels/kern.h' || !/^server\/(worker\/|gpu\/runner\.c)/.test(f)))
       problems.push(`${f} includes ${target}: only the worker (server/worker/) and the runner reach kernels/kern.h`);
     const a = moduleOf(f), b = moduleOf(target);
     if (a === b) continue;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "store.h"
 #include "suites.h"
 
 static char dir[64];
