@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store_backend.h"
 
 #define SRV_PG_POOL 6     /* connections a process holds for requests */
 #define SRV_PG_MAX_ARGS 12 /* parameters of one statement, at most */

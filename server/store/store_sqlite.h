@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "store.h"
+#include "store_backend.h"
 
 struct srv_sqlite_limits; /* store_sqlite_limits.c's prepared statements */
 
