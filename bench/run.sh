@@ -49,7 +49,7 @@ median_ms() { # command... → median wall ms of 7 runs
 }
 peer=$(median_ms "$bin" version)
 echo "  CLI: median of 7 wall times; peer 'gpulab version' = $peer ms"
-for name in $("$bin" experiments --json | python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)["experiments"]))'); do
+for name in $("$bin" experiments --names); do
   t=$(median_ms "$bin" run "$name" --backend simulated --json)
   awk -v n="$name" -v t="$t" -v p="$peer" 'BEGIN {printf "  %-38s %8.2f ms  (%.1fx peer)\n", "run " n " --backend simulated", t, t/p}'
 done

@@ -20,7 +20,7 @@ out=${2:-${OUT:-gpu-session}}
 profile=${3:-h100-sxm}
 bin=bin/gpulab
 mkdir -p "$out"
-experiments() { "$bin" experiments --json | python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)["experiments"]))'; }
+experiments() { "$bin" experiments --names; }
 
 suite() {
   "$bin" device >"$out/device.txt" 2>&1

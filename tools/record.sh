@@ -15,7 +15,7 @@ python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["verdict"]["u
   echo "record: no usable GPU here: $("$bin" device | grep Verdict)" >&2; exit 1; }
 mkdir -p "$out"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-for name in $("$bin" experiments --json | python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)["experiments"]))'); do
+for name in $("$bin" experiments --names); do
   "$bin" run "$name" --backend cuda --json >"$tmp/$name.json" || { echo "record: $name failed" >&2; continue; }
   python3 - "$name" "$dev" "$tmp/$name.json" "$out" <<'PY'
 import json, sys, datetime

@@ -41,7 +41,7 @@ int srv_cli_help(void) {
        "\n"
        "Commands:\n"
        "  gpulab device [--json]                     driver view vs runtime view, and a verdict\n"
-       "  gpulab experiments [--json]                the experiments and their parameters\n"
+       "  gpulab experiments [--json|--names]        the experiments and their parameters (--names: one a line)\n"
        "  gpulab profiles [--json]                   device profiles for the simulator\n"
        "  gpulab run NAME [--PARAM=VALUE ...] [--backend auto|cuda|simulated] [--profile NAME] [--json]\n"
        "                                             run one experiment\n"

@@ -126,8 +126,12 @@ done:
 }
 
 int srv_cmd_experiments(int argc, char **argv) {
-  if (argc > 1 || (argc == 1 && strcmp(argv[0], "--json")))
-    return srv_cli_usage("experiments takes only --json");
+  if (argc > 1 || (argc == 1 && strcmp(argv[0], "--json") && strcmp(argv[0], "--names")))
+    return srv_cli_usage("experiments takes only --json or --names");
+  if (argc == 1 && strcmp(argv[0], "--names") == 0) { /* one a line, for scripts */
+    for (int i = 0; i < lab_experiment_count(); i++) printf("%s\n", lab_experiment_at(i)->name);
+    return 0;
+  }
   if (argc == 1) {
     cJSON *o = lab_registry_json();
     int rc = print_json(o);

@@ -83,3 +83,14 @@ test('profiles lists the device profiles in text and --json', T, () => {
   for (const n of names) assert.match(text.stdout, new RegExp(`^${n}\\s`, 'm'));
   assert.equal(cli(['profiles', 'extra']).code, 2);
 });
+
+test('experiments_names_prints_every_experiment_of_the_registry_one_a_line', T, () => {
+  const names = cli(['experiments', '--names']);
+  assert.equal(names.code, 0, names.stderr);
+  const json = cli(['experiments', '--json']);
+  const expected = JSON.parse(json.stdout).experiments.map((e) => e.name);
+  assert.deepEqual(names.stdout.trimEnd().split('\n'), expected);
+  const bad = cli(['experiments', '--name']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--json or --names/);
+});

@@ -27,7 +27,7 @@ e = next(x for x in json.load(sys.stdin)["experiments"] if x["name"] == sys.argv
 print(" ".join("--%s=%s" % (p["name"], p["min"]) for p in e["params"] if p["type"] in ("integer", "number")))' "$1"
 }
 if command -v compute-sanitizer >/dev/null; then
-  for name in $("$bin" experiments --json | python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)["experiments"]))'); do
+  for name in $("$bin" experiments --names); do
     args=$(small_args "$name")
     "$bin" run "$name" $args --backend simulated --json >/dev/null 2>&1 || args=""
     log=$(compute-sanitizer --tool memcheck --leak-check full --target-processes all --error-exitcode 9 \

@@ -15,7 +15,7 @@ echo "1..5"
 tools/bundle.sh "$build" "$dir/b" >/dev/null 2>&1
 ok "the kit travels in the bundle" '[ -x "$dir/b/tools/gpu_session.sh" ] && [ -f "$dir/b/bench/torch_peer.py" ] && [ -f "$dir/b/bench/gpu_compare.py" ] && [ -f "$dir/b/bench/cold_peer.py" ]'
 out=$dir/out; mkdir -p "$out/runs" "$out/sim"
-for name in $("$build/bin/gpulab" experiments --json | python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)["experiments"]))'); do
+for name in $("$build/bin/gpulab" experiments --names); do
   "$build/bin/gpulab" run "$name" --backend simulated --profile a100-sxm --json >"$out/runs/$name.json"
   "$build/bin/gpulab" run "$name" --backend simulated --profile h100-sxm --json >"$out/sim/$name.json"
 done
