@@ -286,7 +286,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab $(SERVER_INC) -Itools
 FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_SRC_fuzz_json_body := server/http/http.c
 FUZZ_LIB_fuzz_json_body := -lcivetweb
-FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c
+FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/store_common.c
 FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c
 FUZZ_LIB_fuzz_lesson_md := -lmd4c-html -lmd4c
 FUZZ_SRC_fuzz_lesson_quiz := tools/lesson_jsonpos.c tools/lesson_report.c

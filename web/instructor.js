@@ -173,8 +173,8 @@
   }
 
   // Each term and its value in a <div> (allowed inside <dl>), so the grid keeps them together.
-  function stat(dl, term, value) {
-    var pair = el("div", "instr-stat");
+  function stat(dl, term, value, extra) {
+    var pair = el("div", "instr-stat" + (extra ? " " + extra : ""));
     pair.appendChild(el("dt", null, term));
     pair.appendChild(el("dd", null, value));
     dl.appendChild(pair);
@@ -202,7 +202,8 @@
       var r = refusals[k];
       return r.count + " " + r.refused + " (" + r.change_with + ")";
     });
-    if (said.length) stat(dl, "Refused since the server started", said.join("; "));
+    // A sentence, not a figure: the whole row, in plain weight.
+    if (said.length) stat(dl, "Refused since the server started", said.join("; "), "instr-stat-wide");
   }
 
   function drawGpu(gpu) {
