@@ -200,7 +200,7 @@
     var refusals = data.refusals || {};
     var said = Object.keys(refusals).filter(function (k) { return num(refusals[k].count) > 0; }).map(function (k) {
       var r = refusals[k];
-      return r.count + " " + r.refused + " (" + r.change_with + ")";
+      return r.refused + ": " + r.count + " (" + r.change_with + ")"; // "joins with a wrong join code: 1", never "1 joins"
     });
     // A sentence, not a figure: the whole row, in plain weight.
     if (said.length) stat(dl, "Refused since the server started", said.join("; "), "instr-stat-wide");
