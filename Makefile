@@ -95,15 +95,17 @@ WASM_OUT := $(WEB)/gpulab.js
 UNIT_BIN := $(BUILD)/tests/check_all
 FIDELITY_BIN := $(BUILD)/tests/fidelity
 
-.PHONY: all help probe deps run serve test unit fidelity bench gpu-check record bundle clean lessons wasm web
+.PHONY: all help probe deps deps-run run serve test unit fidelity bench gpu-check record bundle clean lessons wasm web
 
 all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm precompress $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
-	@echo "  make deps       install missing Debian packages, cJSON source, playwright-core (idempotent)"
+	@echo "  make deps-run   install what building and serving need (toolchain, libraries, emscripten, cJSON source)"
+	@echo "  make deps       install everything: deps-run + what the tests need (Check, Chromium, PostgreSQL, Slurm,"
+	@echo "                  munge, HAProxy, clang, wrk, numpy, playwright-core, axe-core); both idempotent"
 	@echo "  make            build everything found by the probes (see make probe)"
-	@echo "  make run        deps + build + serve at http://\$$HOST:\$$PORT (default $(HOST):$(PORT))"
+	@echo "  make run        deps-run + build + serve at http://\$$HOST:\$$PORT (default $(HOST):$(PORT))"
 	@echo "  make test       deps + build + every test (unit, tools, API, browser, sanitizer build)"
 	@echo "  make unit       build and run the unit tests (Check) only"
 	@echo "  make fidelity   the simulator against published real-GPU measurements: table of ratios and checks"
@@ -125,10 +127,15 @@ probe:
 	@echo "gpulab probe: will build: server+CLI ($(MODE) mode)$(if $(and $(EMCC),$(HAVE_CJSON_SRC)), wasm client,)$(if $(HAVE_MD4C), lessons,)$(if $(HAVE_CHECK), unit tests,)"
 	@$(if $(and $(HAVE_CIVETWEB),$(HAVE_CJSON),$(HAVE_LIBPQ)),true,echo "gpulab probe: civetweb, cJSON or libpq headers missing: run 'make deps'" >&2; false)
 
-deps:
-	@tools/deps.sh
+# Two sets (tools/deps.sh says which package is in which): serving needs the
+# first, testing and benchmarking need both.
+deps-run:
+	@tools/deps.sh run
 
-run: deps
+deps:
+	@tools/deps.sh test
+
+run: deps-run
 	@$(MAKE) --no-print-directory all
 	$(BIN) serve --host $(HOST) --port $(PORT)
 

@@ -12,6 +12,7 @@
 
 #include "cjson_compat.h"
 #include "envelope.h"
+#include "pool_walk.h"
 #include "rng.h"
 #include "sim_mem.h"
 #include "units.h"
@@ -49,71 +50,61 @@ static double to_mib(uint64_t b) { return (double)b / MIB; }
 /* ---- the walk ---------------------------------------------------------- */
 
 typedef struct walk {
-  lab_pool *pool;
-  const lab_pool_device *dev;
+  lab_pool_walk pw;
   lab_allocator_measure *m;
 } walk;
 
-static void point(walk *w, const char *label) {
-  lab_allocator_measure *m = w->m;
-  if (m->n_points < LAB_ALLOC_MAX_POINTS) lab_pool_snap_take(w->pool, w->dev, label, &m->pt[m->n_points++]);
-}
-
 static int take(walk *w, uint64_t bytes, const char *where, int *id) {
-  uintptr_t addr;
-  if (lab_pool_alloc(w->pool, bytes, id, &addr) == 0) return 0;
-  *id = -1;
+  if (lab_pool_walk_take(&w->pw, bytes, id) == 0) return 0;
   w->m->oom = 1;
   w->m->oom_request = bytes;
   snprintf(w->m->oom_where, sizeof w->m->oom_where, "%s", where);
   return -1;
 }
 
-static uintptr_t block_addr(const lab_pool *a, int id) { return a->seg[a->blk[id].seg].base + a->blk[id].offset; }
-
 /* (2) and (3): weights, then steps of forward (activations grow) and
  * backward (activations freed; step 1 also creates the gradients, which
  * stay), then empty_cache() with the weights and gradients still live. */
 static void train_walk(walk *w) {
   lab_allocator_measure *m = w->m;
-  lab_pool *a = w->pool;
+  lab_pool *a = w->pw.pool;
   int wt[LAB_ALLOC_MAX_LAYERS], gr[LAB_ALLOC_MAX_LAYERS], act[LAB_ALLOC_MAX_LAYERS];
   char label[40];
   int L = m->layers, checked = 0;
   for (int l = 0; l < L; l++) wt[l] = gr[l] = act[l] = -1;
-  point(w, "start");
+  lab_pool_walk_snap(&w->pw, "start");
   for (int l = 0; l < L; l++)
     if (take(w, m->weight_bytes, "weights", &wt[l])) goto done;
-  point(w, "weights");
-  if (w->dev->check) {
+  lab_pool_walk_snap(&w->pw, "weights");
+  if (w->pw.dev->check) {
     uint64_t n = m->weight_bytes < (4u << 20) ? m->weight_bytes : (4u << 20);
-    if (w->dev->check(w->dev->ctx, block_addr(a, wt[0]), n, 0, &m->max_abs_err) == 0) checked = 1;
+    if (w->pw.dev->check(w->pw.dev->ctx, lab_pool_walk_addr(&w->pw, wt[0]), n, 0, &m->max_abs_err) == 0) checked = 1;
   }
   for (int s = 1; s <= m->steps; s++) {
     int calls0 = a->reserve_calls;
     snprintf(label, sizeof label, "step %d forward", s);
     for (int l = 0; l < L; l++) {
       if (take(w, m->act_bytes, label, &act[l])) goto done;
-      point(w, label);
+      lab_pool_walk_snap(&w->pw, label);
     }
     snprintf(label, sizeof label, "step %d backward", s);
     for (int l = L - 1; l >= 0; l--) {
       if (s == 1 && take(w, m->weight_bytes, label, &gr[l])) goto done;
       lab_pool_free(a, act[l]);
       act[l] = -1;
-      point(w, label);
+      lab_pool_walk_snap(&w->pw, label);
     }
     if (s == 1) m->calls_first_step = a->reserve_calls - calls0;
     else m->calls_later_steps += a->reserve_calls - calls0;
   }
   m->before_empty = m->n_points - 1;
   lab_pool_empty_cache(a);
-  point(w, "empty_cache()");
+  lab_pool_walk_snap(&w->pw, "empty_cache()");
   m->after_empty = m->n_points - 1;
   if (checked) {
     uint64_t n = m->weight_bytes < (4u << 20) ? m->weight_bytes : (4u << 20);
     double err = 0;
-    if (w->dev->check(w->dev->ctx, block_addr(a, wt[0]), n, 1, &err) == 0) {
+    if (w->pw.dev->check(w->pw.dev->ctx, lab_pool_walk_addr(&w->pw, wt[0]), n, 1, &err) == 0) {
       m->max_abs_err = err;
       m->validated = err == 0;
     }
@@ -122,7 +113,7 @@ done:
   m->peak_allocated = a->peak_allocated_bytes;
   m->peak_reserved = a->peak_reserved_bytes;
   lab_pool_release_all(a);
-  point(w, "everything freed");
+  lab_pool_walk_snap(&w->pw, "everything freed");
 }
 
 static void free_stats(const lab_pool *a, uint64_t *largest, int *pieces) {
@@ -140,7 +131,7 @@ static void free_stats(const lab_pool *a, uint64_t *largest, int *pieces) {
  * bigger than the largest hole. */
 static void frag_walk(walk *w, const lab_params *p) {
   lab_alloc_frag *f = &w->m->frag;
-  lab_pool *a = w->pool;
+  lab_pool *a = w->pw.pool;
   int ids[LAB_ALLOC_MAX_FRAG], big = -1;
   f->block_bytes = (mib_bytes(lab_param(p, "frag_mib")) + LAB_POOL_ROUND - 1) / LAB_POOL_ROUND * LAB_POOL_ROUND;
   f->n_blocks = (int)lab_param_int(p, "frag_blocks");
@@ -180,7 +171,8 @@ static int walk_limited(const lab_params *p, const lab_pool_device *dev, lab_all
   m->validated = -1;
   uint64_t free_b = 0, total_b = 0;
   dev->info(dev->ctx, &free_b, &total_b);
-  walk w = {.pool = pool, .dev = dev, .m = m};
+  walk w = {.pw = {.pool = pool, .dev = dev, .snaps = m->pt, .n_snaps = &m->n_points, .cap = LAB_ALLOC_MAX_POINTS},
+            .m = m};
   lab_pool_init(pool, dev->be, limit);
   train_walk(&w);
   if (!m->oom) {

@@ -11,6 +11,7 @@
 
 #include "cjson_compat.h"
 #include "envelope.h"
+#include "pool_walk.h"
 #include "sim_mem.h"
 #include "units.h"
 
@@ -61,15 +62,9 @@ long lab_memory_max_batch(double params, long seq, long hidden, long layers, uin
 /* ---- the walk ---------------------------------------------------------- */
 
 typedef struct walk {
-  lab_pool *pool;
-  const lab_pool_device *dev;
+  lab_pool_walk pw;
   lab_memory_measure *m;
 } walk;
-
-static void snap(walk *w, const char *label) {
-  lab_memory_measure *m = w->m;
-  if (m->n_steps < LAB_MEM_MAX_STEPS) lab_pool_snap_take(w->pool, w->dev, label, &m->steps[m->n_steps++]);
-}
 
 /* Allocates `total` bytes as n tensors (one per layer, or per group of
  * layers); the ids go to ids[0..n). Returns 0, or -1 on an out-of-memory. */
@@ -78,22 +73,20 @@ static int alloc_term(walk *w, const char *label, uint64_t total, int n, int *id
   uint64_t each = total / (uint64_t)n;
   for (int i = 0; i < n; i++) {
     uint64_t bytes = i == n - 1 ? total - each * (uint64_t)(n - 1) : each;
-    uintptr_t addr;
-    if (lab_pool_alloc(w->pool, bytes, &ids[i], &addr) != 0) {
+    if (lab_pool_walk_take(&w->pw, bytes, &ids[i]) != 0) {
       lab_memory_measure *m = w->m;
       m->oom = 1;
-      m->oom_kind = w->pool->last_oom;
+      m->oom_kind = w->pw.pool->last_oom;
       m->oom_step = label;
       m->oom_request = bytes;
       m->oom_tensors = n;
-      m->oom_allocated = w->pool->allocated_bytes;
-      m->oom_reserved = w->pool->reserved_bytes;
-      ids[i] = -1;
-      snap(w, label);
+      m->oom_allocated = w->pw.pool->allocated_bytes;
+      m->oom_reserved = w->pw.pool->reserved_bytes;
+      lab_pool_walk_snap(&w->pw, label);
       return -1;
     }
   }
-  snap(w, label);
+  lab_pool_walk_snap(&w->pw, label);
   return 0;
 }
 
@@ -111,8 +104,9 @@ void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device 
   dev->info(dev->ctx, &free_b, &total_b);
   m->capacity_bytes = total_b;
   m->free_before_bytes = free_b;
-  walk w = {.pool = pool, .dev = dev, .m = m};
-  snap(&w, labels[0]);
+  walk w = {.pw = {.pool = pool, .dev = dev, .snaps = m->steps, .n_snaps = &m->n_steps, .cap = LAB_MEM_MAX_STEPS},
+            .m = m};
+  lab_pool_walk_snap(&w.pw, labels[0]);
 
   int n = layers < MAX_TENSORS_PER_TERM ? (int)layers : MAX_TENSORS_PER_TERM;
   /* Adam keeps m and v for every parameter tensor: 2n tensors in one step. */
@@ -123,9 +117,9 @@ void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device 
   for (int t = 0; t < 4 && ok; t++) ok = alloc_term(&w, labels[1 + t], term[t], count[t], ids[t]) == 0;
   if (ok) {
     for (int i = 0; i < n; i++) lab_pool_free(pool, ids[3][i]);
-    snap(&w, labels[5]);
+    lab_pool_walk_snap(&w.pw, labels[5]);
     lab_pool_empty_cache(pool);
-    snap(&w, labels[6]);
+    lab_pool_walk_snap(&w.pw, labels[6]);
     if (lab_param_bool(p, "force_oom")) {
       uint64_t left = pool->limit_bytes > pool->reserved_bytes ? pool->limit_bytes - pool->reserved_bytes : 0;
       int id = -1;
@@ -139,7 +133,7 @@ void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device 
   lab_pool_release_all(pool);
   m->reserve_calls = pool->reserve_calls;
   m->release_calls = pool->release_calls;
-  snap(&w, labels[8]);
+  lab_pool_walk_snap(&w.pw, labels[8]);
   dev->info(dev->ctx, &free_b, &total_b);
   m->free_after_bytes = free_b;
 }

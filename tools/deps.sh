@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# Installs what gpulab needs on Debian, idempotently: Debian packages (with
-# PostgreSQL, Slurm, munge and HAProxy, which the scale tests start), the
-# cJSON source for the wasm build, and playwright-core and axe-core for the
-# browser tests.
+# Installs what gpulab needs on Debian, idempotently, in two sets:
+#   tools/deps.sh run   the toolchain and libraries to build and serve (make run)
+#   tools/deps.sh test  (default) all of it: run, plus what the tests start or
+#                       drive (Check, Chromium, PostgreSQL, Slurm, munge, HAProxy,
+#                       clang, wrk, numpy, playwright-core, axe-core)
 # Without root or apt it prints the exact list of what is missing and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS="build-essential pkg-config libcivetweb-dev libcjson-dev check emscripten
-node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev chromium
-wrk dpkg-dev curl brotli libopenblas-dev python3-numpy clang libclang-rt-14-dev
-libpq-dev postgresql slurm-wlm munge haproxy"
+set_name=${1:-test}
+# To build and serve: compilers, the server's libraries, emscripten (+ acorn)
+# for the wasm client, md4c for the lessons, brotli for precompression,
+# OpenBLAS for the CPU sgemm, dpkg-dev for the bundle's library lookup.
+RUN_PKGS="build-essential pkg-config libcivetweb-dev libcjson-dev emscripten
+node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev libpq-dev
+brotli libopenblas-dev dpkg-dev"
+# To test and benchmark: the unit-test library, the browser, the load and
+# fuzz tools, numpy for the CPU sgemm peer, and the scale stage's services.
+TEST_PKGS="check chromium wrk curl python3-numpy clang libclang-rt-14-dev
+postgresql slurm-wlm munge haproxy"
+case "$set_name" in
+  run) PKGS=$RUN_PKGS; want_npm=0 ;;
+  test) PKGS="$RUN_PKGS $TEST_PKGS"; want_npm=1 ;;
+  --list-run) echo $RUN_PKGS; exit 0 ;;
+  --list-test) echo $TEST_PKGS; exit 0 ;;
+  *) echo "usage: tools/deps.sh [run|test]   (run: to build and serve; test: everything, the default)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in $PKGS; do
@@ -22,8 +37,8 @@ need_src=0
 
 if [ ${#missing[@]} -gt 0 ] || [ $need_src = 1 ]; then
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-    echo "deps: cannot install (need root and apt). Missing Debian packages: ${missing[*]:-none}" >&2
-    [ $need_src = 1 ] && echo "deps: also missing: cJSON source in third_party/cjson (apt-get source cjson)" >&2
+    echo "deps ($set_name): cannot install (need root and apt). Missing Debian packages: ${missing[*]:-none}" >&2
+    [ $need_src = 1 ] && echo "deps ($set_name): also missing: cJSON source in third_party/cjson (apt-get source cjson)" >&2
     exit 1
   fi
   # A deb-src entry derived from the machine's own apt sources (never a hard-coded mirror).
@@ -39,7 +54,7 @@ if [ ${#missing[@]} -gt 0 ] || [ $need_src = 1 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "deps: installing ${missing[*]}"
+    echo "deps ($set_name): installing ${missing[*]}"
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
   fi
   if [ $need_src = 1 ]; then
@@ -54,7 +69,7 @@ fi
 
 # playwright-core drives the system chromium (never downloads a browser);
 # axe-core checks the pages' accessibility in the browser tests.
-if [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/axe-core ]; then
+if [ $want_npm = 1 ] && { [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/axe-core ]; }; then
   (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent)
 fi
-echo "deps: all present"
+echo "deps ($set_name): all present"

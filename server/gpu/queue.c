@@ -331,6 +331,42 @@ int srv_queue_cancel(srv_queue *q, int64_t run_id, int64_t session_id) {
   return rc;
 }
 
+/* Visits the waiting runs in start order with each one's position (from 1),
+ * its own estimate and its estimated wait (the work ahead shares the GPUs,
+ * then the run takes its own time); stops when visit returns nonzero. The
+ * lock is held. Out of memory visits nothing. */
+typedef int (*waiting_visit_fn)(void *ctx, const srv_queue_job *j, int position, double run_s, double estimate_s);
+
+static void walk_waiting_locked(srv_queue *q, double now, waiting_visit_fn visit, void *ctx) {
+  order_key *keys = q->n_waiting ? malloc((size_t)q->n_waiting * sizeof *keys) : NULL;
+  if (!keys) return;
+  start_order(q, keys);
+  double ahead = running_left_locked(q, now);
+  for (int k = 0; k < q->n_waiting; k++) {
+    const srv_queue_job *j = q->waiting[keys[k].index];
+    double run = estimate_locked(q, j->experiment);
+    if (visit(ctx, j, k + 1, run, ahead / slot_count(q) + run)) break;
+    ahead += run;
+  }
+  free(keys);
+}
+
+typedef struct {
+  int64_t run_id;
+  srv_queue_status *st;
+} status_find;
+
+static int status_visit(void *ctx, const srv_queue_job *j, int position, double run_s, double estimate_s) {
+  status_find *f = ctx;
+  if (j->run_id != f->run_id) return 0;
+  f->st->state = SRV_Q_QUEUED;
+  f->st->session_id = j->session_id;
+  f->st->position = position;
+  f->st->run_estimate_s = run_s;
+  f->st->estimate_s = estimate_s;
+  return 1;
+}
+
 void srv_queue_status_of(srv_queue *q, int64_t run_id, srv_queue_status *st) {
   memset(st, 0, sizeof *st);
   pthread_mutex_lock(&q->lock);
@@ -346,27 +382,8 @@ void srv_queue_status_of(srv_queue *q, int64_t run_id, srv_queue_status *st) {
     pthread_mutex_unlock(&q->lock);
     return;
   }
-  order_key *keys = q->n_waiting ? malloc((size_t)q->n_waiting * sizeof *keys) : NULL;
-  if (keys) {
-    start_order(q, keys);
-    double ahead = running_left_locked(q, now);
-    for (int k = 0; k < q->n_waiting; k++) {
-      const srv_queue_job *j = q->waiting[keys[k].index];
-      double run = estimate_locked(q, j->experiment);
-      if (j->run_id == run_id) {
-        st->state = SRV_Q_QUEUED;
-        st->session_id = j->session_id;
-        st->position = k + 1;
-        st->run_estimate_s = run;
-        /* Work ahead shares the GPUs; then this run takes its own time. */
-        st->estimate_s = ahead / slot_count(q) + run;
-        break;
-      }
-      ahead += run;
-    }
-  }
+  walk_waiting_locked(q, now, status_visit, &(status_find){.run_id = run_id, .st = st});
   pthread_mutex_unlock(&q->lock);
-  free(keys);
 }
 
 srv_queue_job *srv_queue_take(srv_queue *q, int slot, int block) {
@@ -436,6 +453,12 @@ static cJSON *job_json(const srv_queue_job *j, const char *status, int position,
   return srv_queue_entry_json(j->run_id, j->session_id, j->experiment, status, position, estimate_s);
 }
 
+static int json_visit(void *ctx, const srv_queue_job *j, int position, double run_s, double estimate_s) {
+  (void)run_s;
+  cJSON_AddItemToArray(ctx, job_json(j, "queued", position, estimate_s));
+  return 0;
+}
+
 cJSON *srv_queue_json(srv_queue *q) {
   cJSON *arr = cJSON_CreateArray();
   if (!arr) return NULL;
@@ -447,19 +470,8 @@ cJSON *srv_queue_json(srv_queue *q) {
     double left = estimate_locked(q, j->experiment) - (now - j->started_at_s);
     cJSON_AddItemToArray(arr, job_json(j, "running", 0, left > 0 ? left : 0));
   }
-  order_key *keys = q->n_waiting ? malloc((size_t)q->n_waiting * sizeof *keys) : NULL;
-  if (keys) {
-    start_order(q, keys);
-    double ahead = running_left_locked(q, now);
-    for (int k = 0; k < q->n_waiting; k++) {
-      const srv_queue_job *j = q->waiting[keys[k].index];
-      double run = estimate_locked(q, j->experiment);
-      cJSON_AddItemToArray(arr, job_json(j, "queued", k + 1, ahead / slot_count(q) + run));
-      ahead += run;
-    }
-  }
+  walk_waiting_locked(q, now, json_visit, arr);
   pthread_mutex_unlock(&q->lock);
-  free(keys);
   return arr;
 }
 

@@ -10,7 +10,6 @@
 #include "clock.h"
 #include "driver_probe.h"
 #include "envelope.h"
-#include "kern.h"
 #include "registry.h"
 #include "hooks.h"
 

@@ -14,6 +14,17 @@ import { fakeGpu, submit, submitQueued, cancelRun, waitRun, waitRunning } from '
 const T = { timeout: 60000 };
 const session = (srv, cookie) => request(srv, '/api/session', asLearner(cookie));
 
+// Waits until the server's clock (the Date header of its answers) reads
+// at least ms (epoch milliseconds); bounded by a count of looks.
+async function serverClockPast(srv, ms) {
+  for (let i = 0; i < 600; i++) {
+    const r = await request(srv, '/api/health');
+    if (Date.parse(r.headers.get('date')) >= ms) return;
+    await new Promise((res) => setTimeout(res, 50)); // a poll: the server's clock is the event
+  }
+  assert.fail(`the server's clock did not reach ${new Date(ms).toISOString()}`);
+}
+
 test('rejoining_from_the_same_browser_is_the_same_learner_with_the_same_quota', T, () =>
   withClass({ env: fakeGpu(300), args: ['--gpu-seconds', '1', '--runs-per-minute', '60'] }, async (srv) => {
     const a = await joinAs(srv, 'Ada');
@@ -121,23 +132,29 @@ test('a_learner_keeps_only_its_newest_simulated_runs', T, () =>
   }));
 
 test('sessions_end_when_idle_and_when_old', T, () =>
-  withClass({ args: ['--session-idle', '2', '--session-max', '3'] }, async (srv) => {
-    // Idle: nothing for longer than the idle lifetime (the wait is the behaviour under test).
+  withClass({ args: ['--session-idle', '2', '--session-max', '5'] }, async (srv) => {
+    // Idle: nothing for longer than the idle lifetime. The session is not
+    // touched meanwhile; the server's own clock (its Date header, in whole
+    // seconds) says when the lifetime has passed since the last request
+    // (2 to 3 s: the absolute lifetime is 5 s, so idleness is what ends it).
     const a = await joinAs(srv, 'Ada');
-    assert.equal((await session(srv, a.cookie)).status, 200);
-    await new Promise((r) => setTimeout(r, 2600));
+    const seen = await session(srv, a.cookie);
+    assert.equal(seen.status, 200);
+    const lastSeenBefore = Date.parse(seen.headers.get('date')) + 1000; // last seen before this (ms)
+    await serverClockPast(srv, lastSeenBefore + 2000);
     const idle = assertError(await session(srv, a.cookie), 401, 'no_session');
     assert.match(idle.message, /idle/);
-    // Old: busy all along, it still ends at its absolute lifetime.
-    const b = await joinAs(srv, 'Bo');
+    // Old: busy all along, it still ends at its absolute lifetime, counted
+    // from its creation (after t0).
     const t0 = Date.now();
+    const b = await joinAs(srv, 'Bo');
     let status = 200;
     while (status === 200 && Date.now() - t0 < 15000) {
       status = (await session(srv, b.cookie)).status;
       if (status === 200) await new Promise((r) => setTimeout(r, 200));
     }
     assert.equal(status, 401);
-    assert.ok(Date.now() - t0 >= 2500, `ended after ${Date.now() - t0} ms`);
+    assert.ok(Date.now() - t0 >= 5000, `ended after ${Date.now() - t0} ms`);
     // The learner can join again from the same browser.
     await joinAs(srv, 'Bo', srv.joinCode, { learner: b.learner });
   }));

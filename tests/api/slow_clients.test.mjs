@@ -76,10 +76,16 @@ async function eightySlowUploads(srv, path) {
     const e = bodyOf(refused[0].answer).error;
     assert.equal(e.code, 'too_many_connections');
     assert.match(refused[0].answer, /\r\nRetry-After: \d+\r\n/i);
+    // Answered beside them, not after them: a health check that had to wait
+    // for a thread would be answered only once one of the slow uploads it
+    // holds was let go (cut off with 408 or closed), so none may be.
+    const held = (x) => statusOf(x.answer) === 0 && !x.closed;
     for (let i = 0; i < 3; i++) {
-      const h = await getFrom(srv.port, '/api/health', '127.0.0.2', 2000);
+      const before = slow.filter(held);
+      const h = await getFrom(srv.port, '/api/health', '127.0.0.2');
       assert.equal(h.status, 200);
-      assert.ok(h.ms < 2000, `/api/health from another address took ${h.ms.toFixed(0)} ms`);
+      const letGo = before.filter((x) => !held(x)).length;
+      assert.equal(letGo, 0, `/api/health from another address was answered after ${letGo} of the ${before.length} slow uploads were let go`);
     }
     // The rest are being read slowly, or (on a slow machine) already cut off with 408.
     for (const s of slow) assert.ok([0, 408, 429].includes(statusOf(s.answer)), s.answer.slice(0, 120));

@@ -9,13 +9,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { test } from 'node:test';
 
-import { haveChromium, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 800 };
 const T = { timeout: 240000 };
@@ -42,8 +40,7 @@ async function duplicateIds(page) {
   });
 }
 
-test('no serious or critical axe violation on every page and state, phone and laptop', T, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('no serious or critical axe violation on every page and state, phone and laptop', T, async (t) => {
   const { server, browser } = await setUp(t);
   const lessons = (await (await fetch(`${server.url}/api/lessons`)).json()).lessons;
   for (const viewport of [PHONE, LAPTOP]) {
@@ -78,8 +75,7 @@ test('no serious or critical axe violation on every page and state, phone and la
   await page.close();
 });
 
-test('on a phone the lesson comes first: title within 1.5 screens, contents collapsed, GPU status one line', T, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('on a phone the lesson comes first: title within 1.5 screens, contents collapsed, GPU status one line', T, async (t) => {
   const { server, browser } = await setUp(t);
   const page = await browser.newPage({ viewport: PHONE });
   await page.goto(`${server.url}/`);
@@ -103,8 +99,7 @@ test('on a phone the lesson comes first: title within 1.5 screens, contents coll
   await laptop.close();
 });
 
-test('progress counts sections scrolled past, the contents mark the section being read, #lab bullets stay clear', T, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('progress counts sections scrolled past, the contents mark the section being read, #lab bullets stay clear', T, async (t) => {
   const { server, browser } = await setUp(t);
   const page = await browser.newPage({ viewport: LAPTOP });
   await page.goto(`${server.url}/`);

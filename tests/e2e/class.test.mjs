@@ -11,11 +11,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
-const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 180000;
 const LAPTOP = { width: 1280, height: 900 };
 
@@ -73,8 +71,7 @@ async function waitResult(page, name) {
   return out;
 }
 
-test('two learners join a class, queue runs, and the instructor sees both', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('two learners join a class, queue runs, and the instructor sees both', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const shots = screenshotDir();
 
@@ -212,8 +209,7 @@ test('two learners join a class, queue runs, and the instructor sees both', { ti
   assert.deepEqual(teacherProblems, [], 'instructor: no console errors or CSP violations');
 });
 
-test('outside class mode there is no join form', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('outside class mode there is no join form', { timeout: TEST_TIMEOUT }, async (t) => {
   const server = await startServer();
   t.after(() => server.stop());
   const browser = await launchBrowser();
@@ -227,8 +223,7 @@ test('outside class mode there is no join form', { timeout: TEST_TIMEOUT }, asyn
   assert.deepEqual(problems, []);
 });
 
-test('a class limit is explained in the widget, with when to retry', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('a class limit is explained in the widget, with when to retry', { timeout: TEST_TIMEOUT }, async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gpulab-class-e2e-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const server = await startServer({

@@ -4,11 +4,9 @@
 // the API cannot be reached the client simulates the device in WebAssembly.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
-const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 90000;
 
 
@@ -28,8 +26,7 @@ function focused(page) {
   });
 }
 
-test('the GPU panel shows the server\'s verdict, live, with both views', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('the GPU panel shows the server\'s verdict, live, with both views', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const device = await getJson(`${server.url}/api/device`);
   assert.equal(device.status, 200);
@@ -73,8 +70,7 @@ test('the GPU panel shows the server\'s verdict, live, with both views', { timeo
   assert.deepEqual(problems, []);
 });
 
-test('the page is usable from the keyboard', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('the page is usable from the keyboard', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const { page } = await openPage(browser);
   const problems = watchPage(page);
@@ -121,8 +117,7 @@ test('the page is usable from the keyboard', { timeout: TEST_TIMEOUT }, async (t
   assert.deepEqual(problems, []);
 });
 
-test('at phone width nothing overflows the screen', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('at phone width nothing overflows the screen', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const { page } = await openPage(browser, { width: 390, height: 844 });
   const problems = watchPage(page);
@@ -135,8 +130,7 @@ test('at phone width nothing overflows the screen', { timeout: TEST_TIMEOUT }, a
   assert.deepEqual(problems, []);
 });
 
-test('without the API the client says it is offline and simulates an H100', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('without the API the client says it is offline and simulates an H100', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const { page } = await openPage(browser);
   await page.route('**/api/**', (route) => route.abort());
@@ -164,8 +158,7 @@ test('without the API the client says it is offline and simulates an H100', { ti
   assert.deepEqual(problems, []);
 });
 
-test('a device check that fails on the server is explained, then simulated', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('a device check that fails on the server is explained, then simulated', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const { page } = await openPage(browser);
   await page.route('**/api/device', (route) => route.fulfill({

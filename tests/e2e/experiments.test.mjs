@@ -6,11 +6,9 @@
 // browser and says so. Screenshots of every result go to GPULAB_SCREENSHOTS.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
-const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 180000;
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 900 };
@@ -60,8 +58,7 @@ async function checkResult(name, out) {
   assert.match(await out.locator('.exp-method').textContent(), /How it was measured:/);
 }
 
-test('every experiment of the lesson runs and draws its result', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('every experiment of the lesson runs and draws its result', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const device = await getJson(`${server.url}/api/device`);
   const live = device.json && device.json.verdict && device.json.verdict.usable && !device.json.verdict.simulate;
@@ -95,8 +92,7 @@ test('every experiment of the lesson runs and draws its result', { timeout: TEST
   assert.deepEqual(problems, []);
 });
 
-test('#lab/NAME shows one experiment, simulated as the chosen profile, on a phone', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('#lab/NAME shows one experiment, simulated as the chosen profile, on a phone', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const list = await getJson(`${server.url}/api/experiments`);
   const page = await openPage(browser, PHONE);
@@ -120,8 +116,7 @@ test('#lab/NAME shows one experiment, simulated as the chosen profile, on a phon
   assert.deepEqual(problems, []);
 });
 
-test('a bad parameter is named inline, and Run works from the keyboard', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('a bad parameter is named inline, and Run works from the keyboard', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const page = await openPage(browser);
   const problems = watchPage(page);
@@ -155,8 +150,7 @@ test('a bad parameter is named inline, and Run works from the keyboard', { timeo
   assert.deepEqual(problems, []);
 });
 
-test('when the server\'s GPU fails the run, the browser simulates it and says why', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('when the server\'s GPU fails the run, the browser simulates it and says why', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const page = await openPage(browser, LAPTOP, 'block');
   const problems = watchPage(page, (text) => /503/.test(text));

@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
 
-const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 240000;
 const SEED = '20261122';
 const LAPTOP = { width: 1280, height: 900 };
@@ -63,8 +61,7 @@ async function run(page, name) {
   return out;
 }
 
-test('lesson 2 reads through, and each of its experiments runs and draws its result', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('lesson 2 reads through, and each of its experiments runs and draws its result', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser, id, bundle } = await setUp(t);
   const device = await getJson(`${server.url}/api/device`);
   const live = device.json && device.json.verdict && device.json.verdict.usable && !device.json.verdict.simulate;
@@ -116,8 +113,7 @@ test('lesson 2 reads through, and each of its experiments runs and draws its res
   assert.deepEqual(problems, []);
 });
 
-test('lesson 2\'s quiz: 6 of 9 fails, 7 of 9 passes', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('lesson 2\'s quiz: 6 of 9 fails, 7 of 9 passes', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser, id, bundle, key } = await setUp(t);
   assert.equal(bundle.quiz.questions.length, 9);
   assert.equal(bundle.quiz.pass_pct, 75);

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -14,6 +15,17 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 export function haveChromium() {
   return existsSync(CHROMIUM);
+}
+
+export const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
+
+// A test that needs the browser: node:test's test(name, opts, fn), skipped
+// with the reason when the system Chromium is absent (never a silent pass).
+export function browserTest(name, opts, fn) {
+  return test(name, opts, async (t) => {
+    if (!haveChromium()) return t.skip(NO_CHROMIUM);
+    return fn(t);
+  });
 }
 
 export function serverBinary() {

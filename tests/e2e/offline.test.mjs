@@ -6,17 +6,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
 
-const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 
 // With the server gone every request the page makes fails; that is the point.
 const offlineNoise = (text) => /Failed to load resource|ERR_CONNECTION_REFUSED|net::ERR_FAILED/.test(text);
 
-test('after one visit the app works with the server stopped', { timeout: 120000 }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('after one visit the app works with the server stopped', { timeout: 120000 }, async (t) => {
   const server = await startServer();
   t.after(() => server.stop());
   const browser = await launchBrowser();

@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
 
-import { getJson, haveChromium, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
 
-const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 120000;
 const SEED = '20261122';
 const LAPTOP = { width: 1280, height: 860 };
@@ -64,8 +62,7 @@ function shownOrder(page) {
     Array.from(f.querySelectorAll('input')).map((i) => i.value).join('')));
 }
 
-test('6 of 9 fails, Retry reshuffles, 7 of 9 passes, progress is kept', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('6 of 9 fails, Retry reshuffles, 7 of 9 passes, progress is kept', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser, id, key, bundle } = await setUp(t);
   assert.equal(bundle.quiz.questions.length, 9);
   assert.ok(!JSON.stringify(bundle).includes(key.answers.q1.explanation), 'the public bundle carries no key');
@@ -138,8 +135,7 @@ test('6 of 9 fails, Retry reshuffles, 7 of 9 passes, progress is kept', { timeou
   assert.deepEqual(problems, []);
 });
 
-test('the quiz works from the keyboard alone', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('the quiz works from the keyboard alone', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser, id, key, bundle } = await setUp(t);
   const { page } = await openPage(browser);
   const problems = watchPage(page);
@@ -185,8 +181,7 @@ test('the quiz works from the keyboard alone', { timeout: TEST_TIMEOUT }, async 
   assert.deepEqual(problems, []);
 });
 
-test('the quiz reads well on a phone', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('the quiz reads well on a phone', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser, id, key, bundle } = await setUp(t);
   const { page } = await openPage(browser, PHONE);
   await page.goto(`${server.url}/#lesson/${id}/quiz`);
@@ -204,8 +199,7 @@ test('the quiz reads well on a phone', { timeout: TEST_TIMEOUT }, async (t) => {
   assert.deepEqual(await tooWide(), [], 'the review fits a phone screen');
 });
 
-test('the lab report downloads with every section and the learner\'s runs', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('the lab report downloads with every section and the learner\'s runs', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser, id, key, bundle } = await setUp(t);
   const { page } = await openPage(browser);
   const problems = watchPage(page);

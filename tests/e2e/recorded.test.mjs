@@ -10,11 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
 
-import { haveChromium, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
 
-const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const DEVICE = 'NVIDIA Test GPU 80GB';
 const DATE = '2026-11-20';
 const LABEL = `recorded on ${DEVICE}, ${DATE}`;
@@ -37,8 +35,7 @@ function webRootWithRecording(t) {
   return root;
 }
 
-test('a recorded run is offered, replayed with its own parameters, and works offline', { timeout: 120000 }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('a recorded run is offered, replayed with its own parameters, and works offline', { timeout: 120000 }, async (t) => {
   const root = webRootWithRecording(t);
   const keys = path.resolve(path.dirname(serverBinary()), '..', 'lessons');
   const server = await startServer({ args: ['--root', root, '--keys', keys] });

@@ -11,11 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
 
-import { haveChromium, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
-const NO_CHROMIUM = 'no /usr/bin/chromium: install Debian package chromium (make deps) to run the browser tests';
 const TEST_TIMEOUT = 120000;
 const TIMED_OUT = 'The server did not answer in 5 s; simulating in your browser instead';
 
@@ -63,8 +61,7 @@ function startProxy(target, { hold = () => false, answer = () => false } = {}) {
 // check before joining (401 no_session) are logged by the browser.
 const expected = (text) => /ERR_ABORTED|status of (401|429)/.test(text);
 
-test('a server that never answers: the page says so within 10 s and simulates', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('a server that never answers: the page says so within 10 s and simulates', { timeout: TEST_TIMEOUT }, async (t) => {
   const server = await startServer();
   t.after(() => server.stop());
   const proxy = await startProxy(server.url, { hold: (req) => req.url.startsWith('/api/') });
@@ -124,8 +121,7 @@ test('a server that never answers: the page says so within 10 s and simulates', 
   await context.close();
 });
 
-test('a class join answered 429 is retried after Retry-After and gets in', { timeout: TEST_TIMEOUT }, async (t) => {
-  if (!haveChromium()) return t.skip(NO_CHROMIUM);
+browserTest('a class join answered 429 is retried after Retry-After and gets in', { timeout: TEST_TIMEOUT }, async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gpulab-stall-e2e-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const server = await startServer({ classMode: true, args: ['--class-name', 'Busy class', '--db', path.join(dir, 'class.db')] });

@@ -10,7 +10,7 @@ check() { # name expected-regex make-args...
   n=$((n + 1))
   if tr "\n" " " <<<"$out" | grep -qE -- "$want"; then echo "ok $n - $name"; else echo "not ok $n - $name"; echo "# got: $out"; bad=1; fi
 }
-echo "1..9"
+echo "1..12"
 cuda_home=$(mktemp -d); mkdir -p "$cuda_home/bin"; printf '#!/bin/sh\necho fake nvcc\n' >"$cuda_home/bin/nvcc"
 chmod +x "$cuda_home/bin/nvcc"; trap 'rm -rf "$cuda_home"' EXIT
 PROBE_PATH=/usr/bin:/bin check "finds nvcc under CUDA_HOME when it is not on PATH" "mode=cuda nvcc=$cuda_home/bin/nvcc" CUDA_HOME="$cuda_home"
@@ -29,6 +29,21 @@ printf 'void big_frame(void);\nvoid big_frame(void) { volatile char b[20000]; b[
 if ${CC:-cc} $(make --no-print-directory -s print-CFLAGS) -c "$big" -o /dev/null 2>/dev/null; then
   echo "not ok $n - the build refuses stack frames over 16 KiB"; bad=1
 else echo "ok $n - the build refuses stack frames over 16 KiB"; fi
+# make run installs the run set only; make test and make bench all of it.
+n=$((n + 1)); got=$(for t in run test bench; do printf '%s:%s ' "$t" "$(make -n --no-print-directory "$t" 2>/dev/null | grep -o 'tools/deps.sh [a-z]*' | head -1)"; done)
+if [ "$got" = "run:tools/deps.sh run test:tools/deps.sh test bench:tools/deps.sh test " ]; then echo "ok $n - make run installs the run set, make test and make bench everything"
+else echo "not ok $n - make run installs the run set, make test and make bench everything"; echo "# got: $got"; bad=1; fi
+# Without root, deps.sh names exactly what is missing from the set asked for
+# (a stand-in dpkg-query reports chromium, a test-only package, missing).
+fake=$(mktemp -d); trap 'rm -rf "$cuda_home" "$big" "$fake"' EXIT
+printf '#!/bin/sh\n[ "$3" = chromium ] && exit 1\necho "install ok installed"\n' >"$fake/dpkg-query"
+printf '#!/bin/sh\necho 1000\n' >"$fake/id"; chmod +x "$fake/dpkg-query" "$fake/id"
+n=$((n + 1)); out=$(PATH="$fake:$PATH" tools/deps.sh test 2>&1); rc=$?
+if [ $rc != 0 ] && grep -q "cannot install .*Missing Debian packages: chromium$" <<<"$out"; then echo "ok $n - deps.sh test without root names the missing package and fails"
+else echo "not ok $n - deps.sh test without root names the missing package and fails"; echo "# rc=$rc got: $out"; bad=1; fi
+n=$((n + 1)); out=$(PATH="$fake:$PATH" tools/deps.sh run 2>&1)
+if ! grep -q chromium <<<"$out"; then echo "ok $n - deps.sh run does not ask for the browser"
+else echo "not ok $n - deps.sh run does not ask for the browser"; echo "# got: $out"; bad=1; fi
 # The worker's kernels are built for Turing, Ampere and Hopper, plus PTX: the
 # nvcc command lines say so, and so does the object (its embedded ptxas
 # options; cuobjdump --list-elf where the toolkit ships it).
