@@ -182,7 +182,7 @@ cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, con
   add_timeline(env, m);
   add_findings(env, m);
   double iqr = fmax(m->eager.iqr_pct, m->graph.iqr_pct);
-  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, (int)tp.view, simulated ? prof : NULL);
+  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
   char method[1200];
   if (simulated)
     snprintf(method, sizeof method,
@@ -298,7 +298,7 @@ static double median_of(const double *x, int n) {
 static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
   const lab_params_graphs tp = lab_params_graphs_of(p);
   lab_profile viewed; /* in the PyTorch view every launch, graph.replay() included, pays torch_op_us */
-  lab_view_profile(base, lab_view_pytorch((int)tp.view), &viewed);
+  lab_view_profile(base, lab_view_pytorch(tp.view), &viewed);
   const lab_profile *prof = &viewed;
   lab_graphs_measure m;
   memset(&m, 0, sizeof m);

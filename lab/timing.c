@@ -153,7 +153,7 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
   }
   lab_env_event(env, "cpu", "synchronize (host waits)", m->sync_start_us, m->sync_end_us);
   lab_timing_findings(env, m);
-  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, (int)tp.view, simulated ? prof : NULL);
+  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
   char method[1300];
   if (simulated)
     snprintf(method, sizeof method,
@@ -222,7 +222,7 @@ static void sim_batch(const lab_profile *prof, int n, int k, double cold_us, lab
 static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
   const lab_params_timing tp = lab_params_timing_of(p);
   lab_profile viewed;
-  lab_view_profile(base, lab_view_pytorch((int)tp.view), &viewed);
+  lab_view_profile(base, lab_view_pytorch(tp.view), &viewed);
   const lab_profile *prof = &viewed;
   lab_timing_measure m;
   memset(&m, 0, sizeof m);
