@@ -73,6 +73,7 @@ cJSON *lab_param_spec_json(const lab_param_spec *s);
 /* p must hold this experiment's params (p->spec is its table): params of
  * another experiment are a programming error and read as the defaults. */
 #define LAB_PARAMS_DEFINE(stem)                                                       \
+  _Static_assert(LAB_PARAMS_COUNT(stem) <= LAB_MAX_PARAMS, #stem ": too many parameters"); \
   const lab_param_spec lab_params_##stem##_spec[] = {LAB_PARAMS_##stem(LAB_PARAM_SPEC_)}; \
   lab_params_##stem lab_params_##stem##_of(const lab_params *p) {                     \
     lab_params q;                                                                     \
