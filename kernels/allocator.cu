@@ -158,6 +158,7 @@ cleanup:
 }
 
 extern "C" int kern_run_allocator(const lab_params *p, cJSON **out, lab_error *err) {
+  const lab_params_allocator tp = lab_params_allocator_of(p);
   gpu_ctx g = {cudaSuccess, NULL, NULL};
   lab_pool_device dev;
   lab_allocator_measure *m = NULL;
@@ -167,8 +168,8 @@ extern "C" int kern_run_allocator(const lab_params *p, cJSON **out, lab_error *e
   *out = NULL;
   m = (lab_allocator_measure *)calloc(1, sizeof *m);
   if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  m->timing_bytes = (uint64_t)lab_param_int(p, "block_mib") << 20;
-  m->cycles = (int)lab_param_int(p, "cycles");
+  m->timing_bytes = (uint64_t)tp.block_mib << 20;
+  m->cycles = (int)tp.cycles;
   m->warmup = LAB_ALLOC_WARMUP;
   m->busy_samples = LAB_ALLOC_BUSY_SAMPLES;
   dev.be.ctx = &g;

@@ -66,6 +66,7 @@ cleanup:
 }
 
 extern "C" int kern_run_crossover(const lab_params *p, cJSON **out, lab_error *err) {
+  const lab_params_crossover tp = lab_params_crossover_of(p);
   lab_crossover_measure m;
   cudaDeviceProp prop;
   cudaStream_t s = NULL;
@@ -76,9 +77,9 @@ extern "C" int kern_run_crossover(const lab_params *p, cJSON **out, lab_error *e
   size_t bytes = 0;
   *out = NULL;
   memset(&m, 0, sizeof m);
-  m.samples = (int)lab_param_int(p, "samples");
+  m.samples = (int)tp.samples;
   m.warmup = 1;
-  m.n_sizes = lab_crossover_sizes((int)lab_param_int(p, "max_size"), m.n, LAB_CROSSOVER_MAX_SIZES);
+  m.n_sizes = lab_crossover_sizes((int)tp.max_size, m.n, LAB_CROSSOVER_MAX_SIZES);
   max_n = m.n[m.n_sizes - 1];
   bytes = (size_t)max_n * max_n * sizeof(float);
   m.validated = 1;

@@ -213,6 +213,7 @@ static double median(const double *x, int n) {
 }
 
 extern "C" int kern_run_graphs(const lab_params *p, cJSON **out, lab_error *err) {
+  const lab_params_graphs tp = lab_params_graphs_of(p);
   lab_graphs_measure *m = (lab_graphs_measure *)calloc(1, sizeof *m);
   lab_graphs_mode *se = (lab_graphs_mode *)calloc(2, sizeof *se);
   cudaDeviceProp prop;
@@ -225,10 +226,10 @@ extern "C" int kern_run_graphs(const lab_params *p, cJSON **out, lab_error *err)
     lab_fail(err, LAB_E_NOMEM, NULL, NULL);
     goto cleanup;
   }
-  m->kernels = (int)lab_param_int(p, "kernels");
-  m->elements = n = (int)lab_param_int(p, "elements");
-  m->sweep = lab_param_bool(p, "sweep");
-  m->samples = (int)lab_param_int(p, "samples");
+  m->kernels = (int)tp.kernels;
+  m->elements = n = (int)tp.elements;
+  m->sweep = tp.sweep;
+  m->samples = (int)tp.samples;
   m->warmup = LAB_GRAPHS_WARMUP;
   m->n_tl = m->kernels < LAB_GRAPHS_TL_KERNELS ? m->kernels : LAB_GRAPHS_TL_KERNELS;
   m->sweep_kernels = m->kernels < LAB_GRAPHS_SWEEP_KERNELS ? m->kernels : LAB_GRAPHS_SWEEP_KERNELS;

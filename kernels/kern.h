@@ -29,7 +29,9 @@ void kern_shutdown(void);
  * kernels/NAME.cu defines
  *   int kern_run_NAME(const lab_params *p, cJSON **out, lab_error *err);
  * which measures on device 0 with params already checked by
- * lab_experiment_params, validates against the CPU reference and builds the
+ * lab_experiment_params (the worker validates its job line once), reads
+ * them through the typed struct lab_params_NAME_of(p) (lab/NAME.h: a
+ * misspelt parameter does not compile), validates against the CPU reference and builds the
  * envelope (backend "cuda") with lab/NAME.c's builder. Returns 0, or -1
  * with err set; err->code LAB_E_CUDA marks a sticky error (the worker then
  * exits and is restarted), LAB_E_GPU_OOM an out-of-memory that was cleaned

@@ -121,6 +121,7 @@ static int one_size(kern_bench *bench, cublasHandle_t h, int i, const inputs *in
 }
 
 extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *err) {
+  const lab_params_precision tp = lab_params_precision_of(p);
   lab_precision_measure *m = NULL;
   cudaDeviceProp prop;
   cudaStream_t s = NULL;
@@ -135,8 +136,8 @@ extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *e
   *out = NULL;
   m = (lab_precision_measure *)calloc(1, sizeof *m);
   if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  m->n_sizes = lab_precision_sizes((int)lab_param_int(p, "max_size"), m->size);
-  m->samples = (int)lab_param_int(p, "samples");
+  m->n_sizes = lab_precision_sizes((int)tp.max_size, m->size);
+  m->samples = (int)tp.samples;
   m->warmup = LAB_PREC_WARMUP;
   nmax = m->size[m->n_sizes - 1];
   elems = (size_t)nmax * nmax;
@@ -183,7 +184,7 @@ extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *e
     m->validated = ok;
     m->max_abs_err = m->max_abs[LAB_PREC_FP32][top];
   }
-  lab_precision_train((int)lab_param_int(p, "train_steps"), lab_param_bool(p, "loss_scale"), &m->train);
+  lab_precision_train((int)tp.train_steps, tp.loss_scale, &m->train);
   *out = lab_precision_envelope(p, m, "cuda", prop.name, NULL);
   rc = *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 cleanup:

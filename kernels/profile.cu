@@ -247,6 +247,7 @@ cleanup:
 }
 
 extern "C" int kern_run_profile(const lab_params *p, cJSON **out, lab_error *err) {
+  const lab_params_profile tp = lab_params_profile_of(p);
   const int O = LAB_PROFILE_OPS;
   mlp m;
   loop l;
@@ -262,11 +263,11 @@ extern "C" int kern_run_profile(const lab_params *p, cJSON **out, lab_error *err
   memset(&l, 0, sizeof l);
   *out = NULL;
   if (!pm) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  B = pm->batch = (int)lab_param_int(p, "batch");
-  H = pm->hidden = (int)lab_param_int(p, "hidden");
-  steps = pm->steps = (int)lab_param_int(p, "steps");
-  pm->pinned = lab_param_bool(p, "pinned");
-  pm->log_every = (int)lab_param_int(p, "log_every");
+  B = pm->batch = (int)tp.batch;
+  H = pm->hidden = (int)tp.hidden;
+  steps = pm->steps = (int)tp.steps;
+  pm->pinned = tp.pinned;
+  pm->log_every = (int)tp.log_every;
   pm->runs = RUNS;
   pm->warmup = 1;
   m.rows = B, m.hidden = H, m.n_params = (size_t)lab_profile_param_count(H);

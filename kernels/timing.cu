@@ -70,6 +70,7 @@ cleanup:
 }
 
 extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err) {
+  const lab_params_timing tp = lab_params_timing_of(p);
   lab_timing_measure m;
   cudaDeviceProp prop;
   cudaStream_t s = NULL;
@@ -83,9 +84,9 @@ extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err)
   lab_error cold_err;
   *out = NULL;
   memset(&m, 0, sizeof m);
-  m.size = n = (int)lab_param_int(p, "size");
-  m.repeats = k = (int)lab_param_int(p, "repeats");
-  m.samples = (int)lab_param_int(p, "samples");
+  m.size = n = (int)tp.size;
+  m.repeats = k = (int)tp.repeats;
+  m.samples = (int)tp.samples;
   m.warmup = LAB_TIMING_WARMUP;
 
   /* The cold start first, in its own process, before this one touches cuBLAS. */

@@ -123,12 +123,13 @@ cleanup:
 }
 
 extern "C" int kern_run_train_step(const lab_params *p, cJSON **out, lab_error *err) {
-  const int B = (int)lab_param_int(p, "batch"), F = (int)lab_param_int(p, "features"),
-            C = (int)lab_param_int(p, "classes"), steps = (int)lab_param_int(p, "steps"),
-            every = (int)lab_param_int(p, "read_every");
+  const lab_params_train_step tp = lab_params_train_step_of(p);
+  const int B = (int)tp.batch, F = (int)tp.features,
+            C = (int)tp.classes, steps = (int)tp.steps,
+            every = (int)tp.read_every;
   net n;
   memset(&n, 0, sizeof n);
-  n.batch = B, n.features = F, n.classes = C, n.lr = (float)lab_param(p, "lr");
+  n.batch = B, n.features = F, n.classes = C, n.lr = (float)tp.lr;
   lab_train_measure *m = (lab_train_measure *)calloc(1, sizeof *m);
   float *hx = (float *)malloc((size_t)B * F * sizeof(float)), *hw = (float *)malloc((size_t)C * F * sizeof(float)),
         *hb = (float *)malloc((size_t)C * sizeof(float)), *hdw = (float *)malloc((size_t)C * F * sizeof(float)),

@@ -93,6 +93,7 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
 }
 
 extern "C" int kern_run_transfer(const lab_params *p, cJSON **out, lab_error *err) {
+  const lab_params_transfer tp = lab_params_transfer_of(p);
   lab_transfer_measure m;
   cudaDeviceProp prop;
   cudaStream_t s = NULL;
@@ -104,12 +105,12 @@ extern "C" int kern_run_transfer(const lab_params *p, cJSON **out, lab_error *er
   double t0 = 0;
   *out = NULL;
   memset(&m, 0, sizeof m);
-  max_bytes = (size_t)lab_param(p, "max_bytes");
+  max_bytes = (size_t)tp.max_bytes;
   check = max_bytes < CHECK_BYTES ? max_bytes : CHECK_BYTES;
-  m.samples = (int)lab_param_int(p, "samples");
+  m.samples = (int)tp.samples;
   m.warmup = 1;
-  m.small_copies = (int)lab_param_int(p, "small_copies");
-  m.small_bytes = lab_param(p, "small_bytes");
+  m.small_copies = (int)tp.small_copies;
+  m.small_bytes = (double)tp.small_bytes;
   m.n_sizes = lab_transfer_sizes((double)max_bytes, m.bytes, LAB_TRANSFER_MAX_SIZES);
 
   TRY(cudaSetDevice(0));

@@ -21,28 +21,7 @@
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * MIB)
 
-static const lab_param_spec allocator_params[] = {
-    {.name = "block_mib", .type = LAB_P_INT, .min = 1, .max = 1024, .def = 16, .unit = "MiB",
-     .help = "Size of the block allocated and freed again and again to time cudaMalloc, cudaFree and the cache."},
-    {.name = "cycles", .type = LAB_P_INT, .min = 10, .max = LAB_ALLOC_MAX_CYCLES, .def = 100, .unit = NULL,
-     .help = "Timed allocate/free cycles after 3 warm-up cycles; medians are reported."},
-    {.name = "layers", .type = LAB_P_INT, .min = 1, .max = LAB_ALLOC_MAX_LAYERS, .def = 8, .unit = "layers",
-     .help = "Layers of the pretend model: one weight, one gradient and one activation tensor each."},
-    {.name = "weight_mib", .type = LAB_P_NUM, .min = 0.5, .max = 1024, .def = 32, .unit = "MiB",
-     .help = "Weight tensor of each layer (its gradient has the same size)."},
-    {.name = "act_mib", .type = LAB_P_NUM, .min = 0.5, .max = 1024, .def = 24, .unit = "MiB",
-     .help = "Activation each layer keeps from forward until backward frees it."},
-    {.name = "steps", .type = LAB_P_INT, .min = 1, .max = LAB_ALLOC_MAX_STEPS, .def = 3, .unit = "steps",
-     .help = "Training steps: forward allocates the activations, backward frees them (and step 1 allocates the "
-             "gradients)."},
-    {.name = "frag_mib", .type = LAB_P_NUM, .min = 2, .max = 256, .def = 4, .unit = "MiB",
-     .help = "Block size of the fragmentation example (up to 10 MiB blocks share 20 MiB segments)."},
-    {.name = "frag_blocks", .type = LAB_P_INT, .min = 4, .max = LAB_ALLOC_MAX_FRAG, .def = 10, .unit = "blocks",
-     .help = "Blocks allocated in the fragmentation example; every other one is then freed."},
-    {.name = "limit_gib", .type = LAB_P_NUM, .min = 0.25, .max = 8, .def = 2, .unit = "GiB",
-     .help = "Most this run may hold on the GPU at once; larger layers, activations or blocks are refused."},
-};
-#define N_PARAMS ((int)(sizeof allocator_params / sizeof allocator_params[0]))
+LAB_PARAMS_DEFINE(allocator)
 
 static uint64_t mib_bytes(double mib) { return (uint64_t)(mib * MIB + 0.5); }
 static double to_mib(uint64_t b) { return (double)b / MIB; }
@@ -130,11 +109,12 @@ static void free_stats(const lab_pool *a, uint64_t *largest, int *pieces) {
 /* (4): n equal blocks, every other one freed, then a request one block
  * bigger than the largest hole. */
 static void frag_walk(walk *w, const lab_params *p) {
+  const lab_params_allocator tp = lab_params_allocator_of(p);
   lab_alloc_frag *f = &w->m->frag;
   lab_pool *a = w->pw.pool;
   int ids[LAB_ALLOC_MAX_FRAG], big = -1;
-  f->block_bytes = (mib_bytes(lab_param(p, "frag_mib")) + LAB_POOL_ROUND - 1) / LAB_POOL_ROUND * LAB_POOL_ROUND;
-  f->n_blocks = (int)lab_param_int(p, "frag_blocks");
+  f->block_bytes = (mib_bytes(tp.frag_mib) + LAB_POOL_ROUND - 1) / LAB_POOL_ROUND * LAB_POOL_ROUND;
+  f->n_blocks = (int)tp.frag_blocks;
   for (int i = 0; i < f->n_blocks; i++) ids[i] = -1;
   for (int i = 0; i < f->n_blocks; i++)
     if (take(w, f->block_bytes, "fragmentation blocks", &ids[i])) goto done;
@@ -161,12 +141,13 @@ done:
 /* limit 0: no limit (the check's bookkeeping-only run measures the peak). */
 static int walk_limited(const lab_params *p, const lab_pool_device *dev, lab_allocator_measure *m, uint64_t limit,
                         lab_error *err) {
+  const lab_params_allocator tp = lab_params_allocator_of(p);
   lab_pool *pool = malloc(sizeof *pool);
   if (!pool) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  m->layers = (int)lab_param_int(p, "layers");
-  m->steps = (int)lab_param_int(p, "steps");
-  m->weight_bytes = mib_bytes(lab_param(p, "weight_mib"));
-  m->act_bytes = mib_bytes(lab_param(p, "act_mib"));
+  m->layers = (int)tp.layers;
+  m->steps = (int)tp.steps;
+  m->weight_bytes = mib_bytes(tp.weight_mib);
+  m->act_bytes = mib_bytes(tp.act_mib);
   m->n_points = 0;
   m->validated = -1;
   uint64_t free_b = 0, total_b = 0;
@@ -184,7 +165,8 @@ static int walk_limited(const lab_params *p, const lab_pool_device *dev, lab_all
 }
 
 int lab_allocator_walk(const lab_params *p, const lab_pool_device *dev, lab_allocator_measure *m, lab_error *err) {
-  return walk_limited(p, dev, m, (uint64_t)(lab_param(p, "limit_gib") * GIB), err);
+  const lab_params_allocator tp = lab_params_allocator_of(p);
+  return walk_limited(p, dev, m, (uint64_t)(tp.limit_gib * GIB), err);
 }
 
 /* ---- the bookkeeping-only device (for the limit check) ------------------ */
@@ -207,12 +189,13 @@ static int ledger_info(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes) {
 }
 
 int lab_allocator_check(const lab_params *p, lab_error *err) {
-  double limit = lab_param(p, "limit_gib");
+  const lab_params_allocator tp = lab_params_allocator_of(p);
+  double limit = tp.limit_gib;
   uint64_t limit_b = (uint64_t)(limit * GIB);
-  if (mib_bytes(lab_param(p, "block_mib")) > limit_b)
+  if (mib_bytes((double)tp.block_mib) > limit_b)
     return lab_fail(err, LAB_E_INVALID_PARAM, "block_mib",
                     "block_mib %.0f is above limit_gib %.2g GiB; use a smaller block or raise limit_gib (at most 8)",
-                    lab_param(p, "block_mib"), limit);
+                    (double)tp.block_mib, limit);
   lab_allocator_measure *m = calloc(1, sizeof *m);
   if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   ledger l = {.next = 1u << 21};
@@ -445,11 +428,12 @@ static void sim_timing(const lab_profile *prof, lab_allocator_measure *m, lab_rn
 }
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+  const lab_params_allocator tp = lab_params_allocator_of(p);
   *out = NULL;
   lab_allocator_measure *m = calloc(1, sizeof *m);
   if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  m->timing_bytes = mib_bytes(lab_param(p, "block_mib"));
-  m->cycles = (int)lab_param_int(p, "cycles");
+  m->timing_bytes = mib_bytes((double)tp.block_mib);
+  m->cycles = (int)tp.cycles;
   m->warmup = LAB_ALLOC_WARMUP;
   m->busy_samples = LAB_ALLOC_BUSY_SAMPLES;
   lab_rng r;
@@ -471,16 +455,18 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
+  const lab_params_allocator tp = lab_params_allocator_of(p);
   *param = "limit_gib"; /* lab_allocator_check keeps the timing block and the walk under it */
-  return lab_param(p, "limit_gib") * 1073741824.0;
+  return tp.limit_gib * 1073741824.0;
 }
 
 /* CPU cost (lab_experiment_cpu_ms): the simulated caching allocator per
  * cycle and step; 1.3 ms measured at 1000 cycles × 10 steps
  * (bench/cpu_cost): 0.2 µs each over the 1 ms floor. */
 double lab_cpu_ms_allocator(const lab_params *p, const char **param) {
+  const lab_params_allocator tp = lab_params_allocator_of(p);
   *param = "cycles";
-  return 1.0 + 2e-4 * lab_param(p, "cycles") * lab_param(p, "steps");
+  return 1.0 + 2e-4 * (double)tp.cycles * (double)tp.steps;
 }
 
 const lab_experiment lab_exp_allocator = {
@@ -489,8 +475,8 @@ const lab_experiment lab_exp_allocator = {
     .summary = "What cudaMalloc and cudaFree cost against a cached block, allocated vs reserved over training steps, "
                "what empty_cache() gives back, and fragmentation.",
     .lesson = "02-cuda-toolbox",
-    .params = allocator_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_allocator_spec,
+    .n_params = LAB_PARAMS_COUNT(allocator),
     .check = lab_allocator_check,
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,

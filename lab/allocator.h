@@ -81,4 +81,29 @@ cJSON *lab_allocator_envelope(const lab_params *p, const lab_allocator_measure *
 
 extern const lab_experiment lab_exp_allocator;
 
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_allocator from this list. */
+#define LAB_PARAMS_allocator(X) \
+  X(block_mib, INT, 1, 1024, 16, "MiB", \
+    "Size of the block allocated and freed again and again to time cudaMalloc, cudaFree and the cache.", NULL) \
+  X(cycles, INT, 10, LAB_ALLOC_MAX_CYCLES, 100, NULL, \
+    "Timed allocate/free cycles after 3 warm-up cycles; medians are reported.", NULL) \
+  X(layers, INT, 1, LAB_ALLOC_MAX_LAYERS, 8, "layers", \
+    "Layers of the pretend model: one weight, one gradient and one activation tensor each.", NULL) \
+  X(weight_mib, NUM, 0.5, 1024, 32, "MiB", \
+    "Weight tensor of each layer (its gradient has the same size).", NULL) \
+  X(act_mib, NUM, 0.5, 1024, 24, "MiB", \
+    "Activation each layer keeps from forward until backward frees it.", NULL) \
+  X(steps, INT, 1, LAB_ALLOC_MAX_STEPS, 3, "steps", \
+    "Training steps: forward allocates the activations, backward frees them (and step 1 allocates the " \
+    "gradients).", NULL) \
+  X(frag_mib, NUM, 2, 256, 4, "MiB", \
+    "Block size of the fragmentation example (up to 10 MiB blocks share 20 MiB segments).", NULL) \
+  X(frag_blocks, INT, 4, LAB_ALLOC_MAX_FRAG, 10, "blocks", \
+    "Blocks allocated in the fragmentation example; every other one is then freed.", NULL) \
+  X(limit_gib, NUM, 0.25, 8, 2, "GiB", \
+    "Most this run may hold on the GPU at once; larger layers, activations or blocks are refused.", NULL)
+
+LAB_PARAMS_STRUCT(allocator)
+
 #endif

@@ -21,14 +21,8 @@
 
 #define SAMPLE_MIN_MS 2.0 /* a CPU sample runs at least this long: browser clocks resolve 5–100 µs */
 
-static const lab_param_spec crossover_params[] = {
-    {.name = "max_size", .type = LAB_P_INT, .min = 32, .max = 1024, .def = 512, .unit = "elements",
-     .help = "Largest matrix side N of the sweep 16, 32, 64, ...; the CPU part grows as N^3 (1024 takes seconds)."},
-    {.name = "samples", .type = LAB_P_INT, .min = 1, .max = LAB_CROSSOVER_MAX_SAMPLES, .def = 5, .unit = NULL,
-     .help = "Timed runs per size (the CPU stops early on a size after 0.6 s); medians are reported."},
-};
+LAB_PARAMS_DEFINE(crossover)
 
-#define N_PARAMS ((int)(sizeof crossover_params / sizeof crossover_params[0]))
 
 int lab_crossover_sizes(int max_n, int *out, int cap) {
   int k = 0;
@@ -237,11 +231,12 @@ static void sim_gpu(const lab_profile *prof, int n, int samples, lab_rng *r, dou
 }
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+  const lab_params_crossover tp = lab_params_crossover_of(p);
   lab_crossover_measure m;
   memset(&m, 0, sizeof m);
-  m.samples = (int)lab_param_int(p, "samples");
+  m.samples = (int)tp.samples;
   m.warmup = 1;
-  m.n_sizes = lab_crossover_sizes((int)lab_param_int(p, "max_size"), m.n, LAB_CROSSOVER_MAX_SIZES);
+  m.n_sizes = lab_crossover_sizes((int)tp.max_size, m.n, LAB_CROSSOVER_MAX_SIZES);
   if (lab_crossover_cpu(&m, err)) return -1;
   lab_rng r;
   lab_rng_seed(&r, 0xc2055u ^ (uint64_t)m.n[m.n_sizes - 1]);
@@ -254,7 +249,8 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
-  double n = lab_param(p, "max_size");
+  const lab_params_crossover tp = lab_params_crossover_of(p);
+  double n = (double)tp.max_size;
   *param = "max_size"; /* A, B, C of max_size² fp32 */
   return 3.0 * n * n * 4;
 }
@@ -272,9 +268,10 @@ static double gpu_bytes(const lab_params *p, const char **param) {
  * sizes' loops stop on wall time, so a busy machine spends less CPU on
  * them than an idle one: the estimate is the idle case. */
 double lab_cpu_ms_crossover(const lab_params *p, const char **param) {
+  const lab_params_crossover tp = lab_params_crossover_of(p);
   int n[LAB_CROSSOVER_MAX_SIZES];
-  int k = lab_crossover_sizes((int)lab_param_int(p, "max_size"), n, LAB_CROSSOVER_MAX_SIZES);
-  double samples = lab_param(p, "samples"), total = 1.0 + 100.0, last = 0;
+  int k = lab_crossover_sizes((int)tp.max_size, n, LAB_CROSSOVER_MAX_SIZES);
+  double samples = (double)tp.samples, total = 1.0 + 100.0, last = 0;
   for (int i = 0; i < k; i++) {
     double sgemm = 2.0 * n[i] * n[i] * (double)n[i] / 4.5e7, batch = sgemm > 6.0 ? sgemm : 6.0;
     double timed = samples * batch, cap = 2.0 * LAB_CROSSOVER_SIZE_BUDGET_MS + batch; /* wall × 2 threads */
@@ -293,8 +290,8 @@ const lab_experiment lab_exp_crossover = {
     .summary = "The same matmul on the CPU and the GPU over growing sizes: where the GPU starts to win, and why tiny "
                "work loses.",
     .lesson = "01-cuda-intuition",
-    .params = crossover_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_crossover_spec,
+    .n_params = LAB_PARAMS_COUNT(crossover),
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -44,4 +44,14 @@ int lab_crossover_point(const lab_crossover_measure *m, const double *fast, cons
 cJSON *lab_crossover_envelope(const lab_params *p, const lab_crossover_measure *m, const char *backend,
                               const char *device_name, const lab_profile *prof);
 
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_crossover from this list. */
+#define LAB_PARAMS_crossover(X) \
+  X(max_size, INT, 32, 1024, 512, "elements", \
+    "Largest matrix side N of the sweep 16, 32, 64, ...; the CPU part grows as N^3 (1024 takes seconds).", NULL) \
+  X(samples, INT, 1, LAB_CROSSOVER_MAX_SAMPLES, 5, NULL, \
+    "Timed runs per size (the CPU stops early on a size after 0.6 s); medians are reported.", NULL)
+
+LAB_PARAMS_STRUCT(crossover)
+
 #endif

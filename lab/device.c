@@ -277,16 +277,14 @@ void lab_device_simulate_views(const lab_profile *prof, lab_driver_view *drv, la
   rt->dev[0] = g;
 }
 
-static const lab_param_spec device_params[] = {
-    {.name = "index", .type = LAB_P_INT, .min = 0, .max = LAB_MAX_GPUS - 1, .def = 0, .unit = NULL,
-     .help = "Which GPU to describe in the findings (0 is the first)."},
-};
+LAB_PARAMS_DEFINE(device)
 
 cJSON *lab_device_envelope(const lab_params *p, const lab_driver_view *drv, const lab_runtime_view *rt,
                            const char *backend, const lab_profile *prof) {
+  const lab_params_device tp = lab_params_device_of(p);
   lab_verdict v;
   lab_device_verdict(drv, rt, &v);
-  int index = (int)lab_param_int(p, "index");
+  int index = (int)tp.index;
   const lab_gpu_info *g = index < rt->device_count ? &rt->dev[index] : NULL;
   cJSON *env = lab_envelope_new("device", backend, g ? g->name : NULL, prof ? prof->name : NULL,
                                 lab_params_to_json(p));
@@ -339,7 +337,7 @@ const lab_experiment lab_exp_device = {
     .title = "Your GPU: driver view vs runtime view",
     .summary = "What the driver sees (nvidia-smi, NVML) beside what a CUDA program can use, and why they can differ.",
     .lesson = "01-cuda-intuition",
-    .params = device_params,
-    .n_params = 1,
+    .params = lab_params_device_spec,
+    .n_params = LAB_PARAMS_COUNT(device),
     .simulate = simulate,
 };

@@ -19,19 +19,8 @@
 #include "stream_sim.h"
 #include "view.h"
 
-static const lab_param_spec graphs_params[] = {
-    {.name = "kernels", .type = LAB_P_INT, .min = 10, .max = 10000, .def = 1000, .unit = NULL,
-     .help = "How many tiny kernels the chain has; each updates the buffer the previous one wrote."},
-    {.name = "elements", .type = LAB_P_INT, .min = 32, .max = 4194304, .def = 4096, .unit = "elements",
-     .help = "Floats each kernel updates (x = a*x + b); small buffers make launch-bound kernels."},
-    {.name = "sweep", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 1, .unit = NULL,
-     .help = "Also sweep the kernel size from 1 Ki to 16 Mi elements to find where a graph stops helping."},
-    {.name = "samples", .type = LAB_P_INT, .min = 3, .max = LAB_GRAPHS_MAX_SAMPLES, .def = 7, .unit = NULL,
-     .help = "Timed batches per launch mode after two warm-ups; medians are reported."},
-    LAB_VIEW_PARAM,
-};
+LAB_PARAMS_DEFINE(graphs)
 
-#define N_PARAMS ((int)(sizeof graphs_params / sizeof graphs_params[0]))
 
 /* a < 1 keeps the chain bounded however long it is; both are exact in fp32. */
 float lab_graphs_coef_a(void) { return 0.9990234375f; }
@@ -156,6 +145,7 @@ static void add_cost_series(cJSON *env, const lab_graphs_measure *m) {
 
 cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof) {
+  const lab_params_graphs tp = lab_params_graphs_of(p);
   cJSON *env = lab_envelope_new("graphs", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
   if (!env) return NULL;
   double e = m->eager.med_total_us, g = m->graph.med_total_us, k = m->kernels;
@@ -192,7 +182,7 @@ cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, con
   add_timeline(env, m);
   add_findings(env, m);
   double iqr = fmax(m->eager.iqr_pct, m->graph.iqr_pct);
-  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, p, simulated ? prof : NULL);
+  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
   char method[1200];
   if (simulated)
     snprintf(method, sizeof method,
@@ -306,15 +296,16 @@ static double median_of(const double *x, int n) {
 }
 
 static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
+  const lab_params_graphs tp = lab_params_graphs_of(p);
   lab_profile viewed; /* in the PyTorch view every launch, graph.replay() included, pays torch_op_us */
-  lab_view_profile(base, lab_view_pytorch(p), &viewed);
+  lab_view_profile(base, lab_view_pytorch(tp.view), &viewed);
   const lab_profile *prof = &viewed;
   lab_graphs_measure m;
   memset(&m, 0, sizeof m);
-  m.kernels = (int)lab_param_int(p, "kernels");
-  m.elements = (int)lab_param_int(p, "elements");
-  m.sweep = lab_param_bool(p, "sweep");
-  m.samples = (int)lab_param_int(p, "samples");
+  m.kernels = (int)tp.kernels;
+  m.elements = (int)tp.elements;
+  m.sweep = tp.sweep;
+  m.samples = (int)tp.samples;
   m.warmup = LAB_GRAPHS_WARMUP;
   lab_rng r;
   lab_rng_seed(&r, 0x6a9full ^ ((uint64_t)m.kernels << 24) ^ (uint64_t)m.elements);
@@ -347,8 +338,9 @@ static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, l
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
+  const lab_params_graphs tp = lab_params_graphs_of(p);
   *param = "elements"; /* the chain's buffer, its copy, and the sweep's largest buffer (2^24 floats) */
-  return 4.0 * (2 * lab_param(p, "elements") + (lab_param_bool(p, "sweep") ? 16777216.0 : 0));
+  return 4.0 * (2 * (double)tp.elements + (tp.sweep ? 16777216.0 : 0));
 }
 
 /* CPU cost (lab_experiment_cpu_ms): the stream model launches every
@@ -357,8 +349,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
  * 6.5-11.8 ms at 10 000 × 7 (bench/cpu_cost): 0.15 µs per kernel-sample
  * over the 1 ms floor. */
 double lab_cpu_ms_graphs(const lab_params *p, const char **param) {
+  const lab_params_graphs tp = lab_params_graphs_of(p);
   *param = "kernels";
-  return 1.0 + 1.5e-4 * lab_param(p, "kernels") * lab_param(p, "samples");
+  return 1.0 + 1.5e-4 * (double)tp.kernels * (double)tp.samples;
 }
 
 const lab_experiment lab_exp_graphs = {
@@ -367,8 +360,8 @@ const lab_experiment lab_exp_graphs = {
     .summary = "Many tiny kernels launched one by one or replayed as one captured graph: the launch cost per "
                "kernel, what capture costs, when it pays back, and when a graph does not help.",
     .lesson = "02-cuda-toolbox",
-    .params = graphs_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_graphs_spec,
+    .n_params = LAB_PARAMS_COUNT(graphs),
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -8,6 +8,7 @@
 
 #include "params.h"
 #include "profiles.h"
+#include "view.h"
 
 #define LAB_GRAPHS_MAX_SAMPLES 30
 #define LAB_GRAPHS_WARMUP 2
@@ -60,5 +61,20 @@ void lab_graphs_summarize(lab_graphs_measure *m);
 /* Builds the envelope (backend "cuda" or "simulated"); prof NULL for a real run. */
 cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof);
+
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_graphs from this list. */
+#define LAB_PARAMS_graphs(X) \
+  X(kernels, INT, 10, 10000, 1000, NULL, \
+    "How many tiny kernels the chain has; each updates the buffer the previous one wrote.", NULL) \
+  X(elements, INT, 32, 4194304, 4096, "elements", \
+    "Floats each kernel updates (x = a*x + b); small buffers make launch-bound kernels.", NULL) \
+  X(sweep, BOOL, 0, 1, 1, NULL, \
+    "Also sweep the kernel size from 1 Ki to 16 Mi elements to find where a graph stops helping.", NULL) \
+  X(samples, INT, 3, LAB_GRAPHS_MAX_SAMPLES, 7, NULL, \
+    "Timed batches per launch mode after two warm-ups; medians are reported.", NULL) \
+  LAB_VIEW_PARAM(X)
+
+LAB_PARAMS_STRUCT(graphs)
 
 #endif

@@ -20,24 +20,7 @@
 #define MAX_TENSORS_PER_TERM 64 /* layers beyond this share a tensor: keeps the allocator's tables small */
 #define OVER_ASK_BYTES (64ull << 20) /* the deliberate OOM asks this much more than is left */
 
-static const lab_param_spec memory_params[] = {
-    {.name = "params_m", .type = LAB_P_NUM, .min = 0.1, .max = 1e6, .def = 30, .unit = "million parameters",
-     .help = "Model size in millions of parameters (GPT-2 small is 124, Llama-2-7B is 6740)."},
-    {.name = "batch", .type = LAB_P_INT, .min = 1, .max = 4096, .def = 4, .unit = "sequences",
-     .help = "Sequences per step."},
-    {.name = "seq_len", .type = LAB_P_INT, .min = 1, .max = 131072, .def = 256, .unit = "tokens",
-     .help = "Tokens per sequence."},
-    {.name = "hidden", .type = LAB_P_INT, .min = 16, .max = 65536, .def = 512, .unit = "values",
-     .help = "Hidden size of each layer (768 for GPT-2 small)."},
-    {.name = "layers", .type = LAB_P_INT, .min = 1, .max = 256, .def = 6, .unit = "layers",
-     .help = "Transformer layers."},
-    {.name = "budget_gib", .type = LAB_P_NUM, .min = 0.125, .max = 8, .def = 1, .unit = "GiB",
-     .help = "Most the caching allocator may reserve (like torch.cuda.set_per_process_memory_fraction); "
-             "the real allocations and the deliberate OOM stay inside it, so a shared GPU is safe."},
-    {.name = "force_oom", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 1, .unit = NULL,
-     .help = "When the model fits, finish by asking for 64 MiB more than is left of the budget."},
-};
-#define N_PARAMS ((int)(sizeof memory_params / sizeof memory_params[0]))
+LAB_PARAMS_DEFINE(memory)
 
 void lab_memory_budget(double params, long batch, long seq, long hidden, long layers, lab_mem_budget *out) {
   memset(out, 0, sizeof *out);
@@ -91,14 +74,15 @@ static int alloc_term(walk *w, const char *label, uint64_t total, int n, int *id
 }
 
 void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device *dev, lab_memory_measure *m) {
+  const lab_params_memory tp = lab_params_memory_of(p);
   static const char *const labels[] = {"start", "weights", "gradients", "Adam moments", "forward: activations",
                                        "backward: activations freed", "empty_cache()",
                                        "deliberate OOM: 64 MiB more than is left", "everything freed"};
   memset(m, 0, sizeof *m);
-  long layers = lab_param_int(p, "layers");
-  lab_memory_budget(lab_param(p, "params_m") * 1e6, lab_param_int(p, "batch"), lab_param_int(p, "seq_len"),
-                    lab_param_int(p, "hidden"), layers, &m->budget);
-  m->limit_bytes = (uint64_t)(lab_param(p, "budget_gib") * GIB);
+  long layers = tp.layers;
+  lab_memory_budget(tp.params_m * 1e6, tp.batch, tp.seq_len,
+                    tp.hidden, layers, &m->budget);
+  m->limit_bytes = (uint64_t)(tp.budget_gib * GIB);
   lab_pool_init(pool, dev->be, m->limit_bytes);
   uint64_t free_b = 0, total_b = 0;
   dev->info(dev->ctx, &free_b, &total_b);
@@ -120,7 +104,7 @@ void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device 
     lab_pool_walk_snap(&w.pw, labels[5]);
     lab_pool_empty_cache(pool);
     lab_pool_walk_snap(&w.pw, labels[6]);
-    if (lab_param_bool(p, "force_oom")) {
+    if (tp.force_oom) {
       uint64_t left = pool->limit_bytes > pool->reserved_bytes ? pool->limit_bytes - pool->reserved_bytes : 0;
       int id = -1;
       ok = alloc_term(&w, labels[7], left + OVER_ASK_BYTES, 1, &id) == 0;
@@ -155,6 +139,7 @@ typedef struct verdict {
 } verdict;
 
 static verdict judge(const lab_params *p, const lab_memory_measure *m) {
+  const lab_params_memory tp = lab_params_memory_of(p);
   const lab_mem_budget *b = &m->budget;
   verdict v;
   uint64_t usable = m->free_before_bytes;
@@ -162,8 +147,8 @@ static verdict judge(const lab_params *p, const lab_memory_measure *m) {
   v.limit = v.by_budget ? m->limit_bytes : usable;
   v.fits = b->total <= v.limit;
   v.floor_fits = b->weights + b->gradients + b->optimizer <= v.limit;
-  v.max_batch = lab_memory_max_batch(b->params, lab_param_int(p, "seq_len"), lab_param_int(p, "hidden"),
-                                     lab_param_int(p, "layers"), v.limit);
+  v.max_batch = lab_memory_max_batch(b->params, tp.seq_len, tp.hidden,
+                                     tp.layers, v.limit);
   return v;
 }
 
@@ -189,10 +174,11 @@ static const char *oom_kind_name(lab_pool_oom k) {
  * floor alone is over the limit, the batch that would fit when it is not,
  * and what raising the budget or bf16 activations would change. */
 static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure *m, const verdict *v) {
+  const lab_params_memory tp = lab_params_memory_of(p);
   cJSON *fx = cJSON_AddArrayToObject(oom, "fixes");
   char buf[400];
   const lab_mem_budget *b = &m->budget;
-  long batch = lab_param_int(p, "batch"), seq = lab_param_int(p, "seq_len");
+  long batch = tp.batch, seq = tp.seq_len;
   uint64_t floor_b = b->weights + b->gradients + b->optimizer, usable = m->free_before_bytes;
 #define FIX(...) (snprintf(buf, sizeof buf, __VA_ARGS__), cJSON_AddItemToArray(fx, cJSON_CreateString(buf)))
   if (m->deliberate)
@@ -235,9 +221,10 @@ static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure 
 }
 
 static void add_series(cJSON *env, const lab_params *p, const lab_memory_measure *m, const verdict *v) {
-  long seq = lab_param_int(p, "seq_len"), hidden = lab_param_int(p, "hidden"), layers = lab_param_int(p, "layers");
-  long batch = lab_param_int(p, "batch");
-  double params = lab_param(p, "params_m") * 1e6;
+  const lab_params_memory tp = lab_params_memory_of(p);
+  long seq = tp.seq_len, hidden = tp.hidden, layers = tp.layers;
+  long batch = tp.batch;
+  double params = tp.params_m * 1e6;
   cJSON *w = lab_env_series(env, "weights", "weights (fp32, 4 B/param)", "batch", "GiB");
   cJSON *g = lab_env_series(env, "gradients", "gradients (fp32, 4 B/param)", "batch", "GiB");
   cJSON *o = lab_env_series(env, "optimizer", "Adam m + v (fp32, 8 B/param)", "batch", "GiB");
@@ -342,6 +329,7 @@ static void add_details(cJSON *env, const lab_params *p, const lab_memory_measur
 }
 
 static void add_findings(cJSON *env, const lab_params *p, const lab_memory_measure *m, const verdict *v) {
+  const lab_params_memory tp = lab_params_memory_of(p);
   const lab_mem_budget *b = &m->budget;
   uint64_t floor_b = b->weights + b->gradients + b->optimizer;
   lab_env_finding(env,
@@ -349,9 +337,9 @@ static void add_findings(cJSON *env, const lab_params *p, const lab_memory_measu
                   "weights, 4 of gradients and 8 for Adam's two moments, 16 bytes per parameter.",
                   b->params / 1e6, LAB_IEC(floor_b));
   lab_env_finding(env,
-                  "Activations for %ld × %ld tokens add about %s, so a step needs %s. This run may use "
+                  "Activations for %lld × %lld tokens add about %s, so a step needs %s. This run may use "
                   "%s, %s (budget_gib %.3g, %s free on the device): it %s.%s",
-                  lab_param_int(p, "batch"), lab_param_int(p, "seq_len"), LAB_IEC(b->activations), LAB_IEC(b->total),
+                  (long long)tp.batch, (long long)tp.seq_len, LAB_IEC(b->activations), LAB_IEC(b->total),
                   LAB_IEC(v->limit), limit_name(v), gib(m->limit_bytes), LAB_IEC(m->free_before_bytes),
                   v->fits ? "fits" : "does not fit",
                   v->floor_fits ? "" : " Not even batch 1 would fit: the floor is the problem.");
@@ -461,18 +449,20 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
+  const lab_params_memory tp = lab_params_memory_of(p);
   /* The walk's allocator (and its deliberate OOM) stay inside budget_gib,
    * plus the 2 MiB warm-up buffer. */
   *param = "budget_gib";
-  return lab_param(p, "budget_gib") * 1073741824.0 + 2.0 * 1024 * 1024;
+  return tp.budget_gib * 1073741824.0 + 2.0 * 1024 * 1024;
 }
 
 /* CPU cost (lab_experiment_cpu_ms): the simulated allocator walks the
  * layers (about 5 µs a layer measured by bench/cpu_cost, 1.4 ms at 256
  * layers); 10 µs a layer over the 1 ms floor. */
 double lab_cpu_ms_memory(const lab_params *p, const char **param) {
+  const lab_params_memory tp = lab_params_memory_of(p);
   *param = "layers";
-  return 1.0 + 0.01 * lab_param(p, "layers");
+  return 1.0 + 0.01 * (double)tp.layers;
 }
 
 const lab_experiment lab_exp_memory = {
@@ -482,8 +472,8 @@ const lab_experiment lab_exp_memory = {
                "with the batch; a caching allocator reserves more than tensors use; a safe deliberate OOM and "
                "its fixes.",
     .lesson = "01-cuda-intuition",
-    .params = memory_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_memory_spec,
+    .n_params = LAB_PARAMS_COUNT(memory),
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -70,4 +70,25 @@ cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, con
 
 extern const lab_experiment lab_exp_memory;
 
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_memory from this list. */
+#define LAB_PARAMS_memory(X) \
+  X(params_m, NUM, 0.1, 1e6, 30, "million parameters", \
+    "Model size in millions of parameters (GPT-2 small is 124, Llama-2-7B is 6740).", NULL) \
+  X(batch, INT, 1, 4096, 4, "sequences", \
+    "Sequences per step.", NULL) \
+  X(seq_len, INT, 1, 131072, 256, "tokens", \
+    "Tokens per sequence.", NULL) \
+  X(hidden, INT, 16, 65536, 512, "values", \
+    "Hidden size of each layer (768 for GPT-2 small).", NULL) \
+  X(layers, INT, 1, 256, 6, "layers", \
+    "Transformer layers.", NULL) \
+  X(budget_gib, NUM, 0.125, 8, 1, "GiB", \
+    "Most the caching allocator may reserve (like torch.cuda.set_per_process_memory_fraction); " \
+    "the real allocations and the deliberate OOM stay inside it, so a shared GPU is safe.", NULL) \
+  X(force_oom, BOOL, 0, 1, 1, NULL, \
+    "When the model fits, finish by asking for 64 MiB more than is left of the budget.", NULL)
+
+LAB_PARAMS_STRUCT(memory)
+
 #endif

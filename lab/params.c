@@ -177,17 +177,4 @@ cJSON *lab_param_spec_json(const lab_param_spec *s) {
   return o;
 }
 
-double lab_param(const lab_params *p, const char *name) {
-  int i = find(p, name);
-  return i < 0 ? 0 : p->v[i];
-}
-
-long lab_param_int(const lab_params *p, const char *name) { return (long)lab_param(p, name); }
-
-bool lab_param_bool(const lab_params *p, const char *name) { return lab_param(p, name) != 0; }
-
-const char *lab_param_choice(const lab_params *p, const char *name) {
-  int i = find(p, name);
-  if (i < 0 || p->spec[i].type != LAB_P_ENUM) return "";
-  return p->spec[i].choices[(int)p->v[i]];
-}
+int lab_param_index(const lab_params *p, const char *name) { return find(p, name); }

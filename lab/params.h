@@ -5,6 +5,7 @@
 #define LAB_PARAMS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -37,11 +38,57 @@ int lab_params_set_text(lab_params *p, const char *name, const char *text, lab_e
 cJSON *lab_params_to_json(const lab_params *p); /* caller owns */
 cJSON *lab_param_spec_json(const lab_param_spec *s);
 
-/* Accessors by name; an unknown name is a programming error and yields the
- * spec-less default 0 (tests catch it). */
-double lab_param(const lab_params *p, const char *name);
-long lab_param_int(const lab_params *p, const char *name);
-bool lab_param_bool(const lab_params *p, const char *name);
-const char *lab_param_choice(const lab_params *p, const char *name);
+/* Declaring an experiment's parameters. lab/STEM.h lists them once,
+ *   #define LAB_PARAMS_STEM(X) X(name, KIND, min, max, default, unit, help, choices) ...
+ * with KIND one of INT, NUM, BOOL, ENUM, and says LAB_PARAMS_STRUCT(STEM);
+ * lab/STEM.c says LAB_PARAMS_DEFINE(STEM). From the one list come the spec
+ * table lab_params_STEM_spec (what validation, the CLI, the UI and
+ * `GET /api/experiments` read) and the typed struct lab_params_STEM, one
+ * field per parameter in its C type, which simulators and kernels read: a
+ * misspelt parameter is a compile error, not a silent 0. */
+#define LAB_PCTYPE_INT int64_t
+#define LAB_PCTYPE_NUM double
+#define LAB_PCTYPE_BOOL bool
+#define LAB_PCTYPE_ENUM int /* index into choices */
+
+#define LAB_PARAM_FIELD_(n_, k_, ...) LAB_PCTYPE_##k_ n_;
+#define LAB_PARAM_ONE_(...) +1
+#define LAB_PARAM_SPEC_(n_, k_, lo_, hi_, def_, unit_, help_, ch_) \
+  {.name = #n_, .type = LAB_P_##k_, .min = (lo_), .max = (hi_), .def = (def_), .unit = unit_, .help = help_, \
+   .choices = ch_},
+#define LAB_PARAM_GET_(n_, k_, ...) t.n_ = (LAB_PCTYPE_##k_)p->v[i++];
+
+#define LAB_PARAMS_COUNT(stem) (0 LAB_PARAMS_##stem(LAB_PARAM_ONE_))
+
+/* The typed struct and its reader: lab_params_STEM_of(p) reads checked
+ * params p of that experiment (lab_experiment_params filled them; no text
+ * is parsed again). */
+#define LAB_PARAMS_STRUCT(stem)                                          \
+  typedef struct lab_params_##stem {                                     \
+    LAB_PARAMS_##stem(LAB_PARAM_FIELD_)                                  \
+  } lab_params_##stem;                                                   \
+  extern const lab_param_spec lab_params_##stem##_spec[];                \
+  lab_params_##stem lab_params_##stem##_of(const lab_params *p);
+
+/* p must hold this experiment's params (p->spec is its table): params of
+ * another experiment are a programming error and read as the defaults. */
+#define LAB_PARAMS_DEFINE(stem)                                                       \
+  _Static_assert(LAB_PARAMS_COUNT(stem) <= LAB_MAX_PARAMS, #stem ": too many parameters"); \
+  const lab_param_spec lab_params_##stem##_spec[] = {LAB_PARAMS_##stem(LAB_PARAM_SPEC_)}; \
+  lab_params_##stem lab_params_##stem##_of(const lab_params *p) {                     \
+    lab_params q;                                                                     \
+    if (p->spec != lab_params_##stem##_spec) {                                        \
+      lab_params_init(&q, lab_params_##stem##_spec, LAB_PARAMS_COUNT(stem));          \
+      p = &q;                                                                         \
+    }                                                                                 \
+    lab_params_##stem t;                                                              \
+    int i = 0;                                                                        \
+    LAB_PARAMS_##stem(LAB_PARAM_GET_)                                                 \
+    return t;                                                                         \
+  }
+
+/* Generic code (tests, tools) reads one value by name: its index, or -1 for
+ * a name the experiment does not take. */
+int lab_param_index(const lab_params *p, const char *name);
 
 #endif

@@ -15,23 +15,7 @@
 #include "stats.h"
 #include "stream_sim.h"
 
-static const lab_param_spec placement_params[] = {
-    {.name = "batch", .type = LAB_P_INT, .min = 1, .max = 8192, .def = 64, .unit = "samples",
-     .help = "Samples in the batch (rows of features)."},
-    {.name = "features", .type = LAB_P_INT, .min = 1, .max = 8192, .def = 768, .unit = "features",
-     .help = "Inputs of the linear layer (768 is a BERT-base hidden size)."},
-    {.name = "classes", .type = LAB_P_INT, .min = 1, .max = 1024, .def = 3, .unit = "classes",
-     .help = "Outputs of the linear layer."},
-    {.name = "model_on_gpu", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 1, .unit = NULL,
-     .help = "Move the layer's weight and bias to the GPU (model.to('cuda'))."},
-    {.name = "move_features", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 1, .unit = NULL,
-     .help = "Copy the features to the GPU before the step."},
-    {.name = "move_mask", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 1, .unit = NULL,
-     .help = "Copy the padding mask to the GPU before the step."},
-    {.name = "move_labels", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 1, .unit = NULL,
-     .help = "Copy the labels to the GPU before the step (forgetting this is the classic mistake)."},
-};
-#define N_PARAMS ((int)(sizeof placement_params / sizeof placement_params[0]))
+LAB_PARAMS_DEFINE(placement)
 
 const char *lab_where_name(lab_where w) { return w == LAB_ON_GPU ? "cuda:0" : "cpu"; }
 
@@ -49,10 +33,11 @@ static void set_tensor(lab_tensor_info *t, const char *name, const char *role, c
 }
 
 void lab_placement_plan(const lab_params *p, lab_placement_measure *m) {
-  long b = lab_param_int(p, "batch"), f = lab_param_int(p, "features"), c = lab_param_int(p, "classes");
-  int model = lab_param_bool(p, "model_on_gpu");
-  int mf = lab_param_bool(p, "move_features"), mm = lab_param_bool(p, "move_mask"),
-      ml = lab_param_bool(p, "move_labels");
+  const lab_params_placement tp = lab_params_placement_of(p);
+  long b = tp.batch, f = tp.features, c = tp.classes;
+  int model = tp.model_on_gpu;
+  int mf = tp.move_features, mm = tp.move_mask,
+      ml = tp.move_labels;
   memset(m, 0, sizeof *m);
   m->validated = -1;
   set_tensor(&m->t[LAB_T_WEIGHT], "weight", "model", "float32", model ? LAB_ON_GPU : LAB_ON_CPU, model, 2, c, f);
@@ -248,7 +233,8 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
-  double b = lab_param(p, "batch"), f = lab_param(p, "features"), c = lab_param(p, "classes");
+  const lab_params_placement tp = lab_params_placement_of(p);
+  double b = (double)tp.batch, f = (double)tp.features, c = (double)tp.classes;
   *param = b >= c ? "batch" : "classes";
   /* features, mask, labels, weight, bias, output (fp32/int32), all moved */
   return 4.0 * (b * f + 2 * b + c * f + c + b * c) + 4;
@@ -269,8 +255,8 @@ const lab_experiment lab_exp_placement = {
     .summary = "A linear layer on the GPU and a batch of named fields: every tensor of a step must be on one "
                "device, and a preflight names the one that is not.",
     .lesson = "01-cuda-intuition",
-    .params = placement_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_placement_spec,
+    .n_params = LAB_PARAMS_COUNT(placement),
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -73,4 +73,24 @@ cJSON *lab_placement_envelope(const lab_params *p, const lab_placement_measure *
 
 extern const lab_experiment lab_exp_placement;
 
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_placement from this list. */
+#define LAB_PARAMS_placement(X) \
+  X(batch, INT, 1, 8192, 64, "samples", \
+    "Samples in the batch (rows of features).", NULL) \
+  X(features, INT, 1, 8192, 768, "features", \
+    "Inputs of the linear layer (768 is a BERT-base hidden size).", NULL) \
+  X(classes, INT, 1, 1024, 3, "classes", \
+    "Outputs of the linear layer.", NULL) \
+  X(model_on_gpu, BOOL, 0, 1, 1, NULL, \
+    "Move the layer's weight and bias to the GPU (model.to('cuda')).", NULL) \
+  X(move_features, BOOL, 0, 1, 1, NULL, \
+    "Copy the features to the GPU before the step.", NULL) \
+  X(move_mask, BOOL, 0, 1, 1, NULL, \
+    "Copy the padding mask to the GPU before the step.", NULL) \
+  X(move_labels, BOOL, 0, 1, 1, NULL, \
+    "Copy the labels to the GPU before the step (forgetting this is the classic mistake).", NULL)
+
+LAB_PARAMS_STRUCT(placement)
+
 #endif

@@ -27,18 +27,7 @@ const char *const lab_prec_ids[LAB_PREC_COUNT] = {"fp32", "tf32", "bf16", "fp16"
 static const char *const prec_names[LAB_PREC_COUNT] = {"FP32", "TF32", "BF16", "FP16"};
 static const char *const mode_names[LAB_TRAIN_MODES] = {"FP32", "BF16 (mixed)", "FP16 (mixed)"};
 
-static const lab_param_spec prec_params[] = {
-    {.name = "max_size", .type = LAB_P_INT, .min = 256, .max = 8192, .def = 4096, .unit = "elements",
-     .help = "Largest side N of the square matmuls; sizes double from 128 up to it."},
-    {.name = "samples", .type = LAB_P_INT, .min = 3, .max = LAB_PREC_MAX_SAMPLES, .def = 5, .unit = NULL,
-     .help = "Timed batches per size and precision after two warm-ups; medians are reported."},
-    {.name = "train_steps", .type = LAB_P_INT, .min = 10, .max = LAB_PREC_TRAIN_MAX_STEPS, .def = 200,
-     .unit = "steps", .help = "SGD steps of the small training run in each precision."},
-    {.name = "loss_scale", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 0, .unit = NULL,
-     .help = "Use dynamic loss scaling (as torch.amp.GradScaler) in the BF16 and FP16 training runs."},
-    LAB_VIEW_PARAM,
-};
-#define N_PARAMS ((int)(sizeof prec_params / sizeof prec_params[0]))
+LAB_PARAMS_DEFINE(precision)
 
 int lab_precision_sizes(int max_size, int *sizes) {
   int n = 0;
@@ -266,6 +255,7 @@ static void prec_findings(cJSON *env, const lab_precision_measure *m, int top, c
 
 cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *m, const char *backend,
                               const char *device_name, const lab_profile *prof) {
+  const lab_params_precision tp = lab_params_precision_of(p);
   cJSON *env = lab_envelope_new("precision", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
   if (!env) return NULL;
   bool simulated = strcmp(backend, "simulated") == 0;
@@ -279,7 +269,7 @@ cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *
   cJSON *d = lab_env_details(env);
   cJSON *sz = cJSON_AddArrayToObject(d, "repeats_per_batch");
   for (int i = 0; i < m->n_sizes; i++) cJSON_AddItemToArray(sz, cJSON_CreateNumber(m->repeats[i]));
-  bool pytorch = lab_view_report(env, p, simulated ? prof : NULL);
+  bool pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
   cJSON *tr = cJSON_AddObjectToObject(d, "training");
   cJSON_AddNumberToObject(tr, "batch", LAB_PREC_TRAIN_BATCH);
   cJSON_AddNumberToObject(tr, "features", LAB_PREC_TRAIN_FEATURES);
@@ -361,16 +351,17 @@ static void sim_errors(lab_precision_measure *m, int i, int n, int tf32_fallback
 }
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+  const lab_params_precision tp = lab_params_precision_of(p);
   lab_precision_measure *m = calloc(1, sizeof *m);
   if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  m->n_sizes = lab_precision_sizes((int)lab_param_int(p, "max_size"), m->size);
-  m->samples = (int)lab_param_int(p, "samples");
+  m->n_sizes = lab_precision_sizes((int)tp.max_size, m->size);
+  m->samples = (int)tp.samples;
   m->warmup = LAB_PREC_WARMUP;
   m->native[LAB_PREC_FP32] = 1;
   m->native[LAB_PREC_TF32] = prof->tf32_tflops > 0;
   m->native[LAB_PREC_BF16] = prof->bf16_tflops > 0;
   m->native[LAB_PREC_FP16] = prof->fp16_tflops > 0;
-  bool pytorch = lab_view_pytorch(p);
+  bool pytorch = lab_view_pytorch(tp.view);
   double host_us = prof->launch_us + prof->torch_op_us; /* PyTorch issues one torch.mm per this */
   lab_rng r;
   lab_rng_seed(&r, 0x9ec0u ^ ((uint64_t)m->size[m->n_sizes - 1] << 8) ^ (uint64_t)m->samples);
@@ -395,7 +386,7 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
     }
     sim_errors(m, i, n, !m->native[LAB_PREC_TF32]);
   }
-  lab_precision_train((int)lab_param_int(p, "train_steps"), lab_param_bool(p, "loss_scale"), &m->train);
+  lab_precision_train((int)tp.train_steps, tp.loss_scale, &m->train);
   m->validated = -1;
   *out = lab_precision_envelope(p, m, "simulated", prof->device_name, prof);
   free(m);
@@ -404,7 +395,8 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
-  double n = lab_param(p, "max_size");
+  const lab_params_precision tp = lab_params_precision_of(p);
+  double n = (double)tp.max_size;
   *param = "max_size"; /* A, B, C in fp32 plus A, B in bf16 and in fp16 at the largest size */
   return 20.0 * n * n;
 }
@@ -414,9 +406,10 @@ static double gpu_bytes(const lab_params *p, const char **param) {
  * error check of each size (a few rows and columns of length n, ~2 µs per
  * unit of n: 2.5 counted), over the 1 ms floor. */
 double lab_cpu_ms_precision(const lab_params *p, const char **param) {
+  const lab_params_precision tp = lab_params_precision_of(p);
   int size[LAB_PREC_MAX_SIZES];
-  int k = lab_precision_sizes((int)lab_param_int(p, "max_size"), size);
-  double sum_n = 0, train = 0.15 * lab_param(p, "train_steps");
+  int k = lab_precision_sizes((int)tp.max_size, size);
+  double sum_n = 0, train = 0.15 * (double)tp.train_steps;
   for (int i = 0; i < k; i++) sum_n += size[i];
   *param = train > 2.5e-3 * sum_n ? "train_steps" : "max_size";
   return 1.0 + train + 2.5e-3 * sum_n;
@@ -428,8 +421,8 @@ const lab_experiment lab_exp_precision = {
     .summary = "How much faster tensor-core matmuls (TF32, BF16, FP16) are than FP32 on each GPU, what they cost in "
                "accuracy, and why FP16 training needs loss scaling while BF16 does not.",
     .lesson = "02-cuda-toolbox",
-    .params = prec_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_precision_spec,
+    .n_params = LAB_PARAMS_COUNT(precision),
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -7,6 +7,7 @@
 
 #include "params.h"
 #include "profiles.h"
+#include "view.h"
 #include "registry.h"
 
 typedef enum lab_prec { LAB_PREC_FP32, LAB_PREC_TF32, LAB_PREC_BF16, LAB_PREC_FP16, LAB_PREC_COUNT } lab_prec;
@@ -101,5 +102,20 @@ cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *
                               const char *device_name, const lab_profile *prof);
 
 extern const lab_experiment lab_exp_precision;
+
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_precision from this list. */
+#define LAB_PARAMS_precision(X) \
+  X(max_size, INT, 256, 8192, 4096, "elements", \
+    "Largest side N of the square matmuls; sizes double from 128 up to it.", NULL) \
+  X(samples, INT, 3, LAB_PREC_MAX_SAMPLES, 5, NULL, \
+    "Timed batches per size and precision after two warm-ups; medians are reported.", NULL) \
+  X(train_steps, INT, 10, LAB_PREC_TRAIN_MAX_STEPS, 200, "steps", \
+    "SGD steps of the small training run in each precision.", NULL) \
+  X(loss_scale, BOOL, 0, 1, 0, NULL, \
+    "Use dynamic loss scaling (as torch.amp.GradScaler) in the BF16 and FP16 training runs.", NULL) \
+  LAB_VIEW_PARAM(X)
+
+LAB_PARAMS_STRUCT(precision)
 
 #endif

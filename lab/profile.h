@@ -114,4 +114,20 @@ cJSON *lab_profile_envelope(const lab_params *p, const lab_profile_measure *m, c
 
 extern const lab_experiment lab_exp_profile;
 
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_profile from this list. */
+#define LAB_PARAMS_profile(X) \
+  X(batch, INT, 16, 4096, 512, "samples", \
+    "Samples per training step (1024 inputs each).", NULL) \
+  X(hidden, INT, 16, 8192, 2048, "units", \
+    "Width of the MLP's hidden layer: the GPU's work per step grows with it.", NULL) \
+  X(steps, INT, 5, LAB_PROFILE_MAX_STEPS, 50, "steps", \
+    "Training steps per timed run.", NULL) \
+  X(pinned, BOOL, 0, 1, 0, NULL, \
+    "Gather batches into pinned (page-locked) memory and copy them asynchronously (non_blocking).", NULL) \
+  X(log_every, INT, 1, LAB_PROFILE_MAX_STEPS, 1, "steps", \
+    "Read the loss to the host (like loss.item()) every this many steps, and after the last.", NULL)
+
+LAB_PARAMS_STRUCT(profile)
+
 #endif

@@ -22,19 +22,7 @@
  * collating per sample is typically several times slower. */
 #define HOST_COLLATE_GBPS 4.0
 
-static const lab_param_spec profile_params[] = {
-    {.name = "batch", .type = LAB_P_INT, .min = 16, .max = 4096, .def = 512, .unit = "samples",
-     .help = "Samples per training step (1024 inputs each)."},
-    {.name = "hidden", .type = LAB_P_INT, .min = 16, .max = 8192, .def = 2048, .unit = "units",
-     .help = "Width of the MLP's hidden layer: the GPU's work per step grows with it."},
-    {.name = "steps", .type = LAB_P_INT, .min = 5, .max = LAB_PROFILE_MAX_STEPS, .def = 50, .unit = "steps",
-     .help = "Training steps per timed run."},
-    {.name = "pinned", .type = LAB_P_BOOL, .def = 0,
-     .help = "Gather batches into pinned (page-locked) memory and copy them asynchronously (non_blocking)."},
-    {.name = "log_every", .type = LAB_P_INT, .min = 1, .max = LAB_PROFILE_MAX_STEPS, .def = 1, .unit = "steps",
-     .help = "Read the loss to the host (like loss.item()) every this many steps, and after the last."},
-};
-#define N_PARAMS ((int)(sizeof profile_params / sizeof profile_params[0]))
+LAB_PARAMS_DEFINE(profile)
 
 /* GPU time (µs) of every kernel of the step, from the profile: the sgemms
  * by the fp32 model, the element-wise kernels by the bytes they move. */
@@ -115,16 +103,17 @@ static void run_model(const lab_profile *prof, int batch, int steps, int pinned,
 }
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
+  const lab_params_profile tp = lab_params_profile_of(p);
   lab_profile_measure *m = calloc(1, sizeof *m);
   lab_profile_trace tr[SIM_RUNS];
   int made = 0;
   *out = NULL;
   if (!m) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  m->batch = (int)lab_param_int(p, "batch");
-  m->hidden = (int)lab_param_int(p, "hidden");
-  m->steps = (int)lab_param_int(p, "steps");
-  m->pinned = lab_param_bool(p, "pinned");
-  m->log_every = (int)lab_param_int(p, "log_every");
+  m->batch = (int)tp.batch;
+  m->hidden = (int)tp.hidden;
+  m->steps = (int)tp.steps;
+  m->pinned = tp.pinned;
+  m->log_every = (int)tp.log_every;
   m->runs = SIM_RUNS;
   m->warmup = 1;
   m->validated = -1;
@@ -160,7 +149,8 @@ nomem:
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
-  double b = lab_param(p, "batch"), h = lab_param(p, "hidden");
+  const lab_params_profile tp = lab_params_profile_of(p);
+  double b = (double)tp.batch, h = (double)tp.hidden;
   *param = "hidden"; /* weights, gradients and SGD state of 1024->hidden->10, activations and their grads */
   return 4.0 * (3 * (1024 * h + h * 10 + h + 10) + 3 * b * (1024 + h + 10) + 2 * b * 1024);
 }
@@ -168,8 +158,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
 /* CPU cost (lab_experiment_cpu_ms): the stream model per step; 0.9 ms
  * measured at 200 steps (bench/cpu_cost): 5 µs a step over the 1 ms floor. */
 double lab_cpu_ms_profile(const lab_params *p, const char **param) {
+  const lab_params_profile tp = lab_params_profile_of(p);
   *param = "steps";
-  return 1.0 + 0.005 * lab_param(p, "steps");
+  return 1.0 + 0.005 * (double)tp.steps;
 }
 
 const lab_experiment lab_exp_profile = {
@@ -178,8 +169,8 @@ const lab_experiment lab_exp_profile = {
     .summary = "NVTX ranges around data load, forward, loss, backward, optimizer step and logging: a profiler "
                "table and a timeline that show where the host waits and where the GPU idles.",
     .lesson = "02-cuda-toolbox",
-    .params = profile_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_profile_spec,
+    .n_params = LAB_PARAMS_COUNT(profile),
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -60,6 +60,10 @@ cJSON *lab_registry_json(void) {
 int lab_experiment_params(const lab_experiment *e, const cJSON *params, lab_params *p, lab_error *err) {
   lab_params_init(p, e->params, e->n_params);
   if (lab_params_from_json(p, params, err)) return -1;
+  return lab_experiment_check(e, p, err);
+}
+
+int lab_experiment_check(const lab_experiment *e, const lab_params *p, lab_error *err) {
   return e->check ? e->check(p, err) : 0;
 }
 
@@ -75,13 +79,24 @@ double lab_experiment_cpu_ms(const lab_experiment *e, const lab_params *p, const
   return 0;
 }
 
-int lab_simulate(const lab_experiment *e, const cJSON *params, const char *profile, cJSON **out, lab_error *err) {
-  *out = NULL;
+static const lab_profile *profile_named(const char *profile, lab_error *err) {
   const lab_profile *prof = profile ? lab_profile_find(profile) : lab_profile_default();
   if (!prof)
-    return lab_fail(err, LAB_E_UNKNOWN_PROFILE, "profile", "unknown profile '%.40s'; GET /api/profiles lists them",
-                    profile);
-  return lab_simulate_with(e, params, prof, out, err);
+    lab_fail(err, LAB_E_UNKNOWN_PROFILE, "profile", "unknown profile '%.40s'; GET /api/profiles lists them", profile);
+  return prof;
+}
+
+int lab_simulate(const lab_experiment *e, const cJSON *params, const char *profile, cJSON **out, lab_error *err) {
+  *out = NULL;
+  const lab_profile *prof = profile_named(profile, err);
+  return prof ? lab_simulate_with(e, params, prof, out, err) : -1;
+}
+
+int lab_simulate_checked(const lab_experiment *e, const lab_params *p, const char *profile, cJSON **out,
+                         lab_error *err) {
+  *out = NULL;
+  const lab_profile *prof = profile_named(profile, err);
+  return prof ? lab_simulate_checked_with(e, p, prof, out, err) : -1;
 }
 
 static bool has_param(const lab_experiment *e, const char *name) {
@@ -114,11 +129,19 @@ static void note_sources(const lab_experiment *e, const lab_profile *prof, cJSON
 int lab_simulate_with(const lab_experiment *e, const cJSON *params, const lab_profile *prof, cJSON **out,
                       lab_error *err) {
   *out = NULL;
-  if (!e->simulate)
-    return lab_fail(err, LAB_E_INVALID_PARAM, "backend", "%s cannot be simulated; run it on a GPU", e->name);
   lab_params p;
   if (lab_experiment_params(e, params, &p, err)) return -1;
-  int rc = e->simulate(&p, prof, out, err);
+  return lab_simulate_checked_with(e, &p, prof, out, err);
+}
+
+int lab_simulate_checked_with(const lab_experiment *e, const lab_params *p, const lab_profile *prof, cJSON **out,
+                              lab_error *err) {
+  *out = NULL;
+  if (p->spec != e->params || p->n != e->n_params)
+    return lab_fail(err, LAB_E_INTERNAL, NULL, "params of another experiment given to %s", e->name);
+  if (!e->simulate)
+    return lab_fail(err, LAB_E_INVALID_PARAM, "backend", "%s cannot be simulated; run it on a GPU", e->name);
+  int rc = e->simulate(p, prof, out, err);
   if (rc == 0 && *out) note_sources(e, prof, *out);
   return rc;
 }

@@ -64,8 +64,22 @@ LAB_EXPERIMENTS(LAB_X_CPU_DECL)
 #undef LAB_X_CPU_DECL
 double lab_experiment_cpu_ms(const lab_experiment *e, const lab_params *p, const char **param);
 
+/* e's cross-parameter check alone, for params built another way (the CLI
+ * sets them from text). Returns 0, or -1 with err set. */
+int lab_experiment_check(const lab_experiment *e, const lab_params *p, lab_error *err);
+
+/* Runs e's simulator on params p that lab_experiment_params already checked
+ * for e (nothing is parsed again: the server validates once and passes p
+ * on) with the named profile (NULL = default). p of another experiment is
+ * an internal error. */
+int lab_simulate_checked(const lab_experiment *e, const lab_params *p, const char *profile, cJSON **out,
+                         lab_error *err);
+/* The same with a profile in hand. */
+int lab_simulate_checked_with(const lab_experiment *e, const lab_params *p, const lab_profile *prof, cJSON **out,
+                              lab_error *err);
+
 /* Validates params for e and runs its simulator with the named profile
- * (NULL = default). */
+ * (NULL = default): lab_experiment_params, then lab_simulate_checked. */
 int lab_simulate(const lab_experiment *e, const cJSON *params, const char *profile, cJSON **out, lab_error *err);
 /* The same with a profile in hand (a calibrated one, say). */
 int lab_simulate_with(const lab_experiment *e, const cJSON *params, const lab_profile *prof, cJSON **out,

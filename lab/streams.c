@@ -23,23 +23,8 @@
 
 static const char *const memory_choices[] = {"pinned", "pageable", NULL};
 
-static const lab_param_spec streams_params[] = {
-    {.name = "chunks", .type = LAB_P_INT, .min = 2, .max = LAB_STREAMS_MAX_CHUNKS, .def = 16, .unit = NULL,
-     .help = "How many chunks the data is cut into; each is copied in, computed on and copied back."},
-    {.name = "chunk_mib", .type = LAB_P_INT, .min = 1, .max = 64, .def = 8, .unit = "MiB",
-     .help = "Size of one chunk (fp32 values); chunks x chunk_mib <= 512 MiB."},
-    {.name = "kernel_us", .type = LAB_P_INT, .min = 10, .max = 20000, .def = 300, .unit = "us",
-     .help = "How long the compute kernel works on one chunk (its elementwise pass, then busy until this time)."},
-    {.name = "streams", .type = LAB_P_INT, .min = 1, .max = LAB_STREAMS_MAX_STREAMS, .def = 4, .unit = NULL,
-     .help = "How many CUDA streams the chunks are spread over (chunk i goes on stream i mod streams)."},
-    {.name = "memory", .type = LAB_P_ENUM, .min = 0, .max = 1, .def = 0, .unit = NULL,
-     .help = "Host memory of the copies: pinned (page-locked, asynchronous copies) or pageable (ordinary malloc).",
-     .choices = memory_choices},
-    {.name = "wait", .type = LAB_P_BOOL, .min = 0, .max = 1, .def = 0, .unit = NULL,
-     .help = "In the race: make the compute stream wait on each copy's event (cudaStreamWaitEvent) before its kernel."},
-};
+LAB_PARAMS_DEFINE(streams)
 
-#define N_PARAMS ((int)(sizeof streams_params / sizeof streams_params[0]))
 
 static const char *const stage_name[LAB_ST_STAGES] = {"H2D", "kernel", "D2H"};
 static const char *const config_label[LAB_ST_CONFIGS] = {"1 stream, pinned", "K streams, pinned",
@@ -48,7 +33,8 @@ static const char *const config_id[LAB_ST_CONFIGS] = {"one_stream_pinned", "stre
                                                       "streams_pageable"};
 
 int lab_streams_check(const lab_params *p, lab_error *err) {
-  double n = lab_param(p, "chunks"), mib = lab_param(p, "chunk_mib");
+  const lab_params_streams tp = lab_params_streams_of(p);
+  double n = (double)tp.chunks, mib = (double)tp.chunk_mib;
   if (n * mib > LAB_STREAMS_MAX_TOTAL_MIB)
     return lab_fail(err, LAB_E_INVALID_PARAM, "chunk_mib",
                     "%.0f chunks of %.0f MiB is %.0f MiB, above the %d MiB limit; use chunk_mib <= %.0f or fewer "
@@ -58,13 +44,14 @@ int lab_streams_check(const lab_params *p, lab_error *err) {
 }
 
 void lab_streams_setup(const lab_params *p, lab_streams_measure *m) {
+  const lab_params_streams tp = lab_params_streams_of(p);
   memset(m, 0, sizeof *m);
-  m->chunks = (int)lab_param_int(p, "chunks");
-  m->chunk_bytes = (double)lab_param_int(p, "chunk_mib") * MIB;
-  m->kernel_us = (double)lab_param_int(p, "kernel_us");
-  m->streams = (int)lab_param_int(p, "streams");
-  m->pinned = strcmp(lab_param_choice(p, "memory"), "pinned") == 0;
-  m->wait = lab_param_bool(p, "wait");
+  m->chunks = (int)tp.chunks;
+  m->chunk_bytes = (double)tp.chunk_mib * MIB;
+  m->kernel_us = (double)tp.kernel_us;
+  m->streams = (int)tp.streams;
+  m->pinned = strcmp(memory_choices[tp.memory], "pinned") == 0;
+  m->wait = tp.wait;
   m->samples = LAB_STREAMS_SAMPLES;
   m->warmup = LAB_STREAMS_WARMUP;
   m->validated = -1;
@@ -356,16 +343,18 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
+  const lab_params_streams tp = lab_params_streams_of(p);
   *param = "chunk_mib"; /* an input and an output buffer per chunk */
-  return 2.0 * lab_param(p, "chunks") * lab_param(p, "chunk_mib") * 1024 * 1024;
+  return 2.0 * (double)tp.chunks * (double)tp.chunk_mib * 1024 * 1024;
 }
 
 /* CPU cost (lab_experiment_cpu_ms): the stream model per chunk and
  * stream; 0.3 ms measured at 32 chunks × 8 streams (bench/cpu_cost):
  * 10 µs a chunk over the 1 ms floor. */
 double lab_cpu_ms_streams(const lab_params *p, const char **param) {
+  const lab_params_streams tp = lab_params_streams_of(p);
   *param = "chunks";
-  return 1.0 + 0.01 * lab_param(p, "chunks");
+  return 1.0 + 0.01 * (double)tp.chunks;
 }
 
 const lab_experiment lab_exp_streams = {
@@ -374,8 +363,8 @@ const lab_experiment lab_exp_streams = {
     .summary = "Chunks copied in, computed on and copied back on one stream vs several, pinned vs pageable, and the "
                "race when one stream reads what another is still writing.",
     .lesson = "02-cuda-toolbox",
-    .params = streams_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_streams_spec,
+    .n_params = LAB_PARAMS_COUNT(streams),
     .check = lab_streams_check,
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,

@@ -74,4 +74,23 @@ float lab_streams_ref(float x);
 cJSON *lab_streams_envelope(const lab_params *p, const lab_streams_measure *m, const char *backend,
                             const char *device_name, const lab_profile *prof);
 
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_streams from this list. */
+#define LAB_PARAMS_streams(X) \
+  X(chunks, INT, 2, LAB_STREAMS_MAX_CHUNKS, 16, NULL, \
+    "How many chunks the data is cut into; each is copied in, computed on and copied back.", NULL) \
+  X(chunk_mib, INT, 1, 64, 8, "MiB", \
+    "Size of one chunk (fp32 values); chunks x chunk_mib <= 512 MiB.", NULL) \
+  X(kernel_us, INT, 10, 20000, 300, "us", \
+    "How long the compute kernel works on one chunk (its elementwise pass, then busy until this time).", NULL) \
+  X(streams, INT, 1, LAB_STREAMS_MAX_STREAMS, 4, NULL, \
+    "How many CUDA streams the chunks are spread over (chunk i goes on stream i mod streams).", NULL) \
+  X(memory, ENUM, 0, 1, 0, NULL, \
+    "Host memory of the copies: pinned (page-locked, asynchronous copies) or pageable (ordinary malloc).", \
+    memory_choices) \
+  X(wait, BOOL, 0, 1, 0, NULL, \
+    "In the race: make the compute stream wait on each copy's event (cudaStreamWaitEvent) before its kernel.", NULL)
+
+LAB_PARAMS_STRUCT(streams)
+
 #endif

@@ -20,20 +20,12 @@
 #include "units.h"
 #include "view.h"
 
-static const lab_param_spec timing_params[] = {
-    {.name = "size", .type = LAB_P_INT, .min = 64, .max = 8192, .def = 2048, .unit = "elements",
-     .help = "Side N of the square matrices multiplied (N x N times N x N, fp32)."},
-    {.name = "repeats", .type = LAB_P_INT, .min = 1, .max = 100, .def = 10, .unit = NULL,
-     .help = "How many sgemms one timed batch launches back to back (2 N^3 x repeats <= 4e12 flop)."},
-    {.name = "samples", .type = LAB_P_INT, .min = 3, .max = LAB_TIMING_MAX_SAMPLES, .def = 7, .unit = NULL,
-     .help = "Timed batches after the cold run and two warm-ups; medians are reported."},
-    LAB_VIEW_PARAM,
-};
+LAB_PARAMS_DEFINE(timing)
 
-#define N_PARAMS ((int)(sizeof timing_params / sizeof timing_params[0]))
 
 int lab_timing_check(const lab_params *p, lab_error *err) {
-  double n = lab_param(p, "size"), k = lab_param(p, "repeats");
+  const lab_params_timing tp = lab_params_timing_of(p);
+  double n = (double)tp.size, k = (double)tp.repeats;
   double flop = 2 * n * n * n * k;
   if (flop > LAB_TIMING_MAX_FLOP)
     return lab_fail(err, LAB_E_INVALID_PARAM, "repeats",
@@ -121,6 +113,7 @@ void lab_timing_summarize(lab_timing_measure *m) {
 
 cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof) {
+  const lab_params_timing tp = lab_params_timing_of(p);
   cJSON *env = lab_envelope_new("timing", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
   if (!env) return NULL;
   double ev = m->events_ms;
@@ -160,7 +153,7 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
   }
   lab_env_event(env, "cpu", "synchronize (host waits)", m->sync_start_us, m->sync_end_us);
   lab_timing_findings(env, m);
-  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, p, simulated ? prof : NULL);
+  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
   char method[1300];
   if (simulated)
     snprintf(method, sizeof method,
@@ -227,14 +220,15 @@ static void sim_batch(const lab_profile *prof, int n, int k, double cold_us, lab
 }
 
 static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
+  const lab_params_timing tp = lab_params_timing_of(p);
   lab_profile viewed;
-  lab_view_profile(base, lab_view_pytorch(p), &viewed);
+  lab_view_profile(base, lab_view_pytorch(tp.view), &viewed);
   const lab_profile *prof = &viewed;
   lab_timing_measure m;
   memset(&m, 0, sizeof m);
-  m.size = (int)lab_param_int(p, "size");
-  m.repeats = (int)lab_param_int(p, "repeats");
-  m.samples = (int)lab_param_int(p, "samples");
+  m.size = (int)tp.size;
+  m.repeats = (int)tp.repeats;
+  m.samples = (int)tp.samples;
   m.warmup = LAB_TIMING_WARMUP;
   lab_rng r;
   lab_rng_seed(&r, 0x71e1u ^ ((uint64_t)m.size << 20) ^ (uint64_t)m.repeats);
@@ -261,7 +255,8 @@ static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, l
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
-  double n = lab_param(p, "size");
+  const lab_params_timing tp = lab_params_timing_of(p);
+  double n = (double)tp.size;
   *param = "size"; /* A, B, C of size² fp32 */
   return 3.0 * n * n * 4;
 }
@@ -270,8 +265,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
  * sample; 0.1 ms measured at 100 repeats × 7 samples (bench/cpu_cost):
  * 1 µs per launch over the 1 ms floor. */
 double lab_cpu_ms_timing(const lab_params *p, const char **param) {
+  const lab_params_timing tp = lab_params_timing_of(p);
   *param = "repeats";
-  return 1.0 + 1e-3 * lab_param(p, "repeats") * lab_param(p, "samples");
+  return 1.0 + 1e-3 * (double)tp.repeats * (double)tp.samples;
 }
 
 const lab_experiment lab_exp_timing = {
@@ -279,8 +275,8 @@ const lab_experiment lab_exp_timing = {
     .title = "The asynchronous timing trap",
     .summary = "Why a host timer without synchronize lies, how events and a warm-up fix it, and the cold first run.",
     .lesson = "01-cuda-intuition",
-    .params = timing_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_timing_spec,
+    .n_params = LAB_PARAMS_COUNT(timing),
     .check = lab_timing_check,
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,

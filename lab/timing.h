@@ -7,6 +7,7 @@
 
 #include "params.h"
 #include "profiles.h"
+#include "view.h"
 
 #define LAB_TIMING_MAX_SAMPLES 30
 #define LAB_TIMING_WARMUP 2
@@ -53,5 +54,18 @@ void lab_timing_findings(cJSON *env, const lab_timing_measure *m);
 /* Builds the envelope (backend "cuda" or "simulated"); prof NULL for a real run. */
 cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof);
+
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_timing from this list. */
+#define LAB_PARAMS_timing(X) \
+  X(size, INT, 64, 8192, 2048, "elements", \
+    "Side N of the square matrices multiplied (N x N times N x N, fp32).", NULL) \
+  X(repeats, INT, 1, 100, 10, NULL, \
+    "How many sgemms one timed batch launches back to back (2 N^3 x repeats <= 4e12 flop).", NULL) \
+  X(samples, INT, 3, LAB_TIMING_MAX_SAMPLES, 7, NULL, \
+    "Timed batches after the cold run and two warm-ups; medians are reported.", NULL) \
+  LAB_VIEW_PARAM(X)
+
+LAB_PARAMS_STRUCT(timing)
 
 #endif

@@ -22,21 +22,7 @@
  * many multiply-adds it trains on fewer rows, and says so. */
 #define CPU_CURVE_MACS 4e7
 
-static const lab_param_spec train_params[] = {
-    {.name = "batch", .type = LAB_P_INT, .min = 8, .max = 8192, .def = 256, .unit = "samples",
-     .help = "Samples in the (fixed) training batch."},
-    {.name = "features", .type = LAB_P_INT, .min = 4, .max = 2048, .def = 128, .unit = "features",
-     .help = "Inputs per sample."},
-    {.name = "classes", .type = LAB_P_INT, .min = 2, .max = 256, .def = 10, .unit = "classes",
-     .help = "Classes the layer chooses between."},
-    {.name = "steps", .type = LAB_P_INT, .min = 2, .max = LAB_TRAIN_MAX_STEPS, .def = 100, .unit = "steps",
-     .help = "SGD steps per run."},
-    {.name = "read_every", .type = LAB_P_INT, .min = 2, .max = LAB_TRAIN_MAX_STEPS, .def = 10, .unit = "steps",
-     .help = "In the second mode, copy the losses to the host once every this many steps."},
-    {.name = "lr", .type = LAB_P_NUM, .min = 0.001, .max = 5, .def = 0.5, .unit = NULL,
-     .help = "SGD learning rate."},
-};
-#define N_PARAMS ((int)(sizeof train_params / sizeof train_params[0]))
+LAB_PARAMS_DEFINE(train_step)
 
 const char *const lab_train_kernel_names[LAB_TRAIN_KERNELS] = {
     "sgemm forward", "softmax cross-entropy", "mean loss", "sgemm dW", "bias gradient", "SGD update"};
@@ -116,6 +102,7 @@ double lab_train_accuracy(const float *x, const int *y, const float *w, const fl
 
 cJSON *lab_train_step_envelope(const lab_params *p, const lab_train_measure *m, const char *backend,
                                const char *device_name, const lab_profile *prof) {
+  const lab_params_train_step tp = lab_params_train_step_of(p);
   cJSON *env = lab_envelope_new("train_step", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
   if (!env) return NULL;
   int simulated = strcmp(backend, "simulated") == 0;
@@ -149,7 +136,7 @@ cJSON *lab_train_step_envelope(const lab_params *p, const lab_train_measure *m, 
 
   cJSON *d = lab_env_details(env);
   cJSON *model = cJSON_AddObjectToObject(d, "model");
-  long batch = lab_param_int(p, "batch"), features = lab_param_int(p, "features"), classes = lab_param_int(p, "classes");
+  long batch = tp.batch, features = tp.features, classes = tp.classes;
   cJSON_AddNumberToObject(model, "batch", (double)batch);
   cJSON_AddNumberToObject(model, "features", (double)features);
   cJSON_AddNumberToObject(model, "classes", (double)classes);
@@ -242,10 +229,11 @@ static double run_model(const lab_profile *prof, const step_cost *k, int steps, 
 }
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {
-  int batch = (int)lab_param_int(p, "batch"), features = (int)lab_param_int(p, "features"),
-      classes = (int)lab_param_int(p, "classes"), steps = (int)lab_param_int(p, "steps"),
-      every = (int)lab_param_int(p, "read_every");
-  float lr = (float)lab_param(p, "lr");
+  const lab_params_train_step tp = lab_params_train_step_of(p);
+  int batch = (int)tp.batch, features = (int)tp.features,
+      classes = (int)tp.classes, steps = (int)tp.steps,
+      every = (int)tp.read_every;
+  float lr = (float)tp.lr;
   *out = NULL;
   lab_train_measure *m = calloc(1, sizeof *m);
   float *cum = malloc(2u * SIM_SAMPLES * LAB_TRAIN_MAX_STEPS * sizeof *cum);
@@ -331,10 +319,11 @@ nomem:
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
-  double b = lab_param(p, "batch"), f = lab_param(p, "features"), c = lab_param(p, "classes");
+  const lab_params_train_step tp = lab_params_train_step_of(p);
+  double b = (double)tp.batch, f = (double)tp.features, c = (double)tp.classes;
   *param = "batch";
   /* x, y, two copies of W and b, z, row loss, dW, db, loss history */
-  return 4.0 * (b * f + b + 3 * c * f + 3 * c + b * c + b + lab_param(p, "steps"));
+  return 4.0 * (b * f + b + 3 * c * f + 3 * c + b * c + b + (double)tp.steps);
 }
 
 /* CPU cost (lab_experiment_cpu_ms): the genuine loss curve dominates:
@@ -347,8 +336,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
  * stream model (10 runs of 6 launches a step, ~4.4 µs a step: 6 µs) and
  * the 1 ms floor. Largest parameters: 5.4-6.2 s measured, 7.6 s estimated. */
 double lab_cpu_ms_train_step(const lab_params *p, const char **param) {
-  double batch = lab_param(p, "batch"), f = lab_param(p, "features"), c = lab_param(p, "classes"),
-         steps = lab_param(p, "steps");
+  const lab_params_train_step tp = lab_params_train_step_of(p);
+  double batch = (double)tp.batch, f = (double)tp.features, c = (double)tp.classes,
+         steps = (double)tp.steps;
   /* Past the cap the simulator trains floor(cap / per_row) rows, at least 8:
    * at most max(cap, 8 × per_row) multiply-adds, without the floor's dips. */
   double per_row = f * c * steps, cap = 8 * per_row > CPU_CURVE_MACS ? 8 * per_row : CPU_CURVE_MACS;
@@ -365,8 +355,8 @@ const lab_experiment lab_exp_train_step = {
     .summary = "Forward, loss, backward and SGD update all run on the GPU; reading the loss every step forces a "
                "synchronization each time, reading it every N steps lets the host run ahead.",
     .lesson = "01-cuda-intuition",
-    .params = train_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_train_step_spec,
+    .n_params = LAB_PARAMS_COUNT(train_step),
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,
 };

@@ -59,4 +59,22 @@ cJSON *lab_train_step_envelope(const lab_params *p, const lab_train_measure *m, 
 
 extern const lab_experiment lab_exp_train_step;
 
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_train_step from this list. */
+#define LAB_PARAMS_train_step(X) \
+  X(batch, INT, 8, 8192, 256, "samples", \
+    "Samples in the (fixed) training batch.", NULL) \
+  X(features, INT, 4, 2048, 128, "features", \
+    "Inputs per sample.", NULL) \
+  X(classes, INT, 2, 256, 10, "classes", \
+    "Classes the layer chooses between.", NULL) \
+  X(steps, INT, 2, LAB_TRAIN_MAX_STEPS, 100, "steps", \
+    "SGD steps per run.", NULL) \
+  X(read_every, INT, 2, LAB_TRAIN_MAX_STEPS, 10, "steps", \
+    "In the second mode, copy the losses to the host once every this many steps.", NULL) \
+  X(lr, NUM, 0.001, 5, 0.5, NULL, \
+    "SGD learning rate.", NULL)
+
+LAB_PARAMS_STRUCT(train_step)
+
 #endif

@@ -22,23 +22,8 @@
 
 #define MIB 1048576.0
 
-static const lab_param_spec transfer_params[] = {
-    {.name = "max_bytes", .type = LAB_P_INT, .min = MIB, .max = 1024 * MIB, .def = 256 * MIB, .unit = "bytes",
-     .help = "Largest copy of the sweep (4 KiB, 16 KiB, ... up to this); the GPU needs this much free memory."},
-    {.name = "samples", .type = LAB_P_INT, .min = 3, .max = LAB_TRANSFER_MAX_SAMPLES, .def = 5, .unit = NULL,
-     .help = "Timed repetitions per point; the median is reported."},
-    {.name = "small_copies", .type = LAB_P_INT, .min = 10, .max = 10000, .def = 1000, .unit = NULL,
-     .help = "How many small copies to compare with one batched copy of the same bytes."},
-    {.name = "small_bytes", .type = LAB_P_INT, .min = 4, .max = MIB, .def = 4096, .unit = "bytes",
-     .help = "Size of each small copy (small_copies x small_bytes must fit in max_bytes)."},
-    {.name = "host", .type = LAB_P_ENUM, .min = 0, .max = 5, .def = 0, .unit = NULL,
-     .help = "Host link the simulated copies cross: the card's own PCIe link (profile), or a narrower one, as a "
-             "throttled cloud VM gives (an H100 VM measured 14.2 GB/s on one GPU, 57 on the others); a GPU run "
-             "uses this machine's link.",
-     .choices = lab_host_link_choices},
-};
+LAB_PARAMS_DEFINE(transfer)
 
-#define N_PARAMS ((int)(sizeof transfer_params / sizeof transfer_params[0]))
 
 static const char *const kind_id[LAB_XFER_KINDS] = {"h2d_pageable", "h2d_pinned", "d2h_pageable", "d2h_pinned"};
 static const char *const kind_label[LAB_XFER_KINDS] = {"host→device, pageable", "host→device, pinned",
@@ -62,11 +47,7 @@ static const char *size_text(double bytes, char *buf, size_t n) {
 
 /* The host link a simulated run crossed, from its `host` parameter. */
 static void host_link_of(const lab_params *p, const lab_profile *prof, lab_profile *eff, lab_host_link *link) {
-  int choice = 0;
-  const char *c = lab_param_choice(p, "host");
-  for (int i = 0; c && lab_host_link_choices[i]; i++)
-    if (strcmp(lab_host_link_choices[i], c) == 0) choice = i;
-  lab_host_link_apply(prof, choice, eff, link);
+  lab_host_link_apply(prof, lab_params_transfer_of(p).host, eff, link);
 }
 
 static void add_link(cJSON *env, const lab_transfer_measure *m, const lab_params *p, const lab_profile *prof) {
@@ -81,7 +62,7 @@ static void add_link(cJSON *env, const lab_transfer_measure *m, const lab_params
   int last = m->n_sizes - 1;
   double pin = m->gbps[LAB_XFER_H2D_PINNED][last];
   cJSON *h = cJSON_AddObjectToObject(d, "host");
-  cJSON_AddStringToObject(h, "choice", lab_param_choice(p, "host"));
+  cJSON_AddStringToObject(h, "choice", lab_host_link_choices[lab_params_transfer_of(p).host]);
   cJSON_AddNumberToObject(h, "pcie_gen", link.gen);
   cJSON_AddNumberToObject(h, "pcie_lanes", link.lanes);
   cJSON_AddNumberToObject(h, "nominal_gbps", link.nominal_gbps);
@@ -208,15 +189,17 @@ static double stream_ms(const lab_profile *prof, int copies, double bytes) {
 }
 
 int lab_transfer_check(const lab_params *p, lab_error *err) {
-  double total = lab_param(p, "small_copies") * lab_param(p, "small_bytes");
-  if (total > lab_param(p, "max_bytes"))
+  const lab_params_transfer tp = lab_params_transfer_of(p);
+  double total = (double)tp.small_copies * (double)tp.small_bytes;
+  if (total > (double)tp.max_bytes)
     return lab_fail(err, LAB_E_INVALID_PARAM, "small_copies",
                     "small_copies x small_bytes (%.0f bytes) must not exceed max_bytes (%.0f); lower one of them",
-                    total, lab_param(p, "max_bytes"));
+                    total, (double)tp.max_bytes);
   return 0;
 }
 
 static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
+  const lab_params_transfer tp = lab_params_transfer_of(p);
   lab_transfer_measure m;
   memset(&m, 0, sizeof m);
   lab_profile eff;
@@ -224,10 +207,10 @@ static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, l
   host_link_of(p, base, &eff, &link);
   const lab_profile *prof = &eff;
   lab_rng r;
-  lab_rng_seed(&r, 0x7a5f3e11u ^ (uint64_t)lab_param(p, "max_bytes"));
-  m.samples = (int)lab_param_int(p, "samples");
+  lab_rng_seed(&r, 0x7a5f3e11u ^ (uint64_t)tp.max_bytes);
+  m.samples = (int)tp.samples;
   m.warmup = 1;
-  m.n_sizes = lab_transfer_sizes(lab_param(p, "max_bytes"), m.bytes, LAB_TRANSFER_MAX_SIZES);
+  m.n_sizes = lab_transfer_sizes((double)tp.max_bytes, m.bytes, LAB_TRANSFER_MAX_SIZES);
   for (int k = 0; k < LAB_XFER_KINDS; k++) {
     double jl[LAB_TRANSFER_MAX_SAMPLES], jb[LAB_TRANSFER_MAX_SAMPLES];
     for (int s = 0; s < m.samples; s++) jl[s] = lab_rng_jitter(&r, 10), jb[s] = lab_rng_jitter(&r, 3);
@@ -243,8 +226,8 @@ static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, l
   }
   m.pin_bytes = m.bytes[m.n_sizes - 1];
   m.pin_ms = m.pin_bytes / (prof->pin_gbps * 1e6) * lab_rng_jitter(&r, 5);
-  m.small_copies = (int)lab_param_int(p, "small_copies");
-  m.small_bytes = lab_param(p, "small_bytes");
+  m.small_copies = (int)tp.small_copies;
+  m.small_bytes = (double)tp.small_bytes;
   double j = lab_rng_jitter(&r, 2); /* shared: N small copies never beat one copy of the same bytes */
   m.small_total_ms = lab_event_ms(stream_ms(prof, m.small_copies, m.small_bytes) * j);
   m.batched_ms = lab_event_ms(stream_ms(prof, 1, m.small_bytes * m.small_copies) * j);
@@ -255,16 +238,18 @@ static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, l
 
 /* The device memory one run allocates (see lab_experiment.gpu_bytes). */
 static double gpu_bytes(const lab_params *p, const char **param) {
+  const lab_params_transfer tp = lab_params_transfer_of(p);
   *param = "max_bytes"; /* one device buffer of max_bytes; the small copies fit inside it */
-  return lab_param(p, "max_bytes");
+  return (double)tp.max_bytes;
 }
 
 /* CPU cost (lab_experiment_cpu_ms): a closed-form model per sample and
  * small copy; 0.5 ms measured at 10 000 small copies × 10 samples
  * (bench/cpu_cost): 2 µs per hundred over the 1 ms floor. */
 double lab_cpu_ms_transfer(const lab_params *p, const char **param) {
+  const lab_params_transfer tp = lab_params_transfer_of(p);
   *param = "small_copies";
-  return 1.0 + 2e-5 * lab_param(p, "small_copies") * lab_param(p, "samples");
+  return 1.0 + 2e-5 * (double)tp.small_copies * (double)tp.samples;
 }
 
 const lab_experiment lab_exp_transfer = {
@@ -272,8 +257,8 @@ const lab_experiment lab_exp_transfer = {
     .title = "Host-device copies",
     .summary = "Copy bandwidth vs size, pageable vs pinned memory, and why many tiny copies are slow.",
     .lesson = "01-cuda-intuition",
-    .params = transfer_params,
-    .n_params = N_PARAMS,
+    .params = lab_params_transfer_spec,
+    .n_params = LAB_PARAMS_COUNT(transfer),
     .check = lab_transfer_check,
     .gpu_bytes = gpu_bytes,
     .simulate = simulate,

@@ -47,4 +47,22 @@ int lab_transfer_check(const lab_params *p, lab_error *err);
 cJSON *lab_transfer_envelope(const lab_params *p, const lab_transfer_measure *m, const char *backend,
                              const char *device_name, const lab_profile *prof);
 
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+ * generates the spec table and the typed struct lab_params_transfer from this list. */
+#define LAB_PARAMS_transfer(X) \
+  X(max_bytes, INT, MIB, 1024 * MIB, 256 * MIB, "bytes", \
+    "Largest copy of the sweep (4 KiB, 16 KiB, ... up to this); the GPU needs this much free memory.", NULL) \
+  X(samples, INT, 3, LAB_TRANSFER_MAX_SAMPLES, 5, NULL, \
+    "Timed repetitions per point; the median is reported.", NULL) \
+  X(small_copies, INT, 10, 10000, 1000, NULL, \
+    "How many small copies to compare with one batched copy of the same bytes.", NULL) \
+  X(small_bytes, INT, 4, MIB, 4096, "bytes", \
+    "Size of each small copy (small_copies x small_bytes must fit in max_bytes).", NULL) \
+  X(host, ENUM, 0, 5, 0, NULL, \
+    "Host link the simulated copies cross: the card's own PCIe link (profile), or a narrower one, as a " \
+    "throttled cloud VM gives (an H100 VM measured 14.2 GB/s on one GPU, 57 on the others); a GPU run " \
+    "uses this machine's link.", lab_host_link_choices)
+
+LAB_PARAMS_STRUCT(transfer)
+
 #endif

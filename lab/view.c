@@ -8,10 +8,7 @@
 
 const char *const lab_view_choices[] = {"pytorch", "cuda", NULL};
 
-bool lab_view_pytorch(const lab_params *p) {
-  const char *v = lab_param_choice(p, "view");
-  return v && strcmp(v, "pytorch") == 0;
-}
+bool lab_view_pytorch(int view) { return view >= 0 && view < 2 && strcmp(lab_view_choices[view], "pytorch") == 0; }
 
 void lab_view_profile(const lab_profile *in, bool pytorch, lab_profile *out) {
   *out = *in;
@@ -48,8 +45,8 @@ static void finding(cJSON *env, const lab_profile *prof, bool pytorch) {
                     prof->launch_us, prof->torch_op_us);
 }
 
-bool lab_view_report(cJSON *env, const lab_params *p, const lab_profile *prof) {
-  bool pytorch = prof && lab_view_pytorch(p);
+bool lab_view_report(cJSON *env, int view, const lab_profile *prof) {
+  bool pytorch = prof && lab_view_pytorch(view);
   cJSON_AddStringToObject(lab_env_details(env), "view", pytorch ? "pytorch" : "cuda");
   finding(env, prof, pytorch);
   if (!prof) params_as_measured(env);

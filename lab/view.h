@@ -14,14 +14,14 @@
 extern const char *const lab_view_choices[]; /* "pytorch", "cuda", NULL */
 
 /* The `view` parameter every experiment with launches shares. */
-#define LAB_VIEW_PARAM                                                                                            \
-  {.name = "view", .type = LAB_P_ENUM, .min = 0, .max = 1, .def = 0, .unit = NULL,                               \
-   .help = "Simulated launches as PyTorch sees them (each op also pays PyTorch's host overhead) or as raw CUDA "  \
-           "calls; a GPU run always measures raw CUDA.",                                                          \
-   .choices = lab_view_choices}
+#define LAB_VIEW_PARAM(X)                                                                                        \
+  X(view, ENUM, 0, 1, 0, NULL,                                                                                    \
+    "Simulated launches as PyTorch sees them (each op also pays PyTorch's host overhead) or as raw CUDA "         \
+    "calls; a GPU run always measures raw CUDA.",                                                                 \
+    lab_view_choices)
 
-/* params ask for the PyTorch view. */
-bool lab_view_pytorch(const lab_params *p);
+/* The view parameter (an index into lab_view_choices) asks for the PyTorch view. */
+bool lab_view_pytorch(int view);
 /* The profile as the view sees it: in the PyTorch view a launch costs the
  * host launch_us + torch_op_us. */
 void lab_view_profile(const lab_profile *in, bool pytorch, lab_profile *out);
@@ -31,6 +31,6 @@ const char *lab_view_sentence(bool simulated, bool pytorch);
  * change (with the profile's figures when simulated) and, for a GPU run,
  * params.view "cuda" (it measured raw CUDA whatever was asked). prof: the
  * simulated profile, NULL for a GPU run. Returns true in the PyTorch view. */
-bool lab_view_report(cJSON *env, const lab_params *p, const lab_profile *prof);
+bool lab_view_report(cJSON *env, int view, const lab_profile *prof);
 
 #endif

@@ -52,7 +52,7 @@ int srv_cmd_run(int argc, char **argv) {
   int json = 0;
   const char *backend = "auto", *profile = NULL;
   lab_error err = {0};
-  cJSON *params = cJSON_CreateObject(), *result = NULL;
+  cJSON *result = NULL;
   lab_params p;
   int rc = 1;
   for (int i = 1; i < argc; i++)
@@ -94,8 +94,9 @@ int srv_cmd_run(int argc, char **argv) {
     }
     if (lab_params_set_text(&p, name, v, &err)) goto fail;
   }
-  cJSON_Delete(params);
-  params = lab_params_to_json(&p);
+  /* The flags' text was checked value by value; the cross-parameter check
+   * completes the one validation, and the run takes p as it is. */
+  if (lab_experiment_check(e, &p, &err)) goto fail;
   srv_supervisor *sup = srv_supervisor_for_self();
   srv_runner r;
   if (!sup || srv_runner_init(&r, sup) != 0) {
@@ -104,7 +105,7 @@ int srv_cmd_run(int argc, char **argv) {
     goto fail;
   }
   r.deadline_s = 300; /* a person at a terminal can wait longer than a browser */
-  int failed = srv_run_experiment(&r, e->name, params, backend, profile, &result, NULL, &err);
+  int failed = srv_run_checked(&r, e, &p, backend, profile, &result, NULL, &err);
   srv_runner_free(&r);
   srv_supervisor_free(sup);
   if (failed) goto fail;
@@ -120,7 +121,6 @@ fail:
   }
   rc = err.code == LAB_E_USAGE ? 2 : 1;
 done:
-  cJSON_Delete(params);
   cJSON_Delete(result);
   return rc;
 }

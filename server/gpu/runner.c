@@ -219,17 +219,21 @@ int srv_runner_gpu_usable(srv_runner *r) {
   return v.usable;
 }
 
-static int run_on_gpu(srv_runner *r, const lab_experiment *e, const cJSON *params, cJSON **out, lab_error *err) {
+/* p is checked; the worker is another process and gets them as the job
+ * line's JSON (the values actually used), which it validates itself. */
+static int run_on_gpu(srv_runner *r, const lab_experiment *e, const lab_params *p, cJSON **out, lab_error *err) {
   if (strcmp(e->name, "device") == 0) {
     lab_driver_view drv;
     lab_runtime_view rt;
-    lab_params p;
-    if (lab_experiment_params(e, params, &p, err)) return -1;
     srv_runner_views(r, &drv, &rt);
-    *out = lab_device_envelope(&p, &drv, &rt, "cuda", NULL);
+    *out = lab_device_envelope(p, &drv, &rt, "cuda", NULL);
     return *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   }
-  return srv_runner_gpu_job(r->sup, e->name, params, 0, r->wait_s, r->deadline_s, out, err);
+  cJSON *params = lab_params_to_json(p);
+  if (!params) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  int rc = srv_runner_gpu_job(r->sup, e->name, params, 0, r->wait_s, r->deadline_s, out, err);
+  cJSON_Delete(params);
+  return rc;
 }
 
 int srv_runner_gpu_job(srv_supervisor *sup, const char *experiment, const cJSON *params, int64_t run_id,
@@ -262,10 +266,10 @@ char *srv_run_outcome_text(const lab_error *fail, const cJSON *result) {
 
 /* A simulated run: under the server's gate (CPU budget, slots), or
  * directly in the CLI. */
-static int simulate(srv_runner *r, const lab_experiment *e, const cJSON *params, const char *profile, cJSON **out,
+static int simulate(srv_runner *r, const lab_experiment *e, const lab_params *p, const char *profile, cJSON **out,
                     srv_sim_cost *cost, lab_error *err) {
-  if (r->sim) return srv_sim_gate_run(r->sim, e, params, profile, out, cost, err);
-  return lab_simulate(e, params, profile, out, err);
+  if (r->sim) return srv_sim_gate_run(r->sim, e, p, profile, out, cost, err);
+  return lab_simulate_checked(e, p, profile, out, err);
 }
 
 int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, const char *backend,
@@ -282,10 +286,24 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
   if (profile && !lab_profile_find(profile))
     return lab_fail(err, LAB_E_UNKNOWN_PROFILE, "profile", "unknown profile '%.40s'; GET /api/profiles lists them",
                     profile);
-  if (strcmp(backend, "simulated") == 0) return simulate(r, e, params, profile, out, cost, err);
-  /* Validate before touching the GPU, so a bad parameter is a 400 even without one. */
+  /* The one validation of this run (before touching the GPU, so a bad
+   * parameter is a 400 even without one); everything below takes p. */
   lab_params p;
   if (lab_experiment_params(e, params, &p, err)) return -1;
+  return srv_run_checked(r, e, &p, backend, profile, out, cost, err);
+}
+
+int srv_run_checked(srv_runner *r, const lab_experiment *e, const lab_params *p, const char *backend,
+                    const char *profile, cJSON **out, srv_sim_cost *cost, lab_error *err) {
+  *out = NULL;
+  if (cost) memset(cost, 0, sizeof *cost);
+  if (!backend) backend = "auto";
+  if (strcmp(backend, "auto") && strcmp(backend, "cuda") && strcmp(backend, "simulated"))
+    return lab_fail(err, LAB_E_INVALID_PARAM, "backend", "backend must be one of: auto, cuda, simulated");
+  if (profile && !lab_profile_find(profile))
+    return lab_fail(err, LAB_E_UNKNOWN_PROFILE, "profile", "unknown profile '%.40s'; GET /api/profiles lists them",
+                    profile);
+  if (strcmp(backend, "simulated") == 0) return simulate(r, e, p, profile, out, cost, err);
   lab_driver_view drv;
   lab_runtime_view rt;
   lab_verdict v;
@@ -300,7 +318,7 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
     snprintf(v.summary, sizeof v.summary, "no GPU worker of this class is running");
   }
   switch (srv_route_of(backend, v.usable, lab_experiment_has_kernel(e), strcmp(e->name, "device") == 0)) {
-    case SRV_ROUTE_GPU: return run_on_gpu(r, e, params, out, err);
+    case SRV_ROUTE_GPU: return run_on_gpu(r, e, p, out, err);
     case SRV_ROUTE_NO_GPU:
       return lab_fail(err, LAB_E_NO_GPU, "backend", "%s. Use backend \"simulated\" (or \"auto\") to run the model.",
                       v.summary);
@@ -309,7 +327,7 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
                       e->name);
     case SRV_ROUTE_SIMULATE: break;
   }
-  return simulate(r, e, params, profile, out, cost, err);
+  return simulate(r, e, p, profile, out, cost, err);
 }
 
 srv_route srv_route_of(const char *backend, int usable, int kernel, int device) {

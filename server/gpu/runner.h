@@ -91,6 +91,12 @@ srv_route srv_route_of(const char *backend, int usable, int kernel, int device);
 int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, const char *backend,
                        const char *profile, cJSON **out, srv_sim_cost *cost, lab_error *err);
 
+/* The same for an experiment in hand and params p that
+ * lab_experiment_params (or the CLI's text and lab_experiment_check)
+ * already checked: nothing is parsed again. */
+int srv_run_checked(srv_runner *r, const lab_experiment *e, const lab_params *p, const char *backend,
+                    const char *profile, cJSON **out, srv_sim_cost *cost, lab_error *err);
+
 /* One experiment on the GPU process sup supervises: the job line (with
  * run_id, 0 when none, for the worker's log), the call under wait_s and
  * deadline_s, and the envelope's shape checked. The queue's workers and

@@ -109,17 +109,15 @@ static double leave(srv_sim_gate *g, double est_ms, double share0) {
   return charged;
 }
 
-int srv_sim_gate_run(srv_sim_gate *g, const lab_experiment *e, const cJSON *params, const char *profile,
+int srv_sim_gate_run(srv_sim_gate *g, const lab_experiment *e, const lab_params *p, const char *profile,
                      cJSON **out, srv_sim_cost *cost, lab_error *err) {
   srv_sim_cost none;
   if (!cost) cost = &none;
   memset(cost, 0, sizeof *cost);
   *out = NULL;
-  lab_params p;
-  if (lab_experiment_params(e, params, &p, err)) return -1;
-  if (srv_sim_budget_check(e, &p, g->budget_ms, err)) return -1;
+  if (srv_sim_budget_check(e, p, g->budget_ms, err)) return -1;
   const char *param = NULL;
-  double est = lab_experiment_cpu_ms(e, &p, &param), share0 = 0;
+  double est = lab_experiment_cpu_ms(e, p, &param), share0 = 0;
   int entered = enter(g, est, &share0, &cost->retry_after_s);
   if (entered == -2)
     return lab_fail(err, LAB_E_SERVER_STOPPING, NULL, "the server is stopping; run it again in a moment");
@@ -128,7 +126,7 @@ int srv_sim_gate_run(srv_sim_gate *g, const lab_experiment *e, const cJSON *para
                     "this server is already simulating %d runs, as many as it runs at once; retry in a few seconds",
                     g->slots);
   double t0 = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
-  int rc = lab_simulate(e, params, profile, out, err);
+  int rc = lab_simulate_checked(e, p, profile, out, err);
   cost->thread_ms = cpu_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
   cost->cpu_ms = leave(g, est, share0);
   if (cost->cpu_ms < cost->thread_ms) cost->cpu_ms = cost->thread_ms;

@@ -52,10 +52,12 @@ void srv_sim_gate_stop(srv_sim_gate *g);
  * estimate for these checked params is above budget_ms. */
 int srv_sim_budget_check(const lab_experiment *e, const lab_params *p, double budget_ms, lab_error *err);
 
-/* Validates params, checks the budget, waits for a slot and simulates
- * (lab_simulate); cost (may be NULL) gets what the run cost. Returns 0,
- * or -1 with err set (busy: cost->retry_after_s says when to retry). */
-int srv_sim_gate_run(srv_sim_gate *g, const lab_experiment *e, const cJSON *params, const char *profile,
+/* For params p that lab_experiment_params checked for e (the caller
+ * validated once; nothing is parsed here): checks the budget, waits for a
+ * slot and simulates (lab_simulate_checked); cost (may be NULL) gets what
+ * the run cost. Returns 0, or -1 with err set (busy: cost->retry_after_s
+ * says when to retry). */
+int srv_sim_gate_run(srv_sim_gate *g, const lab_experiment *e, const lab_params *p, const char *profile,
                      cJSON **out, srv_sim_cost *cost, lab_error *err);
 
 #endif

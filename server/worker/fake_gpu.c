@@ -40,10 +40,8 @@ static void sleep_ms(long ms) {
   }
 }
 
-int srv_fake_gpu_run(const char *experiment, const cJSON *params, cJSON **out, lab_error *err) {
+int srv_fake_gpu_run(const lab_experiment *e, const lab_params *p, cJSON **out, lab_error *err) {
   *out = NULL;
-  const lab_experiment *e = lab_experiment_find(experiment);
-  if (!e) return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no experiment named '%.40s'", experiment);
   long ms = srv_fake_gpu_ms();
   /* GPULAB_FAKE_GPU_HANG=NAME: runs of that experiment never end, so the
    * deadline and the worker's replacement can be tested. */
@@ -51,7 +49,7 @@ int srv_fake_gpu_run(const char *experiment, const cJSON *params, cJSON **out, l
   if (hang && strcmp(hang, e->name) == 0)
     for (;;) sleep_ms(1000);
   if (ms > 0) sleep_ms(ms);
-  if (lab_simulate(e, params, "h100-sxm", out, err) != 0) return -1;
+  if (lab_simulate_checked(e, p, "h100-sxm", out, err) != 0) return -1;
   cJSON *dev = cJSON_GetObjectItemCaseSensitive(*out, "device");
   cJSON *name = cJSON_CreateString(SRV_FAKE_GPU_NAME);
   if (!dev || !name || !cJSON_ReplaceItemInObjectCaseSensitive(dev, "name", name)) {

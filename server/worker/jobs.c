@@ -65,18 +65,21 @@ int srv_worker_job(const cJSON *job, cJSON **result, lab_error *err) {
   if (strcmp(kind->valuestring, "run") != 0)
     return lab_fail(err, LAB_E_BAD_REQUEST, "job", "unknown worker job '%.32s'", kind->valuestring);
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(job, "experiment");
-  if (srv_fake_gpu_ms() >= 0 && cJSON_IsString(name)) {
-    int rc = srv_fake_gpu_run(name->valuestring, cJSON_GetObjectItemCaseSensitive(job, "params"), result, err);
+  const lab_experiment *e = cJSON_IsString(name) ? lab_experiment_find(name->valuestring) : NULL;
+  int fake = srv_fake_gpu_ms() >= 0;
+  kern_run_fn run = e ? gpu_runner(e->name) : NULL;
+  if (!e || (!fake && !run))
+    return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no %sexperiment named '%.40s'", fake ? "" : "GPU ",
+                    cJSON_IsString(name) ? name->valuestring : "");
+  /* The worker trusts nobody: its job line is validated here, once, and the
+   * kernel (or the fake GPU) takes the checked values. */
+  lab_params p;
+  if (lab_experiment_params(e, cJSON_GetObjectItemCaseSensitive(job, "params"), &p, err)) return -1;
+  if (fake) {
+    int rc = srv_fake_gpu_run(e, &p, result, err);
     const cJSON *run_id = cJSON_GetObjectItemCaseSensitive(job, "run_id");
     if (rc == 0 && cJSON_IsNumber(run_id)) srv_fake_gpu_log(run_id->valuedouble);
     return rc;
   }
-  const lab_experiment *e = cJSON_IsString(name) ? lab_experiment_find(name->valuestring) : NULL;
-  kern_run_fn run = e ? gpu_runner(e->name) : NULL;
-  if (!run)
-    return lab_fail(err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no GPU experiment named '%.40s'",
-                    cJSON_IsString(name) ? name->valuestring : "");
-  lab_params p;
-  if (lab_experiment_params(e, cJSON_GetObjectItemCaseSensitive(job, "params"), &p, err)) return -1;
   return run(&p, result, err);
 }

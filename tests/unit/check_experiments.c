@@ -292,6 +292,27 @@ START_TEST(zero_quantity_finds_what_it_should) {
 }
 END_TEST
 
+/* Checked params run as they are and state the values the same JSON states
+ * (some experiments time this CPU, so the figures may differ); the
+ * params of another experiment are an internal error, never read. */
+START_TEST(experiment_simulates_checked_params_as_its_json) {
+  const lab_experiment *e = row(_i), *other = row((_i + 1) % N_ROWS);
+  lab_params p, q;
+  lab_error err = {0};
+  cJSON *a = NULL, *b = NULL;
+  ck_assert_int_eq(lab_experiment_params(e, NULL, &p, &err), 0);
+  ck_assert_int_eq(lab_experiment_params(other, NULL, &q, &err), 0);
+  ck_assert_int_eq(lab_simulate_checked(e, &q, "t4", &a, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_INTERNAL);
+  ck_assert_ptr_null(a);
+  ck_assert_int_eq(lab_simulate_checked(e, &p, "t4", &a, &err), 0);
+  ck_assert_int_eq(lab_simulate(e, NULL, "t4", &b, &err), 0);
+  ck_assert(cJSON_Compare(cJSON_GetObjectItem(a, "params"), cJSON_GetObjectItem(b, "params"), 1));
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+}
+END_TEST
+
 Suite *make_experiments_suite(void) {
   Suite *s = suite_create("experiments");
   TCase *tc = tcase_create("table");
@@ -306,6 +327,7 @@ Suite *make_experiments_suite(void) {
   tcase_add_loop_test(tc, experiment_findings_never_read_as_zero_or_nan, 0, N_ROWS);
   tcase_add_loop_test(tc, experiment_estimates_its_cpu_and_names_a_param, 0, N_ROWS);
   tcase_add_loop_test(tc, experiment_cpu_estimate_never_falls_as_a_size_grows, 0, N_ROWS);
+  tcase_add_loop_test(tc, experiment_simulates_checked_params_as_its_json, 0, N_ROWS);
   tcase_add_test(tc, zero_quantity_finds_what_it_should);
   suite_add_tcase(s, tc);
   return s;

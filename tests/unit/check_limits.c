@@ -106,12 +106,21 @@ END_TEST
  * busy with a Retry-After; the slot is back once the first is done, and
  * a run is charged at least its own thread's CPU. */
 static srv_sim_gate one_slot;
+/* The gate takes params its caller checked once. */
+static int gate_run(const char *name, const char *json, cJSON **out, srv_sim_cost *cost, lab_error *err) {
+  const lab_experiment *e = lab_experiment_find(name);
+  cJSON *params = json ? cJSON_Parse(json) : NULL;
+  lab_params p;
+  int rc = lab_experiment_params(e, params, &p, err);
+  cJSON_Delete(params);
+  return rc ? rc : srv_sim_gate_run(&one_slot, e, &p, NULL, out, cost, err);
+}
+
 static void *run_crossover(void *arg) {
   lab_error err;
-  cJSON *out = NULL, *params = cJSON_Parse("{\"max_size\":512,\"samples\":15}");
-  *(int *)arg = srv_sim_gate_run(&one_slot, lab_experiment_find("crossover"), params, NULL, &out, NULL, &err);
+  cJSON *out = NULL;
+  *(int *)arg = gate_run("crossover", "{\"max_size\":512,\"samples\":15}", &out, NULL, &err);
   cJSON_Delete(out);
-  cJSON_Delete(params);
   return NULL;
 }
 
@@ -130,7 +139,7 @@ START_TEST(sim_gate_answers_busy_past_its_slots) {
     busy = one_slot.running == 1;
     pthread_mutex_unlock(&one_slot.lock);
     if (busy) {
-      int rc = srv_sim_gate_run(&one_slot, lab_experiment_find("placement"), NULL, NULL, &out, &cost, &err);
+      int rc = gate_run("placement", NULL, &out, &cost, &err);
       busy = rc != 0; /* the first may have finished between the two looks */
       cJSON_Delete(out);
       out = NULL;
@@ -142,7 +151,7 @@ START_TEST(sim_gate_answers_busy_past_its_slots) {
   ck_assert_msg(busy, "never saw the one slot taken");
   ck_assert_int_eq(err.code, LAB_E_BUSY);
   ck_assert(cost.retry_after_s >= 1);
-  ck_assert_int_eq(srv_sim_gate_run(&one_slot, lab_experiment_find("placement"), NULL, NULL, &out, &cost, &err), 0);
+  ck_assert_int_eq(gate_run("placement", NULL, &out, &cost, &err), 0);
   ck_assert(cost.cpu_ms >= cost.thread_ms && cost.thread_ms >= 0);
   cJSON_Delete(out);
   ck_assert_int_eq(one_slot.running, 0);

@@ -7,12 +7,15 @@
 #include "suites.h"
 
 static const char *const modes[] = {"pinned", "pageable", NULL};
-static const lab_param_spec spec[] = {
-    {.name = "size", .type = LAB_P_INT, .min = 1, .max = 16384, .def = 1024, .unit = "elements", .help = "n"},
-    {.name = "ratio", .type = LAB_P_NUM, .min = 0, .max = 1, .def = 0.5, .help = "r"},
-    {.name = "sync", .type = LAB_P_BOOL, .def = 1, .help = "s"},
-    {.name = "mode", .type = LAB_P_ENUM, .def = 0, .choices = modes, .help = "m"},
-};
+/* Declared as an experiment declares its parameters (lab/params.h). */
+#define LAB_PARAMS_demo(X)                        \
+  X(size, INT, 1, 16384, 1024, "elements", "n", NULL) \
+  X(ratio, NUM, 0, 1, 0.5, NULL, "r", NULL)       \
+  X(sync, BOOL, 0, 1, 1, NULL, "s", NULL)         \
+  X(mode, ENUM, 0, 1, 0, NULL, "m", modes)
+LAB_PARAMS_STRUCT(demo)
+LAB_PARAMS_DEFINE(demo)
+#define spec lab_params_demo_spec
 
 static int from(const char *json, lab_params *p, lab_error *err) {
   cJSON *o = cJSON_Parse(json);
@@ -27,9 +30,11 @@ START_TEST(params_defaults_when_absent) {
   lab_error err;
   lab_params_init(&p, spec, 4);
   ck_assert_int_eq(lab_params_from_json(&p, NULL, &err), 0);
-  ck_assert_int_eq(lab_param_int(&p, "size"), 1024);
-  ck_assert(lab_param_bool(&p, "sync"));
-  ck_assert_str_eq(lab_param_choice(&p, "mode"), "pinned");
+  const lab_params_demo t = lab_params_demo_of(&p);
+  ck_assert_int_eq(t.size, 1024);
+  ck_assert(t.sync);
+  ck_assert_str_eq(modes[t.mode], "pinned");
+  ck_assert_double_eq(t.ratio, 0.5);
 }
 END_TEST
 
@@ -37,9 +42,10 @@ START_TEST(params_accepts_valid_values) {
   lab_params p;
   lab_error err;
   ck_assert_int_eq(from("{\"size\":16384,\"ratio\":0,\"sync\":false,\"mode\":\"pageable\"}", &p, &err), 0);
-  ck_assert_int_eq(lab_param_int(&p, "size"), 16384);
-  ck_assert(!lab_param_bool(&p, "sync"));
-  ck_assert_str_eq(lab_param_choice(&p, "mode"), "pageable");
+  const lab_params_demo t = lab_params_demo_of(&p);
+  ck_assert_int_eq(t.size, 16384);
+  ck_assert(!t.sync);
+  ck_assert_str_eq(modes[t.mode], "pageable");
 }
 END_TEST
 
@@ -101,7 +107,7 @@ START_TEST(params_parse_cli_text) {
   ck_assert_int_eq(lab_params_set_text(&p, "size", "2048", &err), 0);
   ck_assert_int_eq(lab_params_set_text(&p, "sync", "false", &err), 0);
   ck_assert_int_eq(lab_params_set_text(&p, "mode", "pageable", &err), 0);
-  ck_assert_int_eq(lab_param_int(&p, "size"), 2048);
+  ck_assert_int_eq(lab_params_demo_of(&p).size, 2048);
   ck_assert_int_eq(lab_params_set_text(&p, "size", "12abc", &err), -1);
   ck_assert_int_eq(lab_params_set_text(&p, "size", "", &err), -1);
   ck_assert_int_eq(lab_params_set_text(&p, "sync", "maybe", &err), -1);
@@ -124,6 +130,27 @@ START_TEST(params_round_trip_to_json) {
   ck_assert_int_eq(lab_params_from_json(&q, o, &err), 0);
   ck_assert(memcmp(p.v, q.v, sizeof p.v) == 0);
   cJSON_Delete(o);
+}
+END_TEST
+
+/* By name only where code is generic: an unknown name is -1, not a 0. */
+START_TEST(params_index_by_name_knows_unknown) {
+  lab_params p;
+  lab_params_init(&p, spec, 4);
+  ck_assert_int_eq(lab_param_index(&p, "mode"), 3);
+  ck_assert_int_eq(lab_param_index(&p, "sizee"), -1);
+}
+END_TEST
+
+/* Params of another experiment read as this one's defaults, never as a
+ * misaligned copy of the other's values. */
+START_TEST(params_typed_view_of_other_spec_is_defaults) {
+  static const lab_param_spec other[] = {{.name = "n", .type = LAB_P_INT, .min = 0, .max = 9e9, .def = 77}};
+  lab_params p;
+  lab_params_init(&p, other, 1);
+  const lab_params_demo t = lab_params_demo_of(&p);
+  ck_assert_int_eq(t.size, 1024);
+  ck_assert(t.sync);
 }
 END_TEST
 
@@ -151,6 +178,8 @@ Suite *make_params_suite(void) {
   tcase_add_test(t, params_parse_cli_text);
   tcase_add_test(t, params_round_trip_to_json);
   tcase_add_test(t, params_spec_json_lists_bounds);
+  tcase_add_test(t, params_index_by_name_knows_unknown);
+  tcase_add_test(t, params_typed_view_of_other_spec_is_defaults);
   suite_add_tcase(s, t);
   return s;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bridge.h"
+#include "placement.h"
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
@@ -87,7 +88,7 @@ START_TEST(validation_errors_name_the_parameter) {
   int batch = param_index(e, "batch"), hidden = param_index(e, "hidden");
   snprintf(w.text[batch], sizeof w.text[batch], "0");
   snprintf(w.text[hidden], sizeof w.text[hidden], "<b>wide</b>");
-  ck_assert_int_eq(ui_exp_validate(&w, &params), 2);
+  ck_assert_int_eq(ui_exp_validate(&w, &params, NULL), 2);
   ck_assert_ptr_null(params);
   ck_has(w.error[batch], "batch");
   ck_has(w.error[hidden], "hidden");
@@ -111,8 +112,12 @@ START_TEST(valid_values_become_the_normalised_params) {
   ui_exp_widget_init(&w, e);
   snprintf(w.text[param_index(e, "move_labels")], UI_EXP_TEXT_MAX, "0");
   snprintf(w.text[param_index(e, "batch")], UI_EXP_TEXT_MAX, "32");
-  ck_assert_int_eq(ui_exp_validate(&w, &params), 0);
+  lab_params checked;
+  ck_assert_int_eq(ui_exp_validate(&w, &params, &checked), 0);
   ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(params, "move_labels")));
+  /* The same values, checked, for a simulation in the browser. */
+  ck_assert(!lab_params_placement_of(&checked).move_labels);
+  ck_assert_int_eq(lab_params_placement_of(&checked).batch, 32);
   ck_assert_int_eq(cJSON_GetObjectItem(params, "batch")->valueint, 32);
   cJSON_Delete(params);
 }

@@ -29,7 +29,7 @@ bool ui_exp_gpu_usable(const ui_device_state *dev) {
          ui_json_bool(verdict, "simulate") != 1;
 }
 
-int ui_exp_validate(ui_exp_widget *w, cJSON **params) {
+int ui_exp_validate(ui_exp_widget *w, cJSON **params, lab_params *checked) {
   lab_params p;
   int bad = 0;
   *params = NULL;
@@ -51,6 +51,7 @@ int ui_exp_validate(ui_exp_widget *w, cJSON **params) {
     bad = 1;
   }
   if (bad == 0) *params = lab_params_to_json(&p);
+  if (bad == 0 && checked) *checked = p;
   return bad;
 }
 

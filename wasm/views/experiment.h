@@ -43,8 +43,10 @@ const char *ui_exp_target_help(const ui_device_state *dev);
 
 /* Validates every parameter's text (each on its own, so every bad field
  * gets its message); returns how many are invalid. On 0, *params is the
- * normalised JSON object (caller owns). */
-int ui_exp_validate(ui_exp_widget *w, cJSON **params);
+ * normalised JSON object (caller owns; what a request to the server sends)
+ * and *checked (when not NULL) the checked values, which a simulation in
+ * the browser takes as they are (lab_simulate_checked). */
+int ui_exp_validate(ui_exp_widget *w, cJSON **params, lab_params *checked);
 /* Records an error the run reported (err->param names a field, or none). */
 void ui_exp_set_error(ui_exp_widget *w, const lab_error *err);
 

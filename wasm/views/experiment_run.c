@@ -30,6 +30,7 @@ typedef struct slot {
   ui_exp_widget w;
   bool ready;
   cJSON *result, *params;
+  lab_params checked; /* params as checked values, set with them */
   char note[420], failure[400];
   char rec_label[160]; /* "recorded on DEVICE, DATE", "" until its file was read */
   intptr_t gen;
@@ -335,7 +336,7 @@ static void simulate_now(void *ctx) {
   if (!s) return;
   memset(&err, 0, sizeof err);
   const char *profile = strcmp(s->w.target, "auto") == 0 ? UI_OFFLINE_PROFILE : s->w.target;
-  if (lab_simulate(s->w.e, s->params, profile, &env, &err) != 0) {
+  if (lab_simulate_checked(s->w.e, &s->checked, profile, &env, &err) != 0) {
     fail(s, &err);
     return;
   }
@@ -441,19 +442,21 @@ static void read_controls(slot *s) {
 
 static void run(slot *s, int index) {
   cJSON *params = NULL;
+  lab_params checked;
   if (s->w.running) return; /* the button is aria-disabled while it runs */
   read_controls(s);
   if (strcmp(s->w.target, "recorded") == 0) {
     replay(s, index); /* nothing runs: the controls do not apply */
     return;
   }
-  if (ui_exp_validate(&s->w, &params) > 0) {
+  if (ui_exp_validate(&s->w, &params, &checked) > 0) {
     show_field_errors(s);
     return;
   }
   show_field_errors(s); /* clears messages from an earlier attempt */
   cJSON_Delete(s->params);
   s->params = params;
+  s->checked = checked;
   s->note[0] = '\0';
   s->gen++;
   set_running(s, true);
