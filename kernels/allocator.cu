@@ -157,7 +157,7 @@ cleanup:
   return rc;
 }
 
-extern "C" int kern_run_allocator(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(allocator) {
   const lab_params_allocator tp = lab_params_allocator_of(p);
   gpu_ctx g = {cudaSuccess, NULL, NULL};
   lab_pool_device dev;

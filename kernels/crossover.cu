@@ -65,7 +65,7 @@ cleanup:
   return -1;
 }
 
-extern "C" int kern_run_crossover(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(crossover) {
   const lab_params_crossover tp = lab_params_crossover_of(p);
   lab_crossover_measure m;
   cudaDeviceProp prop;

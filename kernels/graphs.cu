@@ -212,7 +212,7 @@ static double median(const double *x, int n) {
   return s.median;
 }
 
-extern "C" int kern_run_graphs(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(graphs) {
   const lab_params_graphs tp = lab_params_graphs_of(p);
   lab_graphs_measure *m = (lab_graphs_measure *)calloc(1, sizeof *m);
   lab_graphs_mode *se = (lab_graphs_mode *)calloc(2, sizeof *se);

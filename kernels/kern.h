@@ -10,7 +10,6 @@ extern "C" {
 
 #include "device.h"
 #include "error.h"
-#include "experiments.h"
 #include "params.h"
 
 /* Fills the runtime view (cudaGetDeviceCount, properties, free memory).
@@ -38,9 +37,16 @@ void kern_shutdown(void);
  * up. `device` is answered by kern_runtime_view and the driver probe. */
 typedef int (*kern_run_fn)(const lab_params *p, cJSON **out, lab_error *err);
 
-#define LAB_KERN_THEN(name) int kern_run_##name(const lab_params *p, cJSON **out, lab_error *err);
-LAB_EXPERIMENTS(LAB_IF_KERN)
-#undef LAB_KERN_THEN
+/* The entry's head, written once: kernels/NAME.cu defines it as
+ * `KERN_ENTRY(NAME) { … }` and the worker's dispatch (server/worker/jobs.c)
+ * declares every one from the table. kern.h does not include the table, so
+ * a new table line rebuilds the dispatch and the lists, not every .cu. */
+#ifdef __cplusplus
+#define KERN_LINKAGE extern "C"
+#else
+#define KERN_LINKAGE
+#endif
+#define KERN_ENTRY(name) KERN_LINKAGE int kern_run_##name(const lab_params *p, cJSON **out, lab_error *err)
 
 #ifdef __cplusplus
 }

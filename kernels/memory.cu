@@ -54,7 +54,7 @@ static int gpu_info(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes) {
   return e == cudaSuccess ? 0 : -1;
 }
 
-extern "C" int kern_run_memory(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(memory) {
   gpu_ctx g = {cudaSuccess, NULL};
   lab_pool_device dev;
   dev.be.ctx = &g;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "experiments.h"
 #include "kern.h"
 
 void kern_runtime_view(lab_runtime_view *rt) {
@@ -20,8 +21,12 @@ int kern_cold_sgemm_main(int n, int k) {
 
 void kern_shutdown(void) {}
 
+#define LAB_KERN_THEN(name) KERN_ENTRY(name);
+LAB_EXPERIMENTS(LAB_IF_KERN)
+#undef LAB_KERN_THEN
+
 #define LAB_KERN_THEN(name)                                                                     \
-  int kern_run_##name(const lab_params *p, cJSON **out, lab_error *err) {                    \
+  KERN_ENTRY(name) {                                                                          \
     (void)p;                                                                                  \
     *out = NULL;                                                                              \
     return lab_fail(err, LAB_E_NO_GPU, NULL, "gpulab was built without CUDA, so " #name       \

@@ -70,7 +70,7 @@ static int cpu_layer(const float *w, const float *b, const float *x, const float
   return correct;
 }
 
-extern "C" int kern_run_placement(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(placement) {
   lab_placement_measure m;
   lab_placement_plan(p, &m);
   const int rows = (int)m.out_rows, cols = (int)m.out_cols, features = (int)m.t[LAB_T_FEATURES].shape[1];

@@ -120,7 +120,7 @@ static int one_size(kern_bench *bench, cublasHandle_t h, int i, const inputs *in
   return 0;
 }
 
-extern "C" int kern_run_precision(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(precision) {
   const lab_params_precision tp = lab_params_precision_of(p);
   lab_precision_measure *m = NULL;
   cudaDeviceProp prop;

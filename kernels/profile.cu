@@ -246,7 +246,7 @@ cleanup:
   return rc;
 }
 
-extern "C" int kern_run_profile(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(profile) {
   const lab_params_profile tp = lab_params_profile_of(p);
   const int O = LAB_PROFILE_OPS;
   mlp m;

@@ -190,7 +190,7 @@ cleanup:
   return -1;
 }
 
-extern "C" int kern_run_streams(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(streams) {
   lab_streams_measure m;
   cudaDeviceProp prop;
   ctx c;

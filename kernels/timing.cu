@@ -69,7 +69,7 @@ cleanup:
   return rc;
 }
 
-extern "C" int kern_run_timing(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(timing) {
   const lab_params_timing tp = lab_params_timing_of(p);
   lab_timing_measure m;
   cudaDeviceProp prop;

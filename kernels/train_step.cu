@@ -122,7 +122,7 @@ cleanup:
   return -1;
 }
 
-extern "C" int kern_run_train_step(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(train_step) {
   const lab_params_train_step tp = lab_params_train_step_of(p);
   const int B = (int)tp.batch, F = (int)tp.features,
             C = (int)tp.classes, steps = (int)tp.steps,

@@ -92,7 +92,7 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
   return worst;
 }
 
-extern "C" int kern_run_transfer(const lab_params *p, cJSON **out, lab_error *err) {
+KERN_ENTRY(transfer) {
   const lab_params_transfer tp = lab_params_transfer_of(p);
   lab_transfer_measure m;
   cudaDeviceProp prop;

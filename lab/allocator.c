@@ -463,7 +463,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
 /* CPU cost (lab_experiment_cpu_ms): the simulated caching allocator per
  * cycle and step; 1.3 ms measured at 1000 cycles × 10 steps
  * (bench/cpu_cost): 0.2 µs each over the 1 ms floor. */
-double lab_cpu_ms_allocator(const lab_params *p, const char **param) {
+LAB_CPU_MS(allocator);
+
+LAB_CPU_MS(allocator) {
   const lab_params_allocator tp = lab_params_allocator_of(p);
   *param = "cycles";
   return 1.0 + 2e-4 * (double)tp.cycles * (double)tp.steps;

@@ -267,7 +267,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
  * cycles before it sleeps, which the process is charged for). The short
  * sizes' loops stop on wall time, so a busy machine spends less CPU on
  * them than an idle one: the estimate is the idle case. */
-double lab_cpu_ms_crossover(const lab_params *p, const char **param) {
+LAB_CPU_MS(crossover);
+
+LAB_CPU_MS(crossover) {
   const lab_params_crossover tp = lab_params_crossover_of(p);
   int n[LAB_CROSSOVER_MAX_SIZES];
   int k = lab_crossover_sizes((int)tp.max_size, n, LAB_CROSSOVER_MAX_SIZES);

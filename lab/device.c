@@ -326,7 +326,9 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
 /* CPU cost (lab_experiment_cpu_ms): the envelope from the profile's
  * fields, well under a millisecond (bench/cpu_cost); 1 ms is the floor every
  * estimate keeps for building and printing an envelope. */
-double lab_cpu_ms_device(const lab_params *p, const char **param) {
+LAB_CPU_MS(device);
+
+LAB_CPU_MS(device) {
   (void)p;
   *param = "index";
   return 1.0;

@@ -348,7 +348,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
  * at 10 000 kernels × 30 samples with the sweep, 23-30 at other tries, and
  * 6.5-11.8 ms at 10 000 × 7 (bench/cpu_cost): 0.15 µs per kernel-sample
  * over the 1 ms floor. */
-double lab_cpu_ms_graphs(const lab_params *p, const char **param) {
+LAB_CPU_MS(graphs);
+
+LAB_CPU_MS(graphs) {
   const lab_params_graphs tp = lab_params_graphs_of(p);
   *param = "kernels";
   return 1.0 + 1.5e-4 * (double)tp.kernels * (double)tp.samples;

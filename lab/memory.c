@@ -459,7 +459,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
 /* CPU cost (lab_experiment_cpu_ms): the simulated allocator walks the
  * layers (about 5 µs a layer measured by bench/cpu_cost, 1.4 ms at 256
  * layers); 10 µs a layer over the 1 ms floor. */
-double lab_cpu_ms_memory(const lab_params *p, const char **param) {
+LAB_CPU_MS(memory);
+
+LAB_CPU_MS(memory) {
   const lab_params_memory tp = lab_params_memory_of(p);
   *param = "layers";
   return 1.0 + 0.01 * (double)tp.layers;

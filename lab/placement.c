@@ -243,7 +243,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
 /* CPU cost (lab_experiment_cpu_ms): a closed-form model of a few
  * copies and one matmul, whatever the sizes; under 0.1 ms measured
  * (bench/cpu_cost), so the 1 ms floor of an envelope. */
-double lab_cpu_ms_placement(const lab_params *p, const char **param) {
+LAB_CPU_MS(placement);
+
+LAB_CPU_MS(placement) {
   (void)p;
   *param = "batch";
   return 1.0;

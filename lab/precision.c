@@ -405,7 +405,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
  * (~0.13 ms a step measured by bench/cpu_cost: 0.15 counted) and the
  * error check of each size (a few rows and columns of length n, ~2 µs per
  * unit of n: 2.5 counted), over the 1 ms floor. */
-double lab_cpu_ms_precision(const lab_params *p, const char **param) {
+LAB_CPU_MS(precision);
+
+LAB_CPU_MS(precision) {
   const lab_params_precision tp = lab_params_precision_of(p);
   int size[LAB_PREC_MAX_SIZES];
   int k = lab_precision_sizes((int)tp.max_size, size);

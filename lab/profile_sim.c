@@ -157,7 +157,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
 
 /* CPU cost (lab_experiment_cpu_ms): the stream model per step; 0.9 ms
  * measured at 200 steps (bench/cpu_cost): 5 µs a step over the 1 ms floor. */
-double lab_cpu_ms_profile(const lab_params *p, const char **param) {
+LAB_CPU_MS(profile);
+
+LAB_CPU_MS(profile) {
   const lab_params_profile tp = lab_params_profile_of(p);
   *param = "steps";
   return 1.0 + 0.005 * (double)tp.steps;

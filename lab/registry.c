@@ -8,7 +8,7 @@
 #include "cjson_compat.h"
 #include "experiments.h"
 
-#define LAB_X_DECL(stem, kern) extern const lab_experiment lab_exp_##stem;
+#define LAB_X_DECL(stem, kern) extern const lab_experiment lab_exp_##stem; LAB_CPU_MS(stem);
 LAB_EXPERIMENTS(LAB_X_DECL)
 #undef LAB_X_DECL
 

@@ -8,7 +8,6 @@
 
 #include <stdbool.h>
 
-#include "experiments.h"
 #include "params.h"
 #include "profiles.h"
 
@@ -54,14 +53,13 @@ double lab_experiment_gpu_bytes(const lab_experiment *e, const lab_params *p, co
  * before it runs (as gpu_bytes estimates GPU memory): milliseconds of CPU
  * time, every thread counted, on the reference machine its file's comment
  * names; *param names the parameter that sets most of it. Each experiment
- * defines lab_cpu_ms_STEM in lab/STEM.c and the registry's table takes it
+ * defines lab_cpu_ms_STEM in lab/STEM.c (its head: LAB_CPU_MS(STEM), declared
+ * in lab/STEM.h) and the registry's table takes it
  * from the experiments.h line, so a missing one fails the build (an
  * undefined reference), not a test. `bench/cpu_cost` prints every
  * estimate beside a measurement; servers refuse a simulation above their
  * CPU budget with it (server/gpu/sim_gate.h). */
-#define LAB_X_CPU_DECL(stem, kern) double lab_cpu_ms_##stem(const lab_params *p, const char **param);
-LAB_EXPERIMENTS(LAB_X_CPU_DECL)
-#undef LAB_X_CPU_DECL
+#define LAB_CPU_MS(stem) double lab_cpu_ms_##stem(const lab_params *p, const char **param)
 double lab_experiment_cpu_ms(const lab_experiment *e, const lab_params *p, const char **param);
 
 /* e's cross-parameter check alone, for params built another way (the CLI

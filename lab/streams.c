@@ -351,7 +351,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
 /* CPU cost (lab_experiment_cpu_ms): the stream model per chunk and
  * stream; 0.3 ms measured at 32 chunks × 8 streams (bench/cpu_cost):
  * 10 µs a chunk over the 1 ms floor. */
-double lab_cpu_ms_streams(const lab_params *p, const char **param) {
+LAB_CPU_MS(streams);
+
+LAB_CPU_MS(streams) {
   const lab_params_streams tp = lab_params_streams_of(p);
   *param = "chunks";
   return 1.0 + 0.01 * (double)tp.chunks;

@@ -264,7 +264,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
 /* CPU cost (lab_experiment_cpu_ms): the stream model per repeat and
  * sample; 0.1 ms measured at 100 repeats × 7 samples (bench/cpu_cost):
  * 1 µs per launch over the 1 ms floor. */
-double lab_cpu_ms_timing(const lab_params *p, const char **param) {
+LAB_CPU_MS(timing);
+
+LAB_CPU_MS(timing) {
   const lab_params_timing tp = lab_params_timing_of(p);
   *param = "repeats";
   return 1.0 + 1e-3 * (double)tp.repeats * (double)tp.samples;

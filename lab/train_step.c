@@ -335,7 +335,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
  * class centres (two normal draws per weight, ~33 ns each: 80 ns), the
  * stream model (10 runs of 6 launches a step, ~4.4 µs a step: 6 µs) and
  * the 1 ms floor. Largest parameters: 5.4-6.2 s measured, 7.6 s estimated. */
-double lab_cpu_ms_train_step(const lab_params *p, const char **param) {
+LAB_CPU_MS(train_step);
+
+LAB_CPU_MS(train_step) {
   const lab_params_train_step tp = lab_params_train_step_of(p);
   double batch = (double)tp.batch, f = (double)tp.features, c = (double)tp.classes,
          steps = (double)tp.steps;

@@ -246,7 +246,9 @@ static double gpu_bytes(const lab_params *p, const char **param) {
 /* CPU cost (lab_experiment_cpu_ms): a closed-form model per sample and
  * small copy; 0.5 ms measured at 10 000 small copies × 10 samples
  * (bench/cpu_cost): 2 µs per hundred over the 1 ms floor. */
-double lab_cpu_ms_transfer(const lab_params *p, const char **param) {
+LAB_CPU_MS(transfer);
+
+LAB_CPU_MS(transfer) {
   const lab_params_transfer tp = lab_params_transfer_of(p);
   *param = "small_copies";
   return 1.0 + 2e-5 * (double)tp.small_copies * (double)tp.samples;

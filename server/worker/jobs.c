@@ -10,12 +10,18 @@
 
 #include "cjson_compat.h"
 #include "cuda_errors.h"
+#include "experiments.h"
 #include "fake_gpu.h"
 #include "hooks.h"
 #include "kern.h"
 #include "registry.h"
 
-/* kern_run_NAME of every experiment with a kernel (lab/experiments.h). */
+/* kern_run_NAME of every experiment with a kernel (lab/experiments.h):
+ * declared here from the table, defined by kernels/NAME.cu. */
+#define LAB_KERN_THEN(name) KERN_ENTRY(name);
+LAB_EXPERIMENTS(LAB_IF_KERN)
+#undef LAB_KERN_THEN
+
 static const struct {
   const char *name;
   kern_run_fn run;

@@ -2,7 +2,12 @@
  * (capped), and Check prints "N%: Checks: N, Failures: N, Errors: N". */
 #include <stdlib.h>
 
+#include "experiments.h"
 #include "suites.h"
+
+#define TEST_X_SUITE_DECL(stem, kern) TEST_EXPERIMENT_SUITE(stem);
+LAB_EXPERIMENTS(TEST_X_SUITE_DECL)
+#undef TEST_X_SUITE_DECL
 
 int main(void) {
   Suite *(*const suites[])(void) = {

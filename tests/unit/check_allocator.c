@@ -253,7 +253,9 @@ START_TEST(allocator_simulation_is_deterministic_and_has_a_spread) {
 }
 END_TEST
 
-Suite *make_allocator_suite(void) {
+TEST_EXPERIMENT_SUITE(allocator);
+
+TEST_EXPERIMENT_SUITE(allocator) {
   Suite *s = suite_create("allocator");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, allocator_rejects_a_walk_over_the_limit);

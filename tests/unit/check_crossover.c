@@ -247,7 +247,9 @@ START_TEST(crossover_findings_name_the_crossover) {
 }
 END_TEST
 
-Suite *make_crossover_suite(void) {
+TEST_EXPERIMENT_SUITE(crossover);
+
+TEST_EXPERIMENT_SUITE(crossover) {
   Suite *s = suite_create("crossover");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 20); /* real CPU timing, slower under the sanitizer */

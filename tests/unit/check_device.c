@@ -265,7 +265,9 @@ START_TEST(paths_stay_under_the_root) {
 }
 END_TEST
 
-Suite *make_device_suite(void) {
+TEST_EXPERIMENT_SUITE(device);
+
+TEST_EXPERIMENT_SUITE(device) {
   Suite *s = suite_create("device");
   TCase *t = tcase_create("core");
   tcase_add_test(t, verdict_no_driver_when_nothing_answers);

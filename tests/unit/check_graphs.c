@@ -217,7 +217,9 @@ START_TEST(graphs_cpu_reference_follows_the_chain) {
 }
 END_TEST
 
-Suite *make_graphs_suite(void) {
+TEST_EXPERIMENT_SUITE(graphs);
+
+TEST_EXPERIMENT_SUITE(graphs) {
   Suite *s = suite_create("graphs");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 30);

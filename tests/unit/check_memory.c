@@ -268,7 +268,9 @@ START_TEST(memory_bigger_gpus_fit_bigger_batches) {
 }
 END_TEST
 
-Suite *make_memory_suite(void) {
+TEST_EXPERIMENT_SUITE(memory);
+
+TEST_EXPERIMENT_SUITE(memory) {
   Suite *s = suite_create("memory");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, memory_floor_is_16_bytes_per_param);

@@ -143,7 +143,9 @@ START_TEST(placement_findings_quote_this_runs_numbers) {
 }
 END_TEST
 
-Suite *make_placement_suite(void) {
+TEST_EXPERIMENT_SUITE(placement);
+
+TEST_EXPERIMENT_SUITE(placement) {
   Suite *s = suite_create("placement");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, placement_rejects_a_number_for_a_flag);

@@ -203,7 +203,9 @@ START_TEST(precision_findings_quote_the_measured_numbers) {
 }
 END_TEST
 
-Suite *make_precision_suite(void) {
+TEST_EXPERIMENT_SUITE(precision);
+
+TEST_EXPERIMENT_SUITE(precision) {
   Suite *s = suite_create("precision");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 30);

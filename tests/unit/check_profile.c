@@ -222,7 +222,9 @@ START_TEST(profile_simulation_is_deterministic_and_has_a_spread) {
 }
 END_TEST
 
-Suite *make_profile_suite(void) {
+TEST_EXPERIMENT_SUITE(profile);
+
+TEST_EXPERIMENT_SUITE(profile) {
   Suite *s = suite_create("profile");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, profile_rejects_a_non_boolean_pinned);

@@ -201,7 +201,9 @@ START_TEST(streams_sim_engines_serve_ops_in_order) {
 }
 END_TEST
 
-Suite *make_streams_suite(void) {
+TEST_EXPERIMENT_SUITE(streams);
+
+TEST_EXPERIMENT_SUITE(streams) {
   Suite *s = suite_create("streams");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, streams_rejects_bad_memory_and_wait);

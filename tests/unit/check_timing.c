@@ -223,7 +223,9 @@ START_TEST(timing_samples_have_a_spread) {
 }
 END_TEST
 
-Suite *make_timing_suite(void) {
+TEST_EXPERIMENT_SUITE(timing);
+
+TEST_EXPERIMENT_SUITE(timing) {
   Suite *s = suite_create("timing");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, timing_rejects_a_batch_too_big_to_run);

@@ -131,7 +131,9 @@ START_TEST(train_step_large_problems_train_a_smaller_cpu_curve) {
 }
 END_TEST
 
-Suite *make_train_step_suite(void) {
+TEST_EXPERIMENT_SUITE(train_step);
+
+TEST_EXPERIMENT_SUITE(train_step) {
   Suite *s = suite_create("train_step");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, train_step_cpu_gradients_match_finite_differences);

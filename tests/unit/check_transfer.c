@@ -170,7 +170,9 @@ START_TEST(transfer_builder_marks_validation_of_real_runs) {
 }
 END_TEST
 
-Suite *make_transfer_suite(void) {
+TEST_EXPERIMENT_SUITE(transfer);
+
+TEST_EXPERIMENT_SUITE(transfer) {
   Suite *s = suite_create("transfer");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, transfer_rejects_negative_size);

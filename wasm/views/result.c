@@ -96,6 +96,10 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
 }
 
 /* One renderer per experiment, from the table in lab/experiments.h. */
+#define UI_X_VIEW_DECL(stem, kern) UI_RESULT_VIEW(stem);
+LAB_EXPERIMENTS(UI_X_VIEW_DECL)
+#undef UI_X_VIEW_DECL
+
 static const struct {
   const char *name;
   void (*render)(ui_buf *b, const cJSON *env);

@@ -133,7 +133,9 @@ static void fragmentation(ui_buf *b, const cJSON *env) {
   ui_res_figure_end(b);
 }
 
-void ui_result_allocator(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(allocator);
+
+UI_RESULT_VIEW(allocator) {
   timeline(b, env);
   costs(b, env);
   fragmentation(b, env);

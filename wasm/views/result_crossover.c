@@ -6,7 +6,9 @@
 #include "result_parts.h"
 #include "result_views.h"
 
-void ui_result_crossover(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(crossover);
+
+UI_RESULT_VIEW(crossover) {
   /* cpu_server: the server's BLAS line beside an in-browser run (experiment_run.c) */
   static const char *const ids[] = {"cpu", "cpu_server", "gpu_kernel", "gpu", "gpu_copies"};
   ui_series_xy s[5];

@@ -7,7 +7,9 @@
 #include "result_parts.h"
 #include "result_views.h"
 
-void ui_result_device(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(device);
+
+UI_RESULT_VIEW(device) {
   const char *backend = ui_json_str(env, "backend");
   char label[64];
   ui_device_state s = {.views = ui_json_obj(ui_json_obj(env, "details"), "views"),

@@ -103,7 +103,9 @@ end:
   ui_res_free(s, n);
 }
 
-void ui_result_graphs(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(graphs);
+
+UI_RESULT_VIEW(graphs) {
   char summary[400], t1[32], t2[32];
   per_kernel_bars(b, env);
   /* the drawn timeline ends with its last event */

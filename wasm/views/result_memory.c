@@ -145,7 +145,9 @@ static void oom(ui_buf *b, const cJSON *env) {
   ui_buf_raw(b, "</div>");
 }
 
-void ui_result_memory(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(memory);
+
+UI_RESULT_VIEW(memory) {
   budget(b, env);
   oom(b, env);
   steps(b, env);

@@ -64,7 +64,9 @@ static void diagram(ui_buf *b, const cJSON *tensors, const char *summary) {
   ui_svg_end(b);
 }
 
-void ui_result_placement(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(placement);
+
+UI_RESULT_VIEW(placement) {
   const cJSON *d = ui_json_obj(env, "details"), *tensors = ui_json_arr(d, "tensors"), *t;
   const cJSON *pre = ui_json_obj(d, "preflight"), *out = ui_json_obj(d, "output");
   char summary[400], shape[64], v[32];

@@ -26,7 +26,9 @@ static void lines(ui_buf *b, const cJSON *env, const char *title, const char *co
   ui_res_free(s, n);
 }
 
-void ui_result_precision(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(precision);
+
+UI_RESULT_VIEW(precision) {
   static const char *const tf[] = {"tflops_fp32", "tflops_tf32", "tflops_bf16", "tflops_fp16"};
   static const char *const er[] = {"err_fp32", "err_tf32", "err_bf16", "err_fp16"};
   static const char *const lo[] = {"loss_fp32", "loss_bf16", "loss_fp16"};

@@ -51,7 +51,9 @@ static void profiler_table(ui_buf *b, const row *rows, int n) {
   ui_buf_raw(b, "</tbody></table></div>");
 }
 
-void ui_result_profile(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(profile);
+
+UI_RESULT_VIEW(profile) {
   row rows[MAX_PHASES];
   ui_bar bars[MAX_PHASES];
   char summary[400], v1[32], v2[32], v3[32];

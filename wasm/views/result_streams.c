@@ -128,7 +128,9 @@ static double run_end(const cJSON *env, const char *prefix) {
   return end;
 }
 
-void ui_result_streams(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(streams);
+
+UI_RESULT_VIEW(streams) {
   static const char *const ids[] = {"one_stream_pinned", "streams_pinned", "one_stream_pageable", "streams_pageable"};
   static const char *const keys[] = {"one_stream_pinned_ms", "streams_pinned_ms", "one_stream_pageable_ms",
                                      "streams_pageable_ms"};

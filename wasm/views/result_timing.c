@@ -9,7 +9,9 @@
 #include "result_parts.h"
 #include "result_views.h"
 
-void ui_result_timing(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(timing);
+
+UI_RESULT_VIEW(timing) {
   char summary[400], t1[32], t2[32], t3[32];
   double nosync = ui_res_metric(env, "host_nosync_ms"), sync = ui_res_metric(env, "host_sync_ms");
   double events = ui_res_metric(env, "events_ms"), cold = ui_res_metric(env, "cold_ms");

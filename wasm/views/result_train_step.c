@@ -8,7 +8,9 @@
 #include "result_parts.h"
 #include "result_views.h"
 
-void ui_result_train_step(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(train_step);
+
+UI_RESULT_VIEW(train_step) {
   static const char *const loss_id[] = {"loss"}, *const host_ids[] = {"host_every_step", "host_every_n"};
   ui_series_xy loss[1], host[2];
   const char *labels[2];

@@ -7,7 +7,9 @@
 #include "result_parts.h"
 #include "result_views.h"
 
-void ui_result_transfer(ui_buf *b, const cJSON *env) {
+UI_RESULT_VIEW(transfer);
+
+UI_RESULT_VIEW(transfer) {
   static const char *const ids[] = {"h2d_pinned", "h2d_pageable", "d2h_pinned", "d2h_pageable"};
   ui_series_xy s[4];
   const char *labels[4];
