@@ -6,7 +6,8 @@
  * (ui_result_STEM), tests/unit/check_STEM.c (make_STEM_suite) and
  * tests/gpu/check_STEM.py. The registry, the worker's dispatch, the
  * client's result dispatch and the unit-test suite list are generated from
- * this list, so adding an experiment is its stem files plus one line here.
+ * this list, so adding an experiment is its stem files, one line here and
+ * its name in the README's list (docs/adding-an-experiment.md).
  *
  * X(stem, kern): kern is 1 when kernels/STEM.cu measures it on a GPU and 0
  * when it has no kernel entry (device: the driver probe and the worker's

@@ -54,7 +54,7 @@ double lab_experiment_gpu_bytes(const lab_experiment *e, const lab_params *p, co
  * time, every thread counted, on the reference machine its file's comment
  * names; *param names the parameter that sets most of it. Each experiment
  * defines lab_cpu_ms_STEM in lab/STEM.c (its head: LAB_CPU_MS(STEM), declared
- * in lab/STEM.h) and the registry's table takes it
+ * just before the definition) and the registry's table takes it
  * from the experiments.h line, so a missing one fails the build (an
  * undefined reference), not a test. `bench/cpu_cost` prints every
  * estimate beside a measurement; servers refuse a simulation above their
