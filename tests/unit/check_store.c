@@ -11,20 +11,13 @@
 #include "cjson_compat.h"
 #include "store.h"
 #include "suites.h"
+#include "temp_db.h"
 
-static char dir[64], db[128];
+static test_temp_db tmp;
 
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/gpulab-store-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(db, sizeof db, "%s/class.db", dir);
-}
+static void setup(void) { test_temp_db_make(&tmp, "gpulab-store"); }
 
-static void teardown(void) {
-  char cmd[160];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
+static void teardown(void) { test_temp_db_remove(&tmp); }
 
 static void hash_of(int n, unsigned char h[SRV_HASH_BYTES]) {
   memset(h, 0, SRV_HASH_BYTES);
@@ -35,7 +28,7 @@ static void hash_of(int n, unsigned char h[SRV_HASH_BYTES]) {
 static srv_store *open_store(void) {
   srv_store *s = NULL;
   lab_error err = {0};
-  ck_assert_msg(srv_store_open(db, &s, &err) == 0, "open: %s", err.message);
+  ck_assert_msg(srv_store_open(tmp.db, &s, &err) == 0, "open: %s", err.message);
   return s;
 }
 
@@ -160,7 +153,7 @@ START_TEST(store_locked_database_is_store_busy) {
   lab_error err = {0};
   int64_t ada = join(s, 1, "Ada");
   sqlite3 *other = NULL;
-  ck_assert_int_eq(sqlite3_open(db, &other), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_open(tmp.db, &other), SQLITE_OK);
   ck_assert_int_eq(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
   int64_t run = 0;
   ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 0, &run, &err), -1);
@@ -205,16 +198,16 @@ START_TEST(store_unopenable_path_is_store_unavailable) {
   srv_store *s = NULL;
   lab_error err = {0};
   char path[200];
-  snprintf(path, sizeof path, "%s/no/such/folder/class.db", dir);
+  snprintf(path, sizeof path, "%s/no/such/folder/class.db", tmp.dir);
   ck_assert_int_eq(srv_store_open(path, &s, &err), -1);
   ck_assert_ptr_null(s);
   ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
   /* A file that is not a database. */
-  FILE *f = fopen(db, "w");
+  FILE *f = fopen(tmp.db, "w");
   ck_assert_ptr_nonnull(f);
   fputs("this is not an SQLite database, it is plain text long enough to have a header......\n", f);
   fclose(f);
-  ck_assert_int_eq(srv_store_open(db, &s, &err), -1);
+  ck_assert_int_eq(srv_store_open(tmp.db, &s, &err), -1);
   ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
 }
 END_TEST
@@ -433,19 +426,19 @@ START_TEST(store_removed_or_replaced_file_is_store_unavailable) {
   lab_error err = {0};
   int64_t ada = join(s, 1, "Ada"), run = 0;
   char moved[160];
-  snprintf(moved, sizeof moved, "%s.moved", db);
-  ck_assert_int_eq(rename(db, moved), 0);
+  snprintf(moved, sizeof moved, "%s.moved", tmp.db);
+  ck_assert_int_eq(rename(tmp.db, moved), 0);
   ck_assert_int_eq(srv_store_run_add(s, ada, "timing", "{}", "cuda", 0, &run, &err), -1);
   ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
   /* A different file under the old name is not the database either. */
-  FILE *f = fopen(db, "w");
+  FILE *f = fopen(tmp.db, "w");
   ck_assert_ptr_nonnull(f);
   fclose(f);
   cJSON *list = NULL;
   ck_assert_int_eq(srv_store_runs_list(s, ada, &list, &err), -1);
   ck_assert_int_eq(err.code, LAB_E_STORE_UNAVAILABLE);
-  ck_assert_int_eq(unlink(db), 0);
-  ck_assert_int_eq(rename(moved, db), 0); /* put back: usable again */
+  ck_assert_int_eq(unlink(tmp.db), 0);
+  ck_assert_int_eq(rename(moved, tmp.db), 0); /* put back: usable again */
   ck_assert_int_eq(srv_store_runs_list(s, ada, &list, &err), 0);
   cJSON_Delete(list);
   srv_store_close(s);
@@ -454,7 +447,7 @@ END_TEST
 
 START_TEST(store_upgrades_a_version_1_database) {
   sqlite3 *old = NULL;
-  ck_assert_int_eq(sqlite3_open(db, &old), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_open(tmp.db, &old), SQLITE_OK);
   ck_assert_int_eq(sqlite3_exec(old,
                                 "CREATE TABLE sessions(id INTEGER PRIMARY KEY, token_hash BLOB NOT NULL UNIQUE, name TEXT "
                                 "NOT NULL, created INTEGER NOT NULL, last_seen INTEGER NOT NULL, gpu_ms_used REAL NOT NULL "

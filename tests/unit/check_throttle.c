@@ -10,6 +10,7 @@
 #include "limit_bucket.h"
 #include "metrics.h"
 #include "suites.h"
+#include "temp_db.h"
 #include "throttle.h"
 #include "token.h"
 
@@ -74,24 +75,16 @@ START_TEST(refusals_appear_in_metrics_by_what_and_reason) {
 }
 END_TEST
 
-static char dir[64], db[128];
+static test_temp_db tmp;
 
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/gpulab-throttle-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(db, sizeof db, "%s/class.db", dir);
-}
+static void setup(void) { test_temp_db_make(&tmp, "gpulab-throttle"); }
 
-static void teardown(void) {
-  char cmd[160];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
+static void teardown(void) { test_temp_db_remove(&tmp); }
 
 START_TEST(wrong_guesses_stop_at_their_budget_and_leave_the_join_window_whole) {
   srv_store *st = NULL;
   lab_error err = {0};
-  ck_assert_msg(srv_store_open(db, &st, &err) == 0, "open: %s", err.message);
+  ck_assert_msg(srv_store_open(tmp.db, &st, &err) == 0, "open: %s", err.message);
   double retry = 0;
   unsigned long before = srv_metrics_refusals(SRV_REFUSED_JOIN_GUESSES_ADDRESS);
   for (int i = 0; i < SRV_GUESS_ADDRESS_BURST; i++)
