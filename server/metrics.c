@@ -126,6 +126,23 @@ static void put_refusals(sbuf *b) {
   }
 }
 
+/* The course-wide families (a shared store): the same on every server, so
+ * a dashboard takes max() over the servers, not sum(). */
+static void put_course(sbuf *b, const srv_metrics_gauges *g) {
+  if (!g->course_known) return;
+  put(b, "# HELP gpulab_course_runs GPU runs of the whole course in the shared store, by state (every server's; "
+         "read at most every few seconds).\n# TYPE gpulab_course_runs gauge\n");
+  for (int i = 0; i < g->course_states && i < 8; i++)
+    put(b, "gpulab_course_runs{state=\"%s\"} %ld\n", g->course_state[i], g->course_runs[i]);
+  put(b, "# HELP gpulab_queue_wait_seconds Time GPU runs of the course waited in the queue, from enqueue to the claim "
+         "that ran them (from the shared store: every server's runs).\n# TYPE gpulab_queue_wait_seconds histogram\n");
+  for (int i = 0; i < g->wait_buckets && i < 16; i++)
+    put(b, "gpulab_queue_wait_seconds_bucket{le=\"%g\"} %ld\n", g->wait_le_s[i], g->wait_le[i]);
+  put(b, "gpulab_queue_wait_seconds_bucket{le=\"+Inf\"} %ld\ngpulab_queue_wait_seconds_sum %.3f\n"
+         "gpulab_queue_wait_seconds_count %ld\n",
+      g->waited, g->waited_s, g->waited);
+}
+
 char *srv_metrics_text(const srv_metrics_gauges *g) {
   sbuf b = {.p = malloc(4096), .cap = 4096};
   if (!b.p) return NULL;
@@ -143,7 +160,8 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
           "gpulab_queue_running %ld\n",
       g->queue_running);
   pthread_mutex_lock(&runs_lock);
-  put(&b, "# HELP gpulab_run_seconds Wall time of finished GPU runs (worker call, queue wait excluded).\n"
+  put(&b, "# HELP gpulab_run_seconds Wall time of finished GPU runs this server served (worker call, queue wait "
+          "excluded; with a shared store, counted when this server answers the end of a run it queued).\n"
           "# TYPE gpulab_run_seconds histogram\n");
   unsigned long cum = 0;
   for (size_t i = 0; i < N_BUCKETS; i++) {
@@ -152,7 +170,7 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
   }
   put(&b, "gpulab_run_seconds_bucket{le=\"+Inf\"} %lu\ngpulab_run_seconds_sum %.6f\ngpulab_run_seconds_count %lu\n",
       run_count, run_sum_s, run_count);
-  put(&b, "# HELP gpulab_runs_total Finished GPU runs, by final status.\n# TYPE gpulab_runs_total counter\n");
+  put(&b, "# HELP gpulab_runs_total Finished GPU runs this server served, by final status.\n# TYPE gpulab_runs_total counter\n");
   for (int i = 0; i < N_RUN_STATUS; i++)
     put(&b, "gpulab_runs_total{status=\"%s\"} %lu\n", run_status[i], runs_by_status[i]);
   pthread_mutex_unlock(&runs_lock);
@@ -179,6 +197,7 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
             "# HELP gpulab_store_up Whether the shared class store answered this server's last look (1) or not (0).\n"
             "# TYPE gpulab_store_up gauge\ngpulab_store_up %d\n",
         g->workers_alive, g->store_up);
+  put_course(&b, g);
   put_refusals(&b);
   if (b.failed) {
     free(b.p);
@@ -203,14 +222,14 @@ static size_t put_escaped(char *buf, size_t n, size_t at, const char *s) {
   return at;
 }
 
-size_t srv_log_line(char *buf, size_t n, const char *when, const char *remote, const char *method, const char *path,
-                    int status, double ms, int64_t session_id) {
+size_t srv_log_line(char *buf, size_t n, const char *when, const char *request_id, const char *remote,
+                    const char *method, const char *path, int status, double ms, int64_t session_id) {
   if (n < 8) return 0;
   size_t at = 0;
-  const char *keys[] = {"time=", " remote=", " method=", " path="};
-  const char *vals[] = {when, remote, method, path};
+  const char *keys[] = {"time=", " id=", " remote=", " method=", " path="};
+  const char *vals[] = {when, request_id && request_id[0] ? request_id : "-", remote, method, path};
   buf[0] = 0;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     int w = snprintf(buf + at, n - at, "%s", keys[i]);
     if (w < 0 || (size_t)w >= n - at) return strlen(buf); /* cut short */
     at = put_escaped(buf, n, at + (size_t)w, vals[i]);

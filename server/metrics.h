@@ -25,18 +25,28 @@ typedef struct srv_metrics_gauges {
   int store_up;         /* a shared store: 1 when it answered the last look */
   int gpus;             /* entries in gpu_used/gpu_total */
   double gpu_used_bytes[8], gpu_total_bytes[8];
+  /* A shared store's course-wide totals (every server's runs; store.h:
+   * run_totals), when course_known: runs by state, and the queue-wait
+   * histogram of the runs that started (cumulative counts over wait_le_s). */
+  int course_known;
+  int course_states, wait_buckets;
+  const char *const *course_state; /* names, course_states of them */
+  long course_runs[8];
+  double wait_le_s[16];
+  long wait_le[16], waited;
+  double waited_s;
 } srv_metrics_gauges;
 
 /* The whole exposition, malloc'd (caller frees); NULL when out of memory. */
 char *srv_metrics_text(const srv_metrics_gauges *g);
 
-/* The request log's one key=value line (no newline): time, remote,
- * method, path (no query; bytes outside printable ASCII, spaces, quotes,
+/* The request log's one key=value line (no newline): time, id (the
+ * request id, request_id.h; "-" when none), remote, method, path (no query; bytes outside printable ASCII, spaces, quotes,
  * '\\' and '%' escaped as %XX so a path cannot forge a field or a line),
  * status, ms, session (its id, never its token; "-" when session_id ≤ 0).
  * Returns the length written. */
-size_t srv_log_line(char *buf, size_t n, const char *when, const char *remote, const char *method, const char *path,
-                    int status, double ms, int64_t session_id);
+size_t srv_log_line(char *buf, size_t n, const char *when, const char *request_id, const char *remote,
+                    const char *method, const char *path, int status, double ms, int64_t session_id);
 
 /* Refusals of joins and of the instructor's view, by reason (throttle.h):
  * X(id, what, reason). what names the counter (gpulab_<what>_refused_total). */

@@ -3,16 +3,53 @@
  * memory from the runtime view the worker last reported (a scrape never
  * waits for a busy GPU). */
 #include <civetweb.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
 #include "class.h"
+#include "clock.h"
 #include "conn_gate.h"
 #include "http.h"
 #include "metrics.h"
 #include "runs.h"
+
+/* The course's totals are one scan of the runs table: read at most every
+ * TOTALS_FRESH_S per server, whoever scrapes; a store that does not answer
+ * leaves them out of the scrape (gpulab_store_up says why). */
+#define TOTALS_FRESH_S 5.0
+static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
+static srv_store_totals totals;
+static double totals_at_s = -1;
+static int totals_ok;
+
+static void course_totals(srv_store *st, srv_metrics_gauges *g) {
+  if (!srv_store_shared(st)) return;
+  pthread_mutex_lock(&totals_lock);
+  double now = lab_clock_s();
+  if (totals_at_s < 0 || now - totals_at_s >= TOTALS_FRESH_S) {
+    lab_error err;
+    totals_ok = srv_store_run_totals(st, &totals, &err) == 0;
+    totals_at_s = now;
+  }
+  if (totals_ok) {
+    static const double le[SRV_QUEUE_WAIT_BUCKETS] = SRV_QUEUE_WAIT_LE_S;
+    g->course_known = 1;
+    g->course_states = SRV_RUN_STATES;
+    g->course_state = srv_store_run_state;
+    for (int i = 0; i < SRV_RUN_STATES; i++) g->course_runs[i] = totals.by_state[i];
+    g->wait_buckets = SRV_QUEUE_WAIT_BUCKETS;
+    for (int i = 0; i < SRV_QUEUE_WAIT_BUCKETS; i++) {
+      g->wait_le_s[i] = le[i];
+      g->wait_le[i] = totals.waited_le[i];
+    }
+    g->waited = totals.waited;
+    g->waited_s = totals.waited_s;
+  }
+  pthread_mutex_unlock(&totals_lock);
+}
 
 static void gauges(srv_app *app, srv_metrics_gauges *g) {
   memset(g, 0, sizeof *g);
@@ -32,6 +69,7 @@ static void gauges(srv_app *app, srv_metrics_gauges *g) {
   int64_t active = 0;
   lab_error err;
   if (app->cls && srv_store_sessions_active(app->cls->store, &active, &err) == 0) g->sessions_active = (long)active;
+  if (app->cls) course_totals(app->cls->store, g);
   pthread_mutex_lock(&app->runner.lock);
   if (app->runner.have_rt && app->runner.rt.status == LAB_RT_OK) {
     const lab_runtime_view *rt = &app->runner.rt;

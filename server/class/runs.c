@@ -209,10 +209,27 @@ static void merge_live(srv_class_runs *cr, cJSON *run) {
   cJSON_AddItemToObject(run, "progress", progress);
 }
 
+/* A shared store's run is run by a worker anywhere: the server that queued
+ * it counts it in its metrics when it first answers it finished (the
+ * in-process queue counts in exec_run). The run time is the worker's
+ * (gpu_ms, its wall time of the GPU call). */
+static void count_served(srv_class_runs *cr, const cJSON *run) {
+  if (!cr->view) return;
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(run, "id");
+  const cJSON *status = cJSON_GetObjectItemCaseSensitive(run, "status");
+  const cJSON *ms = cJSON_GetObjectItemCaseSensitive(run, "gpu_ms");
+  if (!cJSON_IsNumber(id) || !cJSON_IsString(status)) return;
+  const char *s = status->valuestring;
+  if (strcmp(s, "done") && strcmp(s, "failed") && strcmp(s, "cancelled")) return;
+  if (srv_runs_shared_answered((int64_t)id->valuedouble))
+    srv_metrics_run(cJSON_IsNumber(ms) ? ms->valuedouble / 1000.0 : 0, s);
+}
+
 int srv_class_runs_get(srv_class_runs *cr, int64_t session_id, int64_t run_id, cJSON **out, lab_error *err) {
   *out = NULL;
   cJSON *run = NULL;
   if (srv_store_run_get(cr->store, session_id, run_id, &run, err) != 0) return -1;
+  count_served(cr, run);
   merge_live(cr, run);
   *out = cJSON_CreateObject();
   if (!*out) {
@@ -232,6 +249,8 @@ int srv_class_runs_cancel(srv_class_runs *cr, int64_t session_id, int64_t run_id
   if (cr->view) { /* the store cancels it only while no worker has it, atomically */
     if (srv_store_queue_cancel(cr->store, session_id, run_id, err) != 0) return -1;
     srv_cluster_view_refresh(cr->view, 0);
+    /* counted below, here, not again by the answer */
+    if (!srv_runs_shared_answered(run_id)) return srv_class_runs_get(cr, session_id, run_id, out, err);
   } else {
     int rc = srv_queue_cancel(cr->queue, run_id, session_id);
     if (rc != 1)

@@ -18,6 +18,7 @@
 #include "http.h"
 #include "cjson_compat.h"
 #include "conn_gate.h"
+#include "request_id.h"
 #include "files.h"
 #include "http_guard.h"
 #include "json.h"
@@ -56,6 +57,7 @@ static double now_ms(void) {
 static int begin_request(struct mg_connection *conn) {
   request_started = now_ms();
   srv_session_log_reset();
+  srv_request_id_begin(conn);
   const struct mg_request_info *ri = mg_get_request_info(conn);
   srv_watchdog_request_begin(ri->request_method, ri->local_uri);
   /* CivetWeb resets this for every request, and after an answer it would
@@ -72,6 +74,7 @@ static int init_connection(const struct mg_connection *conn, void **data) {
   (void)conn;
   (void)data;
   srv_http_answer_reset();
+  srv_request_id_reset();
   return 0;
 }
 
@@ -99,11 +102,15 @@ static void end_request(const struct mg_connection *conn, int status) {
    * session is named by its id, never its token. */
   char line[1200];
   char client[SRV_ADDR_MAX];
-  srv_log_line(line, sizeof line, when, srv_client_addr(conn, client), ri->request_method, ri->local_uri, status,
-               now_ms() - request_started, srv_session_log_id());
-  fprintf(stderr, "%s\n", line);
   srv_metrics_request(status);
   srv_watchdog_request_end();
+  /* Health checks (HAProxy's every 2 s per server, deploy/haproxy.cfg) ask
+   * with HEAD: a healthy answer to one is counted, not logged, so the log
+   * holds requests, not a heartbeat. A degraded answer is logged. */
+  if (status == 200 && strcmp(ri->request_method, "HEAD") == 0 && strcmp(ri->local_uri, "/api/health") == 0) return;
+  srv_log_line(line, sizeof line, when, srv_request_id(), srv_client_addr(conn, client), ri->request_method,
+               ri->local_uri, status, now_ms() - request_started, srv_session_log_id());
+  fprintf(stderr, "%s\n", line);
 }
 
 static int log_message(const struct mg_connection *conn, const char *message) {

@@ -18,7 +18,6 @@
 #include "abstime.h"
 #include "clock.h"
 #include "json.h"
-#include "metrics.h"
 #include "runner.h"
 
 #define BEAT_S 1.0
@@ -59,11 +58,16 @@ static void store_end(srv_gpu_worker *w, const srv_store_claim *c, int rc, const
                                 run_s * 1000.0, &err) != 0 &&
          retriable(&err) && lab_clock_s() < until)
     sleep_s(1.0);
+  /* One line per run, with the id of the request that queued it, as the
+   * server's request log names it (the server that answers its end counts
+   * it in its metrics: runs.c). */
   if (err.code != LAB_OK)
-    fprintf(stderr, "gpulab worker %lld: run %lld: its end was not stored: %s (%s)\n", (long long)w->id,
-            (long long)c->run_id, lab_err_code(err.code), err.message);
+    fprintf(stderr, "gpulab worker %lld: run %lld (request %s): its end was not stored: %s (%s)\n", (long long)w->id,
+            (long long)c->run_id, c->request_id[0] ? c->request_id : "-", lab_err_code(err.code), err.message);
   else
-    srv_metrics_run(run_s, status);
+    fprintf(stderr, "gpulab worker %lld: run %lld request=%s experiment=%s status=%s%s%s s=%.3f\n", (long long)w->id,
+            (long long)c->run_id, c->request_id[0] ? c->request_id : "-", c->experiment, status,
+            rc == 0 ? "" : " error=", rc == 0 ? "" : lab_err_code(fail->code), run_s);
   cJSON_free(text);
 }
 

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "conn_limit.h"
 #include "json.h"
+#include "request_id.h"
 #include "utf8.h"
 
 const char srv_security_headers[] =
@@ -57,6 +58,9 @@ void srv_add_common_headers(struct mg_connection *conn) {
   mg_response_header_add_lines(conn, srv_security_headers);
   const struct mg_request_info *ri = mg_get_request_info(conn);
   if (ri && ri->is_ssl) mg_response_header_add_lines(conn, HSTS_LINE);
+  char id[SRV_REQUEST_ID_MAX + 32];
+  srv_request_id_header(id, sizeof id);
+  if (id[0]) mg_response_header_add_lines(conn, id);
 }
 
 static int send_text(struct mg_connection *conn, int status, const char *type, const char *body, size_t len,
@@ -86,11 +90,13 @@ int srv_send_raw_error(struct mg_connection *conn, lab_err code, const char *mes
   int status = lab_err_http_status(code);
   const struct mg_request_info *ri = mg_get_request_info(conn);
   const char *text = mg_get_response_code_text(conn, status);
+  char id[SRV_REQUEST_ID_MAX + 32];
+  srv_request_id_header(id, sizeof id);
   mg_printf(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\nCache-Control: "
-            "no-store\r\nConnection: close\r\n%s%s\r\n",
+            "no-store\r\nConnection: close\r\n%s%s%s\r\n",
             status, text ? text : "Error", body ? strlen(body) : 0, srv_security_headers,
-            ri && ri->is_ssl ? HSTS_LINE : "");
+            ri && ri->is_ssl ? HSTS_LINE : "", id);
   if (body && !(ri && ri->request_method && strcmp(ri->request_method, "HEAD") == 0)) mg_write(conn, body, strlen(body));
   cJSON_free(body);
   return status;

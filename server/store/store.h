@@ -59,7 +59,23 @@ typedef struct srv_store_claim {
   int64_t run_id, session_id, learner_id;
   char experiment[32];
   char *params_json; /* malloc'd; the caller frees it */
+  char request_id[65]; /* the request that queued it (request_id.h); "" when unknown */
 } srv_store_claim;
+
+/* The course's GPU runs as the store holds them (every server's): how many
+ * in each state, and how long the started ones waited in the queue
+ * (enqueue to the claim that ran them), as cumulative histogram counts over
+ * SRV_QUEUE_WAIT_LE_S. */
+#define SRV_QUEUE_WAIT_LE_S {0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
+#define SRV_QUEUE_WAIT_BUCKETS 11
+#define SRV_RUN_STATES 5 /* queued, running, done, failed, cancelled: srv_store_run_state */
+extern const char *const srv_store_run_state[SRV_RUN_STATES];
+typedef struct srv_store_totals {
+  long by_state[SRV_RUN_STATES];
+  long waited_le[SRV_QUEUE_WAIT_BUCKETS]; /* cumulative */
+  long waited;                            /* runs that started */
+  double waited_s;                        /* their waits summed */
+} srv_store_totals;
 
 /* One run in a queue view. */
 typedef struct srv_store_queued_run {
@@ -224,7 +240,7 @@ int srv_store_class_update(srv_store *s, const char *config_json, const unsigned
  * how many there were. It wakes the workers within its transaction. */
 int srv_store_queue_add(srv_store *s, int64_t session_id, int64_t learner_id, const char *experiment,
                         const char *params_json, double reserve_ms, long learner_cap, long queue_max,
-                        int64_t *run_id, int *mine, int *waiting, lab_error *err);
+                        const char *request_id, int64_t *run_id, int *mine, int *waiting, lab_error *err);
 /* Takes the next run fairly — the oldest queued run of the learner served
  * longest ago — and marks it running on worker_id, in one statement; *got
  * is 0 when nothing waits. */
@@ -241,6 +257,8 @@ int srv_store_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, c
 /* Cancels a queued run of that session: not_cancellable once a worker took
  * it or it ended, unknown_run when it is not the session's. */
 int srv_store_queue_cancel(srv_store *s, int64_t session_id, int64_t run_id, lab_error *err);
+/* The course's run totals (one query; callers cache it: metrics.c). */
+int srv_store_run_totals(srv_store *s, srv_store_totals *out, lab_error *err);
 /* Sleeps until a run may have been queued (LISTEN/NOTIFY) or timeout_s passed. */
 int srv_store_queue_wait(srv_store *s, double timeout_s, lab_error *err);
 /* The queue now (caller frees with srv_store_queue_view_free). */

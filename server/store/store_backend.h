@@ -57,8 +57,8 @@ typedef struct srv_store_ops {
   int (*class_update)(srv_store *s, const char *config_json, const unsigned char *hash, lab_error *err);
   /* the shared GPU queue */
   int (*queue_add)(srv_store *s, int64_t session_id, int64_t learner_id, const char *experiment,
-                   const char *params_json, double reserve_ms, long learner_cap, long queue_max, int64_t *run_id,
-                   int *mine, int *waiting, lab_error *err);
+                   const char *params_json, double reserve_ms, long learner_cap, long queue_max,
+                   const char *request_id, int64_t *run_id, int *mine, int *waiting, lab_error *err);
   int (*queue_claim)(srv_store *s, int64_t worker_id, srv_store_claim *out, int *got, lab_error *err);
   int (*queue_finish)(srv_store *s, int64_t worker_id, int64_t run_id, const char *status, const char *error_code,
                       const char *result_json, double gpu_ms, lab_error *err);
@@ -67,6 +67,7 @@ typedef struct srv_store_ops {
   int (*queue_cancel)(srv_store *s, int64_t session_id, int64_t run_id, lab_error *err);
   int (*queue_wait)(srv_store *s, double timeout_s, lab_error *err);
   int (*queue_snapshot)(srv_store *s, srv_store_queue_view **out, lab_error *err);
+  int (*run_totals)(srv_store *s, srv_store_totals *out, lab_error *err);
   /* the GPU workers */
   int (*worker_add)(srv_store *s, const srv_store_worker *w, int64_t *id, lab_error *err);
   int (*worker_beat)(srv_store *s, int64_t id, int64_t run_id, long restarts, lab_error *err);

@@ -147,9 +147,16 @@ int srv_store_class_update(srv_store *s, const char *config_json, const unsigned
 
 int srv_store_queue_add(srv_store *s, int64_t session_id, int64_t learner_id, const char *experiment,
                         const char *params_json, double reserve_ms, long learner_cap, long queue_max,
-                        int64_t *run_id, int *mine, int *waiting, lab_error *err) {
+                        const char *request_id, int64_t *run_id, int *mine, int *waiting, lab_error *err) {
   return SHARED_OP(queue_add, session_id, learner_id, experiment, params_json, reserve_ms, learner_cap, queue_max,
-                   run_id, mine, waiting, err);
+                   request_id, run_id, mine, waiting, err);
+}
+
+const char *const srv_store_run_state[SRV_RUN_STATES] = {"queued", "running", "done", "failed", "cancelled"};
+
+int srv_store_run_totals(srv_store *s, srv_store_totals *out, lab_error *err) {
+  memset(out, 0, sizeof *out);
+  return SHARED_OP(run_totals, out, err);
 }
 
 int srv_store_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out, int *got, lab_error *err) {

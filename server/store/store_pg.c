@@ -108,7 +108,17 @@ PGconn *srv_pg_connect(pg_store *st, lab_error *err) {
   snprintf(why, sizeof why, "%s", c ? PQerrorMessage(c) : "out of memory");
   for (char *p = why; *p; p++)
     if (*p == '\n') *p = ' ';
+  /* A missing or refused password is not cured by retrying: say what to set. */
+  int no_password = c && PQconnectionNeedsPassword(c);
+  int bad_password = c && !no_password && strstr(why, "password authentication failed") != NULL;
   PQfinish(c);
+  if (no_password || bad_password) {
+    lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+             "the class database %.200s %s: set PGPASSWORD (or a password in the connection string / ~/.pgpass) "
+             "for this user, then start again",
+             st->where, no_password ? "asks for a password and none was given" : "refused the password given");
+    return NULL;
+  }
   lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
            "cannot reach the class database %.200s (%.180s); check that PostgreSQL runs and the URI is right: "
            "nothing was stored, retry in a few seconds",

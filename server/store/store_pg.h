@@ -123,6 +123,7 @@ void srv_pg_runs_ops(srv_store_ops *ops);
 void srv_pg_queue_ops(srv_store_ops *ops);
 void srv_pg_workers_ops(srv_store_ops *ops);
 void srv_pg_limits_ops(srv_store_ops *ops);
+void srv_pg_totals_ops(srv_store_ops *ops); /* store_pg_totals.c */
 /* store_pg_workers.c: stops the listener (at close). */
 void srv_pg_listener_free(pg_store *st);
 

@@ -17,7 +17,7 @@
 
 static int op_queue_add(srv_store *s, int64_t session_id, int64_t learner_id, const char *experiment,
                         const char *params_json, double reserve_ms, long learner_cap, long queue_max,
-                        int64_t *run_id, int *mine, int *waiting, lab_error *err) {
+                        const char *request_id, int64_t *run_id, int *mine, int *waiting, lab_error *err) {
   pg_store *st = srv_pg_impl(s);
   const char *what = "queueing a run";
   PGconn *c = srv_pg_take(st, err);
@@ -50,9 +50,11 @@ static int op_queue_add(srv_store *s, int64_t session_id, int64_t learner_id, co
   srv_pg_text(&a, experiment);
   srv_pg_text(&a, params_json);
   srv_pg_f64(&a, reserve_ms >= 0 ? reserve_ms : 0);
+  srv_pg_text(&a, request_id && request_id[0] ? request_id : NULL);
   r = srv_pg_run(st, c,
                  "WITH run AS (INSERT INTO runs(session_id, learner_id, experiment, params_json, backend, status,"
-                 " queued_at, gpu_ms_reserved) SELECT id, learner_id, $2, $3, 'cuda', 'queued', gpulab_now_ms(), $4"
+                 " queued_at, gpu_ms_reserved, request_id) SELECT id, learner_id, $2, $3, 'cuda', 'queued',"
+                 " gpulab_now_ms(), $4, $5"
                  " FROM sessions WHERE id = $1 RETURNING id, learner_id),"
                  " charged AS (UPDATE learners SET gpu_ms_used = gpu_ms_used + $4"
                  " WHERE id = (SELECT learner_id FROM run) RETURNING 1)"
@@ -82,13 +84,13 @@ static int op_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out,
       "WITH next AS (SELECT r.id FROM runs r JOIN learners l ON l.id = r.learner_id WHERE r.status = 'queued'"
       " ORDER BY l.last_served NULLS FIRST, r.id LIMIT 1 FOR UPDATE OF r, l SKIP LOCKED),"
       " claimed AS (UPDATE runs r SET status = 'running', started_at = gpulab_now_ms(), worker_id = $1 FROM next"
-      " WHERE r.id = next.id RETURNING r.id, r.session_id, r.learner_id, r.experiment, r.params_json),"
+      " WHERE r.id = next.id RETURNING r.id, r.session_id, r.learner_id, r.experiment, r.params_json, r.request_id),"
       " served AS (UPDATE learners SET last_served = nextval('serve_seq') WHERE id = (SELECT learner_id FROM claimed)"
       " RETURNING 1),"
       " w AS (UPDATE workers SET run_id = (SELECT id FROM claimed) WHERE id = $1 AND EXISTS (SELECT 1 FROM claimed)"
       " RETURNING 1)"
       " SELECT id, session_id, learner_id, experiment, params_json, (SELECT count(*) FROM served),"
-      " (SELECT count(*) FROM w) FROM claimed",
+      " (SELECT count(*) FROM w), request_id FROM claimed",
       &a, "taking a run from the queue", err);
   if (!r) return -1;
   if (PQntuples(r) == 1) {
@@ -97,6 +99,7 @@ static int op_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out,
     out->learner_id = srv_pg_get_i64(r, 0, 2);
     snprintf(out->experiment, sizeof out->experiment, "%s", PQgetvalue(r, 0, 3));
     out->params_json = strdup(srv_pg_is_null(r, 0, 4) ? "{}" : PQgetvalue(r, 0, 4));
+    if (!srv_pg_is_null(r, 0, 7)) snprintf(out->request_id, sizeof out->request_id, "%s", PQgetvalue(r, 0, 7));
     *got = out->params_json != NULL;
   }
   PQclear(r);
@@ -273,4 +276,5 @@ void srv_pg_queue_ops(srv_store_ops *ops) {
   ops->queue_hand_back = op_queue_hand_back;
   ops->queue_cancel = op_queue_cancel;
   ops->queue_snapshot = op_queue_snapshot;
+  srv_pg_totals_ops(ops);
 }

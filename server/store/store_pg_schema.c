@@ -51,7 +51,14 @@ static const char v1[] =
     "CREATE INDEX limit_events_by_time ON limit_events(at);"
     "CREATE SEQUENCE serve_seq;";
 
-static const char *const migrations[] = {v1};
+/* v2: the request that queued a run, so the worker's log names it as the
+ * server's request log does (request_id.h). */
+static const char v2[] = "ALTER TABLE runs ADD COLUMN request_id text;";
+
+/* A new version appends here and the old ones stay as they were: the
+ * upgrade test (tests/scale/upgrade.test.mjs) migrates a database made with
+ * the previous version's DDL and data (tests/scale/schema_v1.sql). */
+static const char *const migrations[] = {v1, v2};
 #define MIGRATIONS (int)(sizeof migrations / sizeof migrations[0])
 
 static int applied_version(pg_store *st, PGconn *c, int *version, lab_error *err) {

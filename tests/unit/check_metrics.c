@@ -72,22 +72,24 @@ END_TEST
 
 START_TEST(log_line_names_the_session_not_the_query) {
   char buf[512];
-  srv_log_line(buf, sizeof buf, "2025-01-01T00:00:00Z", "127.0.0.1", "GET", "/api/runs/7", 200, 1.25, 42);
-  ck_assert_str_eq(buf, "time=2025-01-01T00:00:00Z remote=127.0.0.1 method=GET path=/api/runs/7 status=200 ms=1.2 "
+  srv_log_line(buf, sizeof buf, "2025-01-01T00:00:00Z", "5f0c1d2e3a4b5c6d", "127.0.0.1", "GET", "/api/runs/7", 200,
+               1.25, 42);
+  ck_assert_str_eq(buf, "time=2025-01-01T00:00:00Z id=5f0c1d2e3a4b5c6d remote=127.0.0.1 method=GET path=/api/runs/7 status=200 ms=1.2 "
                         "session=42");
-  srv_log_line(buf, sizeof buf, "t", "::1", "POST", "/api/class/join", 403, 0.5, 0);
+  srv_log_line(buf, sizeof buf, "t", NULL, "::1", "POST", "/api/class/join", 403, 0.5, 0);
   ck_assert_ptr_nonnull(strstr(buf, " session=-"));
+  ck_assert_ptr_nonnull(strstr(buf, " id=- "));
 }
 END_TEST
 
 START_TEST(log_line_escapes_what_could_forge_a_field) {
   char buf[512];
-  srv_log_line(buf, sizeof buf, "t", "1.2.3.4", "GET", "/a b\nstatus=200 session=1\"%", 404, 1, 0);
+  srv_log_line(buf, sizeof buf, "t", "x", "1.2.3.4", "GET", "/a b\nstatus=200 session=1\"%", 404, 1, 0);
   ck_assert_ptr_null(strchr(buf, '\n'));
   ck_assert_ptr_nonnull(strstr(buf, "path=/a%20b%0Astatus=200%20session=1%22%25 status=404"));
   /* A tiny buffer is cut, never overrun. */
   char small[24];
-  size_t n = srv_log_line(small, sizeof small, "t", "1.2.3.4", "GET", "/very/long/path/indeed", 200, 1, 9);
+  size_t n = srv_log_line(small, sizeof small, "t", "x", "1.2.3.4", "GET", "/very/long/path/indeed", 200, 1, 9);
   ck_assert(n < sizeof small);
   ck_assert_uint_eq(strlen(small), n);
 }
