@@ -3,7 +3,8 @@
 #   tools/deps.sh run   the toolchain and libraries to build and serve (make run)
 #   tools/deps.sh test  (default) all of it: run, plus what the tests start or
 #                       drive (Check, Chromium, PostgreSQL, Slurm, munge, HAProxy,
-#                       clang, wrk, numpy, playwright-core, axe-core)
+#                       clang, wrk, numpy, playwright-core, axe-core, and
+#                       prometheus for promtool, which checks deploy/gpulab-alerts.yml)
 # Without root or apt it prints the exact list of what is missing and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ brotli libopenblas-dev dpkg-dev"
 # To test and benchmark: the unit-test library, the browser, the load and
 # fuzz tools, numpy for the CPU sgemm peer, and the scale stage's services.
 TEST_PKGS="check chromium wrk curl python3-numpy clang libclang-rt-14-dev
-postgresql slurm-wlm munge haproxy"
+postgresql slurm-wlm munge haproxy prometheus"
 case "$set_name" in
   run) PKGS=$RUN_PKGS; want_npm=0 ;;
   test) PKGS="$RUN_PKGS $TEST_PKGS"; want_npm=1 ;;

@@ -1,5 +1,6 @@
 // deploy/haproxy.cfg with a test's (or the bench's) own addresses: its
-// frontend port and servers, quick health checks, no syslog. Each
+// frontend port and servers, quick health checks; it logs to its standard
+// output as shipped (the test reads it). Each
 // substitution must apply, so a change in the shipped file's shape fails
 // loudly instead of testing something else. Run as a script it prints the
 // configuration: node tests/scale/haproxy_cfg.mjs PORT SERVER_PORT...
@@ -14,9 +15,9 @@ export function haproxyConfig(port, serverPorts) {
     if (!re.test(cfg)) throw new Error(`deploy/haproxy.cfg no longer has ${re}`);
     cfg = cfg.replace(re, to);
   };
-  swap(/^\s*log \/dev\/log local0\n/m, '');
-  swap(/^\s*log global\n/m, '');
-  swap(/^\s*option httplog\n/m, '');
+  // As shipped: logging that needs no syslog socket, checks that ask with HEAD.
+  swap(/^(\s*)log stdout format raw local0$/m, '$1log stdout format raw local0');
+  swap(/^(\s*)option httpchk HEAD \/api\/health$/m, '$1option httpchk HEAD /api/health');
   swap(/^(\s*)bind :80$/m, `$1bind 127.0.0.1:${port}`);
   swap(/inter 2s fall 2 rise 2/, 'inter 200ms fall 2 rise 1');
   swap(/^(\s*server gpulab\d .*\n)+/m,
