@@ -63,7 +63,7 @@ test('the request log: one key=value line per request, session id but no token o
     const lines = log.split('\n').filter((l) => l.startsWith('time='));
     assert.ok(lines.length >= 4, log.slice(-2000));
     for (const l of lines)
-      assert.match(l, /^time=\S+Z remote=\S+ method=[A-Z]+ path=\/\S* status=\d{3} ms=[0-9.]+ session=(\d+|-)$/, l);
+      assert.match(l, /^time=\S+Z id=[0-9a-f]{16} remote=\S+ method=[A-Z]+ path=\/\S* status=\d{3} ms=[0-9.]+ session=(\d+|-)$/, l);
     const mine = lines.find((l) => l.includes(`path=/api/runs/${run.id} `));
     assert.match(mine, / session=\d+$/, 'a learner\'s request names the session id');
     assert.ok(lines.some((l) => l.includes('path=/api/health ') && l.endsWith('session=-')));
