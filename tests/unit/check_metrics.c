@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "request_id.h"
 #include "suites.h"
 
 static char *render(void) {
@@ -95,6 +96,63 @@ START_TEST(log_line_escapes_what_could_forge_a_field) {
 }
 END_TEST
 
+/* A shared store's totals: the families appear only when known, with the
+ * states in order and the wait buckets cumulative as given. */
+START_TEST(metrics_course_families_only_when_the_store_answered) {
+  srv_metrics_gauges g = {.sessions_active = -1, .workers_alive = -1};
+  char *t = srv_metrics_text(&g);
+  ck_assert_ptr_null(strstr(t, "gpulab_course_runs"));
+  ck_assert_ptr_null(strstr(t, "gpulab_queue_wait_seconds"));
+  free(t);
+  static const char *const states[] = {"queued", "done"};
+  g.course_known = 1;
+  g.course_states = 2;
+  g.course_state = states;
+  g.course_runs[0] = 4;
+  g.course_runs[1] = 9;
+  g.wait_buckets = 2;
+  g.wait_le_s[0] = 0.5;
+  g.wait_le_s[1] = 10;
+  g.wait_le[0] = 6;
+  g.wait_le[1] = 8;
+  g.waited = 9;
+  g.waited_s = 42.5;
+  t = srv_metrics_text(&g);
+  ck_assert_ptr_nonnull(strstr(t, "# TYPE gpulab_course_runs gauge\ngpulab_course_runs{state=\"queued\"} 4\n"
+                                  "gpulab_course_runs{state=\"done\"} 9\n"));
+  ck_assert_ptr_nonnull(strstr(t, "# TYPE gpulab_queue_wait_seconds histogram\n"
+                                  "gpulab_queue_wait_seconds_bucket{le=\"0.5\"} 6\n"
+                                  "gpulab_queue_wait_seconds_bucket{le=\"10\"} 8\n"
+                                  "gpulab_queue_wait_seconds_bucket{le=\"+Inf\"} 9\n"
+                                  "gpulab_queue_wait_seconds_sum 42.500\n"
+                                  "gpulab_queue_wait_seconds_count 9\n"));
+  free(t);
+}
+END_TEST
+
+START_TEST(request_id_keeps_only_sane_incoming_ids) {
+  ck_assert(srv_request_id_sane("abc.DEF_1:2-3"));
+  ck_assert(srv_request_id_sane("0123456789012345678901234567890123456789012345678901234567890123")); /* 64 */
+  ck_assert(!srv_request_id_sane("01234567890123456789012345678901234567890123456789012345678901234")); /* 65 */
+  ck_assert(!srv_request_id_sane(""));
+  ck_assert(!srv_request_id_sane(NULL));
+  ck_assert(!srv_request_id_sane("a b"));
+  ck_assert(!srv_request_id_sane("a\r\nSet-Cookie: x=1"));
+  ck_assert(!srv_request_id_sane("a\"b"));
+  char h[SRV_REQUEST_ID_MAX + 32];
+  srv_request_id_reset(); /* outside a request: no header, an empty id */
+  srv_request_id_header(h, sizeof h);
+  ck_assert_str_eq(h, "");
+  ck_assert_str_eq(srv_request_id(), "");
+  srv_request_id_begin(NULL); /* no connection: a made id */
+  ck_assert_uint_eq(strlen(srv_request_id()), 16);
+  ck_assert_uint_eq(strspn(srv_request_id(), "0123456789abcdef"), 16);
+  srv_request_id_header(h, sizeof h);
+  ck_assert_uint_eq(strncmp(h, "X-Request-Id: ", 14), 0);
+  ck_assert_str_eq(h + 14 + 16, "\r\n");
+}
+END_TEST
+
 Suite *make_metrics_suite(void) {
   Suite *s = suite_create("metrics");
   TCase *tc = tcase_create("core");
@@ -103,6 +161,8 @@ Suite *make_metrics_suite(void) {
   tcase_add_test(tc, metrics_show_the_gauges_given);
   tcase_add_test(tc, log_line_names_the_session_not_the_query);
   tcase_add_test(tc, log_line_escapes_what_could_forge_a_field);
+  tcase_add_test(tc, metrics_course_families_only_when_the_store_answered);
+  tcase_add_test(tc, request_id_keeps_only_sane_incoming_ids);
   suite_add_tcase(s, tc);
   return s;
 }
