@@ -51,13 +51,15 @@ static void to_runs(srv_class_runs *cr, const srv_class_config *cfg) {
 static void refresh(srv_settings_watch *w) {
   lab_error err = {0};
   int exists = 0;
-  if (srv_store_class_get(w->cls->store, &w->read, &exists, &err) != 0 || !exists) {
-    if (!w->failing && exists)
+  if (srv_store_class_get(w->cls->store, &w->read, &exists, &err) != 0) {
+    if (!w->failing)
       fprintf(stderr, "gpulab: cannot read the class's settings from the store (%s); trying again every %.0f s\n",
               err.message, SRV_SETTINGS_REFRESH_S);
     w->failing = 1;
     return;
   }
+  if (!exists) return; /* the class row is gone (a wiped store): keep what is enforced */
+  if (w->failing) fprintf(stderr, "gpulab: the class's settings can be read from the store again\n");
   w->failing = 0;
   if (!strcmp(w->read.config_json, w->last)) return;
   char msg[300];
