@@ -41,6 +41,13 @@ static int op_role_hold(srv_store_role *base, int *held, int *others, lab_error 
   if (!r->c) {
     r->held = 0;
     if (!(r->c = srv_pg_connect(st, err))) return -1;
+    /* A holder cut off from the database (not dead: its socket never
+     * closes) loses the role when PostgreSQL's keepalives give up on it,
+     * within about 25 s instead of the system's default two hours. */
+    if (srv_pg_do(st, r->c,
+                  "SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3", NULL,
+                  "setting a role's keepalives", err) != 0)
+      goto lost;
     pg_args a = {0};
     srv_pg_i64(&a, SRV_PG_ROLE_SPACE);
     srv_pg_i64(&a, 2 * (int64_t)r->id + 1);
