@@ -34,7 +34,8 @@ static void changed(const char *key, long was, long now, void *arg) {
   (void)arg;
   fprintf(stderr, "gpulab: class limit limits.%s changed in the store from %ld to %ld (another server's "
           "--update-class): %s\n",
-          key, was, now, sized_at_start(key) ? "it takes effect here at this server's next start" : "enforced here now");
+          key, was, now,
+          sized_at_start(key) ? "it takes effect here at this server's next start" : "enforced here now");
 }
 
 /* The GPU queue's copies of the limits (runs.h). */

@@ -7,8 +7,8 @@
  * --workers slurm:N, the one holding the store's keeper role (store.h)
  * counts the class's live jobs (squeue) and submits what is missing, after
  * a back-off when they keep ending fast; when it dies another takes the
- * role over within KEEP_S. A server that stops lets the role go; the last
- * one that can keep the jobs cancels them (scancel). sbatch, squeue and
+ * role over within a second or two. A server that stops lets the role go;
+ * the last one that can keep the jobs cancels them (scancel). sbatch, squeue and
  * scancel are Slurm's stable interface; the store's URI reaches the
  * workers in their environment (GPULAB_STORE), never on a command line. */
 #ifndef SRV_SLURM_WORKERS_H

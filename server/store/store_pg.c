@@ -4,8 +4,8 @@
  * tells idle clients as it goes, so the socket is readable — and made
  * again; a read-only statement whose connection broke under it anyway is
  * run once more on a fresh connection. While the database cannot be
- * reached one call at a time tries a fresh connection and the others
- * answer store_unavailable at once. Statement and lock timeouts keep a
+ * reached one call at a time tries a fresh connection, the others waiting
+ * for what it finds. Statement and lock timeouts keep a
  * request from waiting on the database for long: it answers store_busy
  * instead. */
 #include <ctype.h>
@@ -21,6 +21,7 @@
 #include "store_pg.h"
 
 #define RETRY_AFTER_DOWN_S 0.25 /* after a failed connect, calls fail at once this long unless none is trying */
+#define PROBE_WAIT_S 4.0        /* a call waits this long for another's connect (libpq's connect_timeout is 3 s) */
 #define STALE_READS 4           /* reads of an idle connection's news before it is taken for dead */
 #define TAKE_WAIT_S 5.0        /* a call waits this long for a free connection */
 
@@ -163,16 +164,27 @@ PGconn *srv_pg_take(pg_store *st, lab_error *err) {
     PQfinish(c);
     c = NULL;
   }
-  int probe = 0;
+  int probe = 0, connect = 0;
   if (!c) {
-    /* While the database is down, one call at a time tries to connect
-     * (the others answer at once): the first call after it is back gets
-     * in, and a dead host is not asked by every request together. */
+    /* While the database seemed down (a connect failed in the last
+     * RETRY_AFTER_DOWN_S), one call at a time tries again and the others
+     * wait for what it finds: back, and they connect too; still down, and
+     * they answer at once. So the calls right after a restart all get in,
+     * and a dead host is not asked by every request together. */
     pthread_mutex_lock(&st->lock);
-    probe = lab_clock_s() >= st->down_until_s || !st->probing;
+    double wait_until = lab_clock_s() + PROBE_WAIT_S;
+    int waited = 0;
+    while (st->probing && lab_clock_s() < st->down_until_s && lab_clock_s() < wait_until) {
+      struct timespec ts = srv_abstime_after(0.05);
+      pthread_cond_timedwait(&st->freed, &st->lock, &ts);
+      waited = 1;
+    }
+    int down = lab_clock_s() < st->down_until_s;
+    connect = !down || (!st->probing && !waited);
+    probe = down && connect;
     if (probe) st->probing = 1;
     pthread_mutex_unlock(&st->lock);
-    if (probe) c = srv_pg_connect(st, err);
+    if (connect) c = srv_pg_connect(st, err);
     else
       lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
                "the class database %.200s cannot be reached just now (%s); nothing was stored: retry in a few seconds",
@@ -183,14 +195,14 @@ PGconn *srv_pg_take(pg_store *st, lab_error *err) {
   st->conns[slot] = c;
   if (!c) {
     st->busy[slot] = 0;
-    if (lab_clock_s() >= st->down_until_s) {
+    if (connect && lab_clock_s() >= st->down_until_s) {
       st->down_until_s = lab_clock_s() + RETRY_AFTER_DOWN_S;
       snprintf(st->down_why, sizeof st->down_why, "%.190s", err->message);
     }
-    pthread_cond_signal(&st->freed);
   } else {
     st->down_until_s = 0;
   }
+  pthread_cond_broadcast(&st->freed); /* a slot, or a probe's outcome */
   pthread_mutex_unlock(&st->lock);
   return c;
 }
