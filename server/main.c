@@ -6,14 +6,12 @@
 
 #include "cli.h"
 #include "runner.h"
-#include "subprocess.h"
 
 int main(int argc, char **argv) {
   if (argc < 2) return srv_cli_help();
   const char *cmd = argv[1];
   int rest_c = argc - 2;
   char **rest = argv + 2;
-  if (!strcmp(cmd, "_guard")) return srv_spawn_guard_main(rest_c, rest); /* internal: subprocess.h */
   if (!strcmp(cmd, "serve")) {
     int rc = srv_cmd_serve(rest_c, rest);
     if (srv_serve_abandoned) {

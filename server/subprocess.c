@@ -1,5 +1,5 @@
-/* posix_spawn for every child of the server (see subprocess.h), a bounded wait,
- * and the `_guard` trampoline that gives srun a parent-death signal. */
+/* posix_spawn for every child of the server (see subprocess.h) and a
+ * bounded wait. */
 #include "subprocess.h"
 
 #include <errno.h>
@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,22 +88,4 @@ int srv_spawn_wait(pid_t pid, double deadline_s) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return -2;
-}
-
-int srv_spawn_guard_main(int argc, char **argv) {
-  /* argv: SIGNAL PARENT PROG ARG... */
-  if (argc < 3) {
-    fprintf(stderr, "gpulab _guard: usage: SIGNAL PARENT_PID PROGRAM [ARG...]\n");
-    return 127;
-  }
-  char *end;
-  long sig = strtol(argv[0], &end, 10), parent = 0;
-  if (*end || sig < 1 || sig > 64) return 127;
-  parent = strtol(argv[1], &end, 10);
-  if (*end || parent < 1) return 127;
-  prctl(PR_SET_PDEATHSIG, (int)sig);
-  if (getppid() != (pid_t)parent) return 127; /* the parent died before the signal was set */
-  execv(argv[2], argv + 2);
-  fprintf(stderr, "gpulab _guard: cannot run %s: %s\n", argv[2], strerror(errno));
-  return 127;
 }

@@ -1,5 +1,5 @@
 /* Starting a child process from a threaded server without fork(): every
- * helper (nvidia-smi, the GPU worker, srun, scancel) starts through
+ * helper (nvidia-smi, the GPU worker, sbatch, squeue, scancel) starts through
  * posix_spawn. glibc's posix_spawn (clone with CLONE_VFORK) runs no
  * pthread_atfork handlers, so a library that registers one (OpenBLAS shuts
  * its thread pool down in its handler, under an sgemm in flight) cannot
@@ -29,11 +29,5 @@ int srv_spawn(const srv_spawn_opts *o, pid_t *pid);
  * status, 128 + signal when killed by one, -2 when the deadline killed it,
  * -1 on error. */
 int srv_spawn_wait(pid_t pid, double deadline_s);
-
-/* The hidden command `gpulab _guard SIGNAL PARENT PROG ARG...`: sets the
- * parent-death signal, checks the parent still lives, then execs PROG. The
- * Slurm keeper starts srun through it (srun cannot do that itself and
- * posix_spawn has no such attribute). Returns only on failure (127). */
-int srv_spawn_guard_main(int argc, char **argv);
 
 #endif

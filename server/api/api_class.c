@@ -23,7 +23,7 @@
 /* The session's and the learner's cookies, and {"session":{"name","created"}}. */
 static int send_joined(struct mg_connection *conn, const srv_class *cls, const srv_store_session *sess,
                        const char *session_token, const char *learner_token) {
-  int secure = cls->cfg.tls_cert[0] != 0;
+  int secure = cls->cfg.tls_cert[0] != 0 || srv_request_https(conn);
   char cookies[400], created[32];
   srv_cookie_set_line(cookies, sizeof cookies, session_token, secure);
   /* The learner cookie is set again at every join: its lifetime starts anew. */
@@ -116,7 +116,7 @@ static int leave(struct mg_connection *conn, srv_app *app) {
       srv_store_session_end(app->cls->store, sess.id, &err) != 0)
     return srv_send_error(conn, &err);
   char cookie[160];
-  srv_cookie_clear_line(cookie, sizeof cookie, app->cls->cfg.tls_cert[0] != 0);
+  srv_cookie_clear_line(cookie, sizeof cookie, app->cls->cfg.tls_cert[0] != 0 || srv_request_https(conn));
   cJSON *out = cJSON_CreateObject();
   if (!out || !cJSON_AddBoolToObject(out, "left", 1)) {
     cJSON_Delete(out);

@@ -492,3 +492,27 @@ done:
   free(st);
   return rc;
 }
+
+int srv_class_config_follow(srv_class_config *cfg, const char *stored, srv_class_setting_changed changed, void *arg,
+                            char *msg, size_t n) {
+  srv_class_config *st = malloc(sizeof *st); /* large: off the stack */
+  if (!st) return failf(msg, n, "out of memory");
+  srv_class_config_defaults(st);
+  char why[240];
+  int rc = -1;
+  if (srv_class_config_parse("(the class in the store)", stored, strlen(stored), st, why, sizeof why) != 0) {
+    failf(msg, n, "%s", why);
+    goto done;
+  }
+  for (size_t k = 0; k < NSETTINGS; k++) {
+    const setting *s = &settings[k];
+    if (s->kind != K_LONG || !s->section || strcmp(s->section, "limits") != 0 || same_value(s, cfg, st)) continue;
+    long was = *(const long *)(const void *)((const char *)cfg + s->offset);
+    copy_value(s, cfg, st);
+    changed(s->key, was, *(const long *)(const void *)((const char *)st + s->offset), arg);
+  }
+  rc = 0;
+done:
+  free(st);
+  return rc;
+}

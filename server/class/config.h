@@ -77,6 +77,13 @@ char *srv_class_config_shared_text(const srv_class_config *cfg);
  * given wins (the caller stores the result). Returns 0, or -1. */
 int srv_class_config_adopt(srv_class_config *cfg, const char *stored, const char *where, int update, char *msg,
                            size_t n);
+/* Takes every class limit of `stored` (shared_text, as a store keeps it)
+ * into cfg — another server changed the class — calling changed() with the
+ * limit's key ("queue_max") and both values for each one that differs.
+ * Returns 0, or -1 with msg when stored cannot be read (cfg unchanged). */
+typedef void (*srv_class_setting_changed)(const char *key, long was, long now, void *arg);
+int srv_class_config_follow(srv_class_config *cfg, const char *stored, srv_class_setting_changed changed, void *arg,
+                            char *msg, size_t n);
 /* Marks the setting of `flag` ("--deadline") as given. */
 void srv_class_config_mark_given(srv_class_config *cfg, const char *flag);
 

@@ -69,7 +69,8 @@ int srv_runs_shared_start(srv_class_runs *cr, const srv_class_config *cfg, const
   cr->runner->gpu_elsewhere = 1;
   if (!(cr->view = srv_cluster_view_start(cr->store, err))) return -1;
   if (workers->mode == SRV_WORKERS_LOCAL) return start_local(cr, cfg, err);
-  if (workers->mode == SRV_WORKERS_SLURM && !(cr->slurm = srv_slurm_workers_start(workers, cfg->db, err))) return -1;
+  if (workers->mode == SRV_WORKERS_SLURM && !(cr->slurm = srv_slurm_workers_start(workers, cr->store, cfg->db, err)))
+    return -1;
   return 0;
 }
 

@@ -31,6 +31,7 @@
 /* class mode's GPU queue, metrics and the log line: */
 #include "metrics.h"
 #include "runs.h"
+#include "settings_watch.h"
 #include "tls.h"
 /* a class on a shared store: its workers, and a proxy in front */
 #include "client_addr.h"
@@ -269,6 +270,8 @@ static void class_announce(const srv_class *cls, const char *token, srv_token_or
            "--new-instructor-token makes a new one)\n");
 }
 
+static srv_settings_watch *settings_watch; /* a shared store's class settings, followed */
+
 /* The GPU queue: in-process (SQLite: one worker thread per configured GPU;
  * runs a previous server left are requeued, or failed if they were
  * running), or the shared store's with the workers --workers names. */
@@ -280,10 +283,16 @@ static int class_queue_start(srv_class *cls, srv_runner *runner, const srv_worke
     return -1;
   }
   cls->runs = &runs;
+  /* Limits another server changes reach this one (settings_watch.h). */
+  if (srv_store_shared(cls->store) && !(settings_watch = srv_settings_watch_start(cls)))
+    fprintf(stderr, "gpulab: cannot follow the class's settings in the store (no memory for a thread): a limit "
+            "changed by another server takes effect here at the next start\n");
   return 0;
 }
 
 static void class_queue_stop(srv_class *cls) {
+  srv_settings_watch_stop(settings_watch);
+  settings_watch = NULL;
   if (!cls || !cls->runs) return;
   srv_class_runs_stop(cls->runs);
   cls->runs = NULL;

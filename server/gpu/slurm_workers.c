@@ -1,45 +1,48 @@
-/* The Slurm keeper (see slurm_workers.h). One thread watches its srun
- * children every POLL_MS: each slot holds one srun, started again when it
- * ends. The sruns run in their own process group (a Ctrl-C at the server's
- * terminal is not theirs to get) and get SIGTERM if the server dies, so
- * their jobs end with it instead of outliving it until their time limit. */
+/* The Slurm keeper (see slurm_workers.h). The jobs are the class's, not a
+ * server's: batch jobs (sbatch) named after the class's store, which Slurm
+ * owns and which outlive the server that submitted them. Every server
+ * started with --workers slurm:N runs this thread; the one holding the
+ * store's keeper role (an advisory lock: store.h roles) counts the class's
+ * live jobs with squeue every KEEP_S and submits what is missing. When
+ * that server dies its database session ends, the role frees, and another
+ * server's next look takes it: the jobs run on meanwhile. */
 #include "slurm_workers.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "abstime.h"
 #include "clock.h"
 #include "subprocess.h"
 
-#define POLL_MS 200
-#define SHORT_LIFE_S 30.0  /* a job that ended sooner makes the next start wait */
+#define KEEP_S 1.0           /* a look at the role and the jobs; a dead keeper's role is taken within this */
+#define SHORT_LIFE_S 30.0    /* a job that ended this soon after a submission makes the next one wait */
 #define MAX_BACKOFF_S 60.0
-#define STOP_WAIT_S 20.0
-#define SCANCEL_DEADLINE_S 10.0 /* scancel asks slurmctld once; a dead controller must not hold the stop */   /* sruns get this long to end after scancel */
-
-typedef struct slot {
-  _Atomic pid_t pid; /* its srun, 0 when none (the stopping thread reads it) */
-  double started_s;  /* lab_clock_s */
-  double next_s;     /* when it may start again */
-  double backoff_s;
-  int starts;
-} slot;
+#define SQUEUE_DEADLINE_S 2.0  /* Slurm's commands ask slurmctld once: a dead controller must not hold us */
+#define SBATCH_DEADLINE_S 3.0
+#define SCANCEL_DEADLINE_S 2.0 /* at stop: well inside the 5 s a SIGTERM'd server has */
+#define OUT_MAX 4096           /* what a Slurm command prints that is read (squeue of 256 ids fits) */
 
 struct srv_slurm_workers {
   srv_workers_spec spec;
-  char name[128];
-  char exe[4096];
-  char srun[4096]; /* found on PATH at start: the guard execs it by its path */
-  char **envp;     /* the server's environment plus GPULAB_STORE */
-  slot *slots;
-  _Atomic int draining; /* no more starts: the jobs are being cancelled */
+  char name[64];     /* the class's job name (slurm_workers.h) */
+  char comment[600]; /* --comment: which class, in words */
+  char wrap[4200];   /* the batch script: exec the worker */
+  char **envp;       /* the server's environment plus GPULAB_STORE */
+  srv_store_role *role;
+  int held, others; /* as the last look found them */
+  int live_seen;    /* jobs alive at the last look (-1: not counted yet) */
+  int squeue_failing, role_failing;
+  double last_submit_s, full_since_s, backoff_s, next_s; /* lab_clock_s */
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
   _Atomic int stopping;
   pthread_t thread;
 };
@@ -64,85 +67,6 @@ static char **env_with_store(const char *uri) {
   return envp;
 }
 
-static pid_t spawn(srv_slurm_workers *k, int i) {
-  char job[160], part[96], limit[64];
-  snprintf(job, sizeof job, "--job-name=%s", k->name);
-  snprintf(part, sizeof part, "--partition=%s", k->spec.partition);
-  snprintf(limit, sizeof limit, "--time=%s", k->spec.time);
-  char *argv[16];
-  int a = 0;
-  argv[a++] = "srun";
-  argv[a++] = job;
-  argv[a++] = "--gres=gpu:1";
-  argv[a++] = "--ntasks=1";
-  argv[a++] = "--quiet";
-  argv[a++] = "--kill-on-bad-exit=1";
-  if (k->spec.partition[0]) argv[a++] = part;
-  if (k->spec.time[0]) argv[a++] = limit;
-  argv[a++] = k->exe;
-  argv[a++] = "worker";
-  argv[a] = NULL;
-  /* srun goes through `gpulab _guard` (subprocess.h): posix_spawn cannot set
-   * the parent-death signal, the trampoline does before it execs srun. */
-  char sig[8], parent[24];
-  snprintf(sig, sizeof sig, "%d", SIGTERM);
-  snprintf(parent, sizeof parent, "%ld", (long)getpid());
-  char *guarded[20];
-  int g = 0;
-  guarded[g++] = "gpulab";
-  guarded[g++] = "_guard";
-  guarded[g++] = sig;
-  guarded[g++] = parent;
-  guarded[g++] = k->srun;
-  for (int j = 1; j < a; j++) guarded[g++] = argv[j];
-  guarded[g] = NULL;
-  pid_t pid = 0;
-  srv_spawn_opts o = {.path = k->exe, .argv = guarded, .envp = k->envp, .new_group = 1};
-  if (srv_spawn(&o, &pid) != 0) pid = -1;
-  if (pid > 0)
-    fprintf(stderr, "gpulab: Slurm worker %d: srun started (pid %d, job name %s)\n", i + 1, (int)pid, k->name);
-  else
-    fprintf(stderr, "gpulab: Slurm worker %d: cannot start srun (%s)\n", i + 1, strerror(errno));
-  return pid > 0 ? pid : 0;
-}
-
-static void describe(int status, char *out, size_t n) {
-  if (WIFEXITED(status)) snprintf(out, n, "exit status %d", WEXITSTATUS(status));
-  else if (WIFSIGNALED(status)) snprintf(out, n, "signal %d", WTERMSIG(status));
-  else snprintf(out, n, "status %d", status);
-}
-
-static void *keeper(void *arg) {
-  srv_slurm_workers *k = arg;
-  while (!k->stopping) {
-    double now = lab_clock_s();
-    for (int i = 0; i < k->spec.count && !k->stopping; i++) {
-      slot *s = &k->slots[i];
-      int status = 0;
-      if (s->pid > 0 && waitpid(s->pid, &status, WNOHANG) == s->pid) {
-        double lived = now - s->started_s;
-        s->backoff_s = lived < SHORT_LIFE_S ? (s->backoff_s > 0 ? s->backoff_s * 2 : 1) : 0;
-        if (s->backoff_s > MAX_BACKOFF_S) s->backoff_s = MAX_BACKOFF_S;
-        s->next_s = now + s->backoff_s;
-        char how[48];
-        describe(status, how, sizeof how);
-        if (!k->draining)
-          fprintf(stderr, "gpulab: Slurm worker %d ended after %.0f s (%s); replacing it%s\n", i + 1, lived, how,
-                  s->backoff_s > 0 ? " after a pause: it ended soon after starting" : "");
-        s->pid = 0;
-      }
-      if (s->pid == 0 && now >= s->next_s && !k->draining) {
-        s->pid = spawn(k, i);
-        s->started_s = now;
-        s->starts++;
-        if (!s->pid) s->next_s = now + 5;
-      }
-    }
-    usleep(POLL_MS * 1000);
-  }
-  return NULL;
-}
-
 static void free_env(char **envp) {
   if (!envp) return;
   /* It borrows the environment's strings, but for its GPULAB_STORE entry. */
@@ -151,82 +75,257 @@ static void free_env(char **envp) {
   free(envp);
 }
 
-/* The first executable NAME on PATH, into out; -1 when there is none. */
-static int on_path(const char *name, char *out, size_t n) {
-  const char *path = getenv("PATH");
-  for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-    size_t len = strcspn(p, ":");
-    if (len && (size_t)snprintf(out, n, "%.*s/%s", (int)len, p, name) < n && access(out, X_OK) == 0) return 0;
-    p += len + (p[len] == ':');
+/* Runs a Slurm command with its output in out (NUL-ended, cut at n), for
+ * at most deadline_s and never past the keeper's stop; its exit status, or
+ * -1 (it could not start) or -2 (cut short: killed). */
+static int run_capture(srv_slurm_workers *k, char *const argv[], int quiet, char *out, size_t n, double deadline_s) {
+  out[0] = 0;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  pid_t pid;
+  srv_spawn_opts o = {.path = argv[0], .argv = argv, .envp = k->envp, .stdout_fd = fds[1], .quiet_stderr = quiet,
+                      .new_group = 1};
+  int started = srv_spawn(&o, &pid) == 0;
+  close(fds[1]);
+  if (!started) {
+    close(fds[0]);
+    return -1;
   }
-  return -1;
+  size_t used = 0;
+  double until = lab_clock_s() + deadline_s;
+  for (;;) {
+    double left = until - lab_clock_s();
+    if (left <= 0 || k->stopping) break;
+    struct pollfd p = {.fd = fds[0], .events = POLLIN};
+    if (poll(&p, 1, left < 0.1 ? (int)(left * 1000) + 1 : 100) <= 0) continue;
+    char buf[512];
+    ssize_t got = read(fds[0], buf, sizeof buf);
+    if (got <= 0) break; /* EOF: it is ending */
+    size_t take = (size_t)got < n - 1 - used ? (size_t)got : n - 1 - used;
+    memcpy(out + used, buf, take);
+    used += take;
+    out[used] = 0;
+  }
+  close(fds[0]);
+  double left = until - lab_clock_s();
+  return srv_spawn_wait(pid, k->stopping || left < 0 ? 0 : left);
 }
 
-srv_slurm_workers *srv_slurm_workers_start(const srv_workers_spec *spec, const char *store_uri, lab_error *err) {
+/* The class's jobs that are alive or will be (pending, configuring,
+ * running, suspended), or -1 when squeue cannot tell. */
+static int live_jobs(srv_slurm_workers *k) {
+  char job[80], out[OUT_MAX];
+  snprintf(job, sizeof job, "--name=%s", k->name);
+  char *argv[] = {"squeue", "--noheader", job, "--states=PD,CF,R,S", "--format=%i", NULL};
+  if (run_capture(k, argv, 1, out, sizeof out, SQUEUE_DEADLINE_S) != 0) return -1;
+  int n = 0;
+  for (char *p = out; *p; p++)
+    if (*p == '\n') n++;
+  return n;
+}
+
+static void submit(srv_slurm_workers *k) {
+  char job[80], comment[640], part[96], limit[64], wrap[4300];
+  snprintf(job, sizeof job, "--job-name=%s", k->name);
+  snprintf(comment, sizeof comment, "--comment=%s", k->comment);
+  snprintf(part, sizeof part, "--partition=%s", k->spec.partition);
+  snprintf(limit, sizeof limit, "--time=%s", k->spec.time);
+  snprintf(wrap, sizeof wrap, "--wrap=%s", k->wrap);
+  char *argv[16];
+  int a = 0;
+  argv[a++] = "sbatch";
+  argv[a++] = "--parsable";
+  argv[a++] = job;
+  argv[a++] = comment;
+  argv[a++] = "--gres=gpu:1";
+  argv[a++] = "--ntasks=1";
+  /* The worker's log on its node: the server's folder may not exist there. */
+  argv[a++] = "--chdir=/tmp";
+  argv[a++] = "--output=/tmp/%x-%j.log";
+  if (k->spec.partition[0]) argv[a++] = part;
+  if (k->spec.time[0]) argv[a++] = limit;
+  argv[a++] = wrap;
+  argv[a] = NULL;
+  char out[256];
+  int rc = run_capture(k, argv, 0, out, sizeof out, SBATCH_DEADLINE_S);
+  out[strcspn(out, ";\n")] = 0;
+  if (rc == 0)
+    fprintf(stderr, "gpulab: Slurm keeper: submitted job %s (job name %s)\n", out, k->name);
+  else
+    fprintf(stderr, "gpulab: Slurm keeper: sbatch failed (%s %d); trying again in 5 s\n",
+            rc == -1 ? strerror(errno) : rc == -2 ? "no answer in time, status" : "exit status", rc);
+  k->last_submit_s = lab_clock_s();
+  if (rc != 0 && k->next_s < k->last_submit_s + 5) k->next_s = k->last_submit_s + 5;
+}
+
+/* The role: taken when free, kept while held; says when it changes hands. */
+static void look_at_role(srv_slurm_workers *k) {
+  lab_error err = {0};
+  int held = 0, others = 0;
+  if (srv_store_role_hold(k->role, &held, &others, &err) != 0) {
+    if (!k->role_failing)
+      fprintf(stderr, "gpulab: Slurm keeper: cannot reach the store for the keeper role (%s); trying every %.0f s\n",
+              err.message, KEEP_S);
+    k->role_failing = 1;
+  } else {
+    k->role_failing = 0;
+    k->others = others;
+  }
+  if (held && !k->held) {
+    fprintf(stderr, "gpulab: Slurm keeper: this server keeps the class's %d GPU worker jobs (job name %s) now\n",
+            k->spec.count, k->name);
+    k->live_seen = -1;
+  } else if (!held && k->held) {
+    fprintf(stderr, "gpulab: Slurm keeper: this server no longer holds the keeper role; the jobs (%s) run on and "
+            "another server keeps them\n", k->name);
+  }
+  k->held = held;
+}
+
+static void keep(srv_slurm_workers *k) {
+  int live = live_jobs(k);
+  if (live < 0) {
+    if (!k->squeue_failing) fprintf(stderr, "gpulab: Slurm keeper: squeue failed; trying every %.0f s\n", KEEP_S);
+    k->squeue_failing = 1;
+    return;
+  }
+  k->squeue_failing = 0;
+  double now = lab_clock_s();
+  if (k->live_seen >= 0 && live < k->live_seen) {
+    int soon = now - k->last_submit_s < SHORT_LIFE_S;
+    if (soon) {
+      k->backoff_s = k->backoff_s > 0 ? k->backoff_s * 2 : 1;
+      if (k->backoff_s > MAX_BACKOFF_S) k->backoff_s = MAX_BACKOFF_S;
+      k->next_s = now + k->backoff_s;
+    }
+    fprintf(stderr, "gpulab: Slurm keeper: a worker job of %s ended (%d of %d live); replacing it%s\n", k->name,
+            live, k->spec.count, soon ? " after a pause: it ended soon after a submission" : "");
+  }
+  if (live >= k->spec.count) {
+    if (k->full_since_s == 0) k->full_since_s = now;
+    if (now - k->full_since_s > SHORT_LIFE_S) k->backoff_s = 0;
+  } else {
+    k->full_since_s = 0;
+  }
+  /* One a look: a job just submitted is pending, and counted, at the next. */
+  if (live < k->spec.count && now >= k->next_s && !k->stopping) {
+    submit(k);
+    live++;
+  }
+  k->live_seen = live;
+}
+
+static void *keeper(void *arg) {
+  srv_slurm_workers *k = arg;
+  while (!k->stopping) {
+    look_at_role(k);
+    if (k->held && !k->stopping) keep(k);
+    pthread_mutex_lock(&k->lock);
+    struct timespec at = srv_abstime_after(KEEP_S);
+    if (!k->stopping) pthread_cond_timedwait(&k->wake, &k->lock, &at);
+    pthread_mutex_unlock(&k->lock);
+  }
+  return NULL;
+}
+
+/* Whether an executable NAME is on PATH. */
+static int on_path(const char *name) {
+  const char *path = getenv("PATH");
+  char one[4096];
+  for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+    size_t len = strcspn(p, ":");
+    if (len && (size_t)snprintf(one, sizeof one, "%.*s/%s", (int)len, p, name) < sizeof one && access(one, X_OK) == 0)
+      return 1;
+    p += len + (p[len] == ':');
+  }
+  return 0;
+}
+
+/* The class's job name: one per store, whichever server submits. */
+static void class_job_name(const char *where, char *out, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a: a short stable tag, not a secret */
+  for (const unsigned char *p = (const unsigned char *)where; *p; p++) h = (h ^ *p) * 16777619u;
+  snprintf(out, n, "gpulab-worker-%08x", (unsigned)h);
+}
+
+srv_slurm_workers *srv_slurm_workers_start(const srv_workers_spec *spec, srv_store *store, const char *store_uri,
+                                           lab_error *err) {
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) {
+    lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start the Slurm keeper (its binary's path is unknown)");
+    return NULL;
+  }
+  exe[len] = 0;
+  if (strchr(exe, '\'')) {
+    lab_fail(err, LAB_E_USAGE, "workers", "--workers slurm: the gpulab binary's path %.200s has a ' in it", exe);
+    return NULL;
+  }
+  static const char *const tools[] = {"sbatch", "squeue", "scancel"};
+  for (int i = 0; i < 3; i++)
+    if (!on_path(tools[i])) {
+      lab_fail(err, LAB_E_USAGE, "workers",
+               "--workers slurm needs Slurm's %s on PATH (Debian: slurm-client); it was not found", tools[i]);
+      return NULL;
+    }
   srv_slurm_workers *k = calloc(1, sizeof *k);
-  if (!k || !(k->slots = calloc((size_t)spec->count, sizeof *k->slots)) || !(k->envp = env_with_store(store_uri))) {
-    if (k) free(k->slots);
+  if (!k || !(k->envp = env_with_store(store_uri))) {
     free(k);
     lab_fail(err, LAB_E_NOMEM, NULL, NULL);
     return NULL;
   }
   k->spec = *spec;
-  char host[64] = "host";
-  gethostname(host, sizeof host - 1);
-  host[strcspn(host, ".")] = 0;
-  snprintf(k->name, sizeof k->name, "gpulab-worker-%s-%d", host, (int)getpid());
-  ssize_t n = readlink("/proc/self/exe", k->exe, sizeof k->exe - 1);
-  if (n > 0) k->exe[n] = 0;
-  if (on_path("srun", k->srun, sizeof k->srun) != 0)
-    lab_fail(err, LAB_E_USAGE, "workers",
-             "--workers slurm needs Slurm's srun on PATH (Debian: slurm-client); it was not found");
-  else if (n <= 0 || pthread_create(&k->thread, NULL, keeper, k) != 0)
-    lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start the Slurm keeper (its binary path or a thread)");
-  else
-    return k;
+  k->live_seen = -1;
+  char where[512];
+  srv_store_where(store_uri, where, sizeof where);
+  class_job_name(where, k->name, sizeof k->name);
+  snprintf(k->comment, sizeof k->comment, "gpulab GPU worker of the class stored in %.500s", where);
+  /* The binary at the same path on the GPU nodes (a shared file system). */
+  snprintf(k->wrap, sizeof k->wrap, "exec '%s' worker", exe);
+  pthread_mutex_init(&k->lock, NULL);
+  pthread_cond_init(&k->wake, NULL);
+  if (srv_store_role_open(store, SRV_STORE_ROLE_SLURM_KEEPER, &k->role, err) == 0) {
+    if (pthread_create(&k->thread, NULL, keeper, k) == 0) {
+      fprintf(stderr, "gpulab: Slurm keeper: the class's %d GPU workers run as Slurm jobs named %s, kept by one "
+              "server of the class at a time\n", spec->count, k->name);
+      return k;
+    }
+    lab_fail(err, LAB_E_INTERNAL, NULL, "cannot start the Slurm keeper's thread");
+  }
+  srv_store_role_close(k->role);
+  pthread_cond_destroy(&k->wake);
+  pthread_mutex_destroy(&k->lock);
   free_env(k->envp);
-  free(k->slots);
   free(k);
   return NULL;
 }
 
-/* Runs a command and waits for it (bounded by what the command does). */
-static int run_wait(char *const argv[]) {
-  pid_t pid;
-  srv_spawn_opts o = {.path = argv[0], .argv = argv};
-  if (srv_spawn(&o, &pid) != 0) return -1;
-  return srv_spawn_wait(pid, SCANCEL_DEADLINE_S);
-}
-
-/* The sruns still running (the keeper thread reaps the others). */
-static int sruns_left(srv_slurm_workers *k) {
-  int left = 0;
-  for (int i = 0; i < k->spec.count; i++) left += k->slots[i].pid > 0;
-  return left;
-}
-
 void srv_slurm_workers_stop(srv_slurm_workers *k) {
   if (!k) return;
-  /* The keeper thread runs on until the sruns end: they get SIGTERM when the
-   * thread that started them ends (PR_SET_PDEATHSIG is per thread), and
-   * srun answers that by killing its job — the workers would have no time
-   * to hand their runs back. scancel sends them SIGTERM through Slurm. */
-  k->draining = 1;
-  char name[160];
-  snprintf(name, sizeof name, "--name=%s", k->name);
-  char *scancel[] = {"scancel", name, NULL};
-  if (run_wait(scancel) != 0) fprintf(stderr, "gpulab: scancel %s failed; its jobs end when their sruns do\n", name);
-  double until = lab_clock_s() + STOP_WAIT_S;
-  while (sruns_left(k) && lab_clock_s() < until) usleep(100 * 1000);
-  k->stopping = 1;
+  pthread_mutex_lock(&k->lock);
+  k->stopping = 1; /* a Slurm command in flight is cut short */
+  pthread_cond_signal(&k->wake);
+  pthread_mutex_unlock(&k->lock);
   pthread_join(k->thread, NULL);
-  for (int i = 0; i < k->spec.count; i++)
-    if (k->slots[i].pid > 0) {
-      kill(k->slots[i].pid, SIGKILL);
-      waitpid(k->slots[i].pid, NULL, 0);
-    }
+  /* The jobs belong to the class: another server that can keep them takes
+   * the role over. The last one cancels them (SIGTERM through Slurm: the
+   * workers hand their runs back), so a class that stops leaves nothing. */
+  if (k->held && k->others == 0) {
+    char name[80], out[256];
+    snprintf(name, sizeof name, "--name=%s", k->name);
+    char *scancel[] = {"scancel", name, NULL};
+    k->stopping = 0; /* scancel gets its own deadline */
+    int rc = run_capture(k, scancel, 0, out, sizeof out, SCANCEL_DEADLINE_S);
+    fprintf(stderr, "gpulab: Slurm keeper: no other server of the class keeps workers: %s its jobs (%s)\n",
+            rc == 0 ? "cancelled" : "could not cancel (scancel failed):", k->name);
+  } else if (k->held) {
+    fprintf(stderr, "gpulab: Slurm keeper: leaving the jobs (%s) to the %d other server%s that can keep them\n",
+            k->name, k->others, k->others == 1 ? "" : "s");
+  }
+  srv_store_role_close(k->role); /* the role frees for another server now */
+  pthread_cond_destroy(&k->wake);
+  pthread_mutex_destroy(&k->lock);
   free_env(k->envp);
-  free(k->slots);
   free(k);
 }
 

@@ -1,9 +1,13 @@
-/* The client address behind a trusted proxy (see client_addr.h). */
+/* The client address behind a trusted proxy (see client_addr.h), whether
+ * the browser's connection was HTTPS, and the one warning a server gives
+ * when a proxy it does not trust forwards to it. */
 #include "client_addr.h"
 
 #include <arpa/inet.h>
 #include <civetweb.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <strings.h>
 #include <string.h>
 
 static char trusted[SRV_TRUSTED_PROXIES_MAX][SRV_ADDR_MAX];
@@ -37,13 +41,34 @@ bad:
   return -1;
 }
 
+static int trusted_peer(const char *peer) {
+  for (int i = 0; i < n_trusted; i++)
+    if (strcmp(trusted[i], peer) == 0) return 1;
+  return 0;
+}
+
+/* Once per process: a proxy forwards to this server, but the server takes
+ * every learner for the proxy (one address for the whole class, so the
+ * per-address join limits refuse learners) until it is told to trust it. */
+static void warn_untrusted(const char *peer) {
+  static atomic_int warned;
+  if (atomic_exchange(&warned, 1)) return;
+  fprintf(stderr,
+          "gpulab: warning: a request from %s carries X-Forwarded-For, but %s is not a trusted proxy: every client "
+          "behind it counts as %s (one address for the per-address limits). Start the server with --trusted-proxy "
+          "%s if that is your load balancer (this warning is given once)\n",
+          peer, peer, peer, peer);
+}
+
 const char *srv_client_addr(const struct mg_connection *conn, char out[SRV_ADDR_MAX]) {
   const char *peer = mg_get_request_info(conn)->remote_addr;
   snprintf(out, SRV_ADDR_MAX, "%s", peer);
-  int from_proxy = 0;
-  for (int i = 0; i < n_trusted && !from_proxy; i++) from_proxy = strcmp(trusted[i], peer) == 0;
-  const char *xff = from_proxy ? mg_get_header((struct mg_connection *)conn, "X-Forwarded-For") : NULL;
+  const char *xff = mg_get_header((struct mg_connection *)conn, "X-Forwarded-For");
   if (!xff) return out;
+  if (!trusted_peer(peer)) {
+    warn_untrusted(peer);
+    return out;
+  }
   const char *last = strrchr(xff, ',');
   last = last ? last + 1 : xff;
   while (*last == ' ') last++;
@@ -54,4 +79,13 @@ const char *srv_client_addr(const struct mg_connection *conn, char out[SRV_ADDR_
   one[len] = 0;
   if (is_address(one)) snprintf(out, SRV_ADDR_MAX, "%s", one);
   return out;
+}
+
+int srv_request_https(const struct mg_connection *conn) {
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  if (!ri) return 0;
+  if (ri->is_ssl) return 1;
+  if (!trusted_peer(ri->remote_addr)) return 0;
+  const char *proto = mg_get_header((struct mg_connection *)conn, "X-Forwarded-Proto");
+  return proto && strcasecmp(proto, "https") == 0;
 }

@@ -3,7 +3,9 @@
  * server started with --trusted-proxy ADDR[,ADDR…] takes, for connections
  * from those addresses only, the last address in X-Forwarded-For — the one
  * the proxy itself appended (HAProxy: option forwardfor), which a client
- * cannot forge. Set once at start; read by every request. */
+ * cannot forge. Set once at start; read by every request. A server that
+ * gets X-Forwarded-For from an address it does not trust says so once in
+ * its log, naming --trusted-proxy. */
 #ifndef SRV_CLIENT_ADDR_H
 #define SRV_CLIENT_ADDR_H
 
@@ -20,5 +22,9 @@ struct mg_connection;
 int srv_trusted_proxies_set(const char *list, char *msg, size_t n);
 /* The request's client address, in out (which it returns). */
 const char *srv_client_addr(const struct mg_connection *conn, char out[SRV_ADDR_MAX]);
+/* Whether the browser reached us over HTTPS: TLS here, or a trusted proxy
+ * that terminated it and says so (X-Forwarded-Proto: https). Cookies are
+ * then Secure and answers carry HSTS. */
+int srv_request_https(const struct mg_connection *conn);
 
 #endif

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "cjson_compat.h"
+#include "client_addr.h"
 #include "clock.h"
 #include "conn_limit.h"
 #include "json.h"
@@ -28,7 +29,7 @@ const char srv_security_headers[] =
     "img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'\r\n";
 
-/* Over TLS every answer also asks the browser to use HTTPS from now on:
+/* Over TLS (here, or ended by a trusted proxy: srv_request_https) every answer also asks the browser to use HTTPS from now on:
  * the sessions' cookies are Secure, and HSTS keeps a later visit from
  * starting in plain HTTP where it could be intercepted. */
 #define HSTS_LINE "Strict-Transport-Security: max-age=31536000\r\n"
@@ -56,8 +57,7 @@ void srv_add_common_headers(struct mg_connection *conn) {
    * one (closing) must not count against its address by then. */
   srv_http_answering(conn);
   mg_response_header_add_lines(conn, srv_security_headers);
-  const struct mg_request_info *ri = mg_get_request_info(conn);
-  if (ri && ri->is_ssl) mg_response_header_add_lines(conn, HSTS_LINE);
+  if (srv_request_https(conn)) mg_response_header_add_lines(conn, HSTS_LINE);
   char id[SRV_REQUEST_ID_MAX + 32];
   srv_request_id_header(id, sizeof id);
   if (id[0]) mg_response_header_add_lines(conn, id);
@@ -96,7 +96,7 @@ int srv_send_raw_error(struct mg_connection *conn, lab_err code, const char *mes
             "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\nCache-Control: "
             "no-store\r\nConnection: close\r\n%s%s%s\r\n",
             status, text ? text : "Error", body ? strlen(body) : 0, srv_security_headers,
-            ri && ri->is_ssl ? HSTS_LINE : "", id);
+            srv_request_https(conn) ? HSTS_LINE : "", id);
   if (body && !(ri && ri->request_method && strcmp(ri->request_method, "HEAD") == 0)) mg_write(conn, body, strlen(body));
   cJSON_free(body);
   return status;

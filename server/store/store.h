@@ -282,6 +282,21 @@ int srv_store_worker_gone(srv_store *s, int64_t id, lab_error *err);
 int srv_store_workers_reap(srv_store *s, int *handed_back, int *failed, lab_error *err);
 int srv_store_workers_list(srv_store *s, cJSON **out, lab_error *err);
 
+/* ---- roles: a job one process of the class does at a time ---------------
+ * (the Slurm keeper, slurm_workers.h). role_hold takes the role when it is
+ * free, or checks that this process still has it: *held is 1 while it
+ * does. With a shared store the role is an advisory lock of a connection
+ * of the role's own, so it frees the moment its holder dies or that
+ * connection breaks (and role_hold then says *held 0), and *others counts
+ * the other processes that have the role open, ready to take it over. A
+ * store one process owns (SQLite) always holds it, with no others.
+ * role_close lets it go. */
+typedef enum srv_store_role_id { SRV_STORE_ROLE_SLURM_KEEPER = 1 } srv_store_role_id;
+typedef struct srv_store_role srv_store_role;
+int srv_store_role_open(srv_store *s, srv_store_role_id id, srv_store_role **out, lab_error *err);
+int srv_store_role_hold(srv_store_role *r, int *held, int *others, lab_error *err);
+void srv_store_role_close(srv_store_role *r); /* NULL is allowed */
+
 /* ms since the epoch now, on the clock the store's times use. */
 int64_t srv_store_now_ms(void);
 /* ms since the epoch as ISO 8601 UTC with ms: "2025-03-01T09:30:00.123Z". */

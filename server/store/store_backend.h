@@ -74,11 +74,20 @@ typedef struct srv_store_ops {
   int (*worker_gone)(srv_store *s, int64_t id, lab_error *err);
   int (*workers_reap)(srv_store *s, int *handed_back, int *failed, lab_error *err);
   int (*workers_list)(srv_store *s, cJSON **out, lab_error *err);
+  /* roles (store.h); NULL in a store one process owns: always held */
+  int (*role_open)(srv_store *s, srv_store_role_id id, srv_store_role **out, lab_error *err);
+  int (*role_hold)(srv_store_role *r, int *held, int *others, lab_error *err);
+  void (*role_close)(srv_store_role *r);
 } srv_store_ops;
 
 /* Every implementation's handle starts with this. */
 struct srv_store {
   const srv_store_ops *ops;
+};
+
+/* Every role's handle starts with this. */
+struct srv_store_role {
+  srv_store *store;
 };
 
 /* Opens the PostgreSQL store at uri (a libpq URI; the password may also come

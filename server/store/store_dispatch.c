@@ -206,3 +206,28 @@ int srv_store_workers_reap(srv_store *s, int *handed_back, int *failed, lab_erro
 }
 
 int srv_store_workers_list(srv_store *s, cJSON **out, lab_error *err) { return SHARED_OP(workers_list, out, err); }
+
+/* ---- roles ------------------------------------------------------------------------ */
+
+int srv_store_role_open(srv_store *s, srv_store_role_id id, srv_store_role **out, lab_error *err) {
+  *out = NULL;
+  if (s->ops->role_open) return s->ops->role_open(s, id, out, err);
+  srv_store_role *r = calloc(1, sizeof *r); /* the only process: always the holder */
+  if (!r) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  r->store = s;
+  *out = r;
+  return 0;
+}
+
+int srv_store_role_hold(srv_store_role *r, int *held, int *others, lab_error *err) {
+  if (r->store->ops->role_hold) return r->store->ops->role_hold(r, held, others, err);
+  *held = 1;
+  *others = 0;
+  return 0;
+}
+
+void srv_store_role_close(srv_store_role *r) {
+  if (!r) return;
+  if (r->store->ops->role_close) r->store->ops->role_close(r);
+  else free(r);
+}

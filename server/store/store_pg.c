@@ -2,10 +2,13 @@
  * libpq connections, one borrowed per operation. A connection the server
  * closed (a restart, a shutdown) is noticed before it is used — PostgreSQL
  * tells idle clients as it goes, so the socket is readable — and made
- * again; while the database cannot be reached every call answers
- * store_unavailable at once, and the next call after a short back-off
- * tries again. Statement and lock timeouts keep a request from waiting on
- * the database for long: it answers store_busy instead. */
+ * again; a read-only statement whose connection broke under it anyway is
+ * run once more on a fresh connection. While the database cannot be
+ * reached one call at a time tries a fresh connection, the others waiting
+ * for what it finds. Statement and lock timeouts keep a
+ * request from waiting on the database for long: it answers store_busy
+ * instead. */
+#include <ctype.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +20,9 @@
 #include "clock.h"
 #include "store_pg.h"
 
-#define RETRY_AFTER_DOWN_S 0.25 /* after a failed connect, calls fail at once this long */
+#define RETRY_AFTER_DOWN_S 0.25 /* after a failed connect, calls fail at once this long unless none is trying */
+#define PROBE_WAIT_S 4.0        /* a call waits this long for another's connect (libpq's connect_timeout is 3 s) */
+#define STALE_READS 4           /* reads of an idle connection's news before it is taken for dead */
 #define TAKE_WAIT_S 5.0        /* a call waits this long for a free connection */
 
 /* ---- parameters ------------------------------------------------------------ */
@@ -131,8 +136,15 @@ PGconn *srv_pg_connect(pg_store *st, lab_error *err) {
  * the connection's end); reading it updates the status. */
 static int still_up(PGconn *c) {
   if (PQstatus(c) != CONNECTION_OK) return 0;
-  struct pollfd p = {.fd = PQsocket(c), .events = POLLIN};
-  if (poll(&p, 1, 0) > 0 && (!PQconsumeInput(c) || PQstatus(c) != CONNECTION_OK)) return 0;
+  /* A shutdown's FATAL message and the end of the connection can come in
+   * two reads: libpq sees the end only at the read after the message, so
+   * read while there is news (a live idle connection has none). */
+  for (int i = 0; i < STALE_READS; i++) {
+    struct pollfd p = {.fd = PQsocket(c), .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0) break;
+    if (!PQconsumeInput(c) || PQstatus(c) != CONNECTION_OK) return 0;
+    if (i == STALE_READS - 1) return 0; /* still readable: nothing a live idle connection does */
+  }
   PGnotify *n;
   while ((n = PQnotifies(c)) != NULL) PQfreemem(n);
   return 1;
@@ -157,31 +169,50 @@ PGconn *srv_pg_take(pg_store *st, lab_error *err) {
   }
   st->busy[slot] = 1;
   PGconn *c = st->conns[slot];
-  double down_until = st->down_until_s;
   pthread_mutex_unlock(&st->lock);
   if (c && !still_up(c)) {
     PQfinish(c);
     c = NULL;
   }
-  if (!c && lab_clock_s() < down_until) {
-    lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
-             "the class database %.200s cannot be reached just now (%s); nothing was stored: retry in a few seconds",
-             st->where, st->down_why);
-  } else if (!c) {
-    c = srv_pg_connect(st, err);
+  int probe = 0, connect = 0;
+  if (!c) {
+    /* While the database seemed down (a connect failed in the last
+     * RETRY_AFTER_DOWN_S), one call at a time tries again and the others
+     * wait for what it finds: back, and they connect too; still down, and
+     * they answer at once. So the calls right after a restart all get in,
+     * and a dead host is not asked by every request together. */
+    pthread_mutex_lock(&st->lock);
+    double wait_until = lab_clock_s() + PROBE_WAIT_S;
+    int waited = 0;
+    while (st->probing && lab_clock_s() < st->down_until_s && lab_clock_s() < wait_until) {
+      struct timespec ts = srv_abstime_after(0.05);
+      pthread_cond_timedwait(&st->freed, &st->lock, &ts);
+      waited = 1;
+    }
+    int down = lab_clock_s() < st->down_until_s;
+    connect = !down || (!st->probing && !waited);
+    probe = down && connect;
+    if (probe) st->probing = 1;
+    pthread_mutex_unlock(&st->lock);
+    if (connect) c = srv_pg_connect(st, err);
+    else
+      lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+               "the class database %.200s cannot be reached just now (%s); nothing was stored: retry in a few seconds",
+               st->where, st->down_why);
   }
   pthread_mutex_lock(&st->lock);
+  if (probe) st->probing = 0;
   st->conns[slot] = c;
   if (!c) {
     st->busy[slot] = 0;
-    if (lab_clock_s() >= st->down_until_s) {
+    if (connect && lab_clock_s() >= st->down_until_s) {
       st->down_until_s = lab_clock_s() + RETRY_AFTER_DOWN_S;
       snprintf(st->down_why, sizeof st->down_why, "%.190s", err->message);
     }
-    pthread_cond_signal(&st->freed);
   } else {
     st->down_until_s = 0;
   }
+  pthread_cond_broadcast(&st->freed); /* a slot, or a probe's outcome */
   pthread_mutex_unlock(&st->lock);
   return c;
 }
@@ -212,12 +243,25 @@ PGresult *srv_pg_run(pg_store *st, PGconn *c, const char *sql, const pg_args *a,
   return NULL;
 }
 
+/* Whether running sql twice is the same as once: a plain SELECT (the
+ * schema's only function, gpulab_now_ms, writes nothing). A statement that
+ * writes may have committed before its connection broke, so it is not
+ * repeated: its caller answers store_unavailable. */
+static int repeatable(const char *sql) {
+  while (isspace((unsigned char)*sql)) sql++;
+  return strncmp(sql, "SELECT ", 7) == 0 && !strstr(sql, "FOR UPDATE") && !strstr(sql, "pg_advisory") &&
+         !strstr(sql, "pg_notify");
+}
+
 PGresult *srv_pg_one(pg_store *st, const char *sql, const pg_args *a, const char *what, lab_error *err) {
-  PGconn *c = srv_pg_take(st, err);
-  if (!c) return NULL;
-  PGresult *r = srv_pg_run(st, c, sql, a, what, err);
-  srv_pg_give(st, c);
-  return r;
+  for (int attempt = 0;; attempt++) {
+    PGconn *c = srv_pg_take(st, err);
+    if (!c) return NULL;
+    PGresult *r = srv_pg_run(st, c, sql, a, what, err);
+    int broke = !r && PQstatus(c) != CONNECTION_OK;
+    srv_pg_give(st, c); /* a broken one is closed: the next take connects afresh */
+    if (r || !broke || attempt == 1 || !repeatable(sql)) return r;
+  }
 }
 
 int srv_pg_do(pg_store *st, PGconn *c, const char *sql, const pg_args *a, const char *what, lab_error *err) {

@@ -18,6 +18,7 @@
 #define SRV_PG_MAX_ARGS 12 /* parameters of one statement, at most */
 #define SRV_PG_NOTIFY "gpulab_runs" /* the channel workers LISTEN on */
 #define SRV_PG_LOCK_SPACE 7346 /* advisory locks (SPACE, worker id) say a worker's connection lives */
+#define SRV_PG_ROLE_SPACE 7347 /* advisory locks (SPACE, 2 × role): its holder; (SPACE, 2 × role + 1): who may hold it */
 
 #define SRV_PG_STR_(x) #x
 #define SRV_PG_STR(x) SRV_PG_STR_(x)
@@ -37,6 +38,7 @@ typedef struct pg_store {
   int busy[SRV_PG_POOL];
   double down_until_s; /* after a failed connect, calls fail at once until then (lab_clock_s) */
   char down_why[200];
+  int probing; /* a call is trying to connect while the database seemed down */
   struct srv_pg_listener *listener;
   _Atomic unsigned limit_adds; /* since the last prune of old limit events */
 } pg_store;
@@ -66,7 +68,8 @@ void srv_pg_give(pg_store *st, PGconn *c);
 /* Runs one statement; returns its result (tuples or command OK), or NULL
  * with err mapped from the failure (srv_pg_fail). The caller PQclears. */
 PGresult *srv_pg_run(pg_store *st, PGconn *c, const char *sql, const pg_args *a, const char *what, lab_error *err);
-/* srv_pg_run on a borrowed connection, given back at once. */
+/* srv_pg_run on a borrowed connection, given back at once; a plain SELECT
+ * whose connection broke under it runs once more on a fresh connection. */
 PGresult *srv_pg_one(pg_store *st, const char *sql, const pg_args *a, const char *what, lab_error *err);
 /* Runs a statement whose result is not needed; 0 or -1 with err. */
 int srv_pg_do(pg_store *st, PGconn *c, const char *sql, const pg_args *a, const char *what, lab_error *err);
@@ -124,6 +127,7 @@ void srv_pg_queue_ops(srv_store_ops *ops);
 void srv_pg_workers_ops(srv_store_ops *ops);
 void srv_pg_limits_ops(srv_store_ops *ops);
 void srv_pg_totals_ops(srv_store_ops *ops); /* store_pg_totals.c */
+void srv_pg_role_ops(srv_store_ops *ops);
 /* store_pg_workers.c: stops the listener (at close). */
 void srv_pg_listener_free(pg_store *st);
 

@@ -1,8 +1,9 @@
 // `serve --workers slurm:2` on the one-node Slurm fixture with 2 fake GPUs:
-// two long-lived `srun --gres=gpu:1 … gpulab worker` jobs, each bound by
-// Slurm to its own GPU (CUDA_VISIBLE_DEVICES 0 and 1), runs spread over
-// both; a job cancelled mid-run (scancel) hands its run back and is
-// replaced; at shutdown the server cancels its jobs.
+// two long-lived batch jobs (`sbatch --gres=gpu:1 … gpulab worker`), the
+// class's, each bound by Slurm to its own GPU (CUDA_VISIBLE_DEVICES 0 and
+// 1), runs spread over both; a job cancelled mid-run (scancel) hands its
+// run back and is replaced; at shutdown the server, the last one keeping
+// the class's workers, cancels the jobs. keeper.test.mjs has two keepers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -29,8 +30,8 @@ test('--workers slurm:2: two GPU-bound Slurm workers, runs spread over both, the
   const a = await startClusterServer(uri, { env, workers: 'slurm:2', args: ['--runs-per-minute', '60'] });
   let name = '';
   try {
-    name = a.stderr().match(/job name (gpulab-worker-\S+)\)/)?.[1] ??
-      (await waitFor(() => a.stderr().match(/job name (gpulab-worker-\S+)\)/), { what: 'the srun line' }))[1];
+    name = a.stderr().match(/Slurm jobs named (gpulab-worker-[0-9a-f]+)/)?.[1] ??
+      (await waitFor(() => a.stderr().match(/Slurm jobs named (gpulab-worker-[0-9a-f]+)/), { what: 'the keeper line' }))[1];
     const [list] = await workersSeen([a], 2, { timeoutMs: 30000 });
     assert.deepEqual(list.map((w) => w.cuda_visible_devices).sort(), ['0', '1'], 'Slurm bound each to its own GPU');
     for (const w of list) {
@@ -68,7 +69,7 @@ test('--workers slurm:2: two GPU-bound Slurm workers, runs spread over both, the
     assert.ok(byWorker.split(',').length >= 2, `runs spread over the workers: ${byWorker}`);
     const now = await workersSeen([a], 2, { timeoutMs: 30000 });
     assert.ok(!now[0].some((w) => w.slurm_job_id === job), 'the cancelled job was replaced by a new one');
-    assert.match(a.stderr(), /Slurm worker \d ended after \d+ s \(exit status 0\); replacing it/);
+    assert.match(a.stderr(), /a worker job of gpulab-worker-[0-9a-f]+ ended \(1 of 2 live\); replacing it/);
     const cls = (await request(a, '/api/instructor/class', asInstructor)).json;
     assert.ok(cls.workers.some((w) => w.slurm_job_id === job && w.state === 'gone'), 'the instructor sees the gone one');
   } finally {

@@ -204,6 +204,42 @@ START_TEST(config_adopts_a_stored_class_and_names_a_contradiction) {
 }
 END_TEST
 
+/* What another server changed reaches a running one: each changed limit, once. */
+static char seen[200];
+static void note_change(const char *key, long was, long now, void *arg) {
+  (*(int *)arg)++;
+  size_t used = strlen(seen);
+  snprintf(seen + used, sizeof seen - used, "%s:%ld->%ld;", key, was, now);
+}
+
+START_TEST(config_follows_the_limits_another_server_changed) {
+  srv_class_config running, other;
+  char msg[400];
+  char *a[] = {"--class-name", "CS 101", "--runs-per-minute", "3", "--queue-max", "9"};
+  ck_assert_msg(build(6, a, &running, msg, sizeof msg) == 1, "%s", msg);
+  char *b[] = {"--class-name", "CS 101", "--runs-per-minute", "3", "--queue-max", "20", "--class-size", "40"};
+  ck_assert_msg(build(8, b, &other, msg, sizeof msg) == 1, "%s", msg);
+  char *stored = srv_class_config_shared_text(&other);
+  ck_assert_ptr_nonnull(stored);
+  int calls = 0;
+  seen[0] = 0;
+  ck_assert_int_eq(srv_class_config_follow(&running, stored, note_change, &calls, msg, sizeof msg), 0);
+  ck_assert_int_eq(calls, 2);
+  ck_assert_str_eq(seen, "queue_max:9->20;class_size:300->40;");
+  ck_assert_int_eq(running.queue_max, 20);
+  ck_assert_int_eq(running.class_size, 40);
+  ck_assert_int_eq(running.runs_per_minute, 3);
+  /* Again: nothing is news. A damaged text changes nothing. */
+  ck_assert_int_eq(srv_class_config_follow(&running, stored, note_change, &calls, msg, sizeof msg), 0);
+  ck_assert_int_eq(calls, 2);
+  ck_assert_int_eq(srv_class_config_follow(&running, "{\"limits\":{\"queue_max\":0}}", note_change, &calls, msg,
+                                           sizeof msg),
+                   -1);
+  ck_assert_int_eq(running.queue_max, 20);
+  free(stored);
+}
+END_TEST
+
 Suite *make_config_suite(void) {
   Suite *s = suite_create("config");
   TCase *t = tcase_create("class");
@@ -214,6 +250,7 @@ Suite *make_config_suite(void) {
   tcase_add_test(t, config_refuses_bad_flags);
   tcase_add_test(t, config_store_is_sqlite_or_postgresql_in_either_spelling);
   tcase_add_test(t, config_adopts_a_stored_class_and_names_a_contradiction);
+  tcase_add_test(t, config_follows_the_limits_another_server_changed);
   suite_add_tcase(s, t);
   return s;
 }

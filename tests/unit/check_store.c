@@ -538,6 +538,22 @@ START_TEST(store_limit_take_checks_and_counts_in_one_step) {
 }
 END_TEST
 
+/* A store one process owns: that process always holds a role, alone. */
+START_TEST(store_owned_by_one_process_always_holds_a_role) {
+  srv_store *s = open_store();
+  srv_store_role *r = NULL;
+  lab_error err = {0};
+  ck_assert_int_eq(srv_store_role_open(s, SRV_STORE_ROLE_SLURM_KEEPER, &r, &err), 0);
+  int held = 0, others = -1;
+  ck_assert_int_eq(srv_store_role_hold(r, &held, &others, &err), 0);
+  ck_assert_int_eq(held, 1);
+  ck_assert_int_eq(others, 0);
+  srv_store_role_close(r);
+  srv_store_role_close(NULL);
+  srv_store_close(s);
+}
+END_TEST
+
 Suite *make_store_suite(void) {
   Suite *s = suite_create("store");
   TCase *t = tcase_create("sqlite");
@@ -563,6 +579,7 @@ Suite *make_store_suite(void) {
   tcase_add_test(t, store_upgrades_a_version_1_database);
   tcase_add_test(t, store_keeps_one_class_created_once);
   tcase_add_test(t, store_limit_take_checks_and_counts_in_one_step);
+  tcase_add_test(t, store_owned_by_one_process_always_holds_a_role);
   suite_add_tcase(s, t);
   return s;
 }
