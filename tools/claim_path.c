@@ -110,6 +110,10 @@ static const cJSON *walk(const cJSON *root, const char *path, char *why, size_t 
       memcpy(part, p + 1, k);
       part[k] = '\0';
       p = close + 1;
+      if (strchr(part, '[')) {
+        snprintf(why, n, "'[%s]' holds another '[': close each selector with ']' before the next", part);
+        return NULL;
+      }
       char *eq = strchr(part, '='), *end;
       long idx = eq ? 0 : strtol(part, &end, 10);
       if (!eq && *end) {
