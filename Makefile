@@ -228,10 +228,11 @@ $(LESSONC): $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/*.c)) $(LAB_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ -lmd4c-html -lmd4c -lcjson -lm
 
 # The lesson claims runner (tools/claims/): the lesson compiler's parts
-# without its main, and the simulator.
+# without its main, and the simulator. It travels in the bundle (make
+# bundle) to check the claims on a real GPU, hence the $ORIGIN rpath.
 $(CLAIMCHECK): $(OBJ)/tools/claims/claimcheck.o $(filter-out $(OBJ)/tools/lessonc.o,$(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/*.c))) $(LAB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ -lmd4c-html -lmd4c -lcjson -lm -ldl -lpthread
+	$(CC) $(LDFLAGS) $^ -o $@ -lmd4c-html -lmd4c -lcjson -lm -ldl -lpthread -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/../lib'
 $(OBJ)/tools/claims/%.o: CFLAGS += -Itools
 
 # Every claim of every lesson on every profile it names, simulated

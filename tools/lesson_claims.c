@@ -30,7 +30,7 @@ typedef struct {
 
 #define CFAIL(c, node, ...) ((c)->errors++, lesson_report((c)->path, lesson_jsonpos_line((c)->map, (node)), __VA_ARGS__))
 
-static const char *const claim_keys[] = {"id", "quote", "experiment", "params", "runs", "profiles", "expect", "refused", "pending", NULL};
+static const char *const claim_keys[] = {"id", "quote", "experiment", "params", "runs", "profiles", "expect", "refused", "pending", "real_gpu", NULL};
 static const char *const cond_keys[] = {"left", "op", "right", "value", "times", "tol", "each", NULL};
 static const char *const num_ops[] = {"<", "<=", ">", ">=", "==", "!=", "~", NULL};
 
@@ -272,6 +272,9 @@ static void check_claim(cctx *c, const cJSON *claim, const char *lesson_id, cJSO
     CFAIL(c, ex ? ex : claim, "\"experiment\" must name an experiment of the registry (gpulab experiments --names)");
     return;
   }
+  const cJSON *real_gpu = cJSON_GetObjectItemCaseSensitive(claim, "real_gpu");
+  if (real_gpu && !cJSON_IsFalse(real_gpu))
+    CFAIL(c, real_gpu, "\"real_gpu\": false marks a claim about simulated results only; leave it out otherwise");
   if (pending && (!cJSON_IsString(pending) || strlen(pending->valuestring) < 10))
     CFAIL(c, pending, "\"pending\" says why the claim is known to fail for now (an issue, a sentence)");
   /* "refused": CODE claims that the one run is refused with that error
@@ -305,6 +308,7 @@ static void check_claim(cctx *c, const cJSON *claim, const char *lesson_id, cJSO
   cJSON_AddItemToObject(k, "runs", runs);
   cJSON_AddItemToObject(k, "profiles", profiles);
   cJSON_AddBoolToObject(k, "all_profiles", cJSON_IsString(pr));
+  cJSON_AddBoolToObject(k, "real_gpu", real_gpu == NULL);
   if (refuses) cJSON_AddStringToObject(k, "refused", refused->valuestring);
   else cJSON_AddItemToObject(k, "expect", cJSON_Duplicate(expect, 1));
   if (pending) cJSON_AddStringToObject(k, "pending", pending->valuestring);

@@ -105,6 +105,23 @@ compile refusal
 "$CHECK" "$TMP/refusal.checks.json" >"$TMP/out" 2>&1
 check "a claim that a run is refused passes when it is" '[ $? = 0 ] && grep -q "^# pass 1$" "$TMP/out"'
 
+# --gpu runs each claim that holds on every profile once through the CLI;
+# here a stand-in for gpulab answers with the simulator's H100 instead of a GPU.
+cat >"$TMP/fakegpu" <<SH
+#!/usr/bin/env bash
+args=(); for a in "\$@"; do [ "\$a" = cuda ] && a=simulated; args+=("\$a"); done
+exec "$(dirname "$LESSONC")/gpulab" "\${args[@]}" --profile h100-sxm
+SH
+chmod +x "$TMP/fakegpu"
+"$CHECK" --gpu "$TMP/fakegpu" "$TMP/real.json" >"$TMP/out" 2>&1
+check "--gpu runs every claim that holds on all profiles through gpulab run, and skips the others" \
+  '[ $? = 0 ] && grep -q "# SKIP it names some profiles only" "$TMP/out" && grep -q "# SKIP it is about simulated results only" "$TMP/out" && [ "$(grep -c "^ok .* on this GPU$" "$TMP/out")" -ge 40 ] && grep -q "^# fail 0$" "$TMP/out"'
+lesson wrongall "$(claim '[{"left": "metrics.tensors_on_gpu", "op": "<", "value": 5}]' | sed 's/\["t4", "h100-sxm"\]/"all"/')"
+compile wrongall
+"$CHECK" --gpu "$TMP/fakegpu" "$TMP/wrongall.checks.json" >"$TMP/out" 2>&1
+check "--gpu fails a false claim with its line and numbers too" \
+  '[ $? = 1 ] && grep -qF "wrongall/lesson.md:9: claim '"'five-on-gpu'"' on this GPU: metrics.tensors_on_gpu = 5 is not <" "$TMP/out"'
+
 # Malformed claims: FILE:LINE, what is wrong and what to do; nothing written.
 lesson badjson '{"claims": [ {"id": "x",, } ]}'
 rejects badjson 1 "invalid JSON"
