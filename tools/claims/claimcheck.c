@@ -187,8 +187,8 @@ static bool holds(const runset *rs, const cJSON *cond, double each, bool has_eac
     if (comparable && !strcmp(op, "==") && eq) return true;
     if (comparable && !strcmp(op, "!=") && !eq) return true;
     describe(r, rs_text, sizeof rs_text);
-    return snprintf(why, n, "%s%s = %s is not %s %s%s", lp->valuestring, at, ls, op, rp ? rp->valuestring : "",
-                    rs_text), false;
+    return snprintf(why, n, "%s%s = %s is not %s %s%s%s", lp->valuestring, at, ls, op, rp ? rp->valuestring : "",
+                    rp ? " = " : "", rs_text), false;
   }
   double a = l->valuedouble, b = r->valuedouble * (times ? times->valuedouble : 1.0);
   bool ok = !strcmp(op, "<") ? a < b : !strcmp(op, "<=") ? a <= b : !strcmp(op, ">") ? a > b
