@@ -107,10 +107,12 @@ check "a claim that a run is refused passes when it is" '[ $? = 0 ] && grep -q "
 
 # --gpu runs each claim that holds on every profile once through the CLI;
 # here a stand-in for gpulab answers with the simulator's H100 instead of a GPU.
+GPULAB=$(dirname "$LESSONC")/gpulab
+[ -x "$GPULAB" ] || GPULAB=build/bin/gpulab
 cat >"$TMP/fakegpu" <<SH
 #!/usr/bin/env bash
 args=(); for a in "\$@"; do [ "\$a" = cuda ] && a=simulated; args+=("\$a"); done
-exec "$(dirname "$LESSONC")/gpulab" "\${args[@]}" --profile h100-sxm
+exec "$GPULAB" "\${args[@]}" --profile h100-sxm
 SH
 chmod +x "$TMP/fakegpu"
 "$CHECK" --gpu "$TMP/fakegpu" "$TMP/real.json" >"$TMP/out" 2>&1
