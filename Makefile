@@ -311,6 +311,7 @@ FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/
 FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c
 FUZZ_LIB_fuzz_lesson_md := -lmd4c-html -lmd4c
 FUZZ_SRC_fuzz_lesson_quiz := tools/lesson_jsonpos.c tools/lesson_report.c
+FUZZ_SRC_fuzz_claim_path := tools/claim_path.c
 FUZZ_SRC_fuzz_envelope_view := wasm/html.c wasm/views/json_get.c wasm/views/device.c \
   $(wildcard wasm/views/result*.c wasm/views/chart*.c)
 # Probed when used: clang with its libFuzzer runtime (Debian: clang, libclang-rt-14-dev).

@@ -88,6 +88,10 @@ static const cJSON *walk(const cJSON *root, const char *path, char *why, size_t 
         snprintf(why, n, "after '%.*s' a key must follow the '.'", (int)(p - path - 1), path);
         return NULL;
       }
+      if (k > PATH_MAX_LEN) {
+        snprintf(why, n, "a key has at most %d characters", PATH_MAX_LEN);
+        return NULL;
+      }
       memcpy(part, p, k);
       part[k] = '\0';
       p += k;
