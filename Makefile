@@ -89,15 +89,16 @@ BIN := $(BUILD)/bin/gpulab
 WORKER_BIN := $(BUILD)/bin/gpulab-worker
 TLS_SHIM := $(BUILD)/lib/libgpulab_ssl3.so
 LESSONC := $(BUILD)/bin/lessonc
+CLAIMCHECK := $(BUILD)/bin/claimcheck
 WEB := $(BUILD)/web
 WEB_FILES := $(patsubst web/%,$(WEB)/%,$(shell find web -type f 2>/dev/null))
 WASM_OUT := $(WEB)/gpulab.js
 UNIT_BIN := $(BUILD)/tests/check_all
 FIDELITY_BIN := $(BUILD)/tests/fidelity
 
-.PHONY: all help probe deps deps-run run serve test unit fidelity bench gpu-check record bundle clean lessons wasm web
+.PHONY: all help probe deps deps-run run serve test unit fidelity claims bench gpu-check record bundle clean lessons wasm web
 
-all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) web lessons wasm precompress $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
+all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) web lessons wasm precompress $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
@@ -109,6 +110,7 @@ help:
 	@echo "  make test       deps + build + every test (unit, tools, API, browser, sanitizer build)"
 	@echo "  make unit       build and run the unit tests (Check) only"
 	@echo "  make fidelity   the simulator against published real-GPU measurements: table of ratios and checks"
+	@echo "  make claims     every lesson claim (lessons/*/claims.json) on every profile it names, simulated"
 	@echo "  make bench      benchmarks, as ratios against a peer measured in the same run"
 	@echo "  make cpu-cost   each experiment's CPU cost estimate beside the CPU its simulation takes here"
 	@echo "  make gpu-check  the GPU suite (needs a usable NVIDIA GPU)"
@@ -193,7 +195,7 @@ bundle: all
 	@tools/bundle.sh $(BUILD) .bundle
 
 .PHONY: all-native
-all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) lessons $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
+all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) lessons $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 # ---- native objects ---------------------------------------------------------
 
@@ -226,6 +228,19 @@ $(LESSONC): $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/*.c)) $(LAB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lmd4c-html -lmd4c -lcjson -lm
 
+# The lesson claims runner (tools/claims/): the lesson compiler's parts
+# without its main, and the simulator. It travels in the bundle (make
+# bundle) to check the claims on a real GPU, hence the $ORIGIN rpath.
+$(CLAIMCHECK): $(OBJ)/tools/claims/claimcheck.o $(filter-out $(OBJ)/tools/lessonc.o,$(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/*.c))) $(LAB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lmd4c-html -lmd4c -lcjson -lm -ldl -lpthread -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/../lib'
+$(OBJ)/tools/claims/%.o: CFLAGS += -Itools
+
+# Every claim of every lesson on every profile it names, simulated
+# (lessons/README.md, "claims.json"); a failure names the lesson line.
+claims: $(CLAIMCHECK) lessons
+	@$(CLAIMCHECK) $(BUILD)/claims.json
+
 # The browser client's plain-C files (all but the Emscripten bridge and the
 # wasm main) are also compiled natively, so the unit tests render its views
 # and drive its logic through a fake bridge (tests/unit/check_ui_app.c).
@@ -256,7 +271,7 @@ lessons: $(WEB)/lessons/index.json
 
 $(WEB)/lessons/index.json: $(LESSONC) $(wildcard lessons/*/*)
 	@mkdir -p $(WEB)/lessons $(BUILD)/lessons
-	$(LESSONC) --web $(WEB)/lessons --keys $(BUILD)/lessons $(dir $(LESSONS))
+	$(LESSONC) --web $(WEB)/lessons --keys $(BUILD)/lessons --claims $(BUILD)/claims.json $(dir $(LESSONS))
 
 WASM_CFLAGS := -std=c11 -O2 $(WARN) $(FRAME_LIMIT) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL -Ilab -Iwasm -Ithird_party/cjson
 # DYNAMIC_EXECUTION=0: no eval/new Function in gpulab.js, as the page's CSP allows none.
@@ -297,6 +312,7 @@ FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/
 FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c
 FUZZ_LIB_fuzz_lesson_md := -lmd4c-html -lmd4c
 FUZZ_SRC_fuzz_lesson_quiz := tools/lesson_jsonpos.c tools/lesson_report.c
+FUZZ_SRC_fuzz_claim_path := tools/claim_path.c
 FUZZ_SRC_fuzz_envelope_view := wasm/html.c wasm/views/json_get.c wasm/views/device.c \
   $(wildcard wasm/views/result*.c wasm/views/chart*.c)
 # Probed when used: clang with its libFuzzer runtime (Debian: clang, libclang-rt-14-dev).

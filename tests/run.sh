@@ -65,6 +65,15 @@ if [ -x "$build/tests/fidelity" ]; then
 else
   skips+=("fidelity: $build/tests/fidelity was not built"); add fidelity 0 0 1
 fi
+# Every lesson claim (lessons/*/claims.json, compiled by lessonc into
+# BUILD/claims.json) on every profile it names, simulated: a failure names
+# the lesson line and the numbers; a claim marked pending counts as skipped.
+if [ -x "$build/bin/claimcheck" ] && [ -f "$build/claims.json" ]; then
+  tap_stage claims "$build/bin/claimcheck" "$build/claims.json"
+  grep -hE '^# lesson ' "$logdir/claims.log" | sed 's/^# /  /'
+else
+  skips+=("claims: $build/bin/claimcheck or $build/claims.json was not built (make lessons)"); add claims 0 0 1
+fi
 for t in tests/tools/*.sh; do
   [ -f "$t" ] && tap_stage "tools/$(basename "$t" .sh)" bash "$t" "$build/bin/lessonc"
 done

@@ -7,11 +7,14 @@ set -euo pipefail
 build=${1:?build dir}; out=${2:?output dir}
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib"
 cp "$build/bin/gpulab" "$build/bin/gpulab-worker" "$out/bin/"
+# The lesson claims and their runner, for tools/gpu_session.sh claims.
+[ -x "$build/bin/claimcheck" ] && cp "$build/bin/claimcheck" "$out/bin/"
+[ -f "$build/claims.json" ] && cp "$build/claims.json" "$out/claims.json"
 # Every library the binaries need but glibc's, the C++ runtime's and CUDA's
 # (a GPU machine has those): CivetWeb, cJSON, SQLite, libpq and all they
 # pull in. The binaries carry DT_RPATH (not RUNPATH), so the libraries' own
 # dependencies are found in the bundle too.
-ldd "$build/bin/gpulab" "$build/bin/gpulab-worker" | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
+ldd "$build/bin/gpulab" "$build/bin/gpulab-worker" $([ -x "$build/bin/claimcheck" ] && echo "$build/bin/claimcheck") | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
   case "$lib" in /usr/local/cuda*) continue ;; esac
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libresolv.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libcuda.so*) ;;

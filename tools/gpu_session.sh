@@ -10,12 +10,14 @@
 #   record     tools/record.sh into OUT/recorded (commit it as web/recorded)
 #   peer       PyTorch beside gpulab (torch.json, compare.txt, compare.json)
 #   cold       cold start and footprint: worker vs PyTorch (cold.json)
+#   claims     every lesson claim that holds on every profile, run on this GPU
+#              (bin/claimcheck --gpu: claims.tap)
 #
 # Usage: tools/gpu_session.sh PHASE [OUT] [PROFILE]   (OUT defaults to $OUT,
 # then ./gpu-session; PROFILE to h100-sxm)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-phase=${1:?phase: suite runs record peer cold all}
+phase=${1:?phase: suite runs record peer cold claims all}
 out=${2:-${OUT:-gpu-session}}
 profile=${3:-h100-sxm}
 bin=bin/gpulab
@@ -49,6 +51,17 @@ runs() {
 
 record() { tools/record.sh . "$out/recorded"; }
 
+# The lessons' claims (build/claims.json, lessons/README.md) on the real GPU:
+# those that hold on every profile must hold here too; the others name some
+# profiles only and are skipped.
+claims() {
+  bin/claimcheck --gpu "$bin" claims.json >"$out/claims.tap" 2>&1
+  local rc=$?
+  grep -E '^not ok' "$out/claims.tap" | head -20
+  echo "claims: $(grep -E '^# (pass|fail|todo|skipped) ' "$out/claims.tap" | sed 's/^# //' | paste -sd, -) (exit $rc; log $out/claims.tap)"
+  return $rc
+}
+
 peer() {
   python3 bench/torch_peer.py >"$out/torch.json" 2>"$out/torch.err" || { echo "peer: torch_peer failed"; tail -5 "$out/torch.err"; }
   python3 bench/gpu_compare.py "$out" "$profile" | tee "$out/compare.txt"
@@ -68,7 +81,7 @@ PY
 }
 
 case "$phase" in
-  suite | runs | record | peer | cold) "$phase" ;;
-  all) rc=0; for p in suite runs record peer cold; do "$p" || rc=1; done; exit $rc ;;
-  *) echo "gpu_session: unknown phase '$phase' (suite runs record peer cold all)" >&2; exit 2 ;;
+  suite | runs | record | peer | cold | claims) "$phase" ;;
+  all) rc=0; for p in suite runs record peer cold claims; do "$p" || rc=1; done; exit $rc ;;
+  *) echo "gpu_session: unknown phase '$phase' (suite runs record peer cold claims all)" >&2; exit 2 ;;
 esac

@@ -21,6 +21,23 @@ char *lesson_read_file(const char *path, size_t *len);
  * *out set (caller owns), or -1 with *out NULL. */
 int lesson_md_compile(const char *path, cJSON **out);
 
+/* Compiles lessons/ID/claims.json (absent: no claims) against the lesson's
+ * text md_path and the experiment registry into an array of checks, one
+ * per claim, each bound to the lesson line its quote starts on (format:
+ * lessons/README.md). Reports every error as FILE:LINE; returns 0 with
+ * *out set (caller owns), or -1 with *out NULL. */
+int lesson_claims_compile(const char *claims_path, const char *md_path, const char *lesson_id, cJSON **out);
+
+/* Claim paths (tools/claim_path.c). An optional "@RUN." prefix names the
+ * run: copies it into run (empty when absent) and points *rest past it;
+ * -1 when the prefix is malformed. */
+int lesson_claim_path_run(const char *path, char *run, size_t cap, const char **rest);
+/* 0 when path (prefix included) is well formed, else -1 with why. */
+int lesson_claim_path_check(const char *path, char *why, size_t n);
+/* The node path (no prefix) names in env, every `$` read as each_value;
+ * NULL with why when there is none. */
+const cJSON *lesson_claim_path_get(const cJSON *env, const char *path, double each_value, char *why, size_t n);
+
 /* Line numbers of the nodes of a parsed JSON text: for an object member
  * the line of its key, for an array element the line where it starts. */
 typedef struct lesson_jsonpos lesson_jsonpos;

@@ -1,7 +1,8 @@
 /* lessonc: compiles lessons/ID/{lesson.md,quiz.json} into the web bundles
  * (WEB/ID.json without answers, WEB/ID.offline.json with the key sealed for
- * offline self-study, WEB/index.json)
- * and the server's answer keys (KEYS/ID.key.json). Every error is printed as
+ * offline self-study, WEB/index.json),
+ * the server's answer keys (KEYS/ID.key.json) and, with --claims FILE, the
+ * lessons' claims as checks for claimcheck. Every error is printed as
  * FILE:LINE: message; nothing is written unless every lesson is valid, and
  * each file is written to a temporary name and renamed into place. */
 #include <errno.h>
@@ -16,7 +17,7 @@
 #include "quiz.h"
 #include "quiz_seal.h"
 
-#define MAX_OUTPUTS 256
+#define MAX_OUTPUTS 256 /* three per lesson, index.json and the claims file */
 
 typedef struct {
   char path[4096];
@@ -24,10 +25,11 @@ typedef struct {
 } output;
 
 static const char usage[] =
-    "usage: lessonc [--check] --web DIR --keys DIR LESSON_DIR...\n"
-    "  Compiles each LESSON_DIR (lesson.md + quiz.json; format in lessons/README.md).\n"
+    "usage: lessonc [--check] --web DIR --keys DIR [--claims FILE] LESSON_DIR...\n"
+    "  Compiles each LESSON_DIR (lesson.md + quiz.json + optional claims.json; format in lessons/README.md).\n"
     "  --web DIR   where ID.json, ID.offline.json and index.json go (public)\n"
     "  --keys DIR  where ID.key.json goes (the answer keys; keep it off the web root)\n"
+    "  --claims FILE  where every lesson's compiled claims go (the checks claimcheck runs)\n"
     "  --check     validate only, write nothing (--web and --keys not needed)\n";
 
 /* The lesson id is the folder's name: "lessons/01-cuda-intuition/" -> "01-cuda-intuition". */
@@ -85,15 +87,17 @@ end:
 }
 
 /* Builds the public bundle (*bundle) and the answer key (*key) of one lesson. */
-static int compile_lesson(const char *dir, cJSON **bundle, cJSON **key) {
-  char md[4096], qz[4096], id[64];
-  *bundle = *key = NULL;
+static int compile_lesson(const char *dir, cJSON **bundle, cJSON **key, cJSON **claims) {
+  char md[4096], qz[4096], cl[4096], id[64];
+  *bundle = *key = *claims = NULL;
   snprintf(md, sizeof md, "%s%slesson.md", dir, dir[strlen(dir) - 1] == '/' ? "" : "/");
   snprintf(qz, sizeof qz, "%s%squiz.json", dir, dir[strlen(dir) - 1] == '/' ? "" : "/");
+  snprintf(cl, sizeof cl, "%s%sclaims.json", dir, dir[strlen(dir) - 1] == '/' ? "" : "/");
   cJSON *doc = NULL, *quiz = NULL;
   int bad = lesson_id(dir, id, sizeof id, md);
   bad |= lesson_md_compile(md, &doc);
   bad |= load_quiz(qz, &quiz);
+  if (!bad) bad |= lesson_claims_compile(cl, md, id, claims); /* quotes are looked up in a valid lesson.md */
   if (!bad) {
     cJSON *b = cJSON_CreateObject(), *pub = lab_quiz_public(quiz);
     *key = lab_quiz_key(quiz, id);
@@ -113,12 +117,17 @@ static int compile_lesson(const char *dir, cJSON **bundle, cJSON **key) {
   }
   cJSON_Delete(doc);
   cJSON_Delete(quiz);
+  if (bad) {
+    cJSON_Delete(*claims);
+    *claims = NULL;
+  }
   return bad ? -1 : 0;
 }
 
-/* Writes json to DIR/NAME's temporary twin; the rename comes later. */
+/* Writes json to DIR/NAME's temporary twin (to NAME when dir is NULL); the
+ * rename comes later. */
 static int stage(output *o, const char *dir, const char *name, const cJSON *json, int pretty) {
-  snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+  snprintf(o->path, sizeof o->path, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
   snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%ld", o->path, (long)getpid());
   char *text = pretty ? cJSON_Print(json) : cJSON_PrintUnformatted(json);
   FILE *f = text ? fopen(o->tmp, "wb") : NULL;
@@ -132,7 +141,9 @@ static int stage(output *o, const char *dir, const char *name, const cJSON *json
   return ok ? 0 : -1;
 }
 
-static int write_all(const char *web, const char *keys, cJSON *const *bundles, cJSON *const *keyv, int n) {
+/* claims (when given): every lesson's claims, the checks claimcheck runs. */
+static int write_all(const char *web, const char *keys, const char *claims, cJSON *const *bundles, cJSON *const *keyv,
+                     cJSON *const *claimv, int n) {
   static output outs[MAX_OUTPUTS];
   int k = 0, rc = 0;
   cJSON *index = cJSON_CreateObject();
@@ -167,6 +178,13 @@ static int write_all(const char *web, const char *keys, cJSON *const *bundles, c
     }
     cJSON_Delete(offline);
   }
+  cJSON *checks = cJSON_CreateObject(), *all = cJSON_AddArrayToObject(checks, "claims");
+  for (int i = 0; rc == 0 && i < n; i++) {
+    const cJSON *c;
+    cJSON_ArrayForEach(c, claimv[i]) cJSON_AddItemToArray(all, cJSON_Duplicate(c, 1));
+  }
+  if (rc == 0 && claims) rc = stage(&outs[k++], NULL, claims, checks, 1);
+  cJSON_Delete(checks);
   if (rc == 0) rc = stage(&outs[k++], web, "index.json", index, 1); /* last: make's target */
   cJSON_Delete(index);
   for (int i = 0; i < k; i++) {
@@ -181,13 +199,15 @@ static int write_all(const char *web, const char *keys, cJSON *const *bundles, c
 }
 
 int main(int argc, char **argv) {
-  const char *web = NULL, *keys = NULL;
+  const char *web = NULL, *keys = NULL, *claims = NULL;
   int check_only = 0, first = argc;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--web") == 0 && i + 1 < argc) {
       web = argv[++i];
     } else if (strcmp(argv[i], "--keys") == 0 && i + 1 < argc) {
       keys = argv[++i];
+    } else if (strcmp(argv[i], "--claims") == 0 && i + 1 < argc) {
+      claims = argv[++i];
     } else if (strcmp(argv[i], "--check") == 0) {
       check_only = 1;
     } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -211,14 +231,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   cJSON **bundles = calloc((size_t)n, sizeof *bundles), **keyv = calloc((size_t)n, sizeof *keyv);
-  int bad = !bundles || !keyv;
-  for (int i = 0; !(!bundles || !keyv) && i < n; i++) {
+  cJSON **claimv = calloc((size_t)n, sizeof *claimv);
+  int bad = !bundles || !keyv || !claimv;
+  for (int i = 0; !(!bundles || !keyv || !claimv) && i < n; i++) {
     if (argv[first + i][0] == '-') {
       fprintf(stderr, "lessonc: options go before the lesson folders ('%s')\n%s", argv[first + i], usage);
       bad = 2;
       break;
     }
-    if (compile_lesson(argv[first + i], &bundles[i], &keyv[i])) {
+    if (compile_lesson(argv[first + i], &bundles[i], &keyv[i], &claimv[i])) {
       bad = 1;
       continue;
     }
@@ -227,13 +248,15 @@ int main(int argc, char **argv) {
       if (bundles[j] && strcmp(cJSON_GetObjectItemCaseSensitive(bundles[j], "id")->valuestring, id) == 0)
         bad = lesson_report(argv[first + i], 1, "lesson '%s' is given twice; name each folder once", id) ? 1 : 0;
   }
-  if (!bad && !check_only && write_all(web, keys, bundles, keyv, n)) bad = 1;
-  for (int i = 0; bundles && keyv && i < n; i++) {
+  if (!bad && !check_only && write_all(web, keys, claims, bundles, keyv, claimv, n)) bad = 1;
+  for (int i = 0; bundles && keyv && claimv && i < n; i++) {
     cJSON_Delete(bundles[i]);
     cJSON_Delete(keyv[i]);
+    cJSON_Delete(claimv[i]);
   }
   free(bundles);
   free(keyv);
+  free(claimv);
   if (bad == 1) fprintf(stderr, "lessonc: errors found; nothing was written\n");
   return bad;
 }

@@ -11,9 +11,10 @@ build=$(dirname "$(dirname "${1:-build/bin/lessonc}")")
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 n=0 bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
-echo "1..5"
+echo "1..6"
 tools/bundle.sh "$build" "$dir/b" >/dev/null 2>&1
 ok "the kit travels in the bundle" '[ -x "$dir/b/tools/gpu_session.sh" ] && [ -f "$dir/b/bench/torch_peer.py" ] && [ -f "$dir/b/bench/gpu_compare.py" ] && [ -f "$dir/b/bench/cold_peer.py" ]'
+ok "the lesson claims and their runner travel in the bundle" '[ -x "$dir/b/bin/claimcheck" ] && [ -s "$dir/b/claims.json" ] && "$dir/b/bin/claimcheck" --help >/dev/null'
 out=$dir/out; mkdir -p "$out/runs" "$out/sim"
 for name in $("$build/bin/gpulab" experiments --names); do
   "$build/bin/gpulab" run "$name" --backend simulated --profile a100-sxm --json >"$out/runs/$name.json"

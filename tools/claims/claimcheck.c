@@ -1,0 +1,322 @@
+/* claimcheck: runs every lesson claim that lessonc compiled (--claims FILE)
+ * and prints TAP: each claim on each profile it names, through the
+ * simulator in this process; with --gpu, each claim that holds on every
+ * profile once on this machine's GPU through `gpulab run --backend cuda`.
+ * A failure names the lesson line the claim backs and the numbers that
+ * broke it; a claim marked "pending" that fails is reported as TODO. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cjson_compat.h"
+#include "lesson.h"
+#include "registry.h"
+
+#define MAX_CACHED 4096
+#define MAX_RUNS 8
+
+typedef struct {
+  char *key; /* experiment, profile and parameters, as text */
+  cJSON *env;
+  char err[320];
+  char code[40]; /* the error code when the run was refused */
+} cached;
+
+static cached cache[MAX_CACHED];
+static int n_cached;
+static const char *gpu_bin; /* --gpu: the gpulab binary; NULL: simulate */
+
+static const char usage[] =
+    "usage: claimcheck [--gpu GPULAB] [--lesson ID] CLAIMS.json\n"
+    "  Runs the lesson claims lessonc compiled (build/claims.json) and prints TAP.\n"
+    "  Without --gpu each claim runs simulated on every profile it names; with --gpu GPULAB\n"
+    "  each claim that holds on every profile runs once on this machine's GPU\n"
+    "  (GPULAB run EXPERIMENT --backend cuda --json), the others are skipped.\n"
+    "  --lesson ID   only that lesson's claims\n";
+
+/* Reads all of a child's standard output. */
+static char *read_all(FILE *f) {
+  size_t n = 0, cap = 1 << 16;
+  char *s = malloc(cap);
+  for (size_t got; s && (got = fread(s + n, 1, cap - n - 1, f)) > 0;) {
+    n += got;
+    if (n + 1 == cap) {
+      char *p = realloc(s, cap *= 2);
+      if (!p) {
+        free(s);
+        return NULL;
+      }
+      s = p;
+    }
+  }
+  if (s) s[n] = '\0';
+  return s;
+}
+
+/* One run on the GPU through the CLI; params were validated by lessonc. */
+static cJSON *run_gpu(const char *experiment, const cJSON *params, char *err, size_t n, char *code, size_t cn) {
+  char cmd[2048];
+  int k = snprintf(cmd, sizeof cmd, "'%s' run %s --backend cuda --json", gpu_bin, experiment);
+  const cJSON *p;
+  cJSON_ArrayForEach(p, params) {
+    char v[64];
+    if (cJSON_IsBool(p)) snprintf(v, sizeof v, "%s", cJSON_IsTrue(p) ? "true" : "false");
+    else if (cJSON_IsNumber(p)) snprintf(v, sizeof v, "%.17g", p->valuedouble);
+    else snprintf(v, sizeof v, "%s", cJSON_IsString(p) && !strchr(p->valuestring, '\'') ? p->valuestring : "");
+    k += snprintf(cmd + k, sizeof cmd - (size_t)k, " '--%s=%s'", p->string, v);
+  }
+  if (k >= (int)sizeof cmd - 20) return snprintf(err, n, "the command line is too long"), NULL;
+  snprintf(cmd + k, sizeof cmd - (size_t)k, " 2>/dev/null");
+  FILE *f = popen(cmd, "r");
+  char *out = f ? read_all(f) : NULL;
+  int rc = f ? pclose(f) : -1;
+  cJSON *env = out ? cJSON_Parse(out) : NULL;
+  if (!env || rc != 0) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "error"), "message");
+    const cJSON *cd = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "error"), "code");
+    if (cJSON_IsString(cd)) snprintf(code, cn, "%s", cd->valuestring);
+    snprintf(err, n, "%.160s failed (exit %d)%s%.140s", cmd, rc, cJSON_IsString(m) ? ": " : "", cJSON_IsString(m) ? m->valuestring : "");
+    cJSON_Delete(env);
+    env = NULL;
+  }
+  free(out);
+  return env;
+}
+
+/* The envelope of one run, made once per experiment, profile and params. */
+static const cJSON *run_once(const char *experiment, const char *profile, const cJSON *params, const char **err,
+                             const char **code) {
+  char *ptext = cJSON_PrintUnformatted(params);
+  size_t kn = strlen(experiment) + strlen(profile) + (ptext ? strlen(ptext) : 0) + 3;
+  char *key = malloc(kn);
+  if (!ptext || !key) {
+    free(ptext);
+    free(key);
+    *err = "out of memory";
+    return NULL;
+  }
+  snprintf(key, kn, "%s|%s|%s", experiment, profile, ptext);
+  free(ptext);
+  for (int i = 0; i < n_cached; i++)
+    if (!strcmp(cache[i].key, key)) {
+      free(key);
+      *err = cache[i].err;
+      *code = cache[i].code;
+      return cache[i].env;
+    }
+  if (n_cached == MAX_CACHED) {
+    free(key);
+    *err = "more distinct runs than claimcheck keeps (MAX_CACHED)";
+    return NULL;
+  }
+  cached *c = &cache[n_cached++];
+  c->key = key;
+  c->env = NULL;
+  c->err[0] = c->code[0] = '\0';
+  if (gpu_bin) {
+    c->env = run_gpu(experiment, params, c->err, sizeof c->err, c->code, sizeof c->code);
+  } else {
+    lab_error e = {0};
+    if (lab_simulate(lab_experiment_find(experiment), params, profile, &c->env, &e)) {
+      snprintf(c->err, sizeof c->err, "%.30s did not run: %.250s", experiment, e.message);
+      snprintf(c->code, sizeof c->code, "%s", lab_err_code(e.code));
+    }
+  }
+  *err = c->err;
+  *code = c->code;
+  return c->env;
+}
+
+typedef struct {
+  const char *names[MAX_RUNS];
+  const cJSON *envs[MAX_RUNS];
+  int n;
+} runset;
+
+static void describe(const cJSON *v, char *out, size_t n) {
+  if (cJSON_IsNumber(v)) snprintf(out, n, "%.4g", v->valuedouble);
+  else if (cJSON_IsBool(v)) snprintf(out, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
+  else if (cJSON_IsString(v)) snprintf(out, n, "\"%.120s\"", v->valuestring);
+  else if (cJSON_IsArray(v)) snprintf(out, n, "a list of %d", cJSON_GetArraySize(v));
+  else snprintf(out, n, "an object");
+}
+
+/* The node a path names in the right run's envelope. */
+static const cJSON *resolve(const runset *rs, const char *path, double each, char *why, size_t n) {
+  char run[40];
+  const char *rest;
+  lesson_claim_path_run(path, run, sizeof run, &rest);
+  for (int i = 0; i < rs->n; i++)
+    if (!run[0] || !strcmp(rs->names[i], run)) return lesson_claim_path_get(rs->envs[i], rest, each, why, n);
+  snprintf(why, n, "no run '%s'", run);
+  return NULL;
+}
+
+static bool text_has(const cJSON *v, const char *needle) {
+  if (cJSON_IsString(v)) return strstr(v->valuestring, needle) != NULL;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, v) if (cJSON_IsString(e) && strstr(e->valuestring, needle)) return true;
+  return false;
+}
+
+/* Evaluates one condition for one `each` value; on failure writes why. */
+static bool holds(const runset *rs, const cJSON *cond, double each, bool has_each, char *why, size_t n) {
+  const char *op = cJSON_GetObjectItemCaseSensitive(cond, "op")->valuestring;
+  const cJSON *lp = cJSON_GetObjectItemCaseSensitive(cond, "left"), *rp = cJSON_GetObjectItemCaseSensitive(cond, "right");
+  const cJSON *value = cJSON_GetObjectItemCaseSensitive(cond, "value"), *times = cJSON_GetObjectItemCaseSensitive(cond, "times");
+  const cJSON *tol = cJSON_GetObjectItemCaseSensitive(cond, "tol");
+  char at[32] = "", miss[240], ls[160], rs_text[200];
+  if (has_each) snprintf(at, sizeof at, " (with $ = %g)", each);
+  const cJSON *l = resolve(rs, lp->valuestring, each, miss, sizeof miss);
+  if (!l) return snprintf(why, n, "%s%s: %s", lp->valuestring, at, miss), false;
+  const cJSON *r = rp ? resolve(rs, rp->valuestring, each, miss, sizeof miss) : value;
+  if (!r) return snprintf(why, n, "%s%s: %s", rp->valuestring, at, miss), false;
+  describe(l, ls, sizeof ls);
+  if (!strcmp(op, "contains") || !strcmp(op, "!contains")) {
+    bool has = text_has(l, r->valuestring), want = op[0] != '!';
+    if (has == want) return true;
+    return snprintf(why, n, "%s%s %s \"%s\"", lp->valuestring, at, want ? "does not contain" : "contains",
+                    r->valuestring), false;
+  }
+  if (!cJSON_IsNumber(l) || !cJSON_IsNumber(r)) {
+    bool eq = (cJSON_IsBool(l) && cJSON_IsBool(r) && cJSON_IsTrue(l) == cJSON_IsTrue(r)) ||
+              (cJSON_IsString(l) && cJSON_IsString(r) && !strcmp(l->valuestring, r->valuestring));
+    bool comparable = (cJSON_IsBool(l) && cJSON_IsBool(r)) || (cJSON_IsString(l) && cJSON_IsString(r));
+    if (comparable && !strcmp(op, "==") && eq) return true;
+    if (comparable && !strcmp(op, "!=") && !eq) return true;
+    describe(r, rs_text, sizeof rs_text);
+    return snprintf(why, n, "%s%s = %s is not %s %s%s%s", lp->valuestring, at, ls, op, rp ? rp->valuestring : "",
+                    rp ? " = " : "", rs_text), false;
+  }
+  double a = l->valuedouble, b = r->valuedouble * (times ? times->valuedouble : 1.0);
+  bool ok = !strcmp(op, "<") ? a < b : !strcmp(op, "<=") ? a <= b : !strcmp(op, ">") ? a > b
+          : !strcmp(op, ">=") ? a >= b : !strcmp(op, "==") ? a == b : !strcmp(op, "!=") ? a != b
+          : fabs(a - b) <= tol->valuedouble * fabs(b);
+  if (ok) return true;
+  if (rp && times) snprintf(rs_text, sizeof rs_text, "%s = %.4g × %g = %.4g", rp->valuestring, r->valuedouble,
+                            times->valuedouble, b);
+  else if (rp) snprintf(rs_text, sizeof rs_text, "%s = %.4g", rp->valuestring, b);
+  else if (times) snprintf(rs_text, sizeof rs_text, "%.4g × %g = %.4g", r->valuedouble, times->valuedouble, b);
+  else snprintf(rs_text, sizeof rs_text, "%.4g", b);
+  if (tol) snprintf(rs_text + strlen(rs_text), sizeof rs_text - strlen(rs_text), " within %g%%", 100 * tol->valuedouble);
+  return snprintf(why, n, "%s%s = %s is not %s %s", lp->valuestring, at, ls, op, rs_text), false;
+}
+
+/* Runs a claim on one profile ("" on the GPU); true when every condition holds. */
+static bool check(const cJSON *claim, const char *profile, char *why, size_t n) {
+  const char *ex = cJSON_GetObjectItemCaseSensitive(claim, "experiment")->valuestring;
+  runset rs = {.n = 0};
+  const cJSON *run, *cond, *refused = cJSON_GetObjectItemCaseSensitive(claim, "refused");
+  if (refused) {
+    const char *err = "", *code = "";
+    const cJSON *env = run_once(ex, profile, cJSON_GetObjectItemCaseSensitive(claim, "runs")->child, &err, &code);
+    if (!env && !strcmp(code, refused->valuestring)) return true;
+    return snprintf(why, n, "the run should be refused with '%s' but %s%s", refused->valuestring,
+                    env ? "it ran" : "failed otherwise: ", env ? "" : err), false;
+  }
+  cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(claim, "runs")) {
+    const char *err = "", *code = "";
+    const cJSON *env = rs.n < MAX_RUNS ? run_once(ex, profile, run, &err, &code) : NULL;
+    if (!env) return snprintf(why, n, "run '%s': %s", run->string, rs.n < MAX_RUNS ? err : "too many runs"), false;
+    rs.names[rs.n] = run->string;
+    rs.envs[rs.n++] = env;
+  }
+  cJSON_ArrayForEach(cond, cJSON_GetObjectItemCaseSensitive(claim, "expect")) {
+    const cJSON *each = cJSON_GetObjectItemCaseSensitive(cond, "each"), *v;
+    if (!each) {
+      if (!holds(&rs, cond, 0, false, why, n)) return false;
+      continue;
+    }
+    cJSON_ArrayForEach(v, each) if (!holds(&rs, cond, v->valuedouble, true, why, n)) return false;
+  }
+  return true;
+}
+
+typedef struct {
+  int pass, fail, todo, skip, n;
+} tally;
+
+static void one(const cJSON *claim, const char *profile, tally *t) {
+  const char *file = cJSON_GetObjectItemCaseSensitive(claim, "file")->valuestring;
+  int line = (int)cJSON_GetObjectItemCaseSensitive(claim, "line")->valuedouble;
+  const char *id = cJSON_GetObjectItemCaseSensitive(claim, "id")->valuestring;
+  const cJSON *pending = cJSON_GetObjectItemCaseSensitive(claim, "pending");
+  const char *on = profile[0] ? profile : "this GPU";
+  char why[800];
+  t->n++;
+  if (check(claim, profile, why, sizeof why)) {
+    t->pass++;
+    printf("ok %d - %s:%d claim '%s' on %s\n", t->n, file, line, id, on);
+    if (pending) printf("# %s:%d: claim '%s' is marked pending but holds on %s: remove \"pending\"\n", file, line, id, on);
+    return;
+  }
+  if (pending) {
+    t->todo++;
+    printf("not ok %d - %s:%d: claim '%s' on %s: %s # TODO pending: %s\n", t->n, file, line, id, on, why,
+           pending->valuestring);
+    return;
+  }
+  t->fail++;
+  printf("not ok %d - %s:%d: claim '%s' on %s: %s\n", t->n, file, line, id, on, why);
+  printf("#   the lesson says: \"%s\"\n", cJSON_GetObjectItemCaseSensitive(claim, "quote")->valuestring);
+  printf("#   the claim: %s:%d\n", cJSON_GetObjectItemCaseSensitive(claim, "claims_file")->valuestring,
+         (int)cJSON_GetObjectItemCaseSensitive(claim, "claims_line")->valuedouble);
+}
+
+int main(int argc, char **argv) {
+  const char *path = NULL, *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--gpu") && i + 1 < argc) gpu_bin = argv[++i];
+    else if (!strcmp(argv[i], "--lesson") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage, stdout), 0;
+    else if (argv[i][0] != '-' && !path) path = argv[i];
+    else return fprintf(stderr, "claimcheck: unexpected '%s'\n%s", argv[i], usage), 2;
+  }
+  if (!path) return fprintf(stderr, "claimcheck: give the claims file\n%s", usage), 2;
+  size_t len;
+  char *text = lesson_read_file(path, &len);
+  cJSON *root = text ? cJSON_Parse(text) : NULL;
+  const cJSON *claims = cJSON_GetObjectItemCaseSensitive(root, "claims"), *c, *p;
+  free(text);
+  if (!cJSON_IsArray(claims)) {
+    fprintf(stderr, "claimcheck: %s is not a claims file that lessonc wrote (run make lessons)\n", path);
+    cJSON_Delete(root);
+    return 2;
+  }
+  tally t = {0};
+  const char *lesson = "";
+  int lesson_claims = 0, lesson_start = 0;
+  cJSON_ArrayForEach(c, claims) {
+    const char *l = cJSON_GetObjectItemCaseSensitive(c, "lesson")->valuestring;
+    if (only && strcmp(l, only)) continue;
+    if (strcmp(l, lesson)) {
+      if (lesson[0]) printf("# lesson %s: %d claims, %d checks\n", lesson, lesson_claims, t.n - lesson_start);
+      lesson = l, lesson_claims = 0, lesson_start = t.n;
+    }
+    lesson_claims++;
+    if (!gpu_bin) {
+      cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(c, "profiles")) one(c, p->valuestring, &t);
+    } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "all_profiles")) &&
+               cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "real_gpu"))) {
+      one(c, "", &t);
+    } else {
+      bool some = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "all_profiles"));
+      t.n++, t.skip++;
+      printf("ok %d - %s:%d claim '%s' # SKIP %s; checked simulated\n", t.n,
+             cJSON_GetObjectItemCaseSensitive(c, "file")->valuestring,
+             (int)cJSON_GetObjectItemCaseSensitive(c, "line")->valuedouble,
+             cJSON_GetObjectItemCaseSensitive(c, "id")->valuestring,
+             some ? "it names some profiles only" : "it is about simulated results only");
+    }
+  }
+  if (lesson[0]) printf("# lesson %s: %d claims, %d checks\n", lesson, lesson_claims, t.n - lesson_start);
+  printf("1..%d\n# pass %d\n# fail %d\n# todo %d\n# skipped %d\n", t.n, t.pass, t.fail, t.todo, t.skip);
+  for (int i = 0; i < n_cached; i++) {
+    free(cache[i].key);
+    cJSON_Delete(cache[i].env);
+  }
+  cJSON_Delete(root);
+  return t.fail ? 1 : 0;
+}
