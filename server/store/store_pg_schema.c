@@ -51,7 +51,17 @@ static const char v1[] =
     "CREATE INDEX limit_events_by_time ON limit_events(at);"
     "CREATE SEQUENCE serve_seq;";
 
-static const char *const migrations[] = {v1};
+/* Worker health (gpu_worker.c): what a worker's last device check found —
+ * a worker without a usable GPU takes no runs —, the runs it failed or
+ * handed back, its GPU's memory; and on a run, the worker that handed it
+ * back, so that another one takes it. */
+static const char v2[] =
+    "ALTER TABLE workers ADD COLUMN usable boolean NOT NULL DEFAULT true,"
+    " ADD COLUMN unusable_reason text NOT NULL DEFAULT '', ADD COLUMN runs_failed bigint NOT NULL DEFAULT 0,"
+    " ADD COLUMN gpu_mem_total_bytes double precision, ADD COLUMN gpu_mem_used_bytes double precision;"
+    "ALTER TABLE runs ADD COLUMN handed_back_by int;";
+
+static const char *const migrations[] = {v1, v2};
 #define MIGRATIONS (int)(sizeof migrations / sizeof migrations[0])
 
 static int applied_version(pg_store *st, PGconn *c, int *version, lab_error *err) {
