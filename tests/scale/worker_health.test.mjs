@@ -131,6 +131,11 @@ test('a worker whose GPU fails runs hands each back to another worker, uncharged
     }, { what: 'the broken worker taking itself for unusable', timeoutMs: 30000 });
     assert.match(stopped.unusable_reason, /^3 runs in a row failed because of this worker \(last: cuda_error/);
     assert.match(broken.stderr(), /handed back to the queue for another worker/);
+    await waitFor(async () => {
+      const mm = parseMetrics((await request(srv, '/metrics')).text);
+      const series = Object.keys(mm).find((k) => k.startsWith(`gpulab_worker_usable{worker="${broken.id}"`));
+      return /reason="3 runs in a row failed because of this worker/.test(series) && mm[series] === 0;
+    }, { what: 'the broken worker unusable in /metrics, with its reason' });
     assert.equal(psql(`SELECT count(*) FROM runs WHERE handed_back_by = ${broken.id} AND status = 'queued'`, db), '3');
     // Queued with no worker that takes runs (until the broken one's next check): no estimate, and it says why.
     const [waiting, q] = await waitFor(async () => {
@@ -156,10 +161,11 @@ test('a worker whose GPU fails runs hands each back to another worker, uncharged
     assert.equal(overcharged(db), 0);
     assert.equal(Number(psql(`SELECT coalesce(sum(gpu_ms_used), 0) FROM learners l WHERE NOT EXISTS (SELECT 1 FROM runs r`
       + ` WHERE r.learner_id = l.id AND r.status = 'done')`, db)), 0, 'learners whose run failed are charged nothing');
+    // Its back-off's check finds the device usable again (a driver can come back): it takes runs again.
+    await waitFor(() => /gpulab worker \d+: the GPU is usable again; taking runs/.test(broken.stderr()),
+      { what: 'the broken worker checking its GPU again', timeoutMs: 30000 });
     const m = parseMetrics((await request(srv, '/metrics')).text);
     assert.ok(m[`gpulab_worker_failures_total{worker="${broken.id}"}`] >= 3);
-    const series = Object.keys(m).find((k) => k.startsWith(`gpulab_worker_usable{worker="${broken.id}"`));
-    assert.match(series, /reason="3 runs in a row failed because of this worker/);
   } finally {
     await good?.stop();
     await broken.stop();
