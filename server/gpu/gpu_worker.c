@@ -271,9 +271,8 @@ int srv_gpu_worker_start(const srv_gpu_worker_opts *o, srv_gpu_worker **out, lab
   /* The check that registered it counts: the next one is due as after any check. */
   w->check_at_s = lab_clock_s() + (w->health.usable ? HEALTH_EVERY_S : w->backoff_s);
   if (!w->health.usable) {
-    srv_store_worker_health h = w->health;
-    w->health.usable = 1; /* so that set_health says it */
-    set_health(w, &h);
+    fprintf(stderr, "gpulab worker %lld: not usable (%s); it takes no runs and checks again in %.0f s\n",
+            (long long)w->id, w->health.reason, w->backoff_s);
     w->backoff_s *= 2;
   }
   int beating = pthread_create(&w->beat, NULL, beat_main, w) == 0;
