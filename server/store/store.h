@@ -237,7 +237,8 @@ int srv_store_queue_add(srv_store *s, int64_t session_id, int64_t learner_id, co
                         int64_t *run_id, int *mine, int *waiting, lab_error *err);
 /* Takes the next run fairly — the oldest queued run of the learner served
  * longest ago — and marks it running on worker_id, in one statement; *got
- * is 0 when nothing waits. A run worker_id handed back is left to another. */
+ * is 0 when nothing waits. A run worker_id handed back is left to another
+ * worker while one with a usable GPU is alive. */
 int srv_store_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out, int *got, lab_error *err);
 /* Ends a run worker_id claimed (as run_finish); not_cancellable when it is
  * no longer that worker's (it was handed back while the worker seemed dead). */

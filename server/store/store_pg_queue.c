@@ -80,7 +80,8 @@ static int op_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out,
   PGresult *r = srv_pg_one(
       srv_pg_impl(s),
       "WITH next AS (SELECT r.id FROM runs r JOIN learners l ON l.id = r.learner_id WHERE r.status = 'queued'"
-      " AND r.handed_back_by IS DISTINCT FROM $1 ORDER BY l.last_served NULLS FIRST, r.id LIMIT 1 FOR UPDATE OF r, l SKIP LOCKED),"
+      " AND (r.handed_back_by IS DISTINCT FROM $1 OR NOT EXISTS (SELECT 1 FROM workers o WHERE o.id <> $1"
+      " AND o.usable AND " SRV_PG_ALIVE_SQL ")) ORDER BY l.last_served NULLS FIRST, r.id LIMIT 1 FOR UPDATE OF r, l SKIP LOCKED),"
       " claimed AS (UPDATE runs r SET status = 'running', started_at = gpulab_now_ms(), worker_id = $1 FROM next"
       " WHERE r.id = next.id RETURNING r.id, r.session_id, r.learner_id, r.experiment, r.params_json),"
       " served AS (UPDATE learners SET last_served = nextval('serve_seq') WHERE id = (SELECT learner_id FROM claimed)"
