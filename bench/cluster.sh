@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A simulated course, twice in one run (a ratio, not a number alone):
 #   cluster: PostgreSQL (its default durability), 2 servers behind HAProxy
-#            (deploy/haproxy.cfg), 4 `gpulab worker` processes;
+#            (deploy/haproxy.cfg), 4 `gpulab worker` processes and a fifth
+#            with no usable GPU (it must take no run: acknowledged vs done);
 #   one:     1 server with SQLite and its 4 in-process GPU slots (--gpus 0,1,2,3);
 # both with the test-only fake GPU (every run takes CLUSTER_GPU_MS) and the
 # same load (bench/cluster_load.mjs): CLUSTER_LEARNERS learners (500)
@@ -58,14 +59,23 @@ for i in 1 2 3 4; do
   GPULAB_STORE=$uri GPULAB_FAKE_GPU_LOG=$dir/cluster.ran "$bin" worker >"$dir/w$i.out" 2>"$dir/w$i.err" &
   pids+=($!)
 done
+# The fifth: no fake GPU and a device CUDA does not know, so no usable GPU on any machine.
+env -u GPULAB_FAKE_GPU_MS CUDA_VISIBLE_DEVICES=GPU-no-such-device GPULAB_STORE=$uri "$bin" worker \
+  >"$dir/bad.out" 2>"$dir/bad.err" &
+pids+=($!)
 lb=$(fx_port)
 node tests/scale/haproxy_cfg.mjs "$lb" "$port_a" "$port_b" >"$dir/haproxy.cfg"
 haproxy -db -f "$dir/haproxy.cfg" >"$dir/haproxy.log" 2>&1 &
 pids+=($!)
-fx_wait 30 alive "$port_a" 4 && fx_wait 30 alive "$port_b" 4 && fx_wait 10 curl -sf "http://127.0.0.1:$lb/api/health" ||
+fx_wait 30 alive "$port_a" 5 && fx_wait 30 alive "$port_b" 5 && fx_wait 10 curl -sf "http://127.0.0.1:$lb/api/health" ||
   { echo "  the cluster did not come up"; exit 1; }
 node bench/cluster_load.mjs "http://127.0.0.1:$lb" $code "$learners" "$runs" "$dir/cluster.ran" >"$dir/cluster.json" ||
   { echo "  cluster load failed"; exit 1; }
+# What the unusable worker took (it must be nothing), and the GPU runs done.
+bad=$(grep -o 'gpulab worker [0-9]*' "$dir/bad.out" | grep -o '[0-9]*$')
+psql -h 127.0.0.1 -p "$PGPORT_FX" -U postgres -d bench -At -F ' ' -c \
+  "SELECT count(*) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE worker_id = ${bad:-0} OR handed_back_by = ${bad:-0})
+   FROM runs WHERE backend = 'cuda'" >"$dir/bad.txt"
 stop_all
 fx_pg_stop fast
 
@@ -75,9 +85,10 @@ node bench/cluster_load.mjs "http://127.0.0.1:$port_one" $code "$learners" "$run
   { echo "  one-server load failed"; exit 1; }
 stop_all
 
-python3 - "$dir/cluster.json" "$dir/one.json" <<'PY'
+python3 - "$dir/cluster.json" "$dir/one.json" "$dir/bad.txt" <<'PY'
 import json, sys
 c, o = (json.load(open(p)) for p in sys.argv[1:3])
+done, by_bad = (int(x) for x in open(sys.argv[3]).read().split())
 def row(name, f, unit=""):
     a, b = f(c), f(o)
     r = f"{a / b:5.2f}x" if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b else "  -  "
@@ -96,7 +107,10 @@ for name, d in (("cluster", c), ("one", o)):
     print(f"  {name}: {once.get('acknowledged')} acknowledged, {once.get('ran_exactly_once')} ran exactly once, "
           f"{once.get('ran_not_once')} not, {once.get('unacknowledged_ran')} unacknowledged ran; "
           f"failed {d['problem_count']}; refusals {d['refusals'] or 'none'}")
-ok = all((d["once"] or {}).get("ran_not_once", 1) == 0 and d["problem_count"] == 0 for d in (c, o))
+acked = (c["once"] or {}).get("acknowledged")
+print(f"  cluster with one unusable worker: {acked} acknowledged, {done} done, {by_bad} taken by the unusable worker")
+ok = all((d["once"] or {}).get("ran_not_once", 1) == 0 and d["problem_count"] == 0 for d in (c, o)) and by_bad == 0 \
+    and done == acked
 print(f"  every acknowledged run done exactly once: {'yes' if ok else 'NO'}")
 sys.exit(0 if ok else 1)
 PY

@@ -14,6 +14,7 @@ static const char *advice_of(lab_err code) {
     case LAB_E_GPU_ARCH:
       return "this gpulab has no kernels for this GPU's architecture; GET /api/device says which it was built for";
     case LAB_E_CUDA: return "the CUDA context is unusable after this error, so the worker is replaced";
+    case LAB_E_NO_GPU: return "this worker sees no usable GPU; the run goes to another worker";
     default: return "this run failed; the GPU and the worker are fine";
   }
 }

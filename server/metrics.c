@@ -192,12 +192,17 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
             "# TYPE gpulab_sessions_active gauge\ngpulab_sessions_active %ld\n",
         g->sessions_active);
   if (g->workers_alive >= 0)
-    put(&b, "# HELP gpulab_workers_alive GPU workers of the class with a heartbeat in the last 10 s.\n"
+    put(&b, "# HELP gpulab_workers_alive GPU workers of the class with a heartbeat in the last 10 s and a usable GPU.\n"
             "# TYPE gpulab_workers_alive gauge\ngpulab_workers_alive %ld\n"
+            "# HELP gpulab_workers_usable GPU workers that take runs (alive, with a usable GPU).\n"
+            "# TYPE gpulab_workers_usable gauge\ngpulab_workers_usable %ld\n"
+            "# HELP gpulab_workers_unusable GPU workers alive without a usable GPU: they take no runs.\n"
+            "# TYPE gpulab_workers_unusable gauge\ngpulab_workers_unusable %ld\n"
             "# HELP gpulab_store_up Whether the shared class store answered this server's last look (1) or not (0).\n"
             "# TYPE gpulab_store_up gauge\ngpulab_store_up %d\n",
-        g->workers_alive, g->store_up);
+        g->workers_alive, g->workers_alive, g->workers_unusable, g->store_up);
   put_course(&b, g);
+  if (g->workers_text) put(&b, "%s", g->workers_text);
   put_refusals(&b);
   if (b.failed) {
     free(b.p);

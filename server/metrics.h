@@ -21,7 +21,9 @@ typedef struct srv_metrics_gauges {
   long worker_restarts; /* summed over the GPU workers (a counter: it only grows) */
   unsigned long connections_refused; /* over their address's share (conn_gate.h; a counter) */
   long sessions_active; /* -1 when not in class mode */
-  long workers_alive;   /* a shared store's GPU workers alive; -1 otherwise */
+  long workers_alive;   /* a shared store's GPU workers alive with a usable GPU; -1 otherwise */
+  long workers_unusable; /* a shared store's GPU workers alive without one */
+  const char *workers_text; /* per-worker series (workers_metrics.h), appended as they are; or NULL */
   int store_up;         /* a shared store: 1 when it answered the last look */
   int gpus;             /* entries in gpu_used/gpu_total */
   double gpu_used_bytes[8], gpu_total_bytes[8];

@@ -164,7 +164,7 @@
     var rows = queue.map(function (q) {
       var est = num(q.estimate_s);
       var st = q.status === "running" ? (est !== null && est >= 1 ? "running, about " + seconds(est) + " left" : "running")
-        : "queued" + (est !== null ? ", done in about " + seconds(Math.max(est, 1)) : "");
+        : "queued" + (est !== null ? ", done in about " + seconds(Math.max(est, 1)) : q.note ? ": no GPU worker is running" : "");
       var badge = el("span", "badge badge-small " + (q.status === "running" ? "badge-live" : "badge-wait"), st);
       return row([q.status === "running" ? "now" : String(q.position || "?"), String(names[q.id] || sessionNames[q.session_id] || q.name || "session " + q.session_id),
         String(q.experiment || "?"), badge, when(q.queued_at || queuedAt[q.id])]);
@@ -206,7 +206,21 @@
     if (said.length) stat(dl, "Refused since the server started", said.join("; "), "instr-stat-wide");
   }
 
-  function drawGpu(gpu) {
+  // A class on a shared store: each GPU worker, and why one takes no runs.
+  function drawWorkers(box, workers) {
+    workers.forEach(function (w) {
+      if (!w || !w.alive) return;
+      var ok = w.usable !== false;
+      var p = el("p", "instr-worker");
+      p.appendChild(el("span", "badge badge-small " + (ok ? "badge-live" : "badge-sim"), ok ? "takes runs" : "not usable"));
+      p.appendChild(el("span", null, " Worker " + w.id + " on " + (w.host || "?") + " (GPU " + w.gpu + ")" +
+        (ok ? "" : ": " + (w.unusable_reason || "no reason given")) + "; " + (num(w.runs_done) || 0) + " runs, " +
+        (num(w.runs_failed) || 0) + " failed or handed back."));
+      box.appendChild(p);
+    });
+  }
+
+  function drawGpu(gpu, workers) {
     var box = $("gpu");
     box.textContent = "";
     gpu = gpu || {};
@@ -218,7 +232,8 @@
     head.appendChild(el("span", "badge " + (ok ? "badge-live" : "badge-sim"), ok ? "usable" : "not usable"));
     head.appendChild(el("span", null, " " + (verdict.summary || "The server gave no verdict on its GPU.")));
     box.appendChild(head);
-    box.appendChild(el("p", "instr-worker", "GPU worker: " + (num(worker.pid) ? "running (process " + worker.pid + ")" : "not running") +
+    if (Array.isArray(workers)) drawWorkers(box, workers);
+    else box.appendChild(el("p", "instr-worker", "GPU worker: " + (num(worker.pid) ? "running (process " + worker.pid + ")" : "not running") +
       (num(worker.restarts) !== null ? "; restarted " + worker.restarts + (worker.restarts === 1 ? " time" : " times") +
         " since the server started" : "") + "."));
     var seen = {};
@@ -266,7 +281,7 @@
     drawSummary(data, learners, queue);
     drawLearners(learners);
     drawQueue(queue, waiting);
-    drawGpu(data.gpu);
+    drawGpu(data.gpu, data.workers);
     $("updated").textContent = "Updated " + new Date().toLocaleTimeString() + ".";
   }
 

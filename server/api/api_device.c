@@ -2,6 +2,7 @@
  * for a class on a shared store, those of its GPU workers and the list of
  * the live ones with their devices. */
 #include <civetweb.h>
+#include <stdio.h>
 
 #include "api.h"
 #include "cjson_compat.h"
@@ -37,8 +38,11 @@ static cJSON *workers_view(srv_app *app, const cJSON *all) {
   cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "verdict");
   cJSON_ReplaceItemInObjectCaseSensitive(v, "usable", cJSON_CreateFalse());
   cJSON_ReplaceItemInObjectCaseSensitive(v, "simulate", cJSON_CreateTrue());
-  cJSON_ReplaceItemInObjectCaseSensitive(
-      v, "summary", cJSON_CreateString("no usable GPU: no GPU worker of this class has reported in the last 10 s"));
+  const char *why = srv_workers_unusable_reason(all);
+  char summary[360];
+  if (why) snprintf(summary, sizeof summary, "no usable GPU: the GPU workers alive take no runs (%.280s)", why);
+  else snprintf(summary, sizeof summary, "no usable GPU: no GPU worker of this class has reported in the last 10 s");
+  cJSON_ReplaceItemInObjectCaseSensitive(v, "summary", cJSON_CreateString(summary));
   cJSON_ReplaceItemInObjectCaseSensitive(
       v, "advice",
       cJSON_CreateString("Experiments are simulated meanwhile. The instructor starts GPU workers (gpulab worker "

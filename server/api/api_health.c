@@ -35,7 +35,7 @@ int srv_api_health(struct mg_connection *conn, void *cbdata) {
     cJSON_AddStringToObject(c, "name", app->cls->cfg.name);
   }
   if (all) { /* the live workers and their devices; whether the store answered */
-    cJSON_AddItemToObject(o, "workers", srv_workers_brief(all, 1));
+    cJSON_AddItemToObject(o, "workers", srv_workers_brief(all, 1)); /* usable or not: each says */
     cJSON_AddStringToObject(o, "store", srv_class_runs_store_ok(cr) ? "ok" : "unavailable");
     cJSON_Delete(all);
   }

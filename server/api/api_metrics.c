@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "api.h"
+#include "cjson_compat.h"
 #include "class.h"
 #include "clock.h"
 #include "conn_gate.h"
 #include "http.h"
 #include "metrics.h"
 #include "runs.h"
+#include "workers_metrics.h"
 
 /* The course's totals are one scan of the runs table: read at most every
  * TOTALS_FRESH_S per server, whoever scrapes; a store that does not answer
@@ -62,6 +64,7 @@ static void gauges(srv_app *app, srv_metrics_gauges *g) {
     g->queue_running = srv_class_runs_running(cr);
     g->worker_restarts = srv_class_runs_restarts(cr);
     g->workers_alive = srv_class_runs_workers_alive(cr);
+    g->workers_unusable = srv_class_runs_workers_unusable(cr);
     g->store_up = srv_class_runs_store_ok(cr);
   } else {
     g->worker_restarts = srv_supervisor_restarts(app->runner.sup);
@@ -87,7 +90,13 @@ int srv_api_metrics(struct mg_connection *conn, void *cbdata) {
   if (!srv_method_ok(conn, "GET,HEAD")) return 405;
   srv_metrics_gauges g;
   gauges(cbdata, &g);
+  srv_app *app = cbdata;
+  cJSON *workers = srv_class_runs_workers(app->cls ? app->cls->runs : NULL); /* a shared store's */
+  char *per_worker = workers ? srv_workers_metrics(workers) : NULL;
+  cJSON_Delete(workers);
+  g.workers_text = per_worker;
   char *text = srv_metrics_text(&g);
+  free(per_worker);
   if (!text) return srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory; retry in a few seconds");
   char length[32];
   size_t len = strlen(text);

@@ -113,6 +113,7 @@ static cJSON *run_brief(srv_class_runs *cr, int64_t run_id) {
   cJSON_AddStringToObject(run, "status", st.state == SRV_Q_RUNNING ? "running" : "queued");
   cJSON_AddNumberToObject(run, "position", st.position);
   cJSON_AddNumberToObject(run, "estimate_s", st.estimate_s);
+  if (st.state != SRV_Q_RUNNING && st.no_worker) srv_queue_status_no_worker(run);
   return o;
 }
 
@@ -182,6 +183,7 @@ static void merge_live(srv_class_runs *cr, cJSON *run) {
     cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString("queued"));
     cJSON_AddNumberToObject(run, "position", st.position);
     cJSON_AddNumberToObject(run, "estimate_s", st.estimate_s);
+    if (st.no_worker) srv_queue_status_no_worker(run);
     cJSON_AddStringToObject(progress, "state", "queued");
   } else if (st.state == SRV_Q_RUNNING) {
     cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString("running"));
@@ -286,6 +288,10 @@ cJSON *srv_class_runs_workers(srv_class_runs *cr) { return cr && cr->view ? srv_
 
 int srv_class_runs_workers_alive(srv_class_runs *cr) {
   return cr && cr->view ? srv_cluster_view_alive(cr->view) : -1;
+}
+
+int srv_class_runs_workers_unusable(srv_class_runs *cr) {
+  return cr && cr->view ? srv_cluster_view_unusable(cr->view) : 0;
 }
 
 int srv_class_runs_store_ok(srv_class_runs *cr) { return cr && cr->view ? srv_cluster_view_store_ok(cr->view) : 1; }

@@ -85,10 +85,12 @@ int srv_class_runs_running(srv_class_runs *cr);
 cJSON *srv_class_runs_queue_json(srv_class_runs *cr);
 
 /* A shared store's GPU workers as last seen (store.h: workers_list; caller
- * owns), or NULL for the in-process queue; and how many are alive (-1
- * in-process). */
+ * owns), or NULL for the in-process queue; and how many are alive with a
+ * usable GPU, those that take runs (-1 in-process). */
 cJSON *srv_class_runs_workers(srv_class_runs *cr);
 int srv_class_runs_workers_alive(srv_class_runs *cr);
+/* A shared store's workers alive without a usable GPU (0 otherwise). */
+int srv_class_runs_workers_unusable(srv_class_runs *cr);
 /* 0 when a shared store did not answer the last look; 1 otherwise. */
 int srv_class_runs_store_ok(srv_class_runs *cr);
 

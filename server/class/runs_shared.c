@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cjson_compat.h"
+#include "clock.h"
 #include "cluster_view.h"
 #include "gpu_worker.h"
 #include "request_id.h"
@@ -67,6 +68,7 @@ int srv_runs_shared_start(srv_class_runs *cr, const srv_class_config *cfg, const
   cr->learner_cap = cfg->queued_runs_per_learner;
   cr->queue_max = cfg->queue_max;
   cr->runner->gpu_elsewhere = 1;
+  cr->runner->no_gpu_process = workers->mode != SRV_WORKERS_LOCAL;
   if (!(cr->view = srv_cluster_view_start(cr->store, err))) return -1;
   if (workers->mode == SRV_WORKERS_LOCAL) return start_local(cr, cfg, err);
   if (workers->mode == SRV_WORKERS_SLURM && !(cr->slurm = srv_slurm_workers_start(workers, cr->store, cfg->db, err)))
@@ -125,16 +127,23 @@ int srv_runs_shared_enqueue(srv_class_runs *cr, const srv_store_session *sess, c
     srv_cluster_view_refresh(cr->view, STATUS_REFRESH_S);
   if (srv_cluster_view_alive(cr->view) == 0) {
     *retry_after_s = NO_WORKER_RETRY_S;
+    int unusable = srv_cluster_view_unusable(cr->view);
+    char also[120] = "";
+    if (unusable > 0)
+      snprintf(also, sizeof also, "; %d alive without a usable GPU (GET /api/health says why)", unusable);
     return lab_fail(err, LAB_E_NO_GPU, "backend",
-                    "no GPU worker of this class is running (none has reported in the last %d s), so GPU runs cannot "
-                    "queue now; run it with backend \"simulated\" (or \"auto\"), or ask your instructor to start "
-                    "workers (gpulab worker --store …)",
-                    SRV_WORKER_ALIVE_MS / 1000);
+                    "no GPU worker of this class is running (none with a usable GPU has reported in the last %d s%s), "
+                    "so GPU runs cannot queue now; run it with backend \"simulated\" (or \"auto\"), or ask your "
+                    "instructor to start workers (gpulab worker --store …)",
+                    SRV_WORKER_ALIVE_MS / 1000, also);
   }
   int mine = 0, waiting = 0;
   if (srv_store_queue_add(cr->store, sess->id, sess->learner_id, experiment, params_text, reserve_ms, cr->learner_cap,
                           cr->queue_max, srv_request_id(), run_id, &mine, &waiting, err) == 0) {
     remember(*run_id);
+    /* Its place is read from a look that began after it was queued: an
+     * older view would put it last, which the fair order often does not. */
+    srv_cluster_view_refresh_since(cr->view, lab_clock_s());
     return 0;
   }
   if (err->code == LAB_E_TOO_MANY_QUEUED) {

@@ -129,7 +129,7 @@ int srv_cmd_worker(int argc, char **argv) {
   cJSON *view = lab_device_json(&drv, &rt);
   char *view_text = view ? cJSON_PrintUnformatted(view) : NULL;
   cJSON_Delete(view);
-  srv_gpu_worker_opts o = {.store = st, .sup = sup, .deadline_s = (double)cfg.deadline_s};
+  srv_gpu_worker_opts o = {.store = st, .sup = sup, .runner = &runner, .deadline_s = (double)cfg.deadline_s};
   describe(&o.who, (int)gpu);
   o.who.device_json = view_text;
   srv_gpu_worker *w = NULL;

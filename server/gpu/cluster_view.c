@@ -25,6 +25,7 @@ struct srv_cluster_view {
   pthread_cond_t cond; /* a refresh ended, or stopping */
   srv_store_queue_view *q;
   double q_at_s; /* when q was read (lab_clock_s) */
+  double q_since_s; /* when the read that gave q began */
   int refreshing;
   cJSON *workers;
   long restarts;
@@ -35,7 +36,8 @@ struct srv_cluster_view {
 
 /* ---- reading the store ----------------------------------------------------------- */
 
-static void refresh_queue(srv_cluster_view *v) {
+/* One read of the queue; began_s: when the caller marked it refreshing. */
+static void refresh_queue(srv_cluster_view *v, double began_s) {
   srv_store_queue_view *q = NULL;
   lab_error err;
   int ok = srv_store_queue_snapshot(v->store, &q, &err) == 0;
@@ -44,6 +46,7 @@ static void refresh_queue(srv_cluster_view *v) {
     srv_store_queue_view_free(v->q);
     v->q = q;
     v->q_at_s = lab_clock_s();
+    v->q_since_s = began_s;
   }
   v->store_ok = ok;
   v->refreshing = 0;
@@ -84,8 +87,29 @@ void srv_cluster_view_refresh(srv_cluster_view *v, double max_age_s) {
     return;
   }
   v->refreshing = 1;
+  double began = lab_clock_s();
   pthread_mutex_unlock(&v->lock);
-  refresh_queue(v);
+  refresh_queue(v, began);
+}
+
+void srv_cluster_view_refresh_since(srv_cluster_view *v, double since_s) {
+  pthread_mutex_lock(&v->lock);
+  /* A read in flight may have begun before since_s: wait for it, then read
+   * again unless a newer one answered meanwhile. Bounded: each pass either
+   * returns or starts a read of its own. */
+  while (v->q_since_s < since_s) {
+    if (v->refreshing) {
+      pthread_cond_wait(&v->cond, &v->lock);
+      continue;
+    }
+    v->refreshing = 1;
+    double began = lab_clock_s();
+    pthread_mutex_unlock(&v->lock);
+    refresh_queue(v, began);
+    pthread_mutex_lock(&v->lock);
+    if (!v->store_ok) break; /* the store did not answer: the last view it is */
+  }
+  pthread_mutex_unlock(&v->lock);
 }
 
 static void *refresher(void *arg) {
@@ -116,6 +140,7 @@ srv_cluster_view *srv_cluster_view_start(srv_store *st, lab_error *err) {
   v->store = st;
   pthread_mutex_init(&v->lock, NULL);
   pthread_cond_init(&v->cond, NULL);
+  v->q_since_s = lab_clock_s();
   int rc = srv_store_queue_snapshot(st, &v->q, err);
   v->q_at_s = lab_clock_s();
   v->store_ok = 1;
@@ -190,6 +215,7 @@ void srv_cluster_view_status(srv_cluster_view *v, int64_t run_id, srv_queue_stat
       st->position = k + 1;
       st->run_estimate_s = run;
       st->estimate_s = ahead / slots(q) + run; /* the work ahead shares the GPUs */
+      st->no_worker = q->workers_alive == 0;
       break;
     }
     ahead += run;
@@ -207,6 +233,7 @@ void srv_cluster_view_status_last(srv_cluster_view *v, const char *experiment, s
   st->position = q->n_queued + 1;
   st->run_estimate_s = estimate_locked(q, experiment);
   st->estimate_s = ahead / slots(q) + st->run_estimate_s;
+  st->no_worker = q->workers_alive == 0;
   pthread_mutex_unlock(&v->lock);
 }
 
@@ -227,6 +254,13 @@ int srv_cluster_view_running(srv_cluster_view *v) {
 int srv_cluster_view_alive(srv_cluster_view *v) {
   pthread_mutex_lock(&v->lock);
   int n = v->q->workers_alive;
+  pthread_mutex_unlock(&v->lock);
+  return n;
+}
+
+int srv_cluster_view_unusable(srv_cluster_view *v) {
+  pthread_mutex_lock(&v->lock);
+  int n = v->q->workers_unusable;
   pthread_mutex_unlock(&v->lock);
   return n;
 }
@@ -277,7 +311,9 @@ cJSON *srv_cluster_view_queue_json(srv_cluster_view *v) {
   double ahead = running_left_locked(q);
   for (int k = 0; k < q->n_queued; k++) {
     double run = estimate_locked(q, q->queued[k].experiment);
-    cJSON_AddItemToArray(arr, run_json(&q->queued[k], "queued", k + 1, ahead / slots(q) + run));
+    cJSON *o = run_json(&q->queued[k], "queued", k + 1, ahead / slots(q) + run);
+    if (o && q->workers_alive == 0) srv_queue_status_no_worker(o);
+    cJSON_AddItemToArray(arr, o);
     ahead += run;
   }
   pthread_mutex_unlock(&v->lock);

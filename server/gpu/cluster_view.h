@@ -21,6 +21,10 @@ srv_cluster_view *srv_cluster_view_start(srv_store *st, lab_error *err);
 void srv_cluster_view_stop(srv_cluster_view *v);
 /* Reads the store now unless the view is younger than max_age_s. */
 void srv_cluster_view_refresh(srv_cluster_view *v, double max_age_s);
+/* Makes the view one read after since_s (lab_clock_s): a run queued at
+ * since_s is in it, with its true place (a read in flight that began
+ * earlier does not count). */
+void srv_cluster_view_refresh_since(srv_cluster_view *v, double since_s);
 
 /* As srv_queue_status_of (queue.h), from the last look. */
 void srv_cluster_view_status(srv_cluster_view *v, int64_t run_id, srv_queue_status *st);
@@ -35,11 +39,15 @@ double srv_cluster_view_estimate(srv_cluster_view *v, const char *experiment);
 /* When a place is expected to free up: the soonest end of a running run
  * (of this learner when it has one), at least 1 s. */
 double srv_cluster_view_soonest_end(srv_cluster_view *v, int64_t learner_id);
-/* As srv_queue_json: [{"id","session_id","experiment","status","position","estimate_s"}]. */
+/* As srv_queue_json: [{"id","session_id","experiment","status","position","estimate_s"}]; with no
+ * usable worker alive, a queued run's estimate_s is null and "note" says why. */
 cJSON *srv_cluster_view_queue_json(srv_cluster_view *v);
 
-/* Workers with a heartbeat at most SRV_WORKER_ALIVE_MS old. */
+/* Workers with a heartbeat at most SRV_WORKER_ALIVE_MS old and a usable
+ * GPU: those that take runs. */
 int srv_cluster_view_alive(srv_cluster_view *v);
+/* Workers alive without a usable GPU (they take no runs). */
+int srv_cluster_view_unusable(srv_cluster_view *v);
 /* A copy of the last workers list (store.h: workers_list); caller owns. */
 cJSON *srv_cluster_view_workers(srv_cluster_view *v);
 /* GPU process restarts summed over the workers listed. */

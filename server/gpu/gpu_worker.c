@@ -1,9 +1,11 @@
 /* The claim loop of a shared queue's GPU worker (see gpu_worker.h). Two
- * threads: one claims and runs, sleeping on the store's notifications
- * (LISTEN) between runs; one beats every second and now and then looks for
- * workers that died (any process may: the first to see one hands its run
- * back). A result that cannot be stored because the database is down is
- * retried for a minute: it is not thrown away for a blip. */
+ * threads: one checks its GPU, claims and runs, sleeping on the store's
+ * notifications (LISTEN) between runs; one beats every second and now and
+ * then looks for workers that died (any process may: the first to see one
+ * hands its run back). A result that cannot be stored because the database
+ * is down is retried for a minute: it is not thrown away for a blip. A
+ * worker whose GPU is unusable only checks it, on a back-off: claiming
+ * would fail runs fast and so win most claims. */
 #include "gpu_worker.h"
 
 #include <errno.h>
@@ -19,12 +21,17 @@
 #include "clock.h"
 #include "json.h"
 #include "runner.h"
+#include "worker_health.h"
 
 #define BEAT_S 1.0
 #define REAP_EVERY 2        /* beats */
 #define IDLE_WAIT_S 0.5     /* a claim that found nothing waits this long for a notification */
 #define STORE_RETRY_S 60.0  /* a finished run's result is retried this long while the store is down */
 #define SUP_WAIT_S 30.0
+#define CHECK_FIRST_S 5.0   /* an unusable worker checks its GPU again after this, */
+#define CHECK_MAX_S 60.0    /* doubling up to this */
+#define HEALTH_EVERY_S 30.0 /* a usable worker re-reads its device between runs this often (memory, a lost driver) */
+#define FAULT_STREAK 3      /* runs failed in a row because of the worker: it stops claiming */
 
 struct srv_gpu_worker {
   srv_gpu_worker_opts o;
@@ -35,6 +42,11 @@ struct srv_gpu_worker {
   _Atomic int stopping;
   _Atomic int64_t run_id; /* the run on the GPU now, 0 when none */
   _Atomic int killed;     /* stop killed the GPU process under a run */
+  /* the claim loop's own (no lock): */
+  srv_store_worker_health health; /* as last stored */
+  double check_at_s;              /* next device check (lab_clock_s) */
+  double backoff_s;               /* the next wait of an unusable worker */
+  int streak;                     /* runs failed in a row because of this worker */
 };
 
 static void sleep_s(double s) {
@@ -71,6 +83,70 @@ static void store_end(srv_gpu_worker *w, const srv_store_claim *c, int rc, const
   cJSON_free(text);
 }
 
+/* Stores a health (a failure to is logged: the next check stores it again)
+ * and says when usability changed. */
+static void set_health(srv_gpu_worker *w, const srv_store_worker_health *h) {
+  lab_error err = {0};
+  if (srv_store_worker_health_set(w->o.store, w->id, h, &err) != 0)
+    fprintf(stderr, "gpulab worker %lld: its device check was not stored: %s\n", (long long)w->id, err.message);
+  if (h->usable && !w->health.usable)
+    fprintf(stderr, "gpulab worker %lld: the GPU is usable again; taking runs\n", (long long)w->id);
+  else if (!h->usable && (w->health.usable || strcmp(h->reason, w->health.reason) != 0))
+    fprintf(stderr, "gpulab worker %lld: not usable (%s); it takes no runs and checks again in %.0f s\n",
+            (long long)w->id, h->reason, w->check_at_s - lab_clock_s());
+  w->health = *h;
+}
+
+/* The worker's device check, due at check_at_s: usable, it checks again
+ * in HEALTH_EVERY_S; not, after its back-off, which then doubles. */
+static void check_device(srv_gpu_worker *w) {
+  srv_store_worker_health h;
+  srv_worker_check(w->o.runner, &h);
+  if (h.usable) {
+    w->streak = 0; /* the device says usable: it gets another try */
+    w->check_at_s = lab_clock_s() + HEALTH_EVERY_S;
+  } else {
+    w->check_at_s = lab_clock_s() + w->backoff_s;
+    w->backoff_s = w->backoff_s * 2 < CHECK_MAX_S ? w->backoff_s * 2 : CHECK_MAX_S;
+  }
+  set_health(w, &h);
+}
+
+/* FAULT_STREAK runs in a row failed because of this worker (fail the last
+ * one's error): it takes itself for unusable until its back-off's check. */
+static void fault_streak(srv_gpu_worker *w, const lab_error *fail) {
+  srv_store_worker_health h = w->health;
+  h.usable = 0;
+  snprintf(h.reason, sizeof h.reason, "%d runs in a row failed because of this worker (last: %s: %.100s)", w->streak,
+           lab_err_code(fail->code), fail->message);
+  w->check_at_s = lab_clock_s() + w->backoff_s;
+  w->backoff_s = w->backoff_s * 2 < CHECK_MAX_S ? w->backoff_s * 2 : CHECK_MAX_S;
+  set_health(w, &h);
+}
+
+/* A run that failed because of this worker goes back to the queue for
+ * another worker; the second time it fails with that error, uncharged. */
+static void give_back(srv_gpu_worker *w, const srv_store_claim *c, const lab_error *fail) {
+  lab_error why, err = {0};
+  lab_fail(&why, fail->code, fail->param[0] ? fail->param : NULL,
+           "%.300s (this failed because of the GPU worker, not the run's parameters, on two workers in turn; it is "
+           "not charged: run it again)",
+           fail->message);
+  char *text = srv_run_outcome_text(&why, NULL);
+  int requeued = 0;
+  double until = lab_clock_s() + STORE_RETRY_S;
+  while (srv_store_queue_hand_back(w->o.store, w->id, c->run_id, lab_err_code(fail->code), text, &requeued, &err) !=
+             0 &&
+         retriable(&err) && lab_clock_s() < until)
+    sleep_s(1.0);
+  fprintf(stderr, "gpulab worker %lld: run %lld failed because of this worker (%s: %.200s): %s\n", (long long)w->id,
+          (long long)c->run_id, lab_err_code(fail->code), fail->message,
+          err.code != LAB_OK ? "not handed back (the store did not answer)"
+          : requeued         ? "handed back to the queue for another worker"
+                             : "failed: it had been handed back before");
+  cJSON_free(text);
+}
+
 /* The run's GPU process was killed by stop: the run goes back to the queue. */
 static void hand_back(srv_gpu_worker *w, const srv_store_claim *c) {
   lab_error why, err = {0};
@@ -79,8 +155,8 @@ static void hand_back(srv_gpu_worker *w, const srv_store_claim *c) {
   char *text = srv_run_outcome_text(&why, NULL);
   int requeued = 0;
   double until = lab_clock_s() + 10;
-  while (srv_store_queue_hand_back(w->o.store, w->id, c->run_id, text, &requeued, &err) != 0 && retriable(&err) &&
-         lab_clock_s() < until)
+  while (srv_store_queue_hand_back(w->o.store, w->id, c->run_id, "worker_crashed", text, &requeued, &err) != 0 &&
+         retriable(&err) && lab_clock_s() < until)
     sleep_s(0.5);
   fprintf(stderr, "gpulab worker %lld: stopping: run %lld %s\n", (long long)w->id, (long long)c->run_id,
           err.code != LAB_OK ? "could not be handed back (a live server hands it back when this worker is gone)"
@@ -96,15 +172,39 @@ static void run_claimed(srv_gpu_worker *w, const srv_store_claim *c) {
   int rc = srv_runner_gpu_job(w->o.sup, c->experiment, params, c->run_id, SUP_WAIT_S, w->o.deadline_s, &out, &err);
   double run_s = lab_clock_s() - t0;
   cJSON_Delete(params);
+  int fault = rc != 0 && !w->killed && srv_worker_fault(err.code);
   if (rc != 0 && w->killed) hand_back(w, c);
+  else if (fault) give_back(w, c, &err);
   else store_end(w, c, rc, &err, out, run_s);
   cJSON_Delete(out);
+  if (!fault) {
+    w->streak = 0;
+    if (rc == 0) w->backoff_s = CHECK_FIRST_S;
+    return;
+  }
+  if (++w->streak >= FAULT_STREAK) fault_streak(w, &err);
+  else if (err.code == LAB_E_NO_GPU || err.code == LAB_E_GPU_ARCH) w->check_at_s = 0; /* look at the device now */
+}
+
+/* Waits until the next device check (or stop). */
+static void wait_for_check(srv_gpu_worker *w) {
+  double left = w->check_at_s - lab_clock_s();
+  if (left <= 0) return;
+  pthread_mutex_lock(&w->lock);
+  struct timespec until = srv_abstime_after(left < 1.0 ? left : 1.0);
+  if (!w->stopping) pthread_cond_timedwait(&w->changed, &w->lock, &until);
+  pthread_mutex_unlock(&w->lock);
 }
 
 static void *loop_main(void *arg) {
   srv_gpu_worker *w = arg;
   double quiet_until = 0; /* store errors are logged once a minute */
   while (!w->stopping) {
+    if (lab_clock_s() >= w->check_at_s) check_device(w);
+    if (!w->health.usable) {
+      wait_for_check(w);
+      continue;
+    }
     srv_store_claim c;
     int got = 0;
     lab_error err = {0};
@@ -162,12 +262,23 @@ int srv_gpu_worker_start(const srv_gpu_worker_opts *o, srv_gpu_worker **out, lab
   if (!w) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   w->o = *o;
   w->o.who.device_json = NULL; /* only for the registration */
-  if (srv_store_worker_add(o->store, &o->who, &w->id, err) != 0) {
+  srv_store_worker who = o->who;
+  srv_worker_check(o->runner, &who.health);
+  w->health = who.health;
+  w->backoff_s = CHECK_FIRST_S;
+  if (srv_store_worker_add(o->store, &who, &w->id, err) != 0) {
     free(w);
     return -1;
   }
   pthread_mutex_init(&w->lock, NULL);
   pthread_cond_init(&w->changed, NULL);
+  /* The check that registered it counts: the next one is due as after any check. */
+  w->check_at_s = lab_clock_s() + (w->health.usable ? HEALTH_EVERY_S : w->backoff_s);
+  if (!w->health.usable) {
+    fprintf(stderr, "gpulab worker %lld: not usable (%s); it takes no runs and checks again in %.0f s\n",
+            (long long)w->id, w->health.reason, w->backoff_s);
+    w->backoff_s *= 2;
+  }
   int beating = pthread_create(&w->beat, NULL, beat_main, w) == 0;
   if (beating && pthread_create(&w->loop, NULL, loop_main, w) == 0) {
     *out = w;

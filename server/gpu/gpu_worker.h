@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "runner.h"
 #include "supervisor.h"
 
 typedef struct srv_gpu_worker srv_gpu_worker;
@@ -16,11 +17,18 @@ typedef struct srv_gpu_worker srv_gpu_worker;
 typedef struct srv_gpu_worker_opts {
   srv_store *store;     /* a shared one; not owned */
   srv_supervisor *sup;  /* the GPU process runs go to; not owned */
+  srv_runner *runner;   /* its device checks (sup's views); NULL: taken as usable (checked by its server) */
   srv_store_worker who; /* as it registers (kind, host, gpu, device view…) */
   double deadline_s;    /* per run (the class's limits.deadline_s) */
 } srv_gpu_worker_opts;
 
-/* Registers the worker and starts its claim loop and heartbeat (threads).
+/* Checks its GPU, registers the worker with what it found and starts its
+ * claim loop and heartbeat (threads). A worker whose GPU is not usable
+ * takes no runs; it checks again after 5 s, then twice as long each time
+ * up to a minute (a driver can come back). A run that fails because of
+ * the worker (worker_health.h) is handed back to the queue for another
+ * worker (once: failed the second time), never charged; after 3 such in
+ * a row the worker takes itself for unusable and checks again later.
  * Returns 0, or -1 with err (nothing started). */
 int srv_gpu_worker_start(const srv_gpu_worker_opts *o, srv_gpu_worker **out, lab_error *err);
 /* Stops taking runs; a run in progress gets grace_s to finish, then its GPU

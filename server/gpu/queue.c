@@ -449,6 +449,12 @@ cJSON *srv_queue_entry_json(int64_t run_id, int64_t session_id, const char *expe
   return o;
 }
 
+void srv_queue_status_no_worker(cJSON *o) {
+  if (cJSON_GetObjectItemCaseSensitive(o, "estimate_s")) cJSON_ReplaceItemInObjectCaseSensitive(o, "estimate_s", cJSON_CreateNull());
+  else cJSON_AddNullToObject(o, "estimate_s");
+  cJSON_AddStringToObject(o, "note", SRV_NO_WORKER_NOTE);
+}
+
 static cJSON *job_json(const srv_queue_job *j, const char *status, int position, double estimate_s) {
   return srv_queue_entry_json(j->run_id, j->session_id, j->experiment, status, position, estimate_s);
 }

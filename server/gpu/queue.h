@@ -33,6 +33,7 @@ typedef struct srv_queue_status {
   double estimate_s; /* seconds until the result is expected (wait + run) */
   double elapsed_s;  /* running: seconds since it started */
   double run_estimate_s; /* this experiment's typical run time */
+  int no_worker;         /* queued on a shared store with no usable GPU worker alive: no estimate holds */
 } srv_queue_status;
 
 /* Runs one job on GPU slot `slot`; the queue measures its wall time and
@@ -90,5 +91,10 @@ cJSON *srv_queue_json(srv_queue *q);
 /* One entry of that list (the shared queue's view builds the same). */
 cJSON *srv_queue_entry_json(int64_t run_id, int64_t session_id, const char *experiment, const char *status,
                             int position, double estimate_s);
+
+/* Marks a queued run's JSON (an entry or a run) as waiting for a GPU
+ * worker: estimate_s null, "note" SRV_NO_WORKER_NOTE. */
+#define SRV_NO_WORKER_NOTE "no GPU worker is running: the run waits until one starts (no estimate until then)"
+void srv_queue_status_no_worker(cJSON *o);
 
 #endif

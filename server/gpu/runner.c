@@ -79,7 +79,16 @@ static void probe_once(srv_runner *r) {
   lab_driver_view drv;
   lab_runtime_view fresh;
   srv_driver_probe(&drv);
-  int got = fetch_runtime_view(r, &fresh, have ? 0.05 : r->wait_s) == 0;
+  int got = 0;
+  if (r->no_gpu_process) { /* its GPU process would cost a CUDA context (150 MB and more) for nothing */
+    memset(&fresh, 0, sizeof fresh);
+    fresh.status = LAB_RT_ERROR;
+    snprintf(fresh.error_name, sizeof fresh.error_name, "not_checked");
+    snprintf(fresh.error_message, sizeof fresh.error_message,
+             "this server starts no GPU process (--workers none or slurm): its GPU runs are its workers'");
+  } else {
+    got = fetch_runtime_view(r, &fresh, have ? 0.05 : r->wait_s) == 0;
+  }
   pthread_mutex_lock(&r->lock);
   if (got || !have) {
     r->rt = fresh;

@@ -17,6 +17,7 @@
 typedef struct srv_runner {
   srv_supervisor *sup; /* the GPU worker: every CUDA call happens there */
   int gpu_elsewhere;   /* experiments with a GPU side never run here: a class's GPU workers run them (runs.h) */
+  int no_gpu_process;  /* and this server starts no GPU process at all, not even to probe (--workers none, slurm) */
   double deadline_s;   /* per GPU run */
   double wait_s;       /* how long a run waits for the GPU before "busy" */
   pthread_mutex_t lock; /* guards the cached views and the probe in flight */

@@ -39,10 +39,22 @@ cJSON *srv_workers_device(const cJSON *list) {
   const cJSON *w, *found = NULL;
   cJSON_ArrayForEach(w, list) {
     const cJSON *device = cJSON_GetObjectItemCaseSensitive(w, "device");
-    if (!alive(w) || !cJSON_IsObject(device)) continue;
+    /* A worker that found its GPU unusable since it registered takes no runs: not its old view. */
+    if (!alive(w) || !cJSON_IsObject(device) || cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(w, "usable")))
+      continue;
     const cJSON *usable = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(device, "verdict"), "usable");
     if (!found || cJSON_IsTrue(usable)) found = device;
     if (cJSON_IsTrue(usable)) break;
   }
   return found ? cJSON_Duplicate(found, 1) : NULL;
+}
+
+const char *srv_workers_unusable_reason(const cJSON *list) {
+  const cJSON *w;
+  cJSON_ArrayForEach(w, list) {
+    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(w, "unusable_reason");
+    if (alive(w) && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(w, "usable")) && cJSON_IsString(reason))
+      return reason->valuestring;
+  }
+  return NULL;
 }

@@ -97,8 +97,17 @@ typedef struct srv_store_queue_view {
   } est[SRV_STORE_ESTIMATES];
   int n_est;
   double all_run_s; /* mean of all recent GPU runs; 0 when there were none */
-  int workers_alive;
+  int workers_alive;    /* alive and with a usable GPU: those that take runs */
+  int workers_unusable; /* alive but without a usable GPU: they take no runs */
 } srv_store_queue_view;
+
+/* What a worker can do, as it last checked: its GPU usable or not (and
+ * why not), and that GPU's memory (-1 when not known). */
+typedef struct srv_store_worker_health {
+  int usable;
+  char reason[200]; /* "" when usable */
+  double mem_total_bytes, mem_used_bytes;
+} srv_store_worker_health;
 
 /* A GPU worker as it registers itself. */
 typedef struct srv_store_worker {
@@ -109,6 +118,7 @@ typedef struct srv_store_worker {
   char cuda_visible_devices[128]; /* as it found it ("" when unset) */
   char slurm_job_id[32];
   const char *device_json; /* its device view (lab_device_json), or NULL */
+  srv_store_worker_health health; /* as it registers */
 } srv_store_worker;
 
 /* Whether a store setting names PostgreSQL (a postgresql:// or postgres:// URI). */
@@ -243,17 +253,21 @@ int srv_store_queue_add(srv_store *s, int64_t session_id, int64_t learner_id, co
                         const char *request_id, int64_t *run_id, int *mine, int *waiting, lab_error *err);
 /* Takes the next run fairly — the oldest queued run of the learner served
  * longest ago — and marks it running on worker_id, in one statement; *got
- * is 0 when nothing waits. */
+ * is 0 when nothing waits. A run worker_id handed back is left to another
+ * worker while one with a usable GPU is alive. */
 int srv_store_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out, int *got, lab_error *err);
 /* Ends a run worker_id claimed (as run_finish); not_cancellable when it is
  * no longer that worker's (it was handed back while the worker seemed dead). */
 int srv_store_queue_finish(srv_store *s, int64_t worker_id, int64_t run_id, const char *status,
                            const char *error_code, const char *result_json, double gpu_ms, lab_error *err);
-/* A run its worker could not finish (it is stopping): queued again in its
- * old place the first time (*requeued 1); failed as worker_crashed with
- * fail_json as its error after that. */
-int srv_store_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, const char *fail_json,
-                              int *requeued, lab_error *err);
+/* A run its worker could not finish (it is stopping, or the run failed
+ * because of the worker: its GPU, not the learner's parameters): queued
+ * again in its old place the first time (*requeued 1), for another worker;
+ * failed with error_code and fail_json as its error after that. Either way
+ * the learner is not charged for it, and it counts in the worker's
+ * runs_failed. */
+int srv_store_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, const char *error_code,
+                              const char *fail_json, int *requeued, lab_error *err);
 /* Cancels a queued run of that session: not_cancellable once a worker took
  * it or it ended, unknown_run when it is not the session's. */
 int srv_store_queue_cancel(srv_store *s, int64_t session_id, int64_t run_id, lab_error *err);
@@ -272,12 +286,17 @@ void srv_store_queue_view_free(srv_store_queue_view *v);
  * says it stopped. workers_reap takes a worker for dead when its heartbeat
  * is older than SRV_WORKER_ALIVE_MS or its connection is gone, and hands
  * its running run back once (queued again), failing it (worker_crashed)
- * the second time. workers_list: [{"id","kind","host","pid","gpu",
+ * the second time. worker_health_set stores what it found at its last device
+ * check. workers_list: [{"id","kind","host","pid","gpu",
  * "cuda_visible_devices","slurm_job_id","device","state","alive",
- * "heartbeat_age_s","run_id","runs_done","restarts","started_at"}], the
- * workers seen in the last hour, alive ones first. */
+ * "heartbeat_age_s","run_id","runs_done","restarts","started_at","usable",
+ * "unusable_reason","runs_failed","gpu_memory_total_bytes",
+ * "gpu_memory_used_bytes"}] (state: idle, busy, unusable or gone; memory
+ * null when not known), the workers seen in the last hour, alive ones
+ * first. */
 int srv_store_worker_add(srv_store *s, const srv_store_worker *w, int64_t *id, lab_error *err);
 int srv_store_worker_beat(srv_store *s, int64_t id, int64_t run_id, long restarts, lab_error *err);
+int srv_store_worker_health_set(srv_store *s, int64_t id, const srv_store_worker_health *h, lab_error *err);
 int srv_store_worker_gone(srv_store *s, int64_t id, lab_error *err);
 int srv_store_workers_reap(srv_store *s, int *handed_back, int *failed, lab_error *err);
 int srv_store_workers_list(srv_store *s, cJSON **out, lab_error *err);

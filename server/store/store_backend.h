@@ -62,8 +62,8 @@ typedef struct srv_store_ops {
   int (*queue_claim)(srv_store *s, int64_t worker_id, srv_store_claim *out, int *got, lab_error *err);
   int (*queue_finish)(srv_store *s, int64_t worker_id, int64_t run_id, const char *status, const char *error_code,
                       const char *result_json, double gpu_ms, lab_error *err);
-  int (*queue_hand_back)(srv_store *s, int64_t worker_id, int64_t run_id, const char *fail_json, int *requeued,
-                         lab_error *err);
+  int (*queue_hand_back)(srv_store *s, int64_t worker_id, int64_t run_id, const char *error_code,
+                         const char *fail_json, int *requeued, lab_error *err);
   int (*queue_cancel)(srv_store *s, int64_t session_id, int64_t run_id, lab_error *err);
   int (*queue_wait)(srv_store *s, double timeout_s, lab_error *err);
   int (*queue_snapshot)(srv_store *s, srv_store_queue_view **out, lab_error *err);
@@ -71,6 +71,7 @@ typedef struct srv_store_ops {
   /* the GPU workers */
   int (*worker_add)(srv_store *s, const srv_store_worker *w, int64_t *id, lab_error *err);
   int (*worker_beat)(srv_store *s, int64_t id, int64_t run_id, long restarts, lab_error *err);
+  int (*worker_health)(srv_store *s, int64_t id, const srv_store_worker_health *h, lab_error *err);
   int (*worker_gone)(srv_store *s, int64_t id, lab_error *err);
   int (*workers_reap)(srv_store *s, int *handed_back, int *failed, lab_error *err);
   int (*workers_list)(srv_store *s, cJSON **out, lab_error *err);

@@ -168,9 +168,9 @@ int srv_store_queue_finish(srv_store *s, int64_t worker_id, int64_t run_id, cons
   return SHARED_OP(queue_finish, worker_id, run_id, status, error_code, result_json, gpu_ms, err);
 }
 
-int srv_store_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, const char *fail_json,
-                              int *requeued, lab_error *err) {
-  return SHARED_OP(queue_hand_back, worker_id, run_id, fail_json, requeued, err);
+int srv_store_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, const char *error_code,
+                              const char *fail_json, int *requeued, lab_error *err) {
+  return SHARED_OP(queue_hand_back, worker_id, run_id, error_code, fail_json, requeued, err);
 }
 
 int srv_store_queue_cancel(srv_store *s, int64_t session_id, int64_t run_id, lab_error *err) {
@@ -197,6 +197,10 @@ int srv_store_worker_add(srv_store *s, const srv_store_worker *w, int64_t *id, l
 
 int srv_store_worker_beat(srv_store *s, int64_t id, int64_t run_id, long restarts, lab_error *err) {
   return SHARED_OP(worker_beat, id, run_id, restarts, err);
+}
+
+int srv_store_worker_health_set(srv_store *s, int64_t id, const srv_store_worker_health *h, lab_error *err) {
+  return SHARED_OP(worker_health, id, h, err);
 }
 
 int srv_store_worker_gone(srv_store *s, int64_t id, lab_error *err) { return SHARED_OP(worker_gone, id, err); }

@@ -24,7 +24,6 @@
 #define SRV_PG_STR(x) SRV_PG_STR_(x)
 /* Workers alive: a heartbeat at most SRV_WORKER_ALIVE_MS old, not gone. */
 #define SRV_PG_ALIVE_SQL "gone_at IS NULL AND heartbeat_at >= gpulab_now_ms() - " SRV_PG_STR(SRV_WORKER_ALIVE_MS)
-#define SRV_PG_ALIVE_COUNT_SQL "SELECT count(*) FROM workers WHERE " SRV_PG_ALIVE_SQL
 
 struct srv_pg_listener; /* store_pg_workers.c */
 
@@ -114,8 +113,8 @@ int srv_pg_finish(pg_store *st, const char *sql, int64_t worker_id, int64_t run_
 
 /* store_pg_queue.c: hands run_id back from worker_id (see store.h:
  * queue_hand_back); *requeued or *failed is 1 for what happened. */
-int srv_pg_hand_back(pg_store *st, int64_t worker_id, int64_t run_id, const char *fail_json, int *requeued,
-                     int *failed, lab_error *err);
+int srv_pg_hand_back(pg_store *st, int64_t worker_id, int64_t run_id, const char *error_code, const char *fail_json,
+                     int *requeued, int *failed, lab_error *err);
 
 /* store_pg_schema.c: creates or upgrades the schema under an advisory lock. */
 int srv_pg_migrate(pg_store *st, PGconn *c, lab_error *err);

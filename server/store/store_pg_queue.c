@@ -82,7 +82,8 @@ static int op_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out,
   PGresult *r = srv_pg_one(
       srv_pg_impl(s),
       "WITH next AS (SELECT r.id FROM runs r JOIN learners l ON l.id = r.learner_id WHERE r.status = 'queued'"
-      " ORDER BY l.last_served NULLS FIRST, r.id LIMIT 1 FOR UPDATE OF r, l SKIP LOCKED),"
+      " AND (r.handed_back_by IS DISTINCT FROM $1 OR NOT EXISTS (SELECT 1 FROM workers o WHERE o.id <> $1"
+      " AND o.usable AND " SRV_PG_ALIVE_SQL ")) ORDER BY l.last_served NULLS FIRST, r.id LIMIT 1 FOR UPDATE OF r, l SKIP LOCKED),"
       " claimed AS (UPDATE runs r SET status = 'running', started_at = gpulab_now_ms(), worker_id = $1 FROM next"
       " WHERE r.id = next.id RETURNING r.id, r.session_id, r.learner_id, r.experiment, r.params_json, r.request_id),"
       " served AS (UPDATE learners SET last_served = nextval('serve_seq') WHERE id = (SELECT learner_id FROM claimed)"
@@ -119,28 +120,33 @@ static int op_queue_finish(srv_store *s, int64_t worker_id, int64_t run_id, cons
                   (long long)run_id);
 }
 
-/* Hands a run back (queued again, in its old place: its id) the first
- * time, and fails it after that; the learner's estimate is refunded when it
- * fails. $1 the run, $2 its worker (0: whichever), $3 the failure's
- * envelope. Wakes the workers when one went back. */
+/* Hands a run back (queued again, in its old place: its id; left to
+ * another worker) the first time, and fails it after that; the learner's
+ * estimate is refunded when it fails (nothing was charged for the attempt
+ * that went back: the charge settles when a run ends). The worker counts
+ * one more run failed. $1 the run, $2 its worker, $3 the failure's
+ * envelope, $4 its code. Wakes the workers when one went back. */
 static const char hand_back_sql[] =
-    "WITH back AS (UPDATE runs SET status = 'queued', worker_id = NULL, started_at = NULL, attempts = attempts + 1"
-    " WHERE id = $1 AND worker_id = $2 AND status = 'running' AND attempts = 0 RETURNING id),"
-    " failed AS (UPDATE runs SET status = 'failed', error_code = 'worker_crashed', result_json = $3,"
+    "WITH back AS (UPDATE runs SET status = 'queued', worker_id = NULL, started_at = NULL, attempts = attempts + 1,"
+    " handed_back_by = $2 WHERE id = $1 AND worker_id = $2 AND status = 'running' AND attempts = 0 RETURNING id),"
+    " failed AS (UPDATE runs SET status = 'failed', error_code = $4, result_json = $3,"
     " finished_at = gpulab_now_ms() WHERE id = $1 AND worker_id = $2 AND status = 'running' AND attempts > 0"
     " RETURNING learner_id, gpu_ms_reserved),"
     " refund AS (UPDATE learners l SET gpu_ms_used = greatest(0, l.gpu_ms_used - f.gpu_ms_reserved) FROM failed f"
     " WHERE l.id = f.learner_id RETURNING 1),"
+    " w AS (UPDATE workers SET runs_failed = runs_failed + 1, run_id = NULL WHERE id = $2"
+    " AND (EXISTS (SELECT 1 FROM back) OR EXISTS (SELECT 1 FROM failed)) RETURNING 1),"
     " woken AS (SELECT pg_notify('" SRV_PG_NOTIFY "', '') FROM back)"
     " SELECT (SELECT count(*) FROM back), (SELECT count(*) FROM failed), (SELECT count(*) FROM refund),"
-    " (SELECT count(*) FROM woken)";
+    " (SELECT count(*) FROM woken), (SELECT count(*) FROM w)";
 
-int srv_pg_hand_back(pg_store *st, int64_t worker_id, int64_t run_id, const char *fail_json, int *requeued,
-                     int *failed, lab_error *err) {
+int srv_pg_hand_back(pg_store *st, int64_t worker_id, int64_t run_id, const char *error_code, const char *fail_json,
+                     int *requeued, int *failed, lab_error *err) {
   pg_args a = {0};
   srv_pg_i64(&a, run_id);
   srv_pg_i64(&a, worker_id);
   srv_pg_text(&a, fail_json);
+  srv_pg_text(&a, error_code ? error_code : "worker_crashed");
   PGresult *r = srv_pg_one(st, hand_back_sql, &a, "handing a run back", err);
   if (!r) return -1;
   *requeued = (int)srv_pg_get_i64(r, 0, 0);
@@ -149,10 +155,11 @@ int srv_pg_hand_back(pg_store *st, int64_t worker_id, int64_t run_id, const char
   return 0;
 }
 
-static int op_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, const char *fail_json, int *requeued,
-                              lab_error *err) {
+static int op_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, const char *error_code,
+                              const char *fail_json, int *requeued, lab_error *err) {
   int failed = 0;
-  if (srv_pg_hand_back(srv_pg_impl(s), worker_id, run_id, fail_json, requeued, &failed, err) != 0) return -1;
+  if (srv_pg_hand_back(srv_pg_impl(s), worker_id, run_id, error_code, fail_json, requeued, &failed, err) != 0)
+    return -1;
   if (*requeued || failed) return 0;
   return lab_fail(err, LAB_E_NOT_CANCELLABLE, "id", "run %lld is no longer this worker's", (long long)run_id);
 }
@@ -231,7 +238,10 @@ static int op_queue_snapshot(srv_store *s, srv_store_queue_view **out, lab_error
                          " gpulab_now_ms() - coalesce(started_at, gpulab_now_ms()) FROM runs WHERE status = 'running'"
                          " ORDER BY started_at",
                          NULL, what, err)) ||
-      !(alive = srv_pg_run(st, c, SRV_PG_ALIVE_COUNT_SQL, NULL, what, err)) ||
+      !(alive = srv_pg_run(st, c,
+                           "SELECT count(*) FILTER (WHERE usable), count(*) FILTER (WHERE NOT usable) FROM workers"
+                           " WHERE " SRV_PG_ALIVE_SQL,
+                           NULL, what, err)) ||
       !(est = srv_pg_run(st, c,
                          "SELECT experiment, avg(gpu_ms) / 1000.0, count(*) FROM (SELECT experiment, gpu_ms,"
                          " row_number() OVER (PARTITION BY experiment ORDER BY id DESC) AS k FROM runs"
@@ -244,6 +254,7 @@ static int op_queue_snapshot(srv_store *s, srv_store_queue_view **out, lab_error
   v->running = runs_of(run, 1);
   v->n_running = PQntuples(run);
   v->workers_alive = (int)srv_pg_get_i64(alive, 0, 0);
+  v->workers_unusable = (int)srv_pg_get_i64(alive, 0, 1);
   double sum = 0, count = 0;
   for (int i = 0; i < PQntuples(est) && i < SRV_STORE_ESTIMATES; i++) {
     snprintf(v->est[i].experiment, sizeof v->est[i].experiment, "%s", PQgetvalue(est, i, 0));

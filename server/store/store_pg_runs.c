@@ -111,7 +111,8 @@ const char srv_pg_finish_sql[] = FINISH_SQL("status IN ('queued', 'running')")
 /* $6: the worker that must hold the run. */
 const char srv_pg_worker_finish_sql[] =
     FINISH_SQL("status = 'running' AND worker_id = $6")
-    ", w AS (UPDATE workers SET runs_done = runs_done + 1, run_id = NULL WHERE id = $6 AND EXISTS (SELECT 1 FROM run)"
+    ", w AS (UPDATE workers SET runs_done = runs_done + 1, runs_failed = runs_failed + (CASE WHEN $2 = 'failed'"
+    " THEN 1 ELSE 0 END), run_id = NULL WHERE id = $6 AND EXISTS (SELECT 1 FROM run)"
     " RETURNING 1) SELECT count(*), (SELECT count(*) FROM s), (SELECT count(*) FROM l), (SELECT count(*) FROM w)"
     " FROM run";
 

@@ -55,10 +55,20 @@ static const char v1[] =
  * server's request log does (request_id.h). */
 static const char v2[] = "ALTER TABLE runs ADD COLUMN request_id text;";
 
+/* Worker health (gpu_worker.c): what a worker's last device check found —
+ * a worker without a usable GPU takes no runs —, the runs it failed or
+ * handed back, its GPU's memory; and on a run, the worker that handed it
+ * back, so that another one takes it. */
+static const char v3[] =
+    "ALTER TABLE workers ADD COLUMN usable boolean NOT NULL DEFAULT true,"
+    " ADD COLUMN unusable_reason text NOT NULL DEFAULT '', ADD COLUMN runs_failed bigint NOT NULL DEFAULT 0,"
+    " ADD COLUMN gpu_mem_total_bytes double precision, ADD COLUMN gpu_mem_used_bytes double precision;"
+    "ALTER TABLE runs ADD COLUMN handed_back_by int;";
+
 /* A new version appends here and the old ones stay as they were: the
- * upgrade test (tests/scale/upgrade.test.mjs) migrates a database made with
+ * upgrade test (tests/scale/backup.test.mjs) migrates a database made with
  * the previous version's DDL and data (tests/scale/schema_v1.sql). */
-static const char *const migrations[] = {v1, v2};
+static const char *const migrations[] = {v1, v2, v3};
 #define MIGRATIONS (int)(sizeof migrations / sizeof migrations[0])
 
 static int applied_version(pg_store *st, PGconn *c, int *version, lab_error *err) {

@@ -177,11 +177,13 @@ static int op_worker_add(srv_store *s, const srv_store_worker *w, int64_t *id, l
   srv_pg_text(&a, w->slurm_job_id);
   srv_pg_text(&a, w->device_json);
   srv_pg_i64(&a, SRV_PG_LOCK_SPACE);
+  srv_pg_text(&a, w->health.usable ? "true" : "false");
+  srv_pg_text(&a, w->health.reason);
   /* Registered and locked in one statement: nobody sees it unlocked. */
   PGresult *r = on_listener(st,
                             "WITH w AS (INSERT INTO workers(kind, host, pid, gpu, cuda_visible_devices, slurm_job_id,"
-                            " device_json, started_at, heartbeat_at) VALUES($1, $2, $3, $4, $5, $6, $7,"
-                            " gpulab_now_ms(), gpulab_now_ms()) RETURNING id)"
+                            " device_json, started_at, heartbeat_at, usable, unusable_reason) VALUES($1, $2, $3, $4,"
+                            " $5, $6, $7, gpulab_now_ms(), gpulab_now_ms(), $9::boolean, $10) RETURNING id)"
                             " SELECT id, pg_advisory_lock($8::int, id) FROM w",
                             &a, "registering a worker", err);
   if (!r) return -1;
@@ -203,6 +205,22 @@ static int op_worker_beat(srv_store *s, int64_t id, int64_t run_id, long restart
                             "UPDATE workers SET heartbeat_at = gpulab_now_ms(), gone_at = NULL, restarts = $2"
                             " WHERE id = $1",
                             &a, "sending a worker's heartbeat", err);
+  PQclear(r);
+  return r ? 0 : -1;
+}
+
+static int op_worker_health(srv_store *s, int64_t id, const srv_store_worker_health *h, lab_error *err) {
+  pg_args a = {0};
+  srv_pg_i64(&a, id);
+  srv_pg_text(&a, h->usable ? "true" : "false");
+  srv_pg_text(&a, h->usable ? "" : h->reason);
+  srv_pg_f64(&a, h->mem_total_bytes);
+  srv_pg_f64(&a, h->mem_used_bytes);
+  PGresult *r = on_listener(srv_pg_impl(s),
+                            "UPDATE workers SET usable = $2::boolean, unusable_reason = $3,"
+                            " gpu_mem_total_bytes = CASE WHEN $4::float8 >= 0 THEN $4::float8 END,"
+                            " gpu_mem_used_bytes = CASE WHEN $5::float8 >= 0 THEN $5::float8 END WHERE id = $1",
+                            &a, "storing a worker's device check", err);
   PQclear(r);
   return r ? 0 : -1;
 }
@@ -274,19 +292,28 @@ static int op_workers_reap(srv_store *s, int *handed_back, int *failed, lab_erro
 static cJSON *worker_row(const PGresult *r, int i) {
   cJSON *o = cJSON_CreateObject();
   int alive = PQgetvalue(r, i, 13)[0] == 't', busy = srv_pg_get_i64(r, i, 8) > 0;
+  int usable = PQgetvalue(r, i, 14)[0] == 't';
+  const char *state = !alive ? "gone" : busy ? "busy" : usable ? "idle" : "unusable";
   int ok = srv_pg_add(o, "id", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 0))) &&
            srv_pg_add(o, "kind", srv_pg_col_text(r, i, 1)) && srv_pg_add(o, "host", srv_pg_col_text(r, i, 2)) &&
            srv_pg_add(o, "pid", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 3))) &&
            srv_pg_add(o, "gpu", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 4))) &&
            srv_pg_add(o, "cuda_visible_devices", srv_pg_col_text(r, i, 5)) &&
            srv_pg_add(o, "slurm_job_id", srv_pg_col_text(r, i, 6)) && srv_pg_add(o, "device", srv_pg_col_json(r, i, 7)) &&
-           srv_pg_add(o, "state", cJSON_CreateString(!alive ? "gone" : busy ? "busy" : "idle")) &&
+           srv_pg_add(o, "state", cJSON_CreateString(state)) &&
            srv_pg_add(o, "alive", cJSON_CreateBool(alive)) &&
            srv_pg_add(o, "heartbeat_age_s", cJSON_CreateNumber(srv_pg_get_f64(r, i, 12) / 1000.0)) &&
            srv_pg_add(o, "run_id", busy ? cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 8)) : cJSON_CreateNull()) &&
            srv_pg_add(o, "runs_done", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 9))) &&
            srv_pg_add(o, "restarts", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 10))) &&
-           srv_pg_add(o, "started_at", srv_pg_col_time(r, i, 11));
+           srv_pg_add(o, "started_at", srv_pg_col_time(r, i, 11)) &&
+           srv_pg_add(o, "usable", cJSON_CreateBool(usable)) &&
+           srv_pg_add(o, "unusable_reason", srv_pg_col_text(r, i, 15)) &&
+           srv_pg_add(o, "runs_failed", cJSON_CreateNumber((double)srv_pg_get_i64(r, i, 16))) &&
+           srv_pg_add(o, "gpu_memory_total_bytes",
+                      srv_pg_is_null(r, i, 17) ? cJSON_CreateNull() : cJSON_CreateNumber(srv_pg_get_f64(r, i, 17))) &&
+           srv_pg_add(o, "gpu_memory_used_bytes",
+                      srv_pg_is_null(r, i, 18) ? cJSON_CreateNull() : cJSON_CreateNumber(srv_pg_get_f64(r, i, 18)));
   if (!ok) cJSON_Delete(o);
   return ok ? o : NULL;
 }
@@ -295,7 +322,8 @@ static int op_workers_list(srv_store *s, cJSON **out, lab_error *err) {
   return srv_pg_rows_of(srv_pg_impl(s),
                         "SELECT id, kind, host, pid, gpu, cuda_visible_devices, slurm_job_id, device_json,"
                         " coalesce(run_id, 0), runs_done, restarts, started_at, gpulab_now_ms() - heartbeat_at,"
-                        " (" SRV_PG_ALIVE_SQL ") AS alive FROM workers"
+                        " (" SRV_PG_ALIVE_SQL ") AS alive, usable, unusable_reason, runs_failed,"
+                        " gpu_mem_total_bytes, gpu_mem_used_bytes FROM workers"
                         " WHERE gone_at IS NULL OR gone_at > gpulab_now_ms() - 3600000 ORDER BY alive DESC, id",
                         NULL, worker_row, "listing workers", out, err);
 }
@@ -304,6 +332,7 @@ void srv_pg_workers_ops(srv_store_ops *ops) {
   ops->queue_wait = op_queue_wait;
   ops->worker_add = op_worker_add;
   ops->worker_beat = op_worker_beat;
+  ops->worker_health = op_worker_health;
   ops->worker_gone = op_worker_gone;
   ops->workers_reap = op_workers_reap;
   ops->workers_list = op_workers_list;

@@ -49,6 +49,12 @@ int srv_fake_gpu_run(const lab_experiment *e, const lab_params *p, cJSON **out, 
   if (hang && strcmp(hang, e->name) == 0)
     for (;;) sleep_ms(1000);
   if (ms > 0) sleep_ms(ms);
+  /* GPULAB_FAKE_GPU_FAIL=CODE: every run fails with that error (cuda_error:
+   * a GPU that looks usable but breaks each run), for worker-health tests. */
+  const char *fail = getenv("GPULAB_FAKE_GPU_FAIL");
+  lab_err code = fail && *fail ? lab_err_from_code(fail) : LAB_OK;
+  if (code != LAB_OK)
+    return lab_fail(err, code, NULL, "the fake GPU fails every run with %s (GPULAB_FAKE_GPU_FAIL)", lab_err_code(code));
   if (lab_simulate_checked(e, p, "h100-sxm", out, err) != 0) return -1;
   cJSON *dev = cJSON_GetObjectItemCaseSensitive(*out, "device");
   cJSON *name = cJSON_CreateString(SRV_FAKE_GPU_NAME);

@@ -18,7 +18,9 @@ void srv_fake_gpu_runtime_view(lab_runtime_view *rt);
  * the worker's lab_experiment_params) with the
  * h100-sxm profile; the envelope stays "simulated" (it is) and names the
  * fake device. With GPULAB_FAKE_GPU_HANG=NAME, runs of experiment NAME
- * never end (for deadline tests). Returns 0, or -1 with err set. */
+ * never end (for deadline tests); with GPULAB_FAKE_GPU_FAIL=CODE (an
+ * error code such as cuda_error), every run fails with it after the sleep.
+ * Returns 0, or -1 with err set. */
 int srv_fake_gpu_run(const lab_experiment *e, const lab_params *p, cJSON **out, lab_error *err);
 /* With GPULAB_FAKE_GPU_LOG=FILE: appends "RUN_ID PID\n" for a run the fake
  * GPU finished, so a test can count how often each run really ran. */

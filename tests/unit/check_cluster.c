@@ -1,14 +1,19 @@
 /* The small parts of a class on a cluster that need no database: --workers,
  * --gpu through CUDA_VISIBLE_DEVICES, a store's place in messages (never
- * its password), and --trusted-proxy's parsing. */
+ * its password), --trusted-proxy's parsing, which failures are a worker's
+ * fault, and the per-worker metrics. */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cjson_compat.h"
 #include "client_addr.h"
 #include "config.h"
 #include "gpu_worker.h"
 #include "store.h"
 #include "suites.h"
+#include "worker_health.h"
+#include "workers_metrics.h"
 #include "workers_spec.h"
 
 START_TEST(workers_spec_takes_local_none_and_slurm) {
@@ -83,6 +88,45 @@ START_TEST(trusted_proxies_are_addresses) {
 }
 END_TEST
 
+START_TEST(a_run_failed_by_its_gpu_is_the_workers_fault_not_by_its_sizes) {
+  ck_assert(srv_worker_fault(LAB_E_NO_GPU));
+  ck_assert(srv_worker_fault(LAB_E_CUDA));
+  ck_assert(srv_worker_fault(LAB_E_WORKER_CRASHED));
+  ck_assert(srv_worker_fault(LAB_E_GPU_ARCH));
+  ck_assert(!srv_worker_fault(LAB_E_GPU_OOM));
+  ck_assert(!srv_worker_fault(LAB_E_DEADLINE));
+  ck_assert(!srv_worker_fault(LAB_E_CUDA_CALL));
+  ck_assert(!srv_worker_fault(LAB_E_INVALID_PARAM));
+  srv_store_worker_health h;
+  srv_worker_check(NULL, &h); /* no runner: its server checked the GPU */
+  ck_assert(h.usable);
+  ck_assert(h.mem_total_bytes < 0);
+}
+END_TEST
+
+START_TEST(worker_metrics_escape_a_reason_and_skip_unknown_memory) {
+  cJSON *list = cJSON_Parse(
+      "[{\"id\":3,\"host\":\"n1\",\"kind\":\"worker\",\"alive\":true,\"usable\":false,"
+      "\"unusable_reason\":\"no \\\"GPU\\\"\\n\\\\x\",\"runs_done\":0,\"runs_failed\":2,"
+      "\"gpu_memory_total_bytes\":null,\"heartbeat_age_s\":0.5},"
+      "{\"id\":4,\"host\":\"n2\",\"kind\":\"slurm\",\"alive\":false,\"usable\":true,\"unusable_reason\":\"\","
+      "\"runs_done\":7,\"runs_failed\":0,\"gpu_memory_total_bytes\":1024,\"heartbeat_age_s\":30}]");
+  ck_assert_ptr_nonnull(list);
+  char *text = srv_workers_metrics(list);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_ptr_nonnull(
+      strstr(text, "gpulab_worker_usable{worker=\"3\",host=\"n1\",kind=\"worker\",reason=\"no \\\"GPU\\\"\\n\\\\x\"} 0\n"));
+  ck_assert_ptr_nonnull(strstr(text, "gpulab_worker_usable{worker=\"4\",host=\"n2\",kind=\"slurm\",reason=\"gone\"} 0\n"));
+  ck_assert_ptr_nonnull(strstr(text, "gpulab_worker_failures_total{worker=\"3\"} 2\n"));
+  ck_assert_ptr_nonnull(strstr(text, "gpulab_worker_runs_total{worker=\"4\"} 7\n"));
+  ck_assert_ptr_nonnull(strstr(text, "gpulab_worker_gpu_memory_total_bytes{worker=\"4\"} 1024\n"));
+  ck_assert_ptr_null(strstr(text, "gpulab_worker_gpu_memory_total_bytes{worker=\"3\"}"));
+  ck_assert_ptr_nonnull(strstr(text, "gpulab_worker_last_seen_seconds{worker=\"3\"} 0.5\n"));
+  free(text);
+  cJSON_Delete(list);
+}
+END_TEST
+
 Suite *make_cluster_suite(void) {
   Suite *s = suite_create("cluster");
   TCase *t = tcase_create("parts");
@@ -90,6 +134,8 @@ Suite *make_cluster_suite(void) {
   tcase_add_test(t, worker_gpu_index_is_among_the_visible_devices);
   tcase_add_test(t, store_where_never_shows_a_password);
   tcase_add_test(t, trusted_proxies_are_addresses);
+  tcase_add_test(t, a_run_failed_by_its_gpu_is_the_workers_fault_not_by_its_sizes);
+  tcase_add_test(t, worker_metrics_escape_a_reason_and_skip_unknown_memory);
   suite_add_tcase(s, t);
   return s;
 }
