@@ -144,8 +144,14 @@ int srv_cmd_experiments(int argc, char **argv) {
     for (int k = 0; k < e->n_params; k++) {
       const lab_param_spec *s = &e->params[k];
       printf("  --%s", s->name);
-      if (s->type == LAB_P_INT || s->type == LAB_P_NUM) printf("=%g (%g to %g%s%s)", s->def, s->min, s->max,
-                                                              s->unit ? " " : "", s->unit ? s->unit : "");
+      if (s->type == LAB_P_INT || s->type == LAB_P_NUM) {
+        /* as the parameter reads: --max_bytes=268435456, not 2.68435e+08 */
+        char def[48], lo[48], hi[48];
+        lab_param_value_text(def, sizeof def, s, s->def);
+        lab_param_value_text(lo, sizeof lo, s, s->min);
+        lab_param_value_text(hi, sizeof hi, s, s->max);
+        printf("=%s (%s to %s%s%s)", def, lo, hi, s->unit ? " " : "", s->unit ? s->unit : "");
+      }
       else if (s->type == LAB_P_BOOL) printf("=%s (true/false)", s->def ? "true" : "false");
       else printf("=%s", s->choices[(int)s->def]);
       printf("  %s\n", s->help);
