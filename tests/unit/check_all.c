@@ -16,6 +16,7 @@ int main(void) {
 #undef TEST_X_SUITE
       make_experiments_suite,
       make_advice_suite,
+      make_sim_method_suite,
       make_params_suite,
       make_json_suite,
       make_utf8_suite,
