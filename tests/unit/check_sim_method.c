@@ -1,10 +1,10 @@
 /* A simulated result never claims a measurement: every experiment of the
  * table (lab/experiments.h), simulated on every profile at its defaults and
- * with each flag and choice flipped, states a method that says what was
- * modelled, with none of the words of a measurement (events, NVML, timers,
- * "measured"). Only a series the result marks "measured" (a CPU timed for
- * real, as crossover's) may be described as measured, in the method's
- * "CPU: …" part before its "GPU: …" part. */
+ * with each flag and choice flipped, states a method that says it is a
+ * model ("Modelled", "Simulated") and what was modelled, with none of the
+ * words of a measurement (events, NVML, timers, "measured"). Only a series
+ * the result marks "measured" (a CPU timed for real, as crossover's) may
+ * be called measured, in the method's "CPU: …" part before its "GPU: …". */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +41,10 @@ static const char *measurement_claim(const char *text) {
   return found;
 }
 
+static int says_modelled(const char *text) {
+  return strstr(text, "odel") != NULL || strstr(text, "imulated") != NULL;
+}
+
 static int has_measured_series(const cJSON *env) {
   const cJSON *s;
   cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(env, "series")) {
@@ -66,7 +70,11 @@ static void check(const lab_experiment *e, const lab_params *p, const lab_profil
   if (lab_simulate_checked_with(e, p, prof, &env, &err) != 0) return;
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "stats"), "method");
   ck_assert_msg(cJSON_IsString(m), "%s on %s states no method", e->name, prof->name);
-  const char *claim = measurement_claim(modelled_part(env, m->valuestring));
+  const char *modelled = modelled_part(env, m->valuestring);
+  /* it says that it is a model: "Modelled …", "Simulated …", "the profile's model" */
+  ck_assert_msg(says_modelled(modelled), "%s on %s: its simulated method does not say what was modelled: %s", e->name,
+                prof->name, m->valuestring);
+  const char *claim = measurement_claim(modelled);
   ck_assert_msg(claim == NULL, "%s on %s: its simulated method claims a measurement ('%s'): %s", e->name, prof->name,
                 claim, m->valuestring);
   cJSON_Delete(env);
