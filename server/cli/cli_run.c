@@ -1,5 +1,6 @@
 /* `gpulab run`, `gpulab experiments` and `gpulab profiles`: the same
  * experiments as the API, for SSH sessions, schedulers, tests and benches. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,15 @@ static int print_json(const cJSON *o) {
   return 0;
 }
 
+/* A whole number as one (268435456 bytes, not 2.68435e+08); else 6 digits. */
+static const char *num_text(double v, char buf[32]) {
+  if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, 32, "%.0f", v);
+  else snprintf(buf, 32, "%.6g", v);
+  return buf;
+}
+
 static void print_result(const cJSON *env) {
+  char a[32], b[32];
   const cJSON *dev = cJSON_GetObjectItemCaseSensitive(env, "device");
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(dev, "name");
   const cJSON *prof = cJSON_GetObjectItemCaseSensitive(dev, "profile");
@@ -28,8 +37,8 @@ static void print_result(const cJSON *env) {
   if (cJSON_IsString(prof)) printf(" (profile %s)", prof->valuestring);
   printf("\n\nMetrics\n");
   const cJSON *m;
-  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(env, "metrics")) printf("  %-32s %.6g\n", m->string,
-                                                                                   m->valuedouble);
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(env, "metrics")) printf("  %-32s %s\n", m->string,
+                                                                                   num_text(m->valuedouble, a));
   const cJSON *s;
   cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(env, "series")) {
     printf("\nSeries %s (%s vs %s)\n", cJSON_GetObjectItemCaseSensitive(s, "label")->valuestring,
@@ -37,7 +46,7 @@ static void print_result(const cJSON *env) {
            cJSON_GetObjectItemCaseSensitive(s, "x_unit")->valuestring);
     const cJSON *pt;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(s, "points")) printf(
-        "  %14.6g  %.6g\n", pt->child->valuedouble, pt->child->next->valuedouble);
+        "  %14s  %s\n", num_text(pt->child->valuedouble, a), num_text(pt->child->next->valuedouble, b));
   }
   printf("\nFindings\n");
   const cJSON *f;
