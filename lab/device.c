@@ -262,7 +262,7 @@ void lab_device_simulate_views(const lab_profile *prof, lab_driver_view *drv, la
   g.mem_total_bytes = prof->memory_bytes;
   g.mem_free_bytes = prof->memory_bytes - prof->context_bytes;
   g.mem_free_known = true;
-  snprintf(g.bus_id, sizeof g.bus_id, "00000000:00:00.0");
+  /* no bus id: a made-up PCI address would read as a real machine's */
   drv->source = LAB_DRV_SIMULATED;
   drv->present = true;
   snprintf(drv->driver_version, sizeof drv->driver_version, "%s", prof->driver_version);
@@ -297,21 +297,41 @@ cJSON *lab_device_envelope(const lab_params *p, const lab_driver_view *drv, cons
     lab_env_metric(env, "memory_free_bytes", (double)g->mem_free_bytes);
     lab_env_metric(env, "sm_count", g->sm_count);
   }
-  lab_env_finding(env, "%s.", v.summary);
-  lab_env_finding(env, "The driver view (%s) counts %d GPU%s; the CUDA runtime counts %d.",
-                  source_names[drv->source], drv->device_count, drv->device_count == 1 ? "" : "s",
-                  rt->device_count);
+  /* Simulated, nothing was asked: the findings describe an example machine
+   * in the conditional and say how to check a real one. */
+  bool example = drv->source == LAB_DRV_SIMULATED;
+  if (example)
+    lab_env_finding(env, "An example, not a check of this machine: a machine with %s and a working driver would "
+                    "report the driver and runtime views shown here.", g ? g->name : "this profile's GPU");
+  else
+    lab_env_finding(env, "%s.", v.summary);
+  if (example)
+    lab_env_finding(env, "On such a machine the driver view and the CUDA runtime would each count %d GPU%s.",
+                    rt->device_count, rt->device_count == 1 ? "" : "s");
+  else
+    lab_env_finding(env, "The driver view (%s) counts %d GPU%s; the CUDA runtime counts %d.",
+                    source_names[drv->source], drv->device_count, drv->device_count == 1 ? "" : "s",
+                    rt->device_count);
   if (g) {
     double total = (double)g->mem_total_bytes / 1e9, used = (double)(g->mem_total_bytes - g->mem_free_bytes) / 1e9;
-    lab_env_finding(env, "GPU %d is %s (compute capability %d.%d, %d SMs) with %.1f GB of memory, %.2f GB already in use.",
-                    index, g->name, g->cc_major, g->cc_minor, g->sm_count, total, used);
+    lab_env_finding(env, "GPU %d %s %s (compute capability %d.%d, %d SMs) with %.1f GB of memory, %.2f GB %s in use.",
+                    index, example ? "would be" : "is", g->name, g->cc_major, g->cc_minor, g->sm_count, total, used,
+                    example ? "(the CUDA context) would be" : "already");
   } else if (index > 0) {
     lab_env_finding(env, "There is no GPU %d to describe.", index);
   }
+  if (example)
+    lab_env_finding(env, "To check your own machine: nvidia-smi (the driver view), python -c \"import torch; "
+                    "print(torch.cuda.is_available())\" (the runtime view PyTorch uses: True when a CUDA program can "
+                    "use the GPU), or gpulab device (both views and a verdict, as on this page).");
   cJSON *details = lab_env_details(env);
   cJSON *views = lab_device_json(drv, rt);
   cJSON_AddItemToObject(details, "views", views);
-  lab_env_stats(env, 1, 0, NULL, 0, "One query of NVML (or nvidia-smi) and of the CUDA runtime; nothing is timed.");
+  lab_env_stats(env, 1, 0, NULL, 0,
+                example ? "Modelled from the device profile: the driver and runtime views a machine with this GPU "
+                          "and a working driver would report (name, memory, compute capability and SM count from "
+                          "the profile); no driver and no CUDA runtime was asked."
+                        : "One query of NVML (or nvidia-smi) and of the CUDA runtime; nothing is timed.");
   return env;
 }
 

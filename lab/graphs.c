@@ -190,8 +190,8 @@ cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, con
              "least kernel_min_us on the GPU (the stream model); as a graph, one launch plus 0.02 µs per node "
              "on the host and graph_node_us of GPU dispatch per node. A kernel's own work is a 0.6 µs "
              "memory round trip plus 8 bytes per element at the memory bandwidth (both estimates). "
-             "Capture costs 0.7 and instantiate 0.6 launches per kernel. GPU spans are timed as CUDA events "
-             "report them (0.5 µs resolution). Medians of the samples.%s",
+             "Capture costs 0.7 and instantiate 0.6 launches per kernel. GPU spans are rounded to 0.5 µs, as a "
+             "GPU run's events would read them. Medians of the samples.%s",
              lab_view_sentence(true, pytorch));
   else
     snprintf(method, sizeof method,

@@ -176,11 +176,15 @@ static const char *oom_kind_name(lab_pool_oom k) {
 static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure *m, const verdict *v) {
   const lab_params_memory tp = lab_params_memory_of(p);
   cJSON *fx = cJSON_AddArrayToObject(oom, "fixes");
-  char buf[400];
+  char buf[480];
   const lab_mem_budget *b = &m->budget;
   long batch = tp.batch, seq = tp.seq_len;
   uint64_t floor_b = b->weights + b->gradients + b->optimizer, usable = m->free_before_bytes;
+  char adv[320], other[400];
 #define FIX(...) (snprintf(buf, sizeof buf, __VA_ARGS__), cJSON_AddItemToArray(fx, cJSON_CreateString(buf)))
+  /* Advice about a parameter only within its bounds, else `other` (lab_advise_param). */
+#define ADVISE(name, value) \
+  (lab_advise_param(buf, sizeof buf, p, name, value, adv, other), cJSON_AddItemToArray(fx, cJSON_CreateString(buf)))
   if (m->deliberate)
     FIX("Nothing to fix in this model: the step needs %s of its %s limit, and this out-of-memory was "
         "asked for (force_oom). In a real run the same error lists what was allocated and reserved, as here.",
@@ -188,8 +192,12 @@ static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure 
   if (!m->deliberate && !v->floor_fits) {
     FIX("The floor alone (%s: 16 bytes per parameter) is over %s (%s), so no batch size can help.",
         LAB_IEC(floor_b), limit_name(v), LAB_IEC(v->limit));
-    FIX("Use a smaller model: at most %.0f million parameters leave room under %s before any activation.",
-        floor((double)v->limit / 16.0 / 1e6), LAB_IEC(v->limit));
+    snprintf(adv, sizeof adv, "Use a smaller model: lower %%s million parameters or less, which leaves room "
+             "under %s before any activation.", LAB_IEC(v->limit));
+    snprintf(other, sizeof other, "Even the smallest model this run takes does not fit under %s: %s.",
+             LAB_IEC(v->limit), v->by_budget ? "raise budget_gib or free memory on the device"
+                                             : "run it on a GPU with more memory free");
+    ADVISE("params_m", floor((double)v->limit / 16.0 / 1e5) / 10);
     FIX("Keep less per parameter: an 8-bit Adam keeps its two moments in 2 bytes instead of 8 (floor %s); "
         "sharding the optimizer state across GPUs (ZeRO) splits it between them.",
         LAB_IEC(b->weights + b->gradients + b->optimizer / 4));
@@ -214,9 +222,16 @@ static void add_fixes(cJSON *oom, const lab_params *p, const lab_memory_measure 
         "under %s.",
         LAB_IEC(half), half <= v->limit ? "would fit" : "would still not fit", LAB_IEC(v->limit));
   }
-  if (!m->deliberate && v->by_budget && b->total <= usable)
-    FIX("Or raise budget_gib to %.3g or more: the device has %s free, enough for the whole step.",
-        ceil(gib(b->total) * 8) / 8, LAB_IEC(usable));
+  if (!m->deliberate && v->by_budget && b->total <= usable) {
+    snprintf(adv, sizeof adv, "Or raise %%s GiB or more: the device has %s free, enough for the whole step.",
+             LAB_IEC(usable));
+    snprintf(other, sizeof other,
+             "The device has %s free, enough for the whole step (%s), but budget_gib stops at its most (%s): "
+             "on a shared GPU make the step smaller as above; on a GPU of your own the step fits outside gpulab's cap.",
+             LAB_IEC(usable), LAB_IEC(b->total), LAB_IEC(p->spec[lab_param_index(p, "budget_gib")].max * GIB));
+    ADVISE("budget_gib", ceil(gib(b->total) * 8) / 8);
+  }
+#undef ADVISE
 #undef FIX
 }
 
@@ -421,7 +436,7 @@ cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, con
   lab_env_stats(env, 1, 0, NULL, 0,
                 strcmp(backend, "simulated") == 0
                     ? "Modelled: the same allocator bookkeeping as on a GPU, reserving from the profile's memory "
-                      "minus its CUDA context; the budget terms are arithmetic, not measurements."
+                      "minus its CUDA context; the budget terms are arithmetic."
                     : "cudaMemGetInfo after each step of the walk; allocated and reserved come from the caching "
                       "allocator's own bookkeeping; segments are real cudaMalloc/cudaFree calls.");
   return env;

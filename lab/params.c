@@ -178,3 +178,26 @@ cJSON *lab_param_spec_json(const lab_param_spec *s) {
 }
 
 int lab_param_index(const lab_params *p, const char *name) { return find(p, name); }
+
+void lab_param_value_text(char *buf, size_t n, const lab_param_spec *s, double value) {
+  if (s->type == LAB_P_INT) snprintf(buf, n, "%.0f", value);
+  else if (s->type == LAB_P_BOOL) snprintf(buf, n, "%s", value != 0 ? "true" : "false");
+  else if (s->type == LAB_P_ENUM && value >= 0 && s->choices) snprintf(buf, n, "%s", s->choices[(int)value]);
+  else snprintf(buf, n, "%.15g", value);
+}
+
+int lab_advise_param(char *buf, size_t n, const lab_params *p, const char *name, double value, const char *advice,
+                     const char *otherwise) {
+  int i = find(p, name);
+  const lab_param_spec *s = i >= 0 ? &p->spec[i] : NULL;
+  const char *hole = strstr(advice, "%s");
+  if (!s || !hole || !isfinite(value) || value < s->min || value > s->max ||
+      (s->type != LAB_P_INT && s->type != LAB_P_NUM)) {
+    snprintf(buf, n, "%s", otherwise);
+    return 0;
+  }
+  char v[48];
+  lab_param_value_text(v, sizeof v, s, value);
+  snprintf(buf, n, "%.*s%s to %s%s", (int)(hole - advice), advice, name, v, hole + 2);
+  return 1;
+}

@@ -5,6 +5,7 @@
 #define LAB_PARAMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -90,5 +91,17 @@ cJSON *lab_param_spec_json(const lab_param_spec *s);
 /* Generic code (tests, tools) reads one value by name: its index, or -1 for
  * a name the experiment does not take. */
 int lab_param_index(const lab_params *p, const char *name);
+
+/* Advice a finding gives about a parameter goes through here, so a finding
+ * never recommends a value the widget and the CLI refuse. `advice` is a
+ * sentence with one "%s", which stands for "NAME to VALUE" (VALUE written
+ * as the parameter's type reads it: whole for INT). When VALUE is outside
+ * NAME's bounds (or p's experiment has no NAME), `otherwise` is written
+ * instead: what else to change (a bigger GPU, a smaller model). Returns 1
+ * when the parameter advice was written, 0 for the alternative. */
+int lab_advise_param(char *buf, size_t n, const lab_params *p, const char *name, double value, const char *advice,
+                     const char *otherwise);
+/* VALUE written as parameter spec s reads it: "268435456", not "2.68435e+08". */
+void lab_param_value_text(char *buf, size_t n, const lab_param_spec *s, double value);
 
 #endif

@@ -285,8 +285,8 @@ cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *
                                     "precision × an efficiency for its size (output tiles spread over the SMs in "
                                     "waves; FP32 on the SIMT cores, TF32/BF16/FP16 on the tensor cores, or slower "
                                     "kernels where the GPU has none for the type), or its memory traffic at mem_bw "
-                                    "if longer%s; ±2%% jitter per sample, drawn once for all sizes; times as CUDA "
-                                    "events report them (0.5 µs resolution). Errors emulated on the CPU by rounding "
+                                    "if longer%s; ±2%% jitter per sample, drawn once for all sizes; times rounded "
+                                    "to 0.5 µs, as a GPU run's events would read them. Errors emulated on the CPU by rounding "
                                     "the inputs to each format.%s",
              pytorch ? "PyTorch" : "raw CUDA",
              pytorch ? "; as a PyTorch loop sees it, a matmul also waits for the host to issue it (launch_us + "

@@ -115,7 +115,7 @@ static void note_sources(const lab_experiment *e, const lab_profile *prof, cJSON
   lab_profile_estimates(prof, est, sizeof est);
   int n = snprintf(text, sizeof text, "%s", cJSON_IsString(m) ? m->valuestring : "Simulated from the profile.");
   if (n >= 0 && (size_t)n < sizeof text && !has_param(e, "view"))
-    n += snprintf(text + n, sizeof text - (size_t)n, " Launch costs are raw CUDA's (the view a GPU run measures).");
+    n += snprintf(text + n, sizeof text - (size_t)n, " Launch costs are modelled as raw CUDA's (the view a GPU run reads).");
   if (n >= 0 && (size_t)n < sizeof text && !prof->src)
     snprintf(text + n, sizeof text - (size_t)n, " Profile %s: figures read from a profile file%s.", prof->name,
              prof->calibrated_fields[0] ? " (some fitted by gpulab calibrate)" : "");

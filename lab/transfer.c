@@ -149,11 +149,11 @@ cJSON *lab_transfer_envelope(const lab_params *p, const lab_transfer_measure *m,
   if (!strcmp(backend, "simulated"))
     lab_env_stats(env, m->samples, m->warmup, "h2d_pinned_gbps", m->iqr_pct,
                   "Simulated from the profile: a copy takes copy_latency_us plus bytes over the link's bandwidth "
-                  "(the card's measured rates on its own link, or a chosen link's nominal rate × the share "
+                  "(the card's published rates on its own link, or a chosen link's nominal rate × the share "
                   "published copies reached on that PCIe generation; pageable: its own lower bandwidth and the "
                   "latency twice, for the staging copy), with ±10% jitter on the latency and ±3% on the rate, "
                   "drawn once per sample for all sizes; the small copies run on the stream model (enqueue cost vs "
-                  "per-copy latency) and are timed as CUDA events report (0.5 µs resolution); pinning runs at "
+                  "per-copy latency), their spans rounded to 0.5 µs as a GPU run's events would read them; pinning runs at "
                   "pin_gbps. GB/s = 1e9 bytes/s; medians of the samples.");
   else
     lab_env_stats(env, m->samples, m->warmup, "h2d_pinned_gbps", m->iqr_pct,

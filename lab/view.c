@@ -20,7 +20,7 @@ const char *lab_view_sentence(bool simulated, bool pytorch) {
     return " View: raw CUDA, as measured here (the view parameter applies to the simulator only; PyTorch adds its "
            "own host cost, a few µs, to every op).";
   return pytorch ? " View: as PyTorch sees it: every launch also pays PyTorch's per-op host overhead (torch_op_us, "
-                   "measured on an A100; depends on the host CPU)."
+                   "a published A100 figure; it depends on the host CPU)."
                  : " View: raw CUDA launches (cudaLaunchKernel), without PyTorch's per-op host overhead.";
 }
 

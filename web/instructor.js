@@ -188,7 +188,10 @@
     var runs = learners.reduce(function (n, l) { return n + (l.runs && num(l.runs.total) ? l.runs.total : 0); }, 0);
     var waiting = queue.filter(function (q) { return q.status !== "running"; }).length;
     stat(dl, "Learners", learners.length + " joined, " + active + " active");
-    stat(dl, "Runs", String(runs));
+    // Stored runs (GPU, or simulated by the server) beside those learners' browsers simulated and reported
+    // (counted since this server started, never stored): a class without a GPU still shows its activity.
+    var inBrowsers = num(data.simulated_in_browsers);
+    stat(dl, "Runs", runs + " on the server" + (inBrowsers !== null ? " · " + inBrowsers + " simulated in browsers" : ""));
     stat(dl, "Waiting for the GPU", String(waiting));
     if (typeof cls.join_code === "string") stat(dl, "Join code", cls.join_code);
     var lim = cls.limits || {};

@@ -3,7 +3,9 @@
  * HttpOnly cookie; the learner's oldest sessions beyond
  * SRV_LIVE_SESSIONS_PER_LEARNER end), POST
  * /api/class/leave ends it, GET /api/session shows the caller's own runs,
- * quiz attempts and GPU time. Without a class these answer not_found. */
+ * quiz attempts and GPU time, POST /api/class/simulated {"experiment"}
+ * counts a run the learner's browser simulated (for the instructor's view;
+ * not stored, not charged). Without a class these answer not_found. */
 #include <civetweb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "http.h"
 #include "learner.h"
 #include "metrics.h"
+#include "registry.h"
 #include "throttle.h"
 #include "session.h"
 
@@ -127,12 +130,51 @@ static int leave(struct mg_connection *conn, srv_app *app) {
   return rc;
 }
 
+/* A run the browser simulated: the learner's session, a known experiment
+ * and the learner's per-minute budget, then one more in the class's count.
+ * Nothing is stored (it is no GPU run) and nothing is charged (it spent no
+ * server CPU). {"counted":true,"simulated_in_browsers":N}. */
+static int simulated(struct mg_connection *conn, srv_app *app) {
+  static const char *const fields[] = {"experiment", NULL};
+  lab_error err = {0};
+  double retry = 0;
+  cJSON *body = NULL, *out = NULL;
+  srv_store_session sess;
+  int rc;
+  if (srv_session_require(conn, app->cls, &sess, &err) != 0 ||
+      srv_read_json_object(conn, 256, fields, 0, "{\"experiment\":\"timing\"}", &body, &err) != 0)
+    goto fail;
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(body, "experiment");
+  if (!cJSON_IsString(name)) {
+    lab_fail(&err, LAB_E_INVALID_PARAM, "experiment", "experiment must be the name of the experiment your browser ran");
+    goto fail;
+  }
+  if (!lab_experiment_find(name->valuestring)) {
+    lab_fail(&err, LAB_E_UNKNOWN_EXPERIMENT, "experiment", "no experiment is called '%.40s'", name->valuestring);
+    goto fail;
+  }
+  if (srv_learner_browser_sim_admit(app->cls->store, sess.learner_id, &retry, &err) != 0) goto fail;
+  long n = __atomic_add_fetch(&app->cls->browser_sims, 1, __ATOMIC_RELAXED);
+  out = cJSON_CreateObject();
+  int ok = out && cJSON_AddBoolToObject(out, "counted", 1) &&
+           cJSON_AddNumberToObject(out, "simulated_in_browsers", (double)n);
+  rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");
+  goto done;
+fail:
+  rc = srv_send_error_retry(conn, &err, retry);
+done:
+  cJSON_Delete(body);
+  cJSON_Delete(out);
+  return rc;
+}
+
 int srv_api_class(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
   const char *uri = mg_get_request_info(conn)->local_uri;
   if (!app->cls) return srv_class_not_running(conn);
   if (strcmp(uri, "/api/class/join") == 0) return srv_method_ok(conn, "POST") ? join(conn, app) : 405;
   if (strcmp(uri, "/api/class/leave") == 0) return srv_method_ok(conn, "POST") ? leave(conn, app) : 405;
+  if (strcmp(uri, "/api/class/simulated") == 0) return srv_method_ok(conn, "POST") ? simulated(conn, app) : 405;
   return srv_api_not_found(conn, cbdata);
 }
 

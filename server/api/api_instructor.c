@@ -120,6 +120,9 @@ static int overview(struct mg_connection *conn, srv_app *app) {
   int ok = cJSON_AddItemToObject(out, "class", class_info(app->cls)) && cJSON_AddItemToObject(out, "queue", queue);
   if (ok) queue = NULL;
   ok = ok && cJSON_AddItemToObject(out, "gpu", gpu_info(app)) && cJSON_AddItemToObject(out, "refusals", refusals(app->cls));
+  /* runs learners' browsers simulated, since this server started: activity, not GPU runs */
+  ok = ok && cJSON_AddNumberToObject(out, "simulated_in_browsers",
+                                     (double)__atomic_load_n(&app->cls->browser_sims, __ATOMIC_RELAXED));
   /* a shared store: every GPU worker seen in the last hour, where it runs and how it does */
   cJSON *all = srv_class_runs_workers(app->cls->runs);
   if (ok && all) ok = cJSON_AddItemToObject(out, "workers", srv_workers_brief(all, 0));

@@ -23,6 +23,10 @@ typedef struct srv_class {
   unsigned char instructor_hash[SRV_HASH_BYTES]; /* SHA-256 of the instructor token */
   int created;                 /* this start created the class in its store */
   struct srv_class_runs *runs; /* the GPU queue (runs.h), once started; NULL before */
+  /* Runs learners' browsers simulated and reported (POST /api/class/simulated)
+   * since this server started: counted for the instructor, never stored as a
+   * run, never charged. Atomic: any HTTP thread adds one. */
+  long browser_sims;
 } srv_class;
 
 /* How a start treats a class its store already holds. */

@@ -84,6 +84,14 @@ void srv_learner_sim_settle(srv_class *cls, int64_t ticket, double cpu_ms, int r
   if (rc != 0) fprintf(stderr, "gpulab: could not settle a simulated run's limit: %s\n", err.message);
 }
 
+int srv_learner_browser_sim_admit(srv_store *st, int64_t learner_id, double *retry_after_s, lab_error *err) {
+  char what[120];
+  int64_t ticket;
+  snprintf(what, sizeof what, "your browser may report %d simulated runs per minute", SRV_BROWSER_SIMS_PER_MINUTE);
+  return learner_window(st, "browser_sim", learner_id, SRV_BROWSER_SIMS_PER_MINUTE, 0, what, retry_after_s, &ticket,
+                        err);
+}
+
 int srv_learner_gpu_admit(srv_store *st, int64_t learner_id, long per_minute, int64_t *ticket,
                           double *retry_after_s, lab_error *err) {
   char what[160];

@@ -38,6 +38,13 @@ int srv_learner_sim_admit(srv_class *cls, int64_t learner_id, int64_t *ticket, d
                           lab_error *err);
 void srv_learner_sim_settle(srv_class *cls, int64_t ticket, double cpu_ms, int ran);
 
+/* Runs a learner's browser simulated and reports (POST
+ * /api/class/simulated): a burst of SRV_BROWSER_SIMS_PER_MINUTE, refilled
+ * each minute, so a script cannot inflate the instructor's count; nothing
+ * is charged. admit counts one (or refuses: rate_limited, *retry_after_s). */
+#define SRV_BROWSER_SIMS_PER_MINUTE 60
+int srv_learner_browser_sim_admit(srv_store *st, int64_t learner_id, double *retry_after_s, lab_error *err);
+
 /* GPU runs of a learner: a burst of per_minute queued, refilled each
  * minute. admit counts one (or refuses); undo forgets it. */
 int srv_learner_gpu_admit(srv_store *st, int64_t learner_id, long per_minute, int64_t *ticket,

@@ -1,5 +1,6 @@
 /* `gpulab run`, `gpulab experiments` and `gpulab profiles`: the same
  * experiments as the API, for SSH sessions, schedulers, tests and benches. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,15 @@ static int print_json(const cJSON *o) {
   return 0;
 }
 
+/* A whole number as one (268435456 bytes, not 2.68435e+08); else 6 digits. */
+static const char *num_text(double v, char buf[32]) {
+  if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, 32, "%.0f", v);
+  else snprintf(buf, 32, "%.6g", v);
+  return buf;
+}
+
 static void print_result(const cJSON *env) {
+  char a[32], b[32];
   const cJSON *dev = cJSON_GetObjectItemCaseSensitive(env, "device");
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(dev, "name");
   const cJSON *prof = cJSON_GetObjectItemCaseSensitive(dev, "profile");
@@ -28,8 +37,8 @@ static void print_result(const cJSON *env) {
   if (cJSON_IsString(prof)) printf(" (profile %s)", prof->valuestring);
   printf("\n\nMetrics\n");
   const cJSON *m;
-  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(env, "metrics")) printf("  %-32s %.6g\n", m->string,
-                                                                                   m->valuedouble);
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(env, "metrics")) printf("  %-32s %s\n", m->string,
+                                                                                   num_text(m->valuedouble, a));
   const cJSON *s;
   cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(env, "series")) {
     printf("\nSeries %s (%s vs %s)\n", cJSON_GetObjectItemCaseSensitive(s, "label")->valuestring,
@@ -37,7 +46,7 @@ static void print_result(const cJSON *env) {
            cJSON_GetObjectItemCaseSensitive(s, "x_unit")->valuestring);
     const cJSON *pt;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(s, "points")) printf(
-        "  %14.6g  %.6g\n", pt->child->valuedouble, pt->child->next->valuedouble);
+        "  %14s  %s\n", num_text(pt->child->valuedouble, a), num_text(pt->child->next->valuedouble, b));
   }
   printf("\nFindings\n");
   const cJSON *f;
@@ -144,8 +153,14 @@ int srv_cmd_experiments(int argc, char **argv) {
     for (int k = 0; k < e->n_params; k++) {
       const lab_param_spec *s = &e->params[k];
       printf("  --%s", s->name);
-      if (s->type == LAB_P_INT || s->type == LAB_P_NUM) printf("=%g (%g to %g%s%s)", s->def, s->min, s->max,
-                                                              s->unit ? " " : "", s->unit ? s->unit : "");
+      if (s->type == LAB_P_INT || s->type == LAB_P_NUM) {
+        /* as the parameter reads: --max_bytes=268435456, not 2.68435e+08 */
+        char def[48], lo[48], hi[48];
+        lab_param_value_text(def, sizeof def, s, s->def);
+        lab_param_value_text(lo, sizeof lo, s, s->min);
+        lab_param_value_text(hi, sizeof hi, s, s->max);
+        printf("=%s (%s to %s%s%s)", def, lo, hi, s->unit ? " " : "", s->unit ? s->unit : "");
+      }
       else if (s->type == LAB_P_BOOL) printf("=%s (true/false)", s->def ? "true" : "false");
       else printf("=%s", s->choices[(int)s->def]);
       printf("  %s\n", s->help);

@@ -96,7 +96,7 @@ test('openapi_lists_every_route_and_the_servers_own_codes', T, () =>
     assert.match(doc.openapi, /^3\./);
     assert.equal(doc.info.version, (await request(srv, '/api/health')).json.version);
     const paths = Object.keys(doc.paths).sort();
-    assert.deepEqual(paths, ['/', '/api/class/join', '/api/class/leave', '/api/device', '/api/experiments',
+    assert.deepEqual(paths, ['/', '/api/class/join', '/api/class/leave', '/api/class/simulated', '/api/device', '/api/experiments',
       '/api/experiments/{name}', '/api/health', '/api/instructor/attempts', '/api/instructor/class', '/api/lessons', '/api/lessons/{id}',
       '/api/lessons/{id}/quiz', '/api/openapi.json', '/api/profiles', '/api/runs/{id}', '/api/session', '/metrics']);
     const codes = doc.components.schemas.ErrorCode.enum;
@@ -124,6 +124,7 @@ test('real_answers_match_the_document_without_a_class', T, () =>
       ['POST', '/api/lessons/x/quiz', { body: { answers: {} } }],
       ['GET', '/api/openapi.json'], ['GET', '/metrics'], ['GET', '/'],
       ['POST', '/api/class/join', { body: { code: 'ABCD-EFGH', name: 'Ada' } }], ['GET', '/api/session'],
+      ['POST', '/api/class/simulated', { body: { experiment: 'timing' } }],
       ['POST', '/api/class/leave'], ['GET', '/api/instructor/class'], ['GET', '/api/runs/1'], ['DELETE', '/api/runs/1'],
     ]);
     // CivetWeb's own answer to a request it cannot parse is an error envelope too.
@@ -151,6 +152,9 @@ test('real_answers_match_the_document_in_a_class', T, () =>
       ['POST', '/api/experiments/timing', { body: { backend: 'simulated' } }],
       ['POST', '/api/lessons/x/quiz', { body: { answers: { q1: ['a'] } }, ...me }],
       ['GET', '/api/session', me], ['GET', '/api/session'],
+      ['POST', '/api/class/simulated', { body: { experiment: 'timing' }, ...me }],
+      ['POST', '/api/class/simulated', { body: { experiment: 'nope' }, ...me }],
+      ['POST', '/api/class/simulated', { body: { experiment: 'timing' } }],
       ['GET', '/api/instructor/class', asInstructor(srv.instructorToken)], ['GET', '/api/instructor/class', asInstructor('nope')],
       ['GET', '/api/instructor/attempts?learner=1&page=1&per_page=2', asInstructor(srv.instructorToken)],
       ['GET', '/api/instructor/attempts?learner=1&page=0', asInstructor(srv.instructorToken)],

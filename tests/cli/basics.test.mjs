@@ -72,6 +72,19 @@ test('experiments lists each experiment and its parameters with bounds', T, () =
   assert.equal(cli(['experiments', '--xml']).code, 2);
 });
 
+test('experiments_prints_whole_number_parameters_as_whole_numbers', T, () => {
+  const list = cli(['experiments', '--json']);
+  const text = cli(['experiments']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.doesNotMatch(text.stdout, /--\w+=[-\d.]+e[+-]\d/, 'no exponent in a parameter line');
+  for (const e of list.json.experiments)
+    for (const p of e.params) {
+      if (p.type !== 'integer') continue;
+      assert.match(text.stdout, new RegExp(`--${p.name}=${p.default} \\(${p.min} to ${p.max}[ )]`), `${e.name} --${p.name}`);
+    }
+  assert.match(text.stdout, /--max_bytes=268435456 /);
+});
+
 test('profiles lists the device profiles in text and --json', T, () => {
   const json = cli(['profiles', '--json']);
   assert.equal(json.code, 0);

@@ -106,3 +106,12 @@ for (const e of registry()) {
     assert.match(r.stdout, /^Findings$/m);
   });
 }
+
+test('run_prints_whole_numbers_as_whole_numbers', T, () => {
+  const r = cli(['run', 'transfer', '--backend', 'simulated', '--profile', 't4']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^ {2}largest_bytes +268435456$/m);
+  assert.match(r.stdout, /^ +1048576 {2}[\d.]+$/m, 'a series x in bytes');
+  const table = r.stdout.split('\nFindings\n')[0];
+  assert.doesNotMatch(table, /\de[+-]\d/, 'no exponent in the metrics or series');
+});

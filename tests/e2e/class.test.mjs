@@ -209,6 +209,34 @@ browserTest('two learners join a class, queue runs, and the instructor sees both
   assert.deepEqual(teacherProblems, [], 'instructor: no console errors or CSP violations');
 });
 
+// A run simulated in the learner's browser (a profile picked, or no GPU) is
+// reported to the class and counted for the instructor, not stored as a run.
+browserTest('runs simulated in a learner\'s browser show on the instructor page', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const ada = await openPage(browser);
+  const problems = watchPage(ada, expected);
+  await ada.goto(`${server.url}/#lab`);
+  await ada.locator('#class .class-join').waitFor();
+  await join(ada, server.joinCode, 'Ada');
+  const reported = ada.waitForResponse((r) => r.url().endsWith('/api/class/simulated'));
+  await ada.locator('#exp-timing-target').selectOption('t4'); // a model of a T4, in the browser
+  await pressRun(ada, 'timing');
+  const out = await waitResult(ada, 'timing');
+  assert.match(await out.locator('.exp-source').textContent(), /simulated/);
+  assert.equal((await reported).status(), 200);
+
+  const teacher = await openPage(browser);
+  await teacher.goto(`${server.url}/instructor.html`);
+  await teacher.locator('#token').fill(server.instructorToken);
+  await teacher.locator('#token-submit').click();
+  await teacher.locator('#class-view:not([hidden])').waitFor();
+  const runs = teacher.locator('#summary .instr-stat').filter({ has: teacher.locator('dt', { hasText: /^Runs$/ }) }).locator('dd');
+  assert.equal((await runs.textContent()).trim(), '0 on the server · 1 simulated in browsers');
+  const row = await teacher.locator('#learners tbody tr').first().textContent();
+  assert.match(row, /Ada/);
+  assert.deepEqual(problems, []);
+});
+
 browserTest('outside class mode there is no join form', { timeout: TEST_TIMEOUT }, async (t) => {
   const server = await startServer();
   t.after(() => server.stop());

@@ -142,11 +142,22 @@ browserTest('without the API the client says it is offline and simulates an H100
     10000, 'the offline status');
   assert.match(await page.locator('#gpu-body .notice-offline').textContent(), /offline — everything will be simulated/);
   assert.equal((await page.locator('#gpu-badge').textContent()).trim(), 'simulated (profile: H100 SXM)');
-  assert.match(await page.locator('#gpu-body .verdict-summary').textContent(), /^Simulated: GPU usable: NVIDIA H100/);
+  assert.match(await page.locator('#gpu-body .verdict-summary').textContent(),
+    /^Simulated example: what a machine with NVIDIA H100 80GB HBM3 and a working driver would show/);
   const runtimeCard = await page.locator('#gpu-body .view-card').nth(1).textContent();
   assert.match(runtimeCard, /NVIDIA H100 80GB HBM3/);
   assert.match(runtimeCard, /compute capability 9\.0/);
   assert.ok(await page.locator('#gpu-body .findings li').count() > 0, 'the simulated envelope\'s findings are listed');
+  // An example, never a check that passed: no "answered"/"ready", no green chip, no bus id; how to check for real.
+  const panel = await page.locator('#gpu-body').textContent();
+  assert.doesNotMatch(panel, /answered|is ready|GPU usable/i);
+  assert.doesNotMatch(panel, /\bbus\b/);
+  assert.equal(await page.locator('#gpu-body .chip-ok, #gpu-body .verdict-ok').count(), 0);
+  assert.deepEqual(await page.locator('#gpu-body .view-card h3').allTextContents(),
+    ['Driver view (example)', 'Runtime view (example)']);
+  const own = await page.locator('#gpu-body .own-check').textContent();
+  for (const cmd of ['nvidia-smi', 'import torch; print(torch.cuda.is_available())', 'gpulab device'])
+    assert.ok(own.includes(cmd), cmd);
 
   // The lessons still come, from the static files beside the page.
   const index = await getJson(`${server.url}/lessons/index.json`);

@@ -15,6 +15,8 @@ int main(void) {
       LAB_EXPERIMENTS(TEST_X_SUITE)
 #undef TEST_X_SUITE
       make_experiments_suite,
+      make_advice_suite,
+      make_sim_method_suite,
       make_params_suite,
       make_json_suite,
       make_utf8_suite,

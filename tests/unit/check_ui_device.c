@@ -100,10 +100,23 @@ START_TEST(panel_labels_simulated_views_and_hides_their_advice) {
                        .profile_label = "H100 SXM"};
   char *html = render(&s, false);
   ck_has(html, "offline — everything will be simulated");
-  ck_has(html, "Simulated: </span>GPU usable: NVIDIA H100 80GB HBM3");
+  ck_has(html, "Simulated example: </span>what a machine with NVIDIA H100 80GB HBM3 and a working driver would show");
   ck_has(html, "No real GPU was asked.");
   ck_has(html, "What the simulated check found");
-  ck_has(html, "a simulated device profile");
+  ck_has(html, "an example from a simulated device profile");
+  /* an example, never a pass: no green chip, no "answered"/"ready", no made-up bus id */
+  ck_lacks(html, "chip-ok");
+  ck_lacks(html, "verdict-ok");
+  ck_lacks(html, "answered");
+  ck_lacks(html, "is ready");
+  ck_lacks(html, "GPU usable");
+  ck_lacks(html, "bus ");
+  ck_has(html, "Driver view (example)");
+  ck_has(html, "chip-example");
+  /* and how to run the real check */
+  ck_has(html, "<code>nvidia-smi</code>");
+  ck_has(html, "import torch; print(torch.cuda.is_available())");
+  ck_has(html, "<code>gpulab device</code>");
   char line[300];
   ui_view_device_line(&s, line, sizeof line);
   ck_assert_str_eq(line, "offline — everything is simulated in your browser");

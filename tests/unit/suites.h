@@ -13,6 +13,8 @@
 
 /* What every experiment must satisfy, walked over the table. */
 Suite *make_experiments_suite(void);
+Suite *make_advice_suite(void);
+Suite *make_sim_method_suite(void);
 
 Suite *make_params_suite(void);
 Suite *make_json_suite(void);

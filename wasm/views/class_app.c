@@ -113,6 +113,21 @@ void ui_class_app_need_session(void) {
 
 bool ui_class_app_active(void) { return st.active; }
 
+/* A refusal (rate_limited past the per-minute budget, no_session) only
+ * means this one was not counted: nothing for the learner to do. */
+static void on_reported(int status, const char *body, size_t len, void *ctx) {
+  (void)status, (void)body, (void)len, (void)ctx;
+}
+
+void ui_class_app_report_simulated(const char *experiment) {
+  if (!st.active || !st.session || !experiment) return;
+  cJSON *req = cJSON_CreateObject();
+  char *body = req && cJSON_AddStringToObject(req, "experiment", experiment) ? cJSON_PrintUnformatted(req) : NULL;
+  cJSON_Delete(req);
+  if (body) ui_fetch_post("/api/class/simulated", body, UI_API_TIMEOUT_MS, on_reported, NULL);
+  cJSON_free(body);
+}
+
 /* ---- join and leave ----------------------------------------------------------- */
 
 static void forget_join(void) {

@@ -21,6 +21,11 @@ void ui_class_app_refresh(void);
 void ui_class_app_need_session(void);
 /* true once the server said it runs a class. */
 bool ui_class_app_active(void);
+/* A run this browser simulated (no GPU answered it): while joined, POST
+ * /api/class/simulated tells the class server, which counts it for the
+ * instructor's view (never stored as a GPU run, never charged). Nothing
+ * outside a class; the answer is not waited for. */
+void ui_class_app_report_simulated(const char *experiment);
 void ui_class_app_shutdown(void);
 
 #endif

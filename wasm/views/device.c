@@ -11,6 +11,10 @@
 static const char ICON_OK[] =
     "<svg class=\"icon\" viewBox=\"0 0 20 20\" aria-hidden=\"true\" focusable=\"false\">"
     "<circle cx=\"10\" cy=\"10\" r=\"9\"/><path d=\"M5.5 10.5l3 3 6-7\"/></svg>";
+/* Neutral: an example from a profile is neither a pass nor a failure. */
+static const char ICON_INFO[] =
+    "<svg class=\"icon\" viewBox=\"0 0 20 20\" aria-hidden=\"true\" focusable=\"false\">"
+    "<circle cx=\"10\" cy=\"10\" r=\"9\"/><path d=\"M10 9v5.5M10 5.5v.5\"/></svg>";
 static const char ICON_NO[] =
     "<svg class=\"icon\" viewBox=\"0 0 20 20\" aria-hidden=\"true\" focusable=\"false\">"
     "<circle cx=\"10\" cy=\"10\" r=\"9\"/><path d=\"M6.5 6.5l7 7M13.5 6.5l-7 7\"/></svg>";
@@ -73,8 +77,10 @@ static void field_count(ui_buf *b, const char *label, const cJSON *o, const char
   field(b, label, text);
 }
 
-static void state_chip(ui_buf *b, bool ok, const char *text) {
-  ui_buf_rawf(b, "<p class=\"chip %s\">%s<span>", ok ? "chip-ok" : "chip-no", ok ? ICON_OK : ICON_NO);
+/* example: the views come from a profile, so the chip is neutral, never a green pass. */
+static void state_chip(ui_buf *b, bool ok, bool example, const char *text) {
+  if (example) ui_buf_rawf(b, "<p class=\"chip chip-example\">%s<span>", ICON_INFO);
+  else ui_buf_rawf(b, "<p class=\"chip %s\">%s<span>", ok ? "chip-ok" : "chip-no", ok ? ICON_OK : ICON_NO);
   ui_buf_text(b, text);
   ui_buf_raw(b, "</span></p>");
 }
@@ -108,18 +114,21 @@ static const char *driver_source_text(const char *source) {
   if (!source) return NULL;
   if (strcmp(source, "nvml") == 0) return "NVML (the library nvidia-smi uses)";
   if (strcmp(source, "nvidia-smi") == 0) return "the nvidia-smi command";
-  if (strcmp(source, "simulated") == 0) return "a simulated device profile";
+  if (strcmp(source, "simulated") == 0) return "nothing: an example from a simulated device profile";
   if (strcmp(source, "none") == 0) return "nothing answered (no NVML, no nvidia-smi)";
   return source;
 }
 
-static void driver_card(ui_buf *b, const cJSON *drv) {
+static void driver_card(ui_buf *b, const cJSON *drv, bool example) {
   int present = ui_json_bool(drv, "present");
   /* No ids here: the panel is drawn twice on lesson 1 (the page's and the
    * device experiment's), and ids must be unique. */
-  ui_buf_raw(b, "<article class=\"view-card\"><h3>Driver view</h3>"
-                "<p class=\"view-sub\">What <code>nvidia-smi</code> and NVML see</p>");
-  state_chip(b, present == 1, present == 1 ? "The NVIDIA driver answered" : "No NVIDIA driver answered");
+  ui_buf_rawf(b, "<article class=\"view-card\"><h3>Driver view%s</h3>"
+                 "<p class=\"view-sub\">What <code>nvidia-smi</code> and NVML %s</p>",
+              example ? " (example)" : "", example ? "would show" : "see");
+  state_chip(b, present == 1, example,
+             example ? "Example: no driver was asked"
+                     : present == 1 ? "The NVIDIA driver answered" : "No NVIDIA driver answered");
   ui_buf_raw(b, "<dl class=\"fields\">");
   field(b, "Asked", driver_source_text(ui_json_str(drv, "source")));
   field(b, "Driver version", ui_json_str(drv, "driver_version"));
@@ -144,14 +153,15 @@ static const char *runtime_status_text(const char *status) {
   return "The runtime reported an error";
 }
 
-static void runtime_card(ui_buf *b, const cJSON *rt) {
+static void runtime_card(ui_buf *b, const cJSON *rt, bool example) {
   const char *status = ui_json_str(rt, "status");
   double count = 0;
   bool ok = status && strcmp(status, "ok") == 0 && ui_json_num(rt, "device_count", &count) && count > 0;
   int built = ui_json_bool(rt, "built_with_cuda");
-  ui_buf_raw(b, "<article class=\"view-card\"><h3>Runtime view</h3>"
-                "<p class=\"view-sub\">What a CUDA program can use</p>");
-  state_chip(b, ok, runtime_status_text(status));
+  ui_buf_rawf(b, "<article class=\"view-card\"><h3>Runtime view%s</h3>"
+                 "<p class=\"view-sub\">What a CUDA program %s</p>",
+              example ? " (example)" : "", example ? "would be able to use" : "can use");
+  state_chip(b, ok, example, example ? "Example: no CUDA runtime was asked" : runtime_status_text(status));
   ui_buf_raw(b, "<dl class=\"fields\">");
   field(b, "Built with CUDA", built == 1 ? "yes" : built == 0 ? "no" : NULL);
   field(b, "Runtime version", ui_json_str(rt, "runtime_version"));
@@ -182,9 +192,17 @@ static void verdict_banner(ui_buf *b, const ui_device_state *s, const cJSON *v) 
   ui_buf_rawf(b, "<div class=\"verdict %s\" data-verdict=\"", s->simulated ? "verdict-sim" : ok ? "verdict-ok" : "verdict-no");
   ui_buf_text(b, ui_json_str(v, "code") ? ui_json_str(v, "code") : "unknown");
   ui_buf_rawf(b, "\"><div class=\"verdict-icon\">%s</div><div class=\"verdict-text\"><p class=\"verdict-summary\">",
-              ok ? ICON_OK : ICON_NO);
-  if (s->simulated) ui_buf_raw(b, "<span class=\"sim-prefix\">Simulated: </span>");
-  ui_buf_text(b, summary ? summary : "The server did not say whether the GPU is usable.");
+              s->simulated ? ICON_INFO : ok ? ICON_OK : ICON_NO);
+  if (s->simulated) {
+    /* what the modelled machine would show, never its "usable" verdict as if checked */
+    const cJSON *rt_devs = ui_json_arr(ui_json_obj(s->views, "runtime"), "devices");
+    const char *gpu = ui_json_str(cJSON_GetArrayItem(rt_devs, 0), "name");
+    ui_buf_raw(b, "<span class=\"sim-prefix\">Simulated example: </span>what a machine with ");
+    ui_buf_text(b, gpu ? gpu : "this profile's GPU");
+    ui_buf_raw(b, " and a working driver would show");
+  } else {
+    ui_buf_text(b, summary ? summary : "The server did not say whether the GPU is usable.");
+  }
   ui_buf_raw(b, "</p><p class=\"verdict-consequence\">");
   if (s->simulated) ui_buf_raw(b, "No real GPU was asked. The lab will simulate every experiment on this profile.");
   else if (ok && simulate != 1) ui_buf_raw(b, "Experiments run on this GPU for real.");
@@ -223,6 +241,15 @@ static void findings(ui_buf *b, const cJSON *list, bool simulated) {
   ui_buf_raw(b, "</ul></div>");
 }
 
+/* How to run the real check on the learner's own machine. */
+static void own_check(ui_buf *b) {
+  ui_buf_raw(b, "<div class=\"own-check\"><h3>Check your own machine</h3><ul>"
+                "<li><code>nvidia-smi</code>: the driver view (driver version, each GPU, its memory).</li>"
+                "<li><code>python -c \"import torch; print(torch.cuda.is_available())\"</code>: the runtime view "
+                "PyTorch uses; <code>True</code> when a CUDA program can use the GPU.</li>"
+                "<li><code>gpulab device</code>: both views and a verdict, as this panel shows them.</li></ul></div>");
+}
+
 void ui_view_device_panel(ui_buf *b, const ui_device_state *s) {
   if (!s->views) {
     ui_buf_raw(b, "<p class=\"loading\"><span class=\"spinner\" aria-hidden=\"true\"></span>"
@@ -248,9 +275,10 @@ void ui_view_device_panel(ui_buf *b, const ui_device_state *s) {
   }
   verdict_banner(b, s, ui_json_obj(s->views, "verdict"));
   ui_buf_raw(b, "<div class=\"views\">");
-  driver_card(b, ui_json_obj(s->views, "driver"));
-  runtime_card(b, ui_json_obj(s->views, "runtime"));
+  driver_card(b, ui_json_obj(s->views, "driver"), s->simulated);
+  runtime_card(b, ui_json_obj(s->views, "runtime"), s->simulated);
   ui_buf_raw(b, "</div>");
+  if (s->simulated) own_check(b);
   findings(b, s->findings, s->simulated);
   ui_buf_raw(b, "<div class=\"panel-foot\"><p class=\"source\">");
   if (s->simulated) {

@@ -198,6 +198,8 @@ static void device_summary(ui_buf *b, const ui_device_state *d) {
   if (d) ui_view_device_badge(b, d);
   ui_buf_raw(b, "<p>");
   if (!d || !d->views) ui_buf_raw(b, "Checking this machine…");
+  else if (d->simulated) ui_buf_raw(b, "No real GPU was asked: the panel shows an example of what a machine with this "
+                                       "profile's GPU would report, and how to check your own.");
   else ui_buf_text(b, summary ? summary : "The device check gave no verdict.");
   ui_buf_raw(b, "</p></div><p class=\"exp-link\"><a href=\"#gpu\">See the driver view beside the runtime view</a></p>");
 }
