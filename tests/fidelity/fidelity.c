@@ -142,11 +142,6 @@ static const quantity quantities[] = {
     {"d2h_pageable_bw", "GB/s", "transfer", "d2h_pageable", "d2h_pageable_gbps,copy_latency_us"},
     {"torch_op_time", "us", "graphs", "eager_per_kernel_us", "torch_op_us,launch_us,kernel_min_us"},
     {"torch_op_submit", "us", "graphs", "eager_launch_per_kernel_us", "torch_op_us,launch_us"},
-    {"kernel_per_launch", "us", "graphs", "eager_per_kernel_us", "launch_us,kernel_min_us,mem_bw_gbps"},
-    {"graph_per_kernel", "us", "graphs", "graph_per_kernel_us", "graph_node_us,launch_us,mem_bw_gbps"},
-    {"cuda_malloc_time", "us", "allocator", "cuda_malloc_us", "malloc_us,malloc_us_per_mib"},
-    {"cuda_free_time", "us", "allocator", "cuda_free_us", "free_us_per_mib,sync_us,launch_us"},
-    {"training_memory", "bytes", "memory", "peak_reserved_bytes", "context_bytes"},
 };
 
 static const quantity *quantity_find(const char *name) {
