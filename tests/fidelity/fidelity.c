@@ -1,11 +1,12 @@
 /* The fidelity suite: the simulator against published real-hardware
- * measurements (tests/fidelity/published.json, each with its link, the
- * figure as written and its settings), run at matching settings. Prints the
- * table of ratios (simulated / published) and checks, as TAP, that at least
- * 90 % lie within [0.75, 1.33] and that no profile produces anything
- * physically impossible: above a datasheet peak, pageable faster than
- * pinned, beyond the host link, a time that falls as the size grows, TF32
- * slower than FP32 on a GPU with TF32 tensor cores.
+ * measurements (tests/fidelity/published.json: each row a quantity on a
+ * profile, the published value, its source link, where in the source, the
+ * conditions, and whether it was fitted), run at matching settings. Validates
+ * every row strictly, prints held-out and fitted rows apart with their ratios
+ * (simulated / published), and checks, as TAP, that held-out rows really are
+ * independent of the profile figures they test (and fitted rows are not),
+ * that there are at least 40 of them from at least 30 sources, and that at
+ * least 90 % of them lie within [0.75, 1.33]; then that no profile produces anything physically impossible.
  * Usage: fidelity [published.json]   (make fidelity) */
 #include <math.h>
 #include <stdarg.h>
@@ -20,11 +21,18 @@
 
 #define LO 0.75
 #define HI 1.33
-#define MIN_ROWS 40
+#define MIN_ROWS 40    /* held-out rows */
+#define MIN_SOURCES 30 /* distinct sources among them */
 #define MIN_SHARE 0.90
 #define MAX_CACHE 256
 
-static int tap_n, tap_failed;
+/* The held-out goal of issue 22: at least MIN_ROWS held-out rows from
+ * MIN_SOURCES sources, MIN_SHARE of them within [LO, HI]. 1: a miss fails
+ * the suite (and make fidelity); 0: a miss prints as a TAP TODO, reported
+ * but not failed, while the rows are gathered. */
+#define ENFORCE_HELD_OUT_GOAL 1
+
+static int tap_n, tap_failed, tap_todo;
 
 static void tap(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void tap(int ok, const char *fmt, ...) {
@@ -35,6 +43,19 @@ static void tap(int ok, const char *fmt, ...) {
   printf("\n");
   va_end(ap);
   if (!ok) tap_failed++;
+}
+
+/* A check of the held-out goal: a failure unless the goal is not enforced yet. */
+static void goal(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void goal(int ok, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
+  vprintf(fmt, ap);
+  printf("%s\n", ok || ENFORCE_HELD_OUT_GOAL ? "" : " # TODO held-out goal not met yet");
+  va_end(ap);
+  if (!ok && ENFORCE_HELD_OUT_GOAL) tap_failed++;
+  if (!ok && !ENFORCE_HELD_OUT_GOAL) tap_todo++;
 }
 
 /* ---- simulation, one envelope per (experiment, profile, params) ---------- */
@@ -98,53 +119,229 @@ static double probe(const cJSON *env, const cJSON *pr) {
   return best;
 }
 
-/* ---- the table ----------------------------------------------------------- */
+/* ---- what a row may compare ---------------------------------------------- */
+
+/* A quantity a row compares: the experiment and the series or metric that
+ * produce it, its unit, and the profile figures it depends on (a row whose
+ * source is the document one of those figures was read or derived from is
+ * not an independent check of it). */
+typedef struct quantity {
+  const char *name, *unit, *experiment, *reads, *figures;
+} quantity;
+
+#define TC_FIGURES "tc_efficiency,tc_tile_m,tc_tile_n,power_cap,fp32_tflops,gemm_efficiency"
+static const quantity quantities[] = {
+    {"matmul_fp32", "TFLOPS", "precision", "tflops_fp32", "fp32_tflops,gemm_efficiency,power_cap"},
+    {"matmul_tf32", "TFLOPS", "precision", "tflops_tf32", "tf32_tflops," TC_FIGURES},
+    {"matmul_fp16", "TFLOPS", "precision", "tflops_fp16", "fp16_tflops," TC_FIGURES},
+    {"matmul_bf16", "TFLOPS", "precision", "tflops_bf16", "bf16_tflops,bf16_fallback," TC_FIGURES},
+    {"copy_kernel_bw", "GB/s", "graphs", "sweep_body", "mem_bw_gbps"},
+    {"h2d_pinned_bw", "GB/s", "transfer", "h2d_pinned", "h2d_pinned_gbps,copy_latency_us"},
+    {"d2h_pinned_bw", "GB/s", "transfer", "d2h_pinned", "d2h_pinned_gbps,copy_latency_us"},
+    {"h2d_pageable_bw", "GB/s", "transfer", "h2d_pageable", "h2d_pageable_gbps,copy_latency_us"},
+    {"d2h_pageable_bw", "GB/s", "transfer", "d2h_pageable", "d2h_pageable_gbps,copy_latency_us"},
+    {"torch_op_time", "us", "graphs", "eager_per_kernel_us", "torch_op_us,launch_us,kernel_min_us"},
+    {"torch_op_submit", "us", "graphs", "eager_launch_per_kernel_us", "torch_op_us,launch_us"},
+};
+
+static const quantity *quantity_find(const char *name) {
+  for (size_t i = 0; i < sizeof quantities / sizeof quantities[0]; i++)
+    if (strcmp(quantities[i].name, name) == 0) return &quantities[i];
+  return NULL;
+}
+
+/* 1 when p's figure `field` was read or derived from the document at url
+ * (lab/profiles_data.c records the source of every figure). */
+static int cites(const lab_profile *p, const char *field, const char *url) {
+  const lab_src *s = lab_profile_src(p, field);
+  const lab_ref *r = s && s->ref ? lab_profile_ref(s->ref) : NULL;
+  return r && strcmp(r->url, url) == 0;
+}
+
+/* 1 when field is one of the figures q depends on. */
+static int depends_on(const quantity *q, const char *field) {
+  size_t n = strlen(field);
+  for (const char *f = q->figures; *f;) {
+    size_t len = strcspn(f, ",");
+    if (len == n && strncmp(f, field, n) == 0) return 1;
+    f += len + (f[len] == ',');
+  }
+  return 0;
+}
+
+/* The profile figure of q that p read or derived from the document at url, or NULL. */
+static const char *derived_from(const lab_profile *p, const quantity *q, const char *url) {
+  static char field[64];
+  for (const char *f = q->figures; *f;) {
+    size_t len = strcspn(f, ",");
+    snprintf(field, sizeof field, "%.*s", (int)len, f);
+    if (cites(p, field, url)) return field;
+    f += len + (f[len] == ',');
+  }
+  return NULL;
+}
+
+/* ---- the rows: strict shape ---------------------------------------------- */
+
+static const char *const row_keys[] = {"id",         "quantity",  "profile", "experiment", "params",
+                                       "probe",      "published", "unit",    "source",     "where",
+                                       "conditions", "fitted",    "derives", "note",       NULL};
 
 static const char *str(const cJSON *row, const char *key) {
   const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, key));
   return s ? s : "";
 }
 
+/* 1 when s holds a double quote (straight or curly): a description says
+ * where in the source, in our words, and quotes nothing. */
+static int quotes(const char *s) {
+  return strchr(s, '"') || strstr(s, "\xe2\x80\x9c") || strstr(s, "\xe2\x80\x9d") || strstr(s, "\xe2\x80\x9e");
+}
+
+/* Writes why the row is malformed into why; returns 0 when it is well formed. */
+static int check_row(const cJSON *row, const cJSON *rows, int index, char *why, size_t n) {
+  const cJSON *k;
+  if (!cJSON_IsObject(row)) return snprintf(why, n, "not an object"), -1;
+  cJSON_ArrayForEach(k, row) {
+    int known = 0;
+    for (int i = 0; row_keys[i]; i++) known |= strcmp(k->string, row_keys[i]) == 0;
+    if (!known) return snprintf(why, n, "unknown key %s", k->string), -1;
+  }
+  static const char *const strings[] = {"id",     "quantity", "profile",    "experiment", "unit",
+                                        "source", "where",    "conditions", NULL};
+  for (int i = 0; strings[i]; i++)
+    if (!str(row, strings[i])[0]) return snprintf(why, n, "%s missing or not a non-empty string", strings[i]), -1;
+  const cJSON *note = cJSON_GetObjectItemCaseSensitive(row, "note");
+  if (note && !(cJSON_IsString(note) && note->valuestring[0]))
+    return snprintf(why, n, "note is not a non-empty string"), -1;
+  const cJSON *pub = cJSON_GetObjectItemCaseSensitive(row, "published");
+  if (!cJSON_IsNumber(pub) || !(pub->valuedouble > 0) || !isfinite(pub->valuedouble))
+    return snprintf(why, n, "published is not a positive number"), -1;
+  if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(row, "fitted")))
+    return snprintf(why, n, "fitted is not true or false"), -1;
+  if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(row, "params")))
+    return snprintf(why, n, "params is not an object"), -1;
+  const char *id = str(row, "id");
+  for (int i = 0; i < index; i++)
+    if (strcmp(str(cJSON_GetArrayItem(rows, i), "id"), id) == 0) return snprintf(why, n, "id used twice"), -1;
+  const quantity *q = quantity_find(str(row, "quantity"));
+  if (!q) return snprintf(why, n, "unknown quantity %s", str(row, "quantity")), -1;
+  if (strcmp(str(row, "unit"), q->unit) != 0)
+    return snprintf(why, n, "unit %s, but %s is in %s", str(row, "unit"), q->name, q->unit), -1;
+  if (strcmp(str(row, "experiment"), q->experiment) != 0)
+    return snprintf(why, n, "%s comes from the %s experiment", q->name, q->experiment), -1;
+  if (!lab_profile_find(str(row, "profile"))) return snprintf(why, n, "unknown profile %s", str(row, "profile")), -1;
+  const cJSON *pr = cJSON_GetObjectItemCaseSensitive(row, "probe");
+  const char *reads = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pr, "metric"));
+  if (!reads) reads = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pr, "series"));
+  if (!cJSON_IsObject(pr) || !reads || strcmp(reads, q->reads) != 0)
+    return snprintf(why, n, "probe does not read %s (the %s of %s)", q->reads, q->name, q->experiment), -1;
+  const char *src = str(row, "source");
+  if (strncmp(src, "https://", 8) != 0 || strchr(src, ' ')) return snprintf(why, n, "source is not an https link"), -1;
+  const cJSON *derives = cJSON_GetObjectItemCaseSensitive(row, "derives"), *d;
+  if (derives) {
+    if (!cJSON_IsArray(derives) || !cJSON_GetArraySize(derives))
+      return snprintf(why, n, "derives is not a list of profile figures"), -1;
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "fitted")))
+      return snprintf(why, n, "derives a figure but is not fitted"), -1;
+    cJSON_ArrayForEach(d, derives) {
+      const char *field = cJSON_GetStringValue(d);
+      if (!field || !depends_on(q, field))
+        return snprintf(why, n, "derives %s, not a figure %s depends on", field ? field : "?", q->name), -1;
+      if (!cites(lab_profile_find(str(row, "profile")), field, src))
+        return snprintf(why, n, "derives %s, but lab/profiles_data.c does not cite this source for it", field), -1;
+    }
+  }
+  const char *where = str(row, "where");
+  if (strlen(where) < 12 || strlen(where) > 200 || quotes(where))
+    return snprintf(why, n, "where must say in 12 to 200 characters, without quotation marks, where the figure is"), -1;
+  return 0;
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+typedef struct tally {
+  int n, in;
+  const char *sources[512];
+  int n_sources;
+} tally;
+
+static void count(tally *t, int ok, const char *source) {
+  t->n++;
+  t->in += ok;
+  for (int i = 0; i < t->n_sources; i++)
+    if (strcmp(t->sources[i], source) == 0) return;
+  if (t->n_sources < 512) t->sources[t->n_sources++] = source;
+}
+
 static int compare_rows(const cJSON *rows) {
-  int n = 0, in = 0, fitted = 0, fitted_in = 0, sourced = 1;
-  double worst_lo = 1e9, worst_hi = 0;
-  char worst_lo_id[64] = "", worst_hi_id[64] = "", why[400];
-  printf("# %-22s %-9s %-34s %10s %10s %6s %s\n", "row", "profile", "what (settings: see published.json)", "published",
-         "simulated", "ratio", "source");
+  int malformed = 0, same_doc = 0, unfit = 0, index = 0;
+  tally held = {0}, fit = {0};
+  char why[400];
+  if (!cJSON_IsArray(rows)) return tap(0, "the document has an array of rows"), 0;
   const cJSON *row;
   cJSON_ArrayForEach(row, rows) {
-    const char *id = str(row, "id"), *prof = str(row, "profile"), *ref = str(row, "ref");
-    const lab_ref *r = lab_profile_ref(ref);
-    if (!r || !str(row, "figure")[0] || !str(row, "settings")[0]) {
-      printf("# %s: no link, figure or settings\n", id);
-      sourced = 0;
+    if (check_row(row, rows, index++, why, sizeof why)) {
+      printf("# row %d (%s): %s\n", index, str(row, "id"), why);
+      malformed++;
+      continue;
     }
-    cJSON *env = simulate(str(row, "experiment"), prof, cJSON_GetObjectItemCaseSensitive(row, "params"), why, sizeof why);
-    double pub = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "published"));
-    double sim = env ? probe(env, cJSON_GetObjectItemCaseSensitive(row, "probe")) : NAN;
-    double ratio = sim / pub;
-    int ok = ratio >= LO && ratio <= HI, fit = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "fitted"));
-    n++;
-    in += ok;
-    fitted += fit;
-    fitted_in += fit && ok;
-    if (ratio < worst_lo) worst_lo = ratio, snprintf(worst_lo_id, sizeof worst_lo_id, "%s", id);
-    if (ratio > worst_hi) worst_hi = ratio, snprintf(worst_hi_id, sizeof worst_hi_id, "%s", id);
-    char what[40];
-    snprintf(what, sizeof what, "%s", str(row, "figure"));
-    printf("# %-22s %-9s %-34s %10.4g %10.4g %6.2f %s%s%s\n", id, prof, what, pub, sim, ratio, ok ? "" : "OUT ",
-           fit ? "(fitted) " : "", r ? r->url : ref);
-    if (!env) printf("#   not simulated: %s\n", why);
-    else if (!ok) printf("#   %s\n", str(row, "note")[0] ? str(row, "note") : "no note");
+    /* Held out means not used to derive the figure compared: a row is
+     * fitted exactly when it derives a figure or comes from a document its
+     * profile took one of the quantity's figures from. Another document on
+     * the same (profile, quantity) is independent data the fit never saw. */
+    const char *prof = str(row, "profile"), *qn = str(row, "quantity");
+    const char *field = derived_from(lab_profile_find(prof), quantity_find(qn), str(row, "source"));
+    int fitted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "fitted"));
+    if (!fitted && field) {
+      printf("# %s: held out, but %s's %s was taken from the same document\n", str(row, "id"), prof, field);
+      same_doc++;
+    }
+    if (fitted && !field && !cJSON_GetObjectItemCaseSensitive(row, "derives")) {
+      printf("# %s: fitted, but it derives nothing and %s took no %s figure from its document\n", str(row, "id"),
+             prof, qn);
+      unfit++;
+    }
   }
-  printf("# %d rows (%d fitted to derive a profile figure, %d independent); within [%.2f, %.2f]: %d (%.0f%%), fitted "
-         "%d/%d, independent %d/%d; lowest %.2f (%s), highest %.2f (%s)\n",
-         n, fitted, n - fitted, LO, HI, in, n ? 100.0 * in / n : 0, fitted_in, fitted, in - fitted_in, n - fitted,
-         worst_lo, worst_lo_id, worst_hi, worst_hi_id);
-  tap(n >= MIN_ROWS, "at least %d published measurements (%d)", MIN_ROWS, n);
-  tap(sourced, "every row has its link, the figure as written and its settings");
-  tap(n > 0 && in >= MIN_SHARE * n, "at least %.0f%% of the rows within [%.2f, %.2f] (%d of %d)", 100 * MIN_SHARE, LO,
-      HI, in, n);
+  tap(!malformed,
+      "every row is well formed: quantity, profile, simulated run, published value and unit, source link, "
+      "where in it, conditions, fitted (%d malformed)",
+      malformed);
+  tap(!same_doc, "no held-out row cites a document its profile took that quantity's figures from (%d do)", same_doc);
+  tap(!unfit, "every fitted row derives a figure or cites a document its profile took that quantity's figures from "
+      "(%d do not)", unfit);
+
+  printf("# %-22s %-9s %-18s %10s %10s %6s %-4s %s\n", "row", "profile", "quantity", "published", "simulated", "ratio",
+         "kind", "source");
+  for (int pass = 0; pass < 2; pass++) {
+    printf("# ---- %s ----\n", pass ? "fitted (used to derive a profile figure, or from the document one came from)"
+                                    : "held out (independent of every profile figure they are compared with)");
+    cJSON_ArrayForEach(row, rows) {
+      int fitted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "fitted"));
+      if (fitted != pass || check_row(row, rows, 0, why, sizeof why) != 0) continue;
+      const char *id = str(row, "id"), *prof = str(row, "profile");
+      cJSON *env =
+          simulate(str(row, "experiment"), prof, cJSON_GetObjectItemCaseSensitive(row, "params"), why, sizeof why);
+      double pub = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "published"));
+      double sim = env ? probe(env, cJSON_GetObjectItemCaseSensitive(row, "probe")) : NAN;
+      double ratio = sim / pub;
+      int ok = ratio >= LO && ratio <= HI;
+      count(fitted ? &fit : &held, ok, str(row, "source"));
+      printf("# %-22s %-9s %-18s %10.4g %10.4g %6.2f %-4s %s%s\n", id, prof, str(row, "quantity"), pub, sim, ratio,
+             fitted ? "fit" : "held", ok ? "" : "OUT ", str(row, "source"));
+      if (!env) printf("#   not simulated: %s\n", why);
+      else if (!ok) printf("#   %s\n", str(row, "note")[0] ? str(row, "note") : "no note");
+    }
+  }
+  printf("# held out: %d rows from %d sources, %d within [%.2f, %.2f] (%.0f%%)\n", held.n, held.n_sources, held.in, LO,
+         HI, held.n ? 100.0 * held.in / held.n : 0);
+  printf("# fitted:   %d rows from %d sources, %d within [%.2f, %.2f] (%.0f%%) - agreement there is by construction\n",
+         fit.n, fit.n_sources, fit.in, LO, HI, fit.n ? 100.0 * fit.in / fit.n : 0);
+  goal(held.n >= MIN_ROWS, "at least %d held-out published measurements (%d)", MIN_ROWS, held.n);
+  goal(held.n_sources >= MIN_SOURCES, "the held-out rows cite at least %d distinct sources (%d)", MIN_SOURCES,
+       held.n_sources);
+  goal(held.n > 0 && held.in >= MIN_SHARE * held.n,
+       "at least %.0f%% of the held-out rows within [%.2f, %.2f] (%d of %d)", 100 * MIN_SHARE, LO, HI, held.in, held.n);
   return 0;
 }
 
@@ -266,7 +463,7 @@ int main(int argc, char **argv) {
     memory_physics(p);
     timing_physics(p);
   }
-  printf("1..%d\n# pass %d\n# fail %d\n", tap_n, tap_n - tap_failed, tap_failed);
+  printf("1..%d\n# pass %d\n# fail %d\n# todo %d\n", tap_n, tap_n - tap_failed - tap_todo, tap_failed, tap_todo);
   for (int i = 0; i < n_cache; i++) cJSON_Delete(cache[i].env);
   cJSON_Delete(doc);
   return tap_failed ? 1 : 0;

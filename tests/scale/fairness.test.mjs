@@ -22,7 +22,9 @@ async function ended(jar, srvs, id) {
 
 test('a flooding learner and a quiet one across two servers and two workers: the quiet one is not starved', T, async (t0) => {
   const { uri } = newStore();
-  const env = fakeGpu(150);
+  // Runs long enough that the flood is still queued when the quiet learner
+  // arrives even on a busy machine (each 202 waits for a fresh queue view).
+  const env = fakeGpu(600);
   const args = ['--queued-runs-per-learner', '40', '--runs-per-minute', '600', '--queue-max', '200'];
   const a = await startClusterServer(uri, { env, args });
   const b = await startClusterServer(uri, { env, args });
