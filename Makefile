@@ -51,8 +51,9 @@ CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels $(SERVER_INC) $(
 # fit CivetWeb's 100 KiB thread stacks. gpulab-worker owns the GPU.
 # SQLite and libpq (the class store: one machine, or PostgreSQL shared by a
 # cluster) and libcrypto (SHA-256 of session tokens): gpulab and the unit
-# tests only; the GPU worker process needs none of them.
-LDLIBS := -lcivetweb -lcjson -lsqlite3 -lpq -lcrypto -lm -lpthread -ldl
+# tests only; the GPU worker process needs none of them. zlib gzips the
+# API's answers (server/http/gzip_body.c).
+LDLIBS := -lcivetweb -lcjson -lsqlite3 -lpq -lcrypto -lz -lm -lpthread -ldl
 WORKER_LDLIBS := -lcjson -lm -lpthread -ldl
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -291,8 +292,8 @@ FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab $(SERVER_INC) -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
-FUZZ_SRC_fuzz_json_body := server/http/http.c
-FUZZ_LIB_fuzz_json_body := -lcivetweb
+FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/gzip_body.c
+FUZZ_LIB_fuzz_json_body := -lcivetweb -lz
 FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/store_common.c
 FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c
 FUZZ_LIB_fuzz_lesson_md := -lmd4c-html -lmd4c
