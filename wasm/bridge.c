@@ -41,7 +41,10 @@ static struct {
 EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeout_ms, const char *body), {
   const target = UTF8ToString(url);
   const ctl = new AbortController();
-  const init = {method : UTF8ToString(method), headers : {"Accept" : "application/json"}, cache : "no-store", signal : ctl.signal};
+  /* An API answer is never reused; a static file (a lesson) is revalidated
+   * by its ETag, so a reload costs a 304 and no body. */
+  const cache = target.startsWith("/api/") ? "no-store" : "no-cache";
+  const init = {method : UTF8ToString(method), headers : {"Accept" : "application/json"}, cache : cache, signal : ctl.signal};
   if (body) {
     init.headers["Content-Type"] = "application/json";
     init.body = UTF8ToString(body);
