@@ -190,8 +190,9 @@ static void on_device(int status, const char *body, size_t len, void *ctx) {
 
 /* A profile calibrated on the server's GPU (gpulab serve --profile-file)
  * joins the built-in ones in every "simulate as" picker. The built-in ones
- * are compiled into the client, so this answer (80 KB as text) is asked
- * only once an experiment widget is on the page, after it is drawn. */
+ * are compiled into the client, so this answer (80 KB as text, 9 KB
+ * gzipped) is asked only when a widget needs it: the learner reaches into
+ * one (the bridge's action "widget-used"), or opens the experiments page. */
 static void on_profiles(int status, const char *body, size_t len, void *ctx) {
   (void)ctx;
   cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
@@ -221,25 +222,11 @@ static void check_device(void) {
   if (app.profiles_asked) ui_fetch("/api/profiles", UI_API_TIMEOUT_MS, on_profiles, NULL); /* a re-check */
 }
 
-static void ask_profiles(void *ctx) {
-  (void)ctx;
-  ui_fetch("/api/profiles", UI_API_TIMEOUT_MS, on_profiles, NULL);
-}
-
-/* Once per page: after the frame that shows the first widget (ui_later
- * waits for the paint), so the first screen never waits for it. */
+/* Once per page; a re-check asks again (check_device). */
 static void want_profiles(void) {
   if (app.profiles_asked) return;
   app.profiles_asked = true;
-  ui_later(0, ask_profiles, NULL);
-}
-
-static bool lesson_has_experiments(const cJSON *lesson) {
-  const cJSON *s;
-  cJSON_ArrayForEach(s, ui_json_arr(lesson, "sections")) {
-    if (cJSON_GetArraySize(ui_json_arr(s, "experiments")) > 0) return true;
-  }
-  return false;
+  ui_fetch("/api/profiles", UI_API_TIMEOUT_MS, on_profiles, NULL);
 }
 
 /* ---- lessons --------------------------------------------------------------- */
@@ -291,7 +278,6 @@ static void render_lesson(void) {
   ui_dom_set_title(title);
   ui_storage_set(STORE_LESSON, ui_json_str(app.lesson, "id"));
   show_section();
-  if (lesson_has_experiments(app.lesson)) want_profiles();
 }
 
 /* ctx carries the request's generation: answers to superseded requests are dropped. */
@@ -397,7 +383,8 @@ static void on_action(const char *action, const char *arg, void *ctx) {
   if (ui_quiz_app_action(action, arg, &app.dev, app.health_ok ? app.version : NULL)) return;
   if (ui_exp_action(action, arg)) return;
   if (ui_class_app_action(action, arg) || ui_class_queue_action(action, arg)) return;
-  if (strcmp(action, "recheck") == 0) check_device();
+  if (strcmp(action, "widget-used") == 0) want_profiles();
+  else if (strcmp(action, "recheck") == 0) check_device();
   else if (strcmp(action, "reload-lessons") == 0) {
     app.index_failed = false;
     render_nav();

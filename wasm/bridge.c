@@ -150,6 +150,17 @@ EM_JS(void, js_listen, (void), {
   window.addEventListener("scroll", scheduleSeen, {passive : true});
   window.addEventListener("resize", scheduleSeen);
   new MutationObserver(scheduleSeen).observe(document.body, {childList : true, subtree : true});
+  /* The first time the learner reaches into an experiment widget (focus,
+   * pointer), the action "widget-used": what only widgets need (the
+   * server's profiles) is fetched then, not with the first screen. */
+  function widgetUsed(ev) {
+    if (!(ev.target instanceof Element) || !ev.target.closest(".exp-widget, .experiment")) return;
+    document.removeEventListener("focusin", widgetUsed);
+    document.removeEventListener("pointerdown", widgetUsed);
+    withStrings("widget-used", "", function(a, b) { _ui_bridge_action(a, b); });
+  }
+  document.addEventListener("focusin", widgetUsed);
+  document.addEventListener("pointerdown", widgetUsed);
   document.addEventListener("click", function(ev) {
     const el = ev.target instanceof Element ? ev.target.closest("[data-action]") : null;
     if (!el) return;

@@ -74,52 +74,59 @@
   }
   window.gpulabEarly = early;
 
-  // The app's ready point, stamped inside the page: the moment the lesson
-  // and the GPU panel are both filled (aria-busy turns false on each), as
-  // performance.now() in window.gpulabReady and data-ready-ms on <html>.
-  // `make bench` reads it afterwards (bench/client.mjs), so the figure holds
-  // no polling or round trip of the tool that reads it.
-  if (typeof MutationObserver === "function" && window.performance) {
-    var done = function () {
-      var lesson = document.getElementById("lesson"), gpu = document.getElementById("gpu-body");
-      return lesson && gpu && lesson.getAttribute("aria-busy") === "false" && gpu.getAttribute("aria-busy") === "false" &&
-        document.getElementById("lesson-title");
-    };
-    var watch = new MutationObserver(function () {
-      if (!done()) return;
-      watch.disconnect();
-      window.gpulabReady = performance.now();
-      document.documentElement.setAttribute("data-ready-ms", window.gpulabReady.toFixed(1));
-    });
-    watch.observe(document.body, { attributes: true, attributeFilter: ["aria-busy"], subtree: true, childList: true });
-  }
+  // The rest needs the document: run it once the page is parsed. This file
+  // loads async, so the requests above leave as soon as it arrives, not
+  // after the parse and the stylesheet.
+  function start() {
+    // The app's ready point, stamped inside the page: the moment the lesson
+    // and the GPU panel are both filled (aria-busy turns false on each), as
+    // performance.now() in window.gpulabReady and data-ready-ms on <html>.
+    // `make bench` reads it afterwards (bench/client.mjs), so the figure holds
+    // no polling or round trip of the tool that reads it.
+    if (typeof MutationObserver === "function" && window.performance) {
+      var done = function () {
+        var lesson = document.getElementById("lesson"), gpu = document.getElementById("gpu-body");
+        return lesson && gpu && lesson.getAttribute("aria-busy") === "false" && gpu.getAttribute("aria-busy") === "false" &&
+          document.getElementById("lesson-title");
+      };
+      var watch = new MutationObserver(function () {
+        if (!done()) return;
+        watch.disconnect();
+        window.gpulabReady = performance.now();
+        document.documentElement.setAttribute("data-ready-ms", window.gpulabReady.toFixed(1));
+      });
+      watch.observe(document.body, { attributes: true, attributeFilter: ["aria-busy"], subtree: true, childList: true });
+    }
 
-  // The lesson list and table of contents start closed (a phone reads the
-  // lesson first); on a wider screen they sit beside the lesson, open.
-  var nav = document.getElementById("nav-details");
-  if (nav && window.matchMedia && window.matchMedia("(min-width: 901px)").matches) nav.open = true;
+    // The lesson list and table of contents start closed (a phone reads the
+    // lesson first); on a wider screen they sit beside the lesson, open.
+    var nav = document.getElementById("nav-details");
+    if (nav && window.matchMedia && window.matchMedia("(min-width: 901px)").matches) nav.open = true;
 
-  if (typeof WebAssembly !== "object") {
-    fail("This browser cannot run WebAssembly, which gpulab needs. Use a current Firefox, Chrome, Edge or Safari.");
-    return;
-  }
-
-  var script = document.createElement("script");
-  script.src = "gpulab.js";
-  script.onload = function () {
-    if (typeof window.createGpulab !== "function") {
-      fail("gpulab.js loaded but did not define the client. Rebuild with 'make' and reload.");
+    if (typeof WebAssembly !== "object") {
+      fail("This browser cannot run WebAssembly, which gpulab needs. Use a current Firefox, Chrome, Edge or Safari.");
       return;
     }
-    window.createGpulab({
-      print: function (text) { console.log(text); },
-      printErr: function (text) { console.warn(text); }
-    }).catch(function (err) {
-      fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
-    });
-  };
-  script.onerror = function () {
-    fail("gpulab could not load its program (gpulab.js). Rebuild with 'make' and reload the page.");
-  };
-  document.head.appendChild(script);
+
+    var script = document.createElement("script");
+    script.src = "gpulab.js";
+    script.onload = function () {
+      if (typeof window.createGpulab !== "function") {
+        fail("gpulab.js loaded but did not define the client. Rebuild with 'make' and reload.");
+        return;
+      }
+      window.createGpulab({
+        print: function (text) { console.log(text); },
+        printErr: function (text) { console.warn(text); }
+      }).catch(function (err) {
+        fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
+      });
+    };
+    script.onerror = function () {
+      fail("gpulab could not load its program (gpulab.js). Rebuild with 'make' and reload the page.");
+    };
+    document.head.appendChild(script);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();

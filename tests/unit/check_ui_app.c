@@ -249,7 +249,7 @@ START_TEST(app_opens_the_first_lesson_and_fills_its_device_card) {
   answer("/lessons/one.json", 200, ONE);
   ck_has(get("html", "lesson"), "Lesson one");
   ck_assert_str_eq(get("attr", "lesson:aria-busy"), "false");
-  ck_assert_int_ge(pending("/api/profiles"), 0); /* a widget is shown: now the profiles */
+  ck_assert_int_eq(pending("/api/profiles"), -1); /* not until a widget is used */
   ck_has(get("html", "nav-body"), "href=\"#lesson/one/intro\"");
   ck_assert_str_eq(title, "Lesson one — gpulab");
   ck_assert_str_eq(stored, "one");
@@ -271,20 +271,15 @@ START_TEST(app_reads_lessons_from_the_static_files_not_the_api) {
 }
 END_TEST
 
-/* The profiles answer is asked once, when the page first shows an
- * experiment widget, and not again on the next lesson. */
-START_TEST(app_asks_for_profiles_once_a_widget_is_shown) {
-  snprintf(stored, sizeof stored, "two");
+/* The profiles answer is asked once, when the learner first reaches into
+ * an experiment widget, and not again after that. */
+START_TEST(app_asks_for_profiles_once_a_widget_is_used) {
   answer("/lessons/index.json", 200, INDEX);
-  answer("/lessons/two.json", 200, TWO); /* no experiment in it */
+  answer("/lessons/one.json", 200, ONE);
   ck_assert_int_eq(pending("/api/profiles"), -1);
-  on_hash("#lesson/one", NULL);
-  answer("/lessons/one.json", 200, ONE);
+  on_action("widget-used", "", NULL);
   answer("/api/profiles", 200, "{\"profiles\":[],\"default\":\"h100-sxm\"}");
-  on_hash("#lesson/two", NULL);
-  answer("/lessons/two.json", 200, TWO);
-  on_hash("#lesson/one", NULL);
-  answer("/lessons/one.json", 200, ONE);
+  on_action("widget-used", "", NULL);
   ck_assert_int_eq(pending("/api/profiles"), -1);
 }
 END_TEST
@@ -461,7 +456,7 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_explains_a_server_error_then_simulates);
   tcase_add_test(tc, app_opens_the_first_lesson_and_fills_its_device_card);
   tcase_add_test(tc, app_reads_lessons_from_the_static_files_not_the_api);
-  tcase_add_test(tc, app_asks_for_profiles_once_a_widget_is_shown);
+  tcase_add_test(tc, app_asks_for_profiles_once_a_widget_is_used);
   tcase_add_test(tc, app_says_when_no_lessons_can_be_loaded_and_retries);
   tcase_add_test(tc, app_reopens_the_stored_lesson_and_follows_the_address);
   tcase_add_test(tc, app_drops_the_answer_to_a_superseded_lesson_request);
