@@ -26,8 +26,13 @@
 
   // The service worker (sw.js) caches the app so it works offline after one
   // visit. It needs a secure context (https, or http on localhost); without
-  // one the page simply stays online-only.
-  if ("serviceWorker" in navigator && window.isSecureContext) {
+  // one the page simply stays online-only. Registered once the page is
+  // ready (below), so its install, which fetches the app again to cache it,
+  // never competes with the first screen.
+  var registered = false;
+  function registerWorker() {
+    if (registered || !("serviceWorker" in navigator) || !window.isSecureContext) return;
+    registered = true;
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function (err) {
       console.warn("gpulab: offline mode unavailable (service worker not registered): " + (err && err.message ? err.message : err));
     });
@@ -94,9 +99,17 @@
         watch.disconnect();
         window.gpulabReady = performance.now();
         document.documentElement.setAttribute("data-ready-ms", window.gpulabReady.toFixed(1));
+        registerWorker();
       });
-      watch.observe(document.body, { attributes: true, attributeFilter: ["aria-busy"], subtree: true, childList: true });
+      // aria-busy alone: the client clears it after it fills each part, and
+      // watching every node the lesson adds would cost more than it says.
+      watch.observe(document.body, { attributes: true, attributeFilter: ["aria-busy"], subtree: true });
     }
+
+    // A page that never gets ready (a lesson that fails to load) still
+    // works offline next time: the worker is registered after the load
+    // event at the latest.
+    window.addEventListener("load", function () { setTimeout(registerWorker, 3000); });
 
     // The lesson list and table of contents start closed (a phone reads the
     // lesson first); on a wider screen they sit beside the lesson, open.
