@@ -73,4 +73,9 @@ fi
 if [ $want_npm = 1 ] && { [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/axe-core ]; }; then
   (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent)
 fi
+# Lighthouse for `make bench`'s browser audit (bench/package.json); it
+# drives Debian's Chromium through CHROME_PATH and downloads no browser.
+if [ $want_npm = 1 ] && [ ! -d bench/node_modules/lighthouse ]; then
+  (cd bench && npm install --no-audit --no-fund --silent)
+fi
 echo "deps ($set_name): all present"
