@@ -80,9 +80,16 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
   bool any = false;
   for (int k = 0; k < 2; k++) {
     bool measured = k == 0, open = false;
+    const char *named[16]; /* a label is named once (precision's FP32 is a throughput, an error and a loss line) */
+    int n_named = 0;
     cJSON_ArrayForEach(s, ui_json_arr(env, "series")) {
       const char *source = ui_json_str(s, "source"), *label = ui_json_str(s, "label");
       if (!source || strcmp(source, kinds[k]) != 0) continue;
+      if (!label) label = ui_json_str(s, "id");
+      bool seen = false;
+      for (int i = 0; label && i < n_named; i++) seen = seen || strcmp(named[i], label) == 0;
+      if (seen) continue;
+      if (label && n_named < 16) named[n_named++] = label;
       if (!any) ui_buf_raw(b, "<ul class=\"exp-series-sources\" aria-label=\"Where each line's numbers come from\">");
       if (!open)
         ui_buf_rawf(b, "<li><span class=\"badge badge-real badge-small\">%s</span> ",
@@ -91,7 +98,7 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
       else
         ui_buf_raw(b, "; ");
       any = open = true;
-      ui_buf_text(b, label ? label : ui_json_str(s, "id"));
+      ui_buf_text(b, label);
       if (measured && in_browser) ui_buf_raw(b, ": one WebAssembly thread, no BLAS");
     }
     if (open) ui_buf_raw(b, "</li>");
