@@ -9,8 +9,9 @@
 #  3. Simulator: median wall time of each experiment's simulation over 7 runs
 #     of the CLI, beside `gpulab version` (process start-up, the peer).
 #  4. CPU sgemm (crossover's CPU side) beside numpy's on the same machine.
-#  5. The browser client: bytes on the wire and time to interactive beside a
-#     static page of the same lesson (bench/client.mjs).
+#  5. The browser client: first-load bytes on the wire per response, the
+#     page's own ready stamp beside a static page of the same lesson, and
+#     Lighthouse's mobile scores (bench/client.mjs).
 # Usage: bench/run.sh BUILD
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -97,7 +98,7 @@ else
   echo "  GPU bench skipped: $("$bin" device | sed -n 's/^Verdict: //p')"
 fi
 
-# The browser client: first-load bytes and time to interactive (Chromium),
+# The browser client: first-load bytes, ready time and Lighthouse (Chromium),
 # and the simulator in WebAssembly beside the same C compiled natively.
 if [ -x /usr/bin/chromium ] && [ -f "$build/web/gpulab.js" ]; then
   echo "Client (headless Chromium, loopback)"

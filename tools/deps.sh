@@ -12,9 +12,10 @@ cd "$(dirname "$0")/.."
 set_name=${1:-test}
 # To build and serve: compilers, the server's libraries, emscripten (+ acorn)
 # for the wasm client, md4c for the lessons, brotli for precompression,
+# zlib to gzip the API's answers,
 # OpenBLAS for the CPU sgemm, dpkg-dev for the bundle's library lookup.
 RUN_PKGS="build-essential pkg-config libcivetweb-dev libcjson-dev emscripten
-node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev libpq-dev
+node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev libpq-dev zlib1g-dev
 brotli libopenblas-dev dpkg-dev"
 # To test and benchmark: the unit-test library, the browser, the load and
 # fuzz tools, numpy for the CPU sgemm peer, and the scale stage's services.
@@ -72,5 +73,10 @@ fi
 # axe-core checks the pages' accessibility in the browser tests.
 if [ $want_npm = 1 ] && { [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/axe-core ]; }; then
   (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent)
+fi
+# Lighthouse for `make bench`'s browser audit (bench/package.json); it
+# drives Debian's Chromium through CHROME_PATH and downloads no browser.
+if [ $want_npm = 1 ] && [ ! -d bench/node_modules/lighthouse ]; then
+  (cd bench && npm install --no-audit --no-fund --silent)
 fi
 echo "deps ($set_name): all present"

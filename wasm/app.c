@@ -47,7 +47,7 @@ static struct {
   char want_lesson[UI_ID_MAX], want_section[UI_ID_MAX];
   bool focus_lesson; /* the learner navigated: move focus to what they chose */
   intptr_t lesson_gen;
-  bool api_stalled; /* an API call timed out: lessons come from the static files at once */
+  bool profiles_asked; /* GET /api/profiles is sent once, when a widget is on the page */
 } app;
 
 static void set_busy(const char *id, bool busy) { ui_dom_set_attr(id, "aria-busy", busy ? "true" : "false"); }
@@ -168,7 +168,6 @@ static void on_device(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != app.device_gen) return; /* a newer check is under way */
   cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   app.device_done = true;
-  app.api_stalled = status == UI_FETCH_TIMED_OUT;
   if (status == 200 && ui_json_obj(j, "verdict") && ui_json_obj(j, "driver") && ui_json_obj(j, "runtime")) {
     app.device = j;
     app.dev.views = j;
@@ -190,7 +189,10 @@ static void on_device(int status, const char *body, size_t len, void *ctx) {
 }
 
 /* A profile calibrated on the server's GPU (gpulab serve --profile-file)
- * joins the built-in ones in every "simulate as" picker. */
+ * joins the built-in ones in every "simulate as" picker. The built-in ones
+ * are compiled into the client, so this answer (80 KB as text, 9 KB
+ * gzipped) is asked only when a widget needs it: the learner reaches into
+ * one (the bridge's action "widget-used"), or opens the experiments page. */
 static void on_profiles(int status, const char *body, size_t len, void *ctx) {
   (void)ctx;
   cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
@@ -217,6 +219,13 @@ static void check_device(void) {
   render_device();
   ui_fetch("/api/device", UI_API_TIMEOUT_MS, on_device, (void *)++app.device_gen);
   ui_fetch("/api/health", UI_API_TIMEOUT_MS, on_health, NULL);
+  if (app.profiles_asked) ui_fetch("/api/profiles", UI_API_TIMEOUT_MS, on_profiles, NULL); /* a re-check */
+}
+
+/* Once per page; a re-check asks again (check_device). */
+static void want_profiles(void) {
+  if (app.profiles_asked) return;
+  app.profiles_asked = true;
   ui_fetch("/api/profiles", UI_API_TIMEOUT_MS, on_profiles, NULL);
 }
 
@@ -254,6 +263,17 @@ static void show_section(void) {
   app.want_section[0] = '\0';
 }
 
+/* The lesson's widgets are filled in a task of their own, after the text
+ * has been drawn: one long task of the browser's main thread split in two
+ * (Lighthouse counts each task's time past 50 ms as blocking). The lesson
+ * is busy until they are in, so the page's ready point includes them. */
+static void fill_widgets(void *ctx) {
+  if ((intptr_t)ctx != app.lesson_gen || !app.lesson) return; /* another lesson or page since */
+  render_experiments();
+  set_busy("lesson", false);
+  show_section();
+}
+
 static void render_lesson(void) {
   ui_buf b;
   char title[200];
@@ -261,22 +281,17 @@ static void render_lesson(void) {
   ui_view_lesson(&b, app.lesson);
   ui_quiz_app_tail(&b, app.lesson);
   show("lesson", &b);
-  set_busy("lesson", false);
   ui_lab_leave();
   render_nav();
-  render_experiments();
   snprintf(title, sizeof title, "%s — gpulab", ui_json_str(app.lesson, "title"));
   ui_dom_set_title(title);
   ui_storage_set(STORE_LESSON, ui_json_str(app.lesson, "id"));
-  show_section();
+  ui_later(0, fill_widgets, (void *)app.lesson_gen);
 }
 
-static void load_lesson(int attempt);
-
-/* ctx carries (generation << 1 | attempt): answers to superseded requests are dropped. */
+/* ctx carries the request's generation: answers to superseded requests are dropped. */
 static void on_lesson(int status, const char *body, size_t len, void *ctx) {
-  intptr_t tag = (intptr_t)ctx;
-  if (tag >> 1 != app.lesson_gen) return;
+  if ((intptr_t)ctx != app.lesson_gen) return;
   cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   if (ui_lesson_bundle_valid(j) && strcmp(ui_json_str(j, "id"), app.want_lesson) == 0) {
     cJSON_Delete(app.lesson);
@@ -285,24 +300,21 @@ static void on_lesson(int status, const char *body, size_t len, void *ctx) {
     return;
   }
   cJSON_Delete(j);
-  if (status == UI_FETCH_TIMED_OUT) app.api_stalled = true;
-  if ((tag & 1) == 0) {
-    load_lesson(1); /* the API failed: try the static copy of the bundle */
-    return;
-  }
   lesson_message("This lesson could not be loaded",
-                 "Neither the server nor the static lesson files answered. Check that 'gpulab serve' is running, "
+                 "Neither the server nor this browser's offline copy has it. Check that 'gpulab serve' is running, "
                  "then reload the page.");
 }
 
-static void load_lesson(int attempt) {
+/* The bundle is the web root's static file, the same one GET
+ * /api/lessons/ID reads: precompressed (12.7 KB instead of 45 KB for
+ * lesson 1), revalidated by ETag, and kept by the service worker for
+ * offline use. */
+static void load_lesson(void) {
   char url[128];
-  if (app.api_stalled) attempt = 1; /* the API hangs: waiting for it again would only delay the lesson */
-  if (attempt == 0) snprintf(url, sizeof url, "/api/lessons/%s", app.want_lesson);
-  else snprintf(url, sizeof url, "/lessons/%s.json", app.want_lesson);
+  snprintf(url, sizeof url, "/lessons/%s.json", app.want_lesson);
   set_busy("lesson", true);
   app.lesson_gen++;
-  ui_fetch(url, UI_API_TIMEOUT_MS, on_lesson, (void *)(app.lesson_gen << 1 | attempt));
+  ui_fetch(url, UI_API_TIMEOUT_MS, on_lesson, (void *)app.lesson_gen);
 }
 
 static void go(const char *hash, bool by_learner) {
@@ -315,6 +327,7 @@ static void go(const char *hash, bool by_learner) {
     app.lesson = NULL;
     render_nav();
     ui_lab_show(hash, &app.dev, by_learner);
+    want_profiles();
     return;
   }
   if (ui_route_parse(hash, &r) != 0 || !app.index) return; /* an in-page anchor, or the index will route */
@@ -338,12 +351,13 @@ static void go(const char *hash, bool by_learner) {
     return;
   }
   snprintf(app.want_lesson, sizeof app.want_lesson, "%s", id);
-  load_lesson(0);
+  load_lesson();
 }
 
-static void load_index(int attempt);
+static void load_index(void);
 
 static void on_index(int status, const char *body, size_t len, void *ctx) {
+  (void)ctx;
   cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   char hash[256];
   if (ui_lesson_index_valid(j)) {
@@ -356,11 +370,6 @@ static void on_index(int status, const char *body, size_t len, void *ctx) {
     return;
   }
   cJSON_Delete(j);
-  if (status == UI_FETCH_TIMED_OUT) app.api_stalled = true;
-  if ((intptr_t)ctx == 0) {
-    load_index(1); /* the API failed: try the static index */
-    return;
-  }
   app.index_failed = true;
   render_nav();
   lesson_message("The lessons could not be loaded",
@@ -368,10 +377,8 @@ static void on_index(int status, const char *body, size_t len, void *ctx) {
                  "then press \"Try again\" in the lesson list.");
 }
 
-static void load_index(int attempt) {
-  ui_fetch(attempt == 0 ? "/api/lessons" : "/lessons/index.json", UI_API_TIMEOUT_MS, on_index,
-           (void *)(intptr_t)attempt);
-}
+/* The index is the web root's static file too (GET /api/lessons reads it). */
+static void load_index(void) { ui_fetch("/lessons/index.json", UI_API_TIMEOUT_MS, on_index, NULL); }
 
 /* ---- events ---------------------------------------------------------------- */
 
@@ -385,11 +392,12 @@ static void on_action(const char *action, const char *arg, void *ctx) {
   if (ui_quiz_app_action(action, arg, &app.dev, app.health_ok ? app.version : NULL)) return;
   if (ui_exp_action(action, arg)) return;
   if (ui_class_app_action(action, arg) || ui_class_queue_action(action, arg)) return;
-  if (strcmp(action, "recheck") == 0) check_device();
+  if (strcmp(action, "widget-used") == 0) want_profiles();
+  else if (strcmp(action, "recheck") == 0) check_device();
   else if (strcmp(action, "reload-lessons") == 0) {
     app.index_failed = false;
     render_nav();
-    load_index(0);
+    load_index();
   }
 }
 
@@ -399,7 +407,7 @@ void ui_app_start(void) {
   ui_on_action(on_action, NULL);
   render_nav();
   check_device();
-  load_index(0);
+  load_index();
 }
 
 void ui_app_shutdown(void) {

@@ -41,7 +41,10 @@ static struct {
 EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeout_ms, const char *body), {
   const target = UTF8ToString(url);
   const ctl = new AbortController();
-  const init = {method : UTF8ToString(method), headers : {"Accept" : "application/json"}, cache : "no-store", signal : ctl.signal};
+  /* An API answer is never reused; a static file (a lesson) is revalidated
+   * by its ETag, so a reload costs a 304 and no body. */
+  const cache = target.startsWith("/api/") ? "no-store" : "no-cache";
+  const init = {method : UTF8ToString(method), headers : {"Accept" : "application/json"}, cache : cache, signal : ctl.signal};
   if (body) {
     init.headers["Content-Type"] = "application/json";
     init.body = UTF8ToString(body);
@@ -147,6 +150,17 @@ EM_JS(void, js_listen, (void), {
   window.addEventListener("scroll", scheduleSeen, {passive : true});
   window.addEventListener("resize", scheduleSeen);
   new MutationObserver(scheduleSeen).observe(document.body, {childList : true, subtree : true});
+  /* The first time the learner reaches into an experiment widget (focus,
+   * pointer), the action "widget-used": what only widgets need (the
+   * server's profiles) is fetched then, not with the first screen. */
+  function widgetUsed(ev) {
+    if (!(ev.target instanceof Element) || !ev.target.closest(".exp-widget, .experiment")) return;
+    document.removeEventListener("focusin", widgetUsed);
+    document.removeEventListener("pointerdown", widgetUsed);
+    withStrings("widget-used", "", function(a, b) { _ui_bridge_action(a, b); });
+  }
+  document.addEventListener("focusin", widgetUsed);
+  document.addEventListener("pointerdown", widgetUsed);
   document.addEventListener("click", function(ev) {
     const el = ev.target instanceof Element ? ev.target.closest("[data-action]") : null;
     if (!el) return;

@@ -26,8 +26,13 @@
 
   // The service worker (sw.js) caches the app so it works offline after one
   // visit. It needs a secure context (https, or http on localhost); without
-  // one the page simply stays online-only.
-  if ("serviceWorker" in navigator && window.isSecureContext) {
+  // one the page simply stays online-only. Registered once the page is
+  // ready (below), so its install, which fetches the app again to cache it,
+  // never competes with the first screen.
+  var registered = false;
+  function registerWorker() {
+    if (registered || !("serviceWorker" in navigator) || !window.isSecureContext) return;
+    registered = true;
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function (err) {
       console.warn("gpulab: offline mode unavailable (service worker not registered): " + (err && err.message ? err.message : err));
     });
@@ -38,10 +43,15 @@
   // bridge (wasm/bridge.c, js_fetch) takes each GET from here once, under
   // its own timeout, and calls abort() on it when that passes: a server that
   // accepts and never answers must not keep the browser's few connections.
+  // Only what the first screen needs: the GPU check, the server's health,
+  // and the lesson index and bundle as the web root's static files
+  // (precompressed, revalidated by ETag: a reload costs a 304). The device
+  // profiles come later, when a widget needs them (wasm/app.c).
   var early = {};
   function ask(url) {
     var ctl = typeof AbortController === "function" ? new AbortController() : null;
-    var p = fetch(url, { headers: { "Accept": "application/json" }, cache: "no-store", signal: ctl ? ctl.signal : undefined })
+    var api = url.indexOf("/api/") === 0;
+    var p = fetch(url, { headers: { "Accept": "application/json" }, cache: api ? "no-store" : "no-cache", signal: ctl ? ctl.signal : undefined })
       .then(function (r) { return r.text().then(function (t) { return [r.status, t, r.headers.get("Retry-After")]; }); })
       .catch(function () { return [0, ""]; });
     p.abort = function () { if (ctl) ctl.abort(); };
@@ -49,52 +59,87 @@
     return p;
   }
   if (typeof fetch === "function") {
-    ["/api/device", "/api/health", "/api/profiles"].forEach(ask);
+    ["/api/device", "/api/health"].forEach(ask);
     // The lesson the client will open: the one in the address, else the last
     // one read, else the first of the index (wasm/app.c, go()).
     var m = /^#lesson\/([a-z0-9-]{1,63})/.exec(location.hash);
     var last = null;
     try { last = localStorage.getItem("gpulab.lesson"); } catch (e) { /* storage off */ }
-    var lessons = ask("/api/lessons");
-    if (m) ask("/api/lessons/" + m[1]);
+    var lessons = ask("/lessons/index.json");
+    if (m) ask("/lessons/" + m[1] + ".json");
     else if (!location.hash || location.hash === "#") {
-      early["/api/lessons/*"] = lessons.then(function (res) {
+      early["/lessons/*"] = lessons.then(function (res) {
         var index = null;
         try { index = JSON.parse(res[1]); } catch (e) { /* the client reports it */ }
         var ids = index && Array.isArray(index.lessons) ? index.lessons.map(function (l) { return l && l.id; }) : [];
         var id = last && ids.indexOf(last) >= 0 ? last : ids[0];
-        if (typeof id === "string" && /^[a-z0-9-]{1,63}$/.test(id)) ask("/api/lessons/" + id);
+        if (typeof id === "string" && /^[a-z0-9-]{1,63}$/.test(id)) ask("/lessons/" + id + ".json");
       });
     }
   }
   window.gpulabEarly = early;
 
-  // The lesson list and table of contents start closed (a phone reads the
-  // lesson first); on a wider screen they sit beside the lesson, open.
-  var nav = document.getElementById("nav-details");
-  if (nav && window.matchMedia && window.matchMedia("(min-width: 901px)").matches) nav.open = true;
+  // The rest needs the document: run it once the page is parsed. This file
+  // loads async, so the requests above leave as soon as it arrives, not
+  // after the parse and the stylesheet.
+  function start() {
+    // The app's ready point, stamped inside the page: the moment the lesson
+    // and the GPU panel are both filled (aria-busy turns false on each), as
+    // performance.now() in window.gpulabReady and data-ready-ms on <html>.
+    // `make bench` reads it afterwards (bench/client.mjs), so the figure holds
+    // no polling or round trip of the tool that reads it.
+    if (typeof MutationObserver === "function" && window.performance) {
+      var done = function () {
+        var lesson = document.getElementById("lesson"), gpu = document.getElementById("gpu-body");
+        return lesson && gpu && lesson.getAttribute("aria-busy") === "false" && gpu.getAttribute("aria-busy") === "false" &&
+          document.getElementById("lesson-title");
+      };
+      var watch = new MutationObserver(function () {
+        if (!done()) return;
+        watch.disconnect();
+        window.gpulabReady = performance.now();
+        document.documentElement.setAttribute("data-ready-ms", window.gpulabReady.toFixed(1));
+        registerWorker();
+      });
+      // aria-busy alone: the client clears it after it fills each part, and
+      // watching every node the lesson adds would cost more than it says.
+      watch.observe(document.body, { attributes: true, attributeFilter: ["aria-busy"], subtree: true });
+    }
 
-  if (typeof WebAssembly !== "object") {
-    fail("This browser cannot run WebAssembly, which gpulab needs. Use a current Firefox, Chrome, Edge or Safari.");
-    return;
-  }
+    // A page that never gets ready (a lesson that fails to load) still
+    // works offline next time: the worker is registered after the load
+    // event at the latest.
+    window.addEventListener("load", function () { setTimeout(registerWorker, 3000); });
 
-  var script = document.createElement("script");
-  script.src = "gpulab.js";
-  script.onload = function () {
-    if (typeof window.createGpulab !== "function") {
-      fail("gpulab.js loaded but did not define the client. Rebuild with 'make' and reload.");
+    // The lesson list and table of contents start closed (a phone reads the
+    // lesson first); on a wider screen they sit beside the lesson, open.
+    var nav = document.getElementById("nav-details");
+    if (nav && window.matchMedia && window.matchMedia("(min-width: 901px)").matches) nav.open = true;
+
+    if (typeof WebAssembly !== "object") {
+      fail("This browser cannot run WebAssembly, which gpulab needs. Use a current Firefox, Chrome, Edge or Safari.");
       return;
     }
-    window.createGpulab({
-      print: function (text) { console.log(text); },
-      printErr: function (text) { console.warn(text); }
-    }).catch(function (err) {
-      fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
-    });
-  };
-  script.onerror = function () {
-    fail("gpulab could not load its program (gpulab.js). Rebuild with 'make' and reload the page.");
-  };
-  document.head.appendChild(script);
+
+    var script = document.createElement("script");
+    script.src = "gpulab.js";
+    script.onload = function () {
+      if (typeof window.createGpulab !== "function") {
+        fail("gpulab.js loaded but did not define the client. Rebuild with 'make' and reload.");
+        return;
+      }
+      window.createGpulab({
+        print: function (text) { console.log(text); },
+        printErr: function (text) { console.warn(text); }
+      }).catch(function (err) {
+        fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
+      });
+    };
+    script.onerror = function () {
+      fail("gpulab could not load its program (gpulab.js). Rebuild with 'make' and reload the page.");
+    };
+    document.head.appendChild(script);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();

@@ -5,6 +5,7 @@
 
 #include <civetweb.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "client_addr.h"
 #include "clock.h"
 #include "conn_limit.h"
+#include "gzip_body.h"
 #include "json.h"
 #include "request_id.h"
 #include "utf8.h"
@@ -63,20 +65,32 @@ void srv_add_common_headers(struct mg_connection *conn) {
   if (id[0]) mg_response_header_add_lines(conn, id);
 }
 
+/* An answer of SRV_GZIP_MIN_BYTES or more goes gzipped to a client that
+ * accepts it (a browser always does): /api/profiles is 80 KB as text. It
+ * then varies on Accept-Encoding either way, so a cache keeps both forms. */
 static int send_text(struct mg_connection *conn, int status, const char *type, const char *body, size_t len,
                      const char *extra) {
-  char length[32];
+  char length[32], *packed = NULL;
+  size_t packed_len = 0;
+  bool big = len >= SRV_GZIP_MIN_BYTES;
+  if (big && srv_accepts_coding(mg_get_header(conn, "Accept-Encoding"), "gzip") &&
+      srv_gzip(body, len, &packed, &packed_len) == 0) {
+    body = packed;
+    len = packed_len;
+  }
   snprintf(length, sizeof length, "%zu", len);
   mg_response_header_start(conn, status);
   mg_response_header_add(conn, "Content-Type", type, -1);
   mg_response_header_add(conn, "Content-Length", length, -1);
   mg_response_header_add(conn, "Cache-Control", "no-store", -1);
+  if (packed) mg_response_header_add(conn, "Content-Encoding", "gzip", -1);
+  if (big) mg_response_header_add(conn, "Vary", "Accept-Encoding", -1);
   srv_add_common_headers(conn);
   if (extra) mg_response_header_add_lines(conn, extra);
   mg_response_header_send(conn);
   const struct mg_request_info *ri = mg_get_request_info(conn);
-  if (ri && ri->request_method && strcmp(ri->request_method, "HEAD") == 0) return status;
-  mg_write(conn, body, len);
+  if (!(ri && ri->request_method && strcmp(ri->request_method, "HEAD") == 0)) mg_write(conn, body, len);
+  free(packed);
   return status;
 }
 

@@ -3,30 +3,13 @@
  * smaller on the wasm and the lessons. */
 #include "precompressed.h"
 
-#include <ctype.h>
+#include "gzip_body.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-
-/* Does Accept-Encoding list coding with a q above 0 ("gzip;q=0" refuses it)? */
-static int accepts(const char *header, const char *coding) {
-  size_t n = strlen(coding);
-  for (const char *p = header; p && *p;) {
-    while (*p == ' ' || *p == '\t' || *p == ',') p++;
-    const char *end = p;
-    while (*end && *end != ',' && *end != ';' && *end != ' ' && *end != '\t') end++;
-    int match = (size_t)(end - p) == n && strncasecmp(p, coding, n) == 0;
-    const char *next = strchr(end, ',');
-    const char *q = strstr(end, "q=");
-    double qv = 1.0;
-    if (q && (!next || q < next)) qv = strtod(q + 2, NULL);
-    if (match) return qv > 0;
-    p = next;
-  }
-  return 0;
-}
 
 /* Compared to the nanosecond: a file rewritten in the same second as its
  * twin was made must not be answered with the stale twin. */
@@ -51,7 +34,7 @@ const char *srv_precompressed(char *path, size_t cap, const char *accept_encodin
   size_t len = strlen(path);
   if (!accept_encoding || !srv_compressible(path) || len + 4 > cap || stat(path, &src) != 0) return NULL;
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
-    if (!accepts(accept_encoding, forms[i].coding)) continue;
+    if (!srv_accepts_coding(accept_encoding, forms[i].coding)) continue;
     memcpy(path + len, forms[i].suffix, strlen(forms[i].suffix) + 1);
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !older(&st, &src)) return forms[i].coding;
     path[len] = '\0';

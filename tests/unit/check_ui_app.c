@@ -176,7 +176,8 @@ static const char TWO[] = "{\"id\":\"two\",\"title\":\"Lesson two\",\"sections\"
 START_TEST(app_asks_for_device_health_and_lessons_at_start) {
   ck_assert_int_ge(pending("/api/device"), 0);
   ck_assert_int_ge(pending("/api/health"), 0);
-  ck_assert_int_ge(pending("/api/lessons"), 0);
+  ck_assert_int_ge(pending("/lessons/index.json"), 0);
+  ck_assert_int_eq(pending("/api/profiles"), -1); /* not for the first screen */
   ck_has(get("html", "gpu-body"), "Asking the gpulab server");
   ck_assert_str_eq(get("attr", "gpu-body:aria-busy"), "true");
   ck_assert_str_eq(get("attr", "status:data-state"), "wait");
@@ -243,11 +244,12 @@ START_TEST(app_explains_a_server_error_then_simulates) {
 END_TEST
 
 START_TEST(app_opens_the_first_lesson_and_fills_its_device_card) {
-  answer("/api/lessons", 200, INDEX);
+  answer("/lessons/index.json", 200, INDEX);
   ck_has(get("html", "nav-body"), "href=\"#lesson/one\"");
-  answer("/api/lessons/one", 200, ONE);
+  answer("/lessons/one.json", 200, ONE);
   ck_has(get("html", "lesson"), "Lesson one");
   ck_assert_str_eq(get("attr", "lesson:aria-busy"), "false");
+  ck_assert_int_eq(pending("/api/profiles"), -1); /* not until a widget is used */
   ck_has(get("html", "nav-body"), "href=\"#lesson/one/intro\"");
   ck_assert_str_eq(title, "Lesson one — gpulab");
   ck_assert_str_eq(stored, "one");
@@ -258,65 +260,81 @@ START_TEST(app_opens_the_first_lesson_and_fills_its_device_card) {
 }
 END_TEST
 
-START_TEST(app_falls_back_to_the_static_lesson_files) {
-  answer("/api/lessons", 0, "");
+/* The lessons come from the web root's precompressed static files, never
+ * the API's uncompressed copy of the same bytes. */
+START_TEST(app_reads_lessons_from_the_static_files_not_the_api) {
+  ck_assert_int_eq(pending("/api/lessons"), -1);
   answer("/lessons/index.json", 200, INDEX);
-  answer("/api/lessons/one", 404, "{\"error\":{\"code\":\"unknown_lesson\",\"message\":\"no\"}}");
+  ck_assert_int_eq(pending("/api/lessons/one"), -1);
   answer("/lessons/one.json", 200, ONE);
   ck_has(get("html", "lesson"), "Lesson one");
 }
 END_TEST
 
+/* The profiles answer is asked once, when the learner first reaches into
+ * an experiment widget, and not again after that. */
+START_TEST(app_asks_for_profiles_once_a_widget_is_used) {
+  answer("/lessons/index.json", 200, INDEX);
+  answer("/lessons/one.json", 200, ONE);
+  ck_assert_int_eq(pending("/api/profiles"), -1);
+  on_action("widget-used", "", NULL);
+  answer("/api/profiles", 200, "{\"profiles\":[],\"default\":\"h100-sxm\"}");
+  on_action("widget-used", "", NULL);
+  ck_assert_int_eq(pending("/api/profiles"), -1);
+}
+END_TEST
+
 START_TEST(app_says_when_no_lessons_can_be_loaded_and_retries) {
-  answer("/api/lessons", 0, "");
   answer("/lessons/index.json", 404, "<p>Not found</p>");
   ck_has(get("html", "lesson"), "The lessons could not be loaded");
   ck_has(get("html", "nav-body"), "data-action=\"reload-lessons\"");
   on_action("reload-lessons", "", NULL);
-  ck_assert_int_ge(pending("/api/lessons"), 0);
+  ck_assert_int_ge(pending("/lessons/index.json"), 0);
 }
 END_TEST
 
 START_TEST(app_reopens_the_stored_lesson_and_follows_the_address) {
   snprintf(stored, sizeof stored, "two");
-  answer("/api/lessons", 200, INDEX);
-  answer("/api/lessons/two", 200, TWO);
+  answer("/lessons/index.json", 200, INDEX);
+  answer("/lessons/two.json", 200, TWO);
   ck_has(get("html", "lesson"), "Lesson two");
   /* The learner picks a section of lesson one: it loads, then gets focus. */
   on_hash("#lesson/one/intro", NULL);
-  answer("/api/lessons/one", 200, ONE);
+  answer("/lessons/one.json", 200, ONE);
   ck_assert_str_eq(focus_id, "sec-intro");
   on_hash("#lesson/one", NULL); /* already shown: focus moves to its title, no request */
   ck_assert_str_eq(focus_id, "lesson-title");
-  ck_assert_int_eq(pending("/api/lessons/one"), -1);
+  ck_assert_int_eq(pending("/lessons/one.json"), -1);
   on_hash("#main", NULL); /* an in-page anchor is the browser's business */
   ck_assert_str_eq(focus_id, "lesson-title");
 }
 END_TEST
 
 START_TEST(app_drops_the_answer_to_a_superseded_lesson_request) {
-  answer("/api/lessons", 200, INDEX);
+  answer("/lessons/index.json", 200, INDEX);
   on_hash("#lesson/two", NULL);
-  answer("/api/lessons/one", 200, ONE); /* asked first, answered last */
+  answer("/lessons/one.json", 200, ONE); /* asked first, answered last */
   ck_lacks(get("html", "lesson"), "Lesson one");
-  answer("/api/lessons/two", 200, TWO);
+  answer("/lessons/two.json", 200, TWO);
   ck_has(get("html", "lesson"), "Lesson two");
 }
 END_TEST
 
 START_TEST(app_reports_an_unknown_lesson_in_the_address) {
   snprintf(hash, sizeof hash, "#lesson/nope");
-  answer("/api/lessons", 200, INDEX);
+  answer("/lessons/index.json", 200, INDEX);
   ck_has(get("html", "lesson"), "Lesson not found");
   ck_has(get("html", "lesson"), "no lesson called &quot;nope&quot;");
-  ck_assert_int_eq(pending("/api/lessons/nope"), -1);
+  ck_assert_int_eq(pending("/lessons/nope.json"), -1);
 }
 END_TEST
 
 START_TEST(app_rejects_a_bundle_for_another_lesson) {
-  answer("/api/lessons", 200, INDEX);
-  answer("/api/lessons/one", 200, TWO);   /* wrong id: try the static copy */
-  answer("/lessons/one.json", 200, "{"); /* damaged */
+  answer("/lessons/index.json", 200, INDEX);
+  answer("/lessons/one.json", 200, TWO); /* the wrong lesson */
+  ck_has(get("html", "lesson"), "This lesson could not be loaded");
+  on_hash("#lesson/two", NULL);
+  answer("/lessons/two.json", 200, "{"); /* damaged */
   ck_has(get("html", "lesson"), "This lesson could not be loaded");
 }
 END_TEST
@@ -344,9 +362,7 @@ START_TEST(app_says_the_server_did_not_answer_and_simulates) {
   ck_has(get("html", "gpu-body"), "The server did not answer in 5 s; running the simulation in your browser instead.");
   ck_has(get("html", "gpu-badge"), "simulated (profile: H100 SXM)");
   ck_assert_str_eq(get("text", "gpu-line"), "the server did not answer in 5 s — everything is simulated in your browser");
-  answer("/api/lessons", UI_FETCH_TIMED_OUT, "");
   answer("/lessons/index.json", 200, INDEX);
-  ck_assert_int_eq(pending("/api/lessons/one"), -1);
   answer("/lessons/one.json", 200, ONE);
   ck_has(get("html", "lesson"), "Lesson one");
   ck_has(get("fill", DEVICE_SLOT), "simulated");
@@ -362,8 +378,8 @@ START_TEST(app_clears_the_timeout_when_the_server_answers_again) {
   answer("/api/device", 200, DEVICE);
   ck_assert_str_eq(get("text", "status"), "Connected — no usable GPU, so experiments are simulated");
   ck_lacks(get("html", "gpu-body"), "did not answer");
-  answer("/api/lessons", 200, INDEX);
-  ck_assert_int_ge(pending("/api/lessons/one"), 0); /* the API is asked again */
+  answer("/lessons/index.json", 200, INDEX);
+  ck_assert_int_ge(pending("/lessons/one.json"), 0);
 }
 END_TEST
 
@@ -439,7 +455,8 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_treats_a_deeply_nested_answer_as_offline);
   tcase_add_test(tc, app_explains_a_server_error_then_simulates);
   tcase_add_test(tc, app_opens_the_first_lesson_and_fills_its_device_card);
-  tcase_add_test(tc, app_falls_back_to_the_static_lesson_files);
+  tcase_add_test(tc, app_reads_lessons_from_the_static_files_not_the_api);
+  tcase_add_test(tc, app_asks_for_profiles_once_a_widget_is_used);
   tcase_add_test(tc, app_says_when_no_lessons_can_be_loaded_and_retries);
   tcase_add_test(tc, app_reopens_the_stored_lesson_and_follows_the_address);
   tcase_add_test(tc, app_drops_the_answer_to_a_superseded_lesson_request);

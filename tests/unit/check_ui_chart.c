@@ -279,6 +279,52 @@ START_TEST(each_real_series_is_labelled_by_its_own_source) {
 }
 END_TEST
 
+static int occurrences(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+/* The precision run has nine computed lines: one badge says where they
+ * ran, and every line is still named after it. */
+START_TEST(one_badge_per_kind_of_real_series) {
+  cJSON *env = simulate("precision", "t4"), *s;
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  const char *out = ui_buf_str(&b);
+  ck_assert_int_eq(occurrences(out, "computed in your browser"), 1);
+  const char *list = strstr(out, "exp-series-sources"), *end = list ? strstr(list, "</ul>") : NULL;
+  ck_assert_ptr_nonnull(end);
+  int named = 0;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItem(env, "series")) {
+    const cJSON *src = cJSON_GetObjectItem(s, "source"), *label = cJSON_GetObjectItem(s, "label");
+    if (!cJSON_IsString(src) || strcmp(src->valuestring, "computed") != 0) continue;
+    const char *at = strstr(list, label->valuestring);
+    ck_assert_msg(at && at < end, "computed line %s is not named", label->valuestring);
+    named++;
+  }
+  ck_assert_int_ge(named, 2);
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* Recorded runs (measured on a real GPU earlier) never wear the simulated badge. */
+START_TEST(recorded_runs_have_their_own_badge) {
+  cJSON *env = simulate("timing", "t4");
+  cJSON_ReplaceItemInObject(env, "backend", cJSON_CreateString("recorded"));
+  cJSON_AddItemToObject(env, "recorded", cJSON_Parse("{\"device\":\"NVIDIA A100-SXM4-80GB\",\"date\":\"2026-11-02\"}"));
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "<span class=\"badge badge-rec\">recorded on NVIDIA A100-SXM4-80GB");
+  ck_assert_ptr_null(strstr(ui_buf_str(&b), "badge-sim"));
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(text_alternative_holds_every_point) {
   static const char *const names[] = {"transfer", "crossover", "train_step"};
   for (int k = 0; k < 3; k++) {
@@ -349,6 +395,8 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, timelines_show_what_the_text_teaches);
   tcase_add_test(tc, text_alternative_holds_every_point);
   tcase_add_test(tc, each_real_series_is_labelled_by_its_own_source);
+  tcase_add_test(tc, one_badge_per_kind_of_real_series);
+  tcase_add_test(tc, recorded_runs_have_their_own_badge);
   tcase_add_test(tc, memory_result_shows_the_oom_and_its_fixes);
   tcase_add_test(tc, placement_result_names_the_stray_field);
   suite_add_tcase(s, tc);

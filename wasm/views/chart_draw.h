@@ -21,11 +21,12 @@ double ui_box_y(const ui_box *bx, const ui_axis *a, double v);
 void ui_axis_x(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, const char *title);
 void ui_axis_y(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, const char *title);
 /* Labels are laid out for the largest font web/style.css gives them (a
- * phone's): ticks 15 px, other labels 16 px; a character is taken as 0.6 em
- * (the same estimate the unit tests check label boxes with). */
-#define UI_FS_TICK 15.0
+ * phone's, 16 px: drawn at 0.8 scale there, 12.8 px on screen); a
+ * character is taken as 0.6 em (the same estimate the unit tests check
+ * label boxes with). */
+#define UI_FS_TICK 16.0
 #define UI_FS_LABEL 16.0
-#define UI_FS_SPAN 13.0 /* a name inside a timeline span */
+#define UI_FS_SPAN 16.0 /* a name inside a timeline span */
 double ui_label_w(const char *s, double font_px);
 /* A vertical mark line at screen x across the box. */
 void ui_mark_line(ui_buf *b, const ui_box *bx, double x);

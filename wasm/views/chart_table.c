@@ -20,8 +20,21 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static void caption(ui_buf *b, const char *text) {
-  ui_buf_raw(b, "<div class=\"table-wrap\"><table class=\"numbers\"><caption>");
+/* A table of more than this many rows scrolls inside a box a phone's
+ * screen holds (web/style.css .table-scroll), its header row kept in view:
+ * the streams widget was 14,442 px tall on a 390 px phone with its tables
+ * open. The box takes focus, so a keyboard scrolls it too. */
+#define SCROLL_ROWS 12
+
+static void caption(ui_buf *b, const char *text, int rows) {
+  if (rows > SCROLL_ROWS) {
+    ui_buf_raw(b, "<div class=\"table-wrap table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"");
+    ui_buf_text(b, text);
+    ui_buf_raw(b, " (scrolls)\">");
+  } else {
+    ui_buf_raw(b, "<div class=\"table-wrap\">");
+  }
+  ui_buf_raw(b, "<table class=\"numbers\"><caption>");
   ui_buf_text(b, text);
   ui_buf_raw(b, "</caption>");
 }
@@ -39,7 +52,9 @@ void ui_table_xy(ui_buf *b, const char *cap, const char *x_title, ui_unit x_unit
   for (int i = 0; i < n; i++)
     for (int k = 0; k < s[i].n; k++) xs[rows++] = s[i].x[k];
   if (rows > 1) qsort(xs, (size_t)rows, sizeof *xs, cmp_double); /* no points: xs is NULL, which qsort may not get */
-  caption(b, cap);
+  int distinct = 0;
+  for (int r = 0; r < rows; r++) distinct += r == 0 || xs[r] != xs[r - 1];
+  caption(b, cap, distinct);
   ui_buf_raw(b, "<thead><tr><th scope=\"col\">");
   ui_buf_text(b, x_title);
   ui_buf_raw(b, "</th>");
@@ -69,7 +84,7 @@ void ui_table_xy(ui_buf *b, const char *cap, const char *x_title, ui_unit x_unit
 
 void ui_table_bars(ui_buf *b, const char *cap, const char *value_title, ui_unit unit, const ui_bar *bars, int n) {
   char t[32];
-  caption(b, cap);
+  caption(b, cap, n);
   ui_buf_raw(b, "<thead><tr><th scope=\"col\">what</th><th scope=\"col\">");
   ui_buf_text(b, value_title);
   ui_buf_raw(b, "</th></tr></thead><tbody>");
@@ -85,7 +100,7 @@ void ui_table_bars(ui_buf *b, const char *cap, const char *value_title, ui_unit 
 
 void ui_table_spans(ui_buf *b, const char *cap, const ui_span *s, int n) {
   char t[32];
-  caption(b, cap);
+  caption(b, cap, n);
   ui_buf_raw(b, "<thead><tr><th scope=\"col\">lane</th><th scope=\"col\">what</th><th scope=\"col\">start</th>"
                 "<th scope=\"col\">end</th><th scope=\"col\">duration</th></tr></thead><tbody>");
   for (int i = 0; i < n; i++) {

@@ -68,27 +68,40 @@ static void stats_line(ui_buf *b, const cJSON *env) {
 }
 
 /* Series worked out for real (a series' "source", docs/architecture.md):
- * one badge covers the backend's numbers, and these are named one by one,
- * with where they ran, so a simulated run never hides real numbers and a
- * real line is never taken for simulated. */
+ * one badge covers the backend's numbers, and these are named with where
+ * they ran, so a simulated run never hides real numbers and a real line is
+ * never taken for simulated. One badge per kind, then its lines: the
+ * precision run has nine computed lines, and nine equal badges said it
+ * nine times. */
 static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
+  static const char *const kinds[] = {"measured", "computed"};
   const cJSON *s;
   const char *backend = ui_json_str(env, "backend");
   bool any = false;
-  cJSON_ArrayForEach(s, ui_json_arr(env, "series")) {
-    const char *source = ui_json_str(s, "source"), *label = ui_json_str(s, "label");
-    bool measured = source && strcmp(source, "measured") == 0;
-    if (!source || (!measured && strcmp(source, "computed") != 0)) continue;
-    if (!any) {
-      ui_buf_raw(b, "<ul class=\"exp-series-sources\" aria-label=\"Where each line's numbers come from\">");
-      any = true;
+  for (int k = 0; k < 2; k++) {
+    bool measured = k == 0, open = false;
+    const char *named[16]; /* a label is named once (precision's FP32 is a throughput, an error and a loss line) */
+    int n_named = 0;
+    cJSON_ArrayForEach(s, ui_json_arr(env, "series")) {
+      const char *source = ui_json_str(s, "source"), *label = ui_json_str(s, "label");
+      if (!source || strcmp(source, kinds[k]) != 0) continue;
+      if (!label) label = ui_json_str(s, "id");
+      bool seen = false;
+      for (int i = 0; label && i < n_named; i++) seen = seen || strcmp(named[i], label) == 0;
+      if (seen) continue;
+      if (label && n_named < 16) named[n_named++] = label;
+      if (!any) ui_buf_raw(b, "<ul class=\"exp-series-sources\" aria-label=\"Where each line's numbers come from\">");
+      if (!open)
+        ui_buf_rawf(b, "<li><span class=\"badge badge-real badge-small\">%s</span> ",
+                    measured ? (in_browser ? "measured in your browser" : "measured on the server's CPU")
+                             : (in_browser ? "computed in your browser" : "computed on the server's CPU"));
+      else
+        ui_buf_raw(b, "; ");
+      any = open = true;
+      ui_buf_text(b, label);
+      if (measured && in_browser) ui_buf_raw(b, ": one WebAssembly thread, no BLAS");
     }
-    ui_buf_rawf(b, "<li><span class=\"badge badge-real badge-small\">%s</span> ",
-                measured ? (in_browser ? "measured in your browser" : "measured on the server's CPU")
-                         : (in_browser ? "computed in your browser" : "computed on the server's CPU"));
-    ui_buf_text(b, label ? label : ui_json_str(s, "id"));
-    if (measured && in_browser) ui_buf_raw(b, ": one WebAssembly thread, no BLAS");
-    ui_buf_raw(b, "</li>");
+    if (open) ui_buf_raw(b, "</li>");
   }
   if (any && backend && strcmp(backend, "simulated") == 0)
     ui_buf_raw(b, "<li class=\"muted\">Every other line is simulated from the device profile.</li>");
@@ -113,8 +126,13 @@ void ui_view_result(ui_buf *b, const cJSON *env, bool in_browser, const char *no
   const char *exp = ui_json_str(env, "experiment"), *backend = ui_json_str(env, "backend");
   char src[200];
   ui_result_source(env, in_browser, src, sizeof src);
+  /* live, recorded and simulated each look different: a recorded run was
+   * measured on a real GPU, earlier, and must not pass for a model's. */
   ui_buf_rawf(b, "<div class=\"exp-source\"><span class=\"badge %s\">",
-              backend && strcmp(backend, "cuda") == 0 ? "badge-live" : "badge-sim");
+              !backend                           ? "badge-sim"
+              : strcmp(backend, "cuda") == 0     ? "badge-live"
+              : strcmp(backend, "recorded") == 0 ? "badge-rec"
+                                                 : "badge-sim");
   ui_buf_text(b, src);
   ui_buf_raw(b, "</span></div>");
   series_sources(b, env, in_browser);

@@ -109,7 +109,12 @@ static void timeline_figure(ui_buf *b, const cJSON *env, const char *prefix, dou
       ui_chart_legend(b, legend, strcmp(prefix, "race:") ? 3 : 4);
       lanes_chart(b, spans, n, x_max, summary);
       ui_res_numbers_begin(b);
-      ui_table_spans(b, caption, spans, n);
+      /* The engine lanes repeat the streams' ops at the same times: the
+       * table lists each op once, from its stream's lane. */
+      int rows = 0;
+      for (int i = 0; i < n; i++)
+        if (!strncmp(spans[i].lane, "stream ", 7)) spans[rows++] = spans[i];
+      ui_table_spans(b, caption, spans, rows ? rows : n);
       ui_res_figure_end(b);
     }
   }

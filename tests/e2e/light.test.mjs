@@ -1,0 +1,96 @@
+// The page is light and quick, and its small visual promises hold, in a
+// real Chromium against the real server:
+//  - a first visit to lesson 1 costs at most BUDGET_BYTES on the wire (every
+//    response's CDP encodedDataLength: headers + body as sent), asks no
+//    API for the lesson and no profiles, and stamps its own ready time;
+//  - chart text is 12 px or more on a 390 px phone;
+//  - the precision widget names where its computed lines ran once.
+// A budget test, not a timing test: `make bench` times the page.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+
+import { browserTest, screenshotDir, setUp, until, watchPage } from './lib.mjs';
+
+// Issue 22's goal is 150,000 bytes; the client's wasm alone is about
+// 126,000 of them (brotli, -Oz), so this holds the line reached (about
+// 166,000, from 288,703) with room for a few KB of new code, against
+// regressions, while the goal stays open.
+const BUDGET_BYTES = 175000;
+const PHONE = { width: 390, height: 844 };
+
+browserTest('a first visit costs no more than the budget on the wire and stamps its ready time', { timeout: 60000 }, async (t) => {
+  const { server, browser } = await setUp(t);
+  // The worker is blocked so every answer is counted in the page itself.
+  const context = await browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = watchPage(page);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  const urls = new Map(), got = [];
+  cdp.on('Network.responseReceived', (e) => urls.set(e.requestId, new URL(e.response.url).pathname));
+  cdp.on('Network.loadingFinished', (e) => got.push({ path: urls.get(e.requestId), bytes: e.encodedDataLength }));
+  await page.goto(server.url + '/');
+  await page.waitForFunction(() => typeof window.gpulabReady === 'number', null, { timeout: 30000 });
+  await page.waitForLoadState('networkidle');
+  const ready = await page.evaluate(() => ({ ms: window.gpulabReady, attr: document.documentElement.getAttribute('data-ready-ms'),
+    title: document.getElementById('lesson-title') && document.getElementById('lesson-title').textContent }));
+  assert.ok(ready.ms > 0 && Number(ready.attr) === Number(ready.ms.toFixed(1)), `ready stamp ${JSON.stringify(ready)}`);
+  assert.ok(ready.title, 'the lesson is shown at the ready point');
+  const paths = got.map((r) => r.path);
+  assert.ok(paths.some((p) => /^\/lessons\/[a-z0-9-]+\.json$/.test(p)), `the lesson from the web root: ${paths}`);
+  assert.ok(!paths.some((p) => p.startsWith('/api/lessons') || p === '/api/profiles'), `no API lesson or profiles: ${paths}`);
+  const total = got.reduce((a, r) => a + r.bytes, 0);
+  const list = got.map((r) => `${r.path} ${r.bytes}`).join(', ');
+  assert.ok(total <= BUDGET_BYTES, `first load ${total} bytes > ${BUDGET_BYTES}: ${list}`);
+  t.diagnostic(`first load ${total} bytes in ${got.length} responses: ${list}`);
+
+  // Reaching into a widget fetches the profiles, once.
+  let profiles = 0;
+  page.on('request', (r) => { if (new URL(r.url()).pathname === '/api/profiles') profiles++; });
+  await page.locator('.exp-widget select, .exp-widget input').first().focus();
+  await until(() => profiles === 1, 10000, 'GET /api/profiles once a widget is used');
+  await page.locator('.exp-widget select, .exp-widget input').nth(1).focus();
+  await page.waitForLoadState('networkidle');
+  assert.equal(profiles, 1);
+  assert.deepEqual(problems, []);
+});
+
+async function runWidget(page, url, name) {
+  await page.goto(`${url}/#lab/${name}`);
+  await page.locator(`#exp-${name}`).waitFor();
+  await page.evaluate((n) => document.getElementById(`exp-${n}-run`).click(), name);
+  await until(async () => page.evaluate((n) => document.getElementById(`exp-${n}-out`).getAttribute('aria-busy') === 'false' &&
+    !!document.querySelector(`#exp-${n}-out .exp-source`), name), 60000, `${name} to finish`);
+}
+
+browserTest('chart text is 12 px or more on a 390 px phone, and the precision widget badges its computed lines once', { timeout: 180000 }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const context = await browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = watchPage(page);
+  for (const name of ['crossover', 'timing', 'streams', 'precision', 'placement']) {
+    await runWidget(page, server.url, name);
+    const small = await page.evaluate((n) => {
+      const out = [];
+      document.querySelectorAll(`#exp-${n}-out svg.chart`).forEach((svg) => {
+        const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        svg.querySelectorAll('text').forEach((el) => {
+          const px = parseFloat(getComputedStyle(el).fontSize) * k;
+          if (px < 12) out.push(`${el.textContent.slice(0, 24)}: ${px.toFixed(1)} px`);
+        });
+      });
+      return out;
+    }, name);
+    assert.deepEqual(small, [], `${name}: chart text under 12 px on screen`);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= PHONE.width, `${name}: the page scrolls sideways (${width}px)`);
+    await page.locator(`#exp-${name}`).screenshot({ path: path.join(screenshotDir(), `light-${name}-phone.png`) });
+    if (name === 'precision') {
+      const badges = await page.locator('#exp-precision-out .exp-series-sources .badge').allTextContents();
+      assert.deepEqual(badges, ['computed in your browser']);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
