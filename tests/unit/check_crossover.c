@@ -77,8 +77,8 @@ END_TEST
  * checks every entry against the double-precision reference, within fp32's
  * bound. */
 static void check_against_reference(void (*mm)(const float *, const float *, float *, int)) {
-  const int sizes[] = {1, 37, 100, 130};
-  for (int s = 0; s < 4; s++) {
+  const int sizes[] = {1, 7, 33, 37, 100, 130};
+  for (int s = 0; s < 6; s++) {
     int n = sizes[s];
     float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n), *c = malloc(sizeof(float) * n * n);
     lab_crossover_inputs(a, b, n);
@@ -95,6 +95,37 @@ static void check_against_reference(void (*mm)(const float *, const float *, flo
 }
 
 START_TEST(crossover_cpu_matmul_matches_the_reference) { check_against_reference(lab_matmul_cpu); }
+END_TEST
+
+START_TEST(crossover_naive_matmul_matches_the_reference) { check_against_reference(lab_matmul_naive); }
+END_TEST
+
+/* The SIMD kernel against the naive triple loop on random normal inputs,
+ * at sizes off every tile and block edge (1, 7, 33, 130: partial 4×8
+ * tiles, leftover rows and columns) and past one cache block (257, 300):
+ * entry by entry within fp32's bound for a sum of n terms. */
+START_TEST(crossover_simd_kernel_matches_the_naive_loop) {
+  const int sizes[] = {1, 2, 7, 8, 9, 16, 33, 64, 130, 257, 300};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    int n = sizes[s];
+    size_t count = (size_t)n * n;
+    float *a = malloc(sizeof(float) * count), *b = malloc(sizeof(float) * count);
+    float *fast = malloc(sizeof(float) * count), *slow = malloc(sizeof(float) * count);
+    double *ref = malloc(sizeof(double) * count), rel = 0, abs_err = 0;
+    lab_fill_normal(a, count, 0x51d0u + (uint64_t)n);
+    lab_fill_normal(b, count, 0x51d1u + (uint64_t)n);
+    for (size_t i = 0; i < count; i++) fast[i] = NAN; /* every entry must be written */
+    lab_matmul_cpu(a, b, fast, n);
+    lab_matmul_naive(a, b, slow, n);
+    for (size_t i = 0; i < count; i++) ref[i] = slow[i];
+    ck_assert_msg(lab_matmul_check(ref, fast, (int)count, n, LAB_U_FP32, &rel, &abs_err), "n=%d rel err=%g", n, rel);
+    free(a);
+    free(b);
+    free(fast);
+    free(slow);
+    free(ref);
+  }
+}
 END_TEST
 
 START_TEST(crossover_inputs_are_random_normal_not_zeros) {
@@ -255,6 +286,8 @@ TEST_EXPERIMENT_SUITE(crossover) {
   tcase_set_timeout(tc, 20); /* real CPU timing, slower under the sanitizer */
   tcase_add_test(tc, crossover_sweep_doubles_up_to_max);
   tcase_add_test(tc, crossover_cpu_matmul_matches_the_reference);
+  tcase_add_test(tc, crossover_naive_matmul_matches_the_reference);
+  tcase_add_test(tc, crossover_simd_kernel_matches_the_naive_loop);
   tcase_add_test(tc, matmul_check_catches_a_tf32_slip);
   tcase_add_test(tc, matmul_check_counts_nan_as_a_failure);
   tcase_add_test(tc, crossover_inputs_are_random_normal_not_zeros);
