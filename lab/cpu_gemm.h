@@ -15,8 +15,8 @@
 void lab_cpu_sgemm(const float *a, const float *b, float *c, int n);
 
 /* What does the work and where, for labels and methods: e.g. "OpenBLAS
- * 0.3.21 cblas_sgemm, 2 threads" or "your browser: one WebAssembly thread,
- * SIMD kernel (f32x4, blocked for cache), no BLAS". */
+ * 0.3.21 cblas_sgemm, 2 threads" or "your browser, one WebAssembly thread,
+ * SIMD kernel (f32x4) blocked for cache, no BLAS". */
 void lab_cpu_gemm_describe(char *out, size_t n);
 /* true when a tuned BLAS does the work (not the reference loop). */
 bool lab_cpu_gemm_is_blas(void);

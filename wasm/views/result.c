@@ -83,11 +83,13 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
       ui_buf_raw(b, "<ul class=\"exp-series-sources\" aria-label=\"Where each line's numbers come from\">");
       any = true;
     }
+    /* ran_on "server": a line the server measured beside an in-browser run (crossover) */
+    const char *ran_on = ui_json_str(s, "ran_on");
+    bool here = in_browser && !(ran_on && strcmp(ran_on, "server") == 0);
     ui_buf_rawf(b, "<li><span class=\"badge badge-real badge-small\">%s</span> ",
-                measured ? (in_browser ? "measured in your browser" : "measured on the server's CPU")
-                         : (in_browser ? "computed in your browser" : "computed on the server's CPU"));
-    ui_buf_text(b, label ? label : ui_json_str(s, "id"));
-    if (measured && in_browser) ui_buf_raw(b, ": one WebAssembly thread, no BLAS");
+                measured ? (here ? "measured in your browser" : "measured on the server's CPU")
+                         : (here ? "computed in your browser" : "computed on the server's CPU"));
+    ui_buf_text(b, label ? label : ui_json_str(s, "id")); /* the label says what did the work */
     ui_buf_raw(b, "</li>");
   }
   if (any && backend && strcmp(backend, "simulated") == 0)
