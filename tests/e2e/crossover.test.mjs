@@ -73,3 +73,39 @@ browserTest('crossover headline on every profile: against the best CPU, the CPU 
   t.diagnostic(seen.join('\n'));
   assert.deepEqual(problems, []);
 });
+
+// Without the server's line (its requests fail, as offline), the verdict is
+// against the browser's own CPU: one WebAssembly thread of the SIMD kernel
+// still beats every profile's GPU at N = 16, as a real CPU does.
+browserTest('crossover in the browser alone: one WebAssembly thread beats the GPU at N = 16 on every profile', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const profiles = (await getJson(`${server.url}/api/profiles`)).json.profiles.map((p) => p.name);
+  const problems = [];
+  const seen = [];
+  for (const profile of profiles) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    t.after(() => context.close());
+    const page = await context.newPage();
+    page.setDefaultTimeout(20000);
+    const pageProblems = watchPage(page, (text) => /Failed to load resource/.test(text));
+    await page.route('**/api/experiments/crossover', (route) => route.abort());
+    await page.goto(`${server.url}/#lab/crossover`);
+    await page.locator('#exp-crossover').waitFor();
+    await page.selectOption('#exp-crossover-target', profile);
+    await page.fill('#exp-crossover-f-max_size', '64');
+    await page.click('#exp-crossover-run');
+    const out = page.locator('#exp-crossover-out');
+    await until(async () => (await out.getAttribute('aria-busy')) === 'false' &&
+      (await out.locator('.exp-headline[data-cpu="cpu"]').count()) > 0, 60000,
+      `${profile}: the browser's verdict (status: ${await page.locator('#exp-crossover-status').textContent()})`);
+    const text = (await out.locator('.exp-headline').textContent()).trim();
+    seen.push(`${profile}: ${text}`);
+    assert.match(text, /against the best CPU here \(CPU sgemm \(your browser, one WebAssembly thread, SIMD kernel/);
+    assert.equal(winners(text)[16], 'cpu', `${profile}: ${text}`);
+    assert.match(await out.locator('ul.findings').textContent(), /At N = 16 the CPU needed [0-9.]+ µs but the GPU/);
+    problems.push(...pageProblems);
+    await context.close();
+  }
+  t.diagnostic(seen.join('\n'));
+  assert.deepEqual(problems, []);
+});
