@@ -37,6 +37,8 @@ static void record(lab_stream_sim *s, const char *lane, const char *label, doubl
 
 void lab_stream_init(lab_stream_sim *s, const lab_profile *prof, cJSON *env) {
   s->prof = prof;
+  s->launch_us = prof->launch_us;
+  s->sync_us = prof->sync_us;
   s->host_us = 0;
   s->gpu_free_us = 0;
   s->timeline = env ? cJSON_GetObjectItemCaseSensitive(env, "timeline") : NULL;
@@ -55,9 +57,9 @@ double lab_stream_kernel(lab_stream_sim *s, const char *label, double gpu_us) {
   if (recording(s)) {
     char buf[96];
     snprintf(buf, sizeof buf, "launch %s", label ? label : "kernel");
-    record(s, CPU_LANE, buf, s->host_us, s->host_us + s->prof->launch_us);
+    record(s, CPU_LANE, buf, s->host_us, s->host_us + s->launch_us);
   }
-  s->host_us += s->prof->launch_us;
+  s->host_us += s->launch_us;
   /* A kernel never runs shorter than the GPU's minimum kernel time. */
   double run = max2(gpu_us, s->prof->kernel_min_us);
   double start = max2(s->host_us, s->gpu_free_us);
@@ -68,17 +70,21 @@ double lab_stream_kernel(lab_stream_sim *s, const char *label, double gpu_us) {
 
 double lab_stream_kernels(lab_stream_sim *s, const char *label, double gpu_us, int count, double *first_start_us) {
   double run = max2(gpu_us, s->prof->kernel_min_us), first = -1;
-  for (int i = 0; i < count; i++) {
-    if (recording(s)) { /* the same events as count calls of lab_stream_kernel */
-      double end = lab_stream_kernel(s, label, gpu_us);
-      if (first < 0) first = end - run;
-      continue;
-    }
-    s->host_us += s->prof->launch_us;
-    double start = max2(s->host_us, s->gpu_free_us);
-    s->gpu_free_us = start + run;
+  int i = 0;
+  for (; i < count && recording(s); i++) { /* the same events as count calls of lab_stream_kernel */
+    double end = lab_stream_kernel(s, label, gpu_us);
+    if (first < 0) first = end - run;
+  }
+  /* Nothing more is kept: only the two clocks move. */
+  double launch = s->launch_us, host = s->host_us, gpu_free = s->gpu_free_us;
+  for (; i < count; i++) {
+    host += launch;
+    double start = max2(host, gpu_free);
+    gpu_free = start + run;
     if (first < 0) first = start;
   }
+  s->host_us = host;
+  s->gpu_free_us = gpu_free;
   if (first_start_us) *first_start_us = first;
   return s->gpu_free_us;
 }
@@ -95,7 +101,7 @@ double lab_stream_copy(lab_stream_sim *s, const char *label, double bytes, doubl
    * staging buffer: one more fixed cost on top of the transfer itself. */
   double run = lab_copy_us(s->prof, bytes, gbps) + (pinned ? 0 : s->prof->copy_latency_us);
   double issue = s->host_us;
-  s->host_us += s->prof->launch_us;
+  s->host_us += s->launch_us;
   double start = max2(s->host_us, s->gpu_free_us);
   s->gpu_free_us = start + run;
   if (!pinned) s->host_us = s->gpu_free_us; /* a pageable cudaMemcpy returns only when the copy is done */
@@ -110,7 +116,7 @@ double lab_stream_copy(lab_stream_sim *s, const char *label, double bytes, doubl
 
 double lab_stream_sync(lab_stream_sim *s, const char *label) {
   double start = s->host_us;
-  s->host_us = max2(s->host_us, s->gpu_free_us) + s->prof->sync_us;
+  s->host_us = max2(s->host_us, s->gpu_free_us) + s->sync_us;
   record(s, CPU_LANE, label ? label : "synchronize", start, s->host_us);
   return s->host_us;
 }

@@ -11,6 +11,9 @@ typedef struct cJSON cJSON;
 
 typedef struct lab_stream_sim {
   const lab_profile *prof;
+  /* The profile's launch and synchronize costs (µs), copied at init: a
+   * caller jitters these per run instead of copying the whole profile. */
+  double launch_us, sync_us;
   double host_us;     /* the host's clock */
   double gpu_free_us; /* when the GPU finishes what is queued */
   cJSON *timeline;    /* envelope's timeline array, or NULL to record nothing */
