@@ -1,7 +1,8 @@
 /* `crossover`: parameters, the real CPU timing (shared by the GPU run and
- * the simulator), the envelope builder and the simulator. The simulated GPU
- * side uses the stream model: launch_us + the sgemm model + sync_us, plus
- * pageable copies of A, B up and C down for the "with copies" line. */
+ * the simulator), the envelope builder, the verdict (who wins at each size,
+ * read back from the envelope's series) and the simulator. The simulated
+ * GPU side uses the stream model: launch_us + the sgemm model + sync_us,
+ * plus pageable copies of A, B up and C down for the "with copies" line. */
 #include "crossover.h"
 
 #include <math.h>
@@ -126,11 +127,12 @@ static cJSON *series_named(const cJSON *env, const char *id) {
   return NULL;
 }
 
-/* The y of series `id` at each size of v (ms); 0 when a point is missing. */
+/* The y of series `id` at each size of v (ms); -1 when one is missing or
+ * not a time (a GPU time of 0 is kept: a timer may round a tiny kernel). */
 static int read_line(const cJSON *env, const char *id, const verdict *v, double *y) {
   const cJSON *s = series_named(env, id), *pt;
   if (!s) return -1;
-  for (int i = 0; i < v->n_sizes; i++) y[i] = 0;
+  for (int i = 0; i < v->n_sizes; i++) y[i] = -1;
   cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(s, "points")) {
     const cJSON *x = cJSON_GetArrayItem(pt, 0), *val = cJSON_GetArrayItem(pt, 1);
     if (!cJSON_IsNumber(x) || !cJSON_IsNumber(val)) continue;
@@ -138,7 +140,7 @@ static int read_line(const cJSON *env, const char *id, const verdict *v, double 
       if (v->n[i] == (int)x->valuedouble) y[i] = val->valuedouble;
   }
   for (int i = 0; i < v->n_sizes; i++)
-    if (!(y[i] > 0)) return -1;
+    if (!(y[i] >= 0) || !isfinite(y[i])) return -1;
   return 0;
 }
 
