@@ -70,10 +70,10 @@ endif
 # ---- sources ----------------------------------------------------------------
 # The CPU sgemm crossover times (lab/cpu_gemm.h): OpenBLAS natively when
 # installed (opened with dlopen at run time, never linked: see
-# lab/cpu_gemm/blas.c), the blocked loop otherwise and always in the browser.
+# lab/cpu_gemm/blas.c), the SIMD kernel otherwise and always in the browser.
 CPU_GEMM_NATIVE := $(if $(HAVE_OPENBLAS),lab/cpu_gemm/blas.c,lab/cpu_gemm/loop.c)
 LAB_SRC := $(wildcard lab/*.c) $(CPU_GEMM_NATIVE)
-WASM_LAB_SRC := $(wildcard lab/*.c) lab/cpu_gemm/loop.c
+WASM_LAB_SRC := $(wildcard lab/*.c) lab/cpu_gemm/wasm.c
 SERVER_SRC := $(foreach r,$(SERVER_ROOMS),$(wildcard $(r)/*.c))
 WORKER_SRC := $(wildcard server/worker/*.c)
 KERN_SRC := $(if $(filter cuda,$(MODE)),$(wildcard kernels/*.cu),kernels/none.c)
@@ -165,12 +165,23 @@ bench: deps
 
 # The simulator benchmark, natively and in WebAssembly (run by node).
 .PHONY: bench-bins
-bench-bins: $(BUILD)/bench/sim_bench $(BUILD)/bench/cpu_cost $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js)
+bench-bins: $(BUILD)/bench/sim_bench $(BUILD)/bench/cpu_cost $(BUILD)/bench/gemm_bench \
+  $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js $(BUILD)/bench/gemm_bench.js)
 
 # The same C on both sides: the loop CPU sgemm natively too (the browser has no BLAS).
 $(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(filter-out $(OBJ)/lab/cpu_gemm/blas.o,$(LAB_OBJ)) $(OBJ)/lab/cpu_gemm/loop.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
+
+# The SIMD sgemm kernel beside the naive loop, natively and in WebAssembly.
+GEMM_BENCH_SRC := bench/gemm_bench.c lab/matmul_cpu.c lab/clock.c lab/rng.c lab/stats.c
+$(BUILD)/bench/gemm_bench: $(GEMM_BENCH_SRC:%.c=$(OBJ)/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lm
+
+$(BUILD)/bench/gemm_bench.js: $(GEMM_BENCH_SRC)
+	@mkdir -p $(dir $@)
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $^ -s ENVIRONMENT=node -s ALLOW_MEMORY_GROWTH=1 -o $@
 
 # The CPU cost estimates against the process CPU each simulation takes
 # here, with the native CPU sgemm a server runs (`make cpu-cost`).
@@ -274,7 +285,8 @@ $(WEB)/lessons/index.json: $(LESSONC) $(wildcard lessons/*/*)
 	@mkdir -p $(WEB)/lessons $(BUILD)/lessons
 	$(LESSONC) --web $(WEB)/lessons --keys $(BUILD)/lessons --claims $(BUILD)/claims.json $(dir $(LESSONS))
 
-WASM_CFLAGS := -std=c11 -O2 $(WARN) $(FRAME_LIMIT) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL -Ilab -Iwasm -Ithird_party/cjson
+# -msimd128: WebAssembly SIMD, for crossover's CPU kernel (lab/matmul_cpu.c).
+WASM_CFLAGS := -std=c11 -O2 -msimd128 $(WARN) $(FRAME_LIMIT) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL -Ilab -Iwasm -Ithird_party/cjson
 # DYNAMIC_EXECUTION=0: no eval/new Function in gpulab.js, as the page's CSP allows none.
 WASM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulab -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=web,worker \
   -s DYNAMIC_EXECUTION=0 \

@@ -11,7 +11,9 @@
 #  4. CPU sgemm (crossover's CPU side) beside numpy's on the same machine.
 #  5. The browser client: first-load bytes on the wire per response, the
 #     page's own ready stamp beside a static page of the same lesson, and
-#     Lighthouse's mobile scores (bench/client.mjs).
+#     Lighthouse's mobile scores (bench/client.mjs); every experiment's
+#     simulation in wasm beside native; the SIMD sgemm kernel beside the
+#     naive loop, natively and in wasm (bench/gemm_bench.c).
 # Usage: bench/run.sh BUILD
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -110,9 +112,26 @@ if [ -x "$build/bench/sim_bench" ] && [ -f "$build/bench/sim_bench.js" ]; then
 import json, sys
 n, w = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 print("Simulator speed: median ms per simulation (5 runs after a warm-up), wasm in node vs native")
+print(f"  {'experiment':12s} {'native ms':>10s} {'wasm ms':>10s} {'wasm/native':>12s}")
 for k in n:
-    print(f"  {k:12s} native {n[k]:9.3f} ms   wasm {w[k]:9.3f} ms   wasm/native {w[k] / n[k]:5.2f}x")
+    print(f"  {k:12s} {n[k]:10.3f} {w[k]:10.3f} {w[k] / n[k]:11.2f}x")
 tot = sum(w.values()) / sum(n.values())
 print(f"  all experiments together: wasm/native {tot:.2f}x (budget 2x: {'met' if tot <= 2 else 'MISSED'})")
+g = w["graphs"] / n["graphs"]
+print(f"  graphs: wasm/native {g:.2f}x (budget 1.5x: {'met' if g <= 1.5 else 'MISSED'})")
+PY
+fi
+# crossover's CPU side where there is no BLAS (the browser): the SIMD
+# kernel beside the naive triple loop, natively and in wasm, in one run.
+if [ -x "$build/bench/gemm_bench" ] && [ -f "$build/bench/gemm_bench.js" ]; then
+  native=$("$build/bench/gemm_bench"); wasm=$(node --no-experimental-fetch "$build/bench/gemm_bench.js")
+  python3 - "$native" "$wasm" <<'PY'
+import json, sys
+n, w = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print("CPU sgemm without BLAS: GFLOPS (2*N^3 flop over the median of 5 batches of >= 20 ms), one thread")
+print(f"  {'N':>5s} {'naive':>8s} {'SIMD':>8s} {'ratio':>7s}   {'wasm naive':>10s} {'wasm SIMD':>10s} {'ratio':>7s}   {'wasm/native SIMD':>16s}")
+for k in n["tuned"]:
+    a, b, c, d = n["naive"][k], n["tuned"][k], w["naive"][k], w["tuned"][k]
+    print(f"  {k:>5s} {a:8.2f} {b:8.2f} {b / a:6.1f}x   {c:10.2f} {d:10.2f} {d / c:6.1f}x   {d / b:15.2f}x")
 PY
 fi

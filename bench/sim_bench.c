@@ -1,9 +1,11 @@
 /* Simulator speed, the same C compiled natively and to WebAssembly: each
  * experiment's simulation (crossover's real CPU matmuls included) run
  * `reps` times after one warm-up; prints the median ms per run as JSON so
- * bench/run.sh can set wasm beside native. */
+ * bench/run.sh can set wasm beside native. `sim_bench REPS NAME` runs one
+ * experiment only (for a profiler). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cjson_compat.h"
 #include "clock.h"
@@ -16,10 +18,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sim_bench: reps must be 1 to 100\n");
     return 2;
   }
+  const char *only = argc > 2 ? argv[2] : NULL;
   printf("{");
-  for (int i = 0; i < lab_experiment_count(); i++) {
+  for (int i = 0, shown = 0; i < lab_experiment_count(); i++) {
     const lab_experiment *e = lab_experiment_at(i);
     double ms[100];
+    if (only && strcmp(only, e->name) != 0) continue;
     lab_error err;
     for (int r = -1; r < reps; r++) {
       cJSON *out = NULL;
@@ -34,7 +38,7 @@ int main(int argc, char **argv) {
     }
     lab_summary s;
     lab_summarize(ms, (size_t)reps, &s);
-    printf("%s\"%s\":%.4f", i ? "," : "", e->name, s.median);
+    printf("%s\"%s\":%.4f", shown++ ? "," : "", e->name, s.median);
   }
   printf("}\n");
   return 0;

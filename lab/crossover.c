@@ -1,7 +1,8 @@
 /* `crossover`: parameters, the real CPU timing (shared by the GPU run and
- * the simulator), the envelope builder and the simulator. The simulated GPU
- * side uses the stream model: launch_us + the sgemm model + sync_us, plus
- * pageable copies of A, B up and C down for the "with copies" line. */
+ * the simulator), the envelope builder, the verdict (who wins at each size,
+ * read back from the envelope's series) and the simulator. The simulated
+ * GPU side uses the stream model: launch_us + the sgemm model + sync_us,
+ * plus pageable copies of A, B up and C down for the "with copies" line. */
 #include "crossover.h"
 
 #include <math.h>
@@ -102,67 +103,205 @@ static const char *dur(double ms, char *buf, size_t n) {
 
 static double gflops(int n, double ms) { return ms > 0 ? 2.0 * n * n * (double)n / (ms * 1e6) : 0; }
 
-static void add_findings(cJSON *env, const lab_crossover_measure *m, const char *backend, const lab_profile *prof) {
-  int last = m->n_sizes - 1, big = m->n[last], small = m->n[0];
-  int x = lab_crossover_point(m, m->gpu_ms, m->cpu_ms);
-  int xc = lab_crossover_point(m, m->gpu_copies_ms, m->cpu_ms);
+/* ---- the verdict: who wins at each size ------------------------------ */
+
+/* One comparison, read back from the envelope's series, so the metrics,
+ * the findings and the page's headline all come from the same numbers. */
+typedef struct verdict {
+  int n_sizes;
+  int n[LAB_CROSSOVER_MAX_SIZES];
+  double cpu_ms[LAB_CROSSOVER_MAX_SIZES], gpu_kernel_ms[LAB_CROSSOVER_MAX_SIZES];
+  double gpu_ms[LAB_CROSSOVER_MAX_SIZES], gpu_copies_ms[LAB_CROSSOVER_MAX_SIZES];
+  const char *cpu_id, *cpu_label; /* the best CPU line (see read_verdict) */
+  bool cpu_blas;
+  const char *other_label; /* the other CPU line, when there are two */
+  double other_gflops;
+} verdict;
+
+static cJSON *series_named(const cJSON *env, const char *id) {
+  cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(env, "series")) {
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(s, "id");
+    if (cJSON_IsString(sid) && !strcmp(sid->valuestring, id)) return s;
+  }
+  return NULL;
+}
+
+/* The y of series `id` at each size of v (ms); -1 when one is missing or
+ * not a time (a GPU time of 0 is kept: a timer may round a tiny kernel). */
+static int read_line(const cJSON *env, const char *id, const verdict *v, double *y) {
+  const cJSON *s = series_named(env, id), *pt;
+  if (!s) return -1;
+  for (int i = 0; i < v->n_sizes; i++) y[i] = -1;
+  cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(s, "points")) {
+    const cJSON *x = cJSON_GetArrayItem(pt, 0), *val = cJSON_GetArrayItem(pt, 1);
+    if (!cJSON_IsNumber(x) || !cJSON_IsNumber(val)) continue;
+    for (int i = 0; i < v->n_sizes; i++)
+      if (v->n[i] == (int)x->valuedouble) y[i] = val->valuedouble;
+  }
+  for (int i = 0; i < v->n_sizes; i++)
+    if (!(y[i] >= 0) || !isfinite(y[i])) return -1;
+  return 0;
+}
+
+static const char *line_label(const cJSON *env, const char *id) {
+  const char *l = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(series_named(env, id), "label"));
+  return l ? l : id;
+}
+
+static int read_verdict(const cJSON *env, verdict *v) {
+  const cJSON *pt;
+  memset(v, 0, sizeof *v);
+  cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(series_named(env, "gpu"), "points")) {
+    const cJSON *x = cJSON_GetArrayItem(pt, 0);
+    if (cJSON_IsNumber(x) && v->n_sizes < LAB_CROSSOVER_MAX_SIZES) v->n[v->n_sizes++] = (int)x->valuedouble;
+  }
+  if (v->n_sizes < 1 || read_line(env, "gpu", v, v->gpu_ms) || read_line(env, "gpu_kernel", v, v->gpu_kernel_ms) ||
+      read_line(env, "gpu_copies", v, v->gpu_copies_ms))
+    return -1;
+  /* The best CPU line: a tuned BLAS when the result has one (the server's
+   * line beside the browser's one thread: what numpy and PyTorch run),
+   * else the faster at the largest size. Chosen by kind first, so a noisy
+   * sample never swaps the line the headline names. */
+  static const char *const cpus[] = {"cpu", "cpu_server"};
+  double y[LAB_CROSSOVER_MAX_SIZES];
+  int last = v->n_sizes - 1;
+  for (int c = 0; c < 2; c++) {
+    if (read_line(env, cpus[c], v, y)) continue;
+    bool blas = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(series_named(env, cpus[c]), "blas"));
+    bool better = !v->cpu_id || (blas && !v->cpu_blas) || (blas == v->cpu_blas && y[last] < v->cpu_ms[last]);
+    if (!better) {
+      v->other_label = line_label(env, cpus[c]);
+      v->other_gflops = gflops(v->n[last], y[last]);
+      continue;
+    }
+    if (v->cpu_id) {
+      v->other_label = v->cpu_label;
+      v->other_gflops = gflops(v->n[last], v->cpu_ms[last]);
+    }
+    v->cpu_id = cpus[c];
+    v->cpu_label = line_label(env, cpus[c]);
+    v->cpu_blas = blas;
+    memcpy(v->cpu_ms, y, sizeof y);
+  }
+  return v->cpu_id ? 0 : -1;
+}
+
+static int point(const verdict *v, const double *fast, const double *slow) {
+  lab_crossover_measure m;
+  m.n_sizes = v->n_sizes;
+  memcpy(m.n, v->n, sizeof m.n);
+  return lab_crossover_point(&m, fast, slow);
+}
+
+static void add_metrics(cJSON *env, const verdict *v) {
+  int last = v->n_sizes - 1;
+  lab_env_metric(env, "crossover_n", point(v, v->gpu_ms, v->cpu_ms));
+  lab_env_metric(env, "crossover_copies_n", point(v, v->gpu_copies_ms, v->cpu_ms));
+  lab_env_metric(env, "largest_n", v->n[last]);
+  lab_env_metric(env, "cpu_ms_largest", v->cpu_ms[last]);
+  lab_env_metric(env, "gpu_ms_largest", v->gpu_ms[last]);
+  lab_env_metric(env, "gpu_copies_ms_largest", v->gpu_copies_ms[last]);
+  lab_env_metric(env, "speedup_largest", v->gpu_ms[last] > 0 ? v->cpu_ms[last] / v->gpu_ms[last] : 0);
+  lab_env_metric(env, "speedup_copies_largest",
+                 v->gpu_copies_ms[last] > 0 ? v->cpu_ms[last] / v->gpu_copies_ms[last] : 0);
+  lab_env_metric(env, "cpu_ms_smallest", v->cpu_ms[0]);
+  lab_env_metric(env, "gpu_ms_smallest", v->gpu_ms[0]);
+  lab_env_metric(env, "gpu_overhead_us", (v->gpu_ms[0] - v->gpu_kernel_ms[0]) * 1e3);
+  lab_env_metric(env, "cpu_gflops", gflops(v->n[last], v->cpu_ms[last]));
+  lab_env_metric(env, "gpu_kernel_gflops", gflops(v->n[last], v->gpu_kernel_ms[last]));
+}
+
+/* details.headline: which CPU line the verdict used, and who was faster at
+ * each size (data on the GPU), for the page's headline. */
+static void add_headline(cJSON *env, const verdict *v) {
+  cJSON *h = cJSON_CreateObject(), *who = cJSON_CreateArray();
+  cJSON_AddStringToObject(h, "cpu", v->cpu_id);
+  cJSON_AddStringToObject(h, "cpu_label", v->cpu_label);
+  for (int i = 0; i < v->n_sizes; i++) {
+    cJSON *w = cJSON_CreateObject();
+    cJSON_AddNumberToObject(w, "n", v->n[i]);
+    cJSON_AddStringToObject(w, "faster", v->gpu_ms[i] < v->cpu_ms[i] ? "gpu" : "cpu");
+    cJSON_AddItemToArray(who, w);
+  }
+  cJSON_AddItemToObject(h, "sizes", who);
+  cJSON *d = lab_env_details(env);
+  cJSON_DeleteItemFromObjectCaseSensitive(d, "headline");
+  cJSON_AddItemToObject(d, "headline", h);
+}
+
+static void add_findings(cJSON *env, const verdict *v) {
+  int last = v->n_sizes - 1, big = v->n[last], small = v->n[0];
+  int x = point(v, v->gpu_ms, v->cpu_ms), xc = point(v, v->gpu_copies_ms, v->cpu_ms);
+  const char *backend = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(env, "backend"));
+  const char *profile = cJSON_GetStringValue(
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "device"), "profile"));
+  const cJSON *iqr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "stats"), "iqr_pct");
   char a[32], b[32], c[32];
   if (x)
-    lab_env_finding(env, "With the data already on it, the GPU beat this CPU from N = %d on: at N = %d it was %.0f× "
-                    "faster (%s vs %s).",
-                    x, big, m->gpu_ms[last] > 0 ? m->cpu_ms[last] / m->gpu_ms[last] : 0,
-                    dur(m->gpu_ms[last], a, sizeof a), dur(m->cpu_ms[last], b, sizeof b));
+    lab_env_finding(env, "Against the best CPU here (%s), the GPU with the data on it won from N = %d on: at "
+                    "N = %d it was %.0f× faster (%s vs %s).",
+                    v->cpu_label, x, big, v->gpu_ms[last] > 0 ? v->cpu_ms[last] / v->gpu_ms[last] : 0,
+                    dur(v->gpu_ms[last], a, sizeof a), dur(v->cpu_ms[last], b, sizeof b));
   else
-    lab_env_finding(env, "Up to N = %d the GPU never beat this CPU for good (at N = %d: GPU %s, CPU %s): the work "
-                    "is too small to pay for using the GPU.",
-                    big, big, dur(m->gpu_ms[last], a, sizeof a), dur(m->cpu_ms[last], b, sizeof b));
+    lab_env_finding(env, "Against the best CPU here (%s), the GPU never won for good up to N = %d (at N = %d: "
+                    "GPU %s, CPU %s): the work is too small to pay for using the GPU.",
+                    v->cpu_label, big, big, dur(v->gpu_ms[last], a, sizeof a), dur(v->cpu_ms[last], b, sizeof b));
   if (xc)
-    lab_env_finding(env, "Counting the copies of A and B to the GPU and of C back, the GPU wins from N = %d (at "
+    lab_env_finding(env, "Counting the copies of A and B to the GPU and of C back, the GPU won from N = %d (at "
                     "N = %d: %s with copies, %s without).",
-                    xc, big, dur(m->gpu_copies_ms[last], a, sizeof a), dur(m->gpu_ms[last], b, sizeof b));
+                    xc, big, dur(v->gpu_copies_ms[last], a, sizeof a), dur(v->gpu_ms[last], b, sizeof b));
   else
     lab_env_finding(env, "Counting the copies of A and B to the GPU and of C back, the GPU never won up to N = %d "
                     "(%s with copies vs %s on the CPU): keep data on the GPU between steps.",
-                    big, dur(m->gpu_copies_ms[last], a, sizeof a), dur(m->cpu_ms[last], b, sizeof b));
-  lab_env_finding(env, "At N = %d the CPU needed %s but the GPU %s, of which the sgemm itself ran only %s: launch "
-                  "and synchronize cost about %.0f µs, so tiny work loses on a GPU.",
-                  small, dur(m->cpu_ms[0], a, sizeof a), dur(m->gpu_ms[0], b, sizeof b),
-                  dur(m->gpu_kernel_ms[0], c, sizeof c), (m->gpu_ms[0] - m->gpu_kernel_ms[0]) * 1e3);
-  char how[96];
-  lab_cpu_gemm_describe(how, sizeof how);
-  lab_env_finding(env, "At N = %d this CPU reached %.1f GFLOPS (%s); the GPU's sgemm reached %.0f GFLOPS.", big,
-                  gflops(big, m->cpu_ms[last]), how, gflops(big, m->gpu_kernel_ms[last]));
-  if (!lab_cpu_gemm_is_blas())
-    lab_env_finding(env, "This CPU side is one thread of plain loops, not a tuned BLAS such as OpenBLAS or MKL on all "
-                    "cores (what numpy and PyTorch use): a real CPU is many times faster, so the GPU wins later than "
-                    "shown here.");
-  if (!strcmp(backend, "simulated") && prof)
-    lab_env_finding(env, "The CPU times were measured for real on this machine; the GPU times come from the model of "
-                    "the %s profile.", prof->name);
-  if (m->cpu_iqr_pct > LAB_NOISY_IQR_PCT)
+                    big, dur(v->gpu_copies_ms[last], a, sizeof a), dur(v->cpu_ms[last], b, sizeof b));
+  double fixed_us = (v->gpu_ms[0] - v->gpu_kernel_ms[0]) * 1e3;
+  if (v->cpu_ms[0] < v->gpu_ms[0])
+    lab_env_finding(env, "At N = %d the CPU needed %s but the GPU %s, of which the sgemm itself ran only %s: launch "
+                    "and synchronize cost about %.0f µs, so tiny work loses on a GPU.",
+                    small, dur(v->cpu_ms[0], a, sizeof a), dur(v->gpu_ms[0], b, sizeof b),
+                    dur(v->gpu_kernel_ms[0], c, sizeof c), fixed_us);
+  else
+    lab_env_finding(env, "At N = %d the GPU needed %s, of which the sgemm itself ran only %s (launch and "
+                    "synchronize cost about %.0f µs), and this CPU was slower still (%s): a CPU that slow loses "
+                    "even on tiny work.",
+                    small, dur(v->gpu_ms[0], a, sizeof a), dur(v->gpu_kernel_ms[0], b, sizeof b), fixed_us,
+                    dur(v->cpu_ms[0], c, sizeof c));
+  lab_env_finding(env, "At N = %d the best CPU here reached %.1f GFLOPS (%s); the GPU's sgemm reached %.0f "
+                  "GFLOPS.",
+                  big, gflops(big, v->cpu_ms[last]), v->cpu_label, gflops(big, v->gpu_kernel_ms[last]));
+  if (v->other_label)
+    lab_env_finding(env, "The other CPU line, %s, reached %.1f GFLOPS at N = %d.", v->other_label, v->other_gflops,
+                    big);
+  if (!v->cpu_blas)
+    lab_env_finding(env, "This CPU side is one thread without a BLAS library, not a tuned BLAS such as OpenBLAS or "
+                    "MKL on all cores (what numpy and PyTorch use): such a CPU is several times faster at large "
+                    "sizes, so against it the GPU wins later than shown here.");
+  if (backend && !strcmp(backend, "simulated") && profile)
+    lab_env_finding(env, "The CPU times were measured for real %s; the GPU times come from the model of the %s "
+                    "profile.",
+                    v->other_label ? "in your browser and on the server" : "on this machine", profile);
+  if (cJSON_IsNumber(iqr) && iqr->valuedouble > LAB_NOISY_IQR_PCT)
     lab_env_finding(env, "The CPU timings spread by up to %.0f%% (IQR): something else was running; run it again.",
-                    m->cpu_iqr_pct);
+                    iqr->valuedouble);
+}
+
+int lab_crossover_judge(cJSON *env) {
+  verdict v;
+  if (!env || read_verdict(env, &v)) return -1;
+  add_metrics(env, &v);
+  add_headline(env, &v);
+  cJSON *fresh = cJSON_CreateArray();
+  if (!fresh) return -1;
+  cJSON_ReplaceItemInObjectCaseSensitive(env, "findings", fresh);
+  add_findings(env, &v);
+  return 0;
 }
 
 cJSON *lab_crossover_envelope(const lab_params *p, const lab_crossover_measure *m, const char *backend,
                               const char *device_name, const lab_profile *prof) {
   cJSON *env = lab_envelope_new("crossover", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
   if (!env || m->n_sizes < 1) return env;
-  int last = m->n_sizes - 1;
-  lab_env_metric(env, "crossover_n", lab_crossover_point(m, m->gpu_ms, m->cpu_ms));
-  lab_env_metric(env, "crossover_copies_n", lab_crossover_point(m, m->gpu_copies_ms, m->cpu_ms));
-  lab_env_metric(env, "largest_n", m->n[last]);
-  lab_env_metric(env, "cpu_ms_largest", m->cpu_ms[last]);
-  lab_env_metric(env, "gpu_ms_largest", m->gpu_ms[last]);
-  lab_env_metric(env, "gpu_copies_ms_largest", m->gpu_copies_ms[last]);
-  lab_env_metric(env, "speedup_largest", m->gpu_ms[last] > 0 ? m->cpu_ms[last] / m->gpu_ms[last] : 0);
-  lab_env_metric(env, "speedup_copies_largest",
-                 m->gpu_copies_ms[last] > 0 ? m->cpu_ms[last] / m->gpu_copies_ms[last] : 0);
-  lab_env_metric(env, "cpu_ms_smallest", m->cpu_ms[0]);
-  lab_env_metric(env, "gpu_ms_smallest", m->gpu_ms[0]);
-  lab_env_metric(env, "gpu_overhead_us", (m->gpu_ms[0] - m->gpu_kernel_ms[0]) * 1e3);
-  lab_env_metric(env, "cpu_gflops", gflops(m->n[last], m->cpu_ms[last]));
-  lab_env_metric(env, "gpu_kernel_gflops", gflops(m->n[last], m->gpu_kernel_ms[last]));
   char cpu_label[128], how[96];
   lab_cpu_gemm_describe(how, sizeof how);
   snprintf(cpu_label, sizeof cpu_label, "CPU sgemm (%s)", how);
@@ -178,7 +317,7 @@ cJSON *lab_crossover_envelope(const lab_params *p, const lab_crossover_measure *
     for (int i = 0; i < m->n_sizes; i++) lab_series_point(pts, m->n[i], ys[s][i]);
   }
   lab_env_series_source(env, "cpu", "measured"); /* timed here, whatever produced the GPU lines */
-  add_findings(env, m, backend, prof);
+  cJSON_AddBoolToObject(series_named(env, "cpu"), "blas", lab_cpu_gemm_is_blas());
   char method[900];
   if (!strcmp(backend, "simulated"))
     snprintf(method, sizeof method,
@@ -196,6 +335,7 @@ cJSON *lab_crossover_envelope(const lab_params *p, const lab_crossover_measure *
              how);
   lab_env_stats(env, m->samples, m->warmup, "cpu_ms", m->cpu_iqr_pct, method);
   if (m->validated >= 0) lab_env_validation(env, m->validated, m->max_abs_err);
+  lab_crossover_judge(env);
   return env;
 }
 

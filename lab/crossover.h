@@ -43,6 +43,16 @@ int lab_crossover_point(const lab_crossover_measure *m, const double *fast, cons
 
 cJSON *lab_crossover_envelope(const lab_params *p, const lab_crossover_measure *m, const char *backend,
                               const char *device_name, const lab_profile *prof);
+/* The verdict, written from the envelope's own series: it compares the GPU
+ * with the best CPU line the envelope holds ("cpu", and "cpu_server" once
+ * the browser has added the server's line beside its own): a tuned BLAS
+ * when there is one (its series has "blas": true), else the faster; and
+ * (re)writes from that one comparison the metrics, every finding and
+ * details.headline = {cpu, cpu_label, sizes: [{n, faster: "cpu"|"gpu"}]},
+ * which the page's headline shows. Called by lab_crossover_envelope, and
+ * by the browser again when the server's line joins. Returns -1 (and
+ * changes nothing) when the series are not a crossover's. */
+int lab_crossover_judge(cJSON *env);
 
 /* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
  * generates the spec table and the typed struct lab_params_crossover from this list. */

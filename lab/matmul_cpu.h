@@ -1,10 +1,15 @@
-/* The CPU matmul: the honest CPU side of `crossover` and the reference the
- * GPU matmuls are validated against. Row-major, fp32, C = A·B (n×n). */
+/* The CPU matmul without a library: the CPU side of `crossover` where there
+ * is no BLAS (the browser) and the reference the GPU matmuls are validated
+ * against. Row-major, fp32, C = A·B (n×n). */
 #ifndef LAB_MATMUL_CPU_H
 #define LAB_MATMUL_CPU_H
 
-/* Blocked i-k-j loops (cache-friendly, auto-vectorisable); c is overwritten. */
+/* The tuned kernel: 4×8 register tiles of 4-wide SIMD vectors (WebAssembly
+ * f32x4, SSE natively), blocked for cache; c is overwritten. */
 void lab_matmul_cpu(const float *a, const float *b, float *c, int n);
+/* The textbook triple loop (i, j, k; a float sum per entry): what the
+ * tuned kernel is checked and benchmarked against. */
+void lab_matmul_naive(const float *a, const float *b, float *c, int n);
 /* One entry C[i][j] accumulated in double: a spot-check reference for sizes
  * too large to multiply on the CPU. */
 double lab_matmul_entry(const float *a, const float *b, int n, int i, int j);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SMALL_N 64
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -22,10 +24,20 @@ double lab_quantile_sorted(const double *sorted, size_t n, double q) {
 int lab_summarize(const double *x, size_t n, lab_summary *out) {
   memset(out, 0, sizeof *out);
   if (n == 0 || n > LAB_MAX_SAMPLES) return -1;
-  double *buf = malloc(n * sizeof *buf);
+  /* A few samples, as usual: on the stack and sorted by insertion, which
+   * beats malloc and qsort's calls (musl's smoothsort in wasm). */
+  double small[SMALL_N];
+  double *buf = n <= SMALL_N ? small : malloc(n * sizeof *buf);
   if (!buf) return -1;
   memcpy(buf, x, n * sizeof *x);
-  qsort(buf, n, sizeof *buf, cmp_double);
+  if (n <= SMALL_N)
+    for (size_t i = 1; i < n; i++) {
+      double v = buf[i];
+      size_t j = i;
+      for (; j > 0 && buf[j - 1] > v; j--) buf[j] = buf[j - 1];
+      buf[j] = v;
+    }
+  else qsort(buf, n, sizeof *buf, cmp_double);
   double sum = 0;
   for (size_t i = 0; i < n; i++) sum += buf[i];
   out->n = n;
@@ -36,7 +48,7 @@ int lab_summarize(const double *x, size_t n, lab_summary *out) {
   out->q1 = lab_quantile_sorted(buf, n, 0.25);
   out->q3 = lab_quantile_sorted(buf, n, 0.75);
   out->iqr_pct = out->median != 0 ? 100.0 * (out->q3 - out->q1) / out->median : 0;
-  free(buf);
+  if (buf != small) free(buf);
   return 0;
 }
 

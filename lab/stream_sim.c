@@ -15,9 +15,16 @@
 
 static double max2(double a, double b) { return a > b ? a : b; }
 
-static void record(lab_stream_sim *s, const char *lane, const char *label, double start_us, double end_us) {
+/* Whether the next event is kept: labels are formatted only then, since a
+ * simulation with no timeline (graphs runs 100,000s of launches) would
+ * otherwise spend most of its time in snprintf, in wasm above all. */
+static int recording(const lab_stream_sim *s) {
   int cap = s->max_events > 0 ? s->max_events : DEFAULT_MAX_EVENTS;
-  if (!s->timeline || s->events >= cap) return;
+  return s->timeline && s->events < cap;
+}
+
+static void record(lab_stream_sim *s, const char *lane, const char *label, double start_us, double end_us) {
+  if (!recording(s)) return;
   cJSON *e = cJSON_CreateObject();
   if (!e) return;
   cJSON_AddStringToObject(e, "lane", lane);
@@ -30,6 +37,8 @@ static void record(lab_stream_sim *s, const char *lane, const char *label, doubl
 
 void lab_stream_init(lab_stream_sim *s, const lab_profile *prof, cJSON *env) {
   s->prof = prof;
+  s->launch_us = prof->launch_us;
+  s->sync_us = prof->sync_us;
   s->host_us = 0;
   s->gpu_free_us = 0;
   s->timeline = env ? cJSON_GetObjectItemCaseSensitive(env, "timeline") : NULL;
@@ -45,15 +54,38 @@ void lab_stream_host(lab_stream_sim *s, const char *label, double us) {
 }
 
 double lab_stream_kernel(lab_stream_sim *s, const char *label, double gpu_us) {
-  char buf[96];
-  snprintf(buf, sizeof buf, "launch %s", label ? label : "kernel");
-  record(s, CPU_LANE, buf, s->host_us, s->host_us + s->prof->launch_us);
-  s->host_us += s->prof->launch_us;
+  if (recording(s)) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "launch %s", label ? label : "kernel");
+    record(s, CPU_LANE, buf, s->host_us, s->host_us + s->launch_us);
+  }
+  s->host_us += s->launch_us;
   /* A kernel never runs shorter than the GPU's minimum kernel time. */
   double run = max2(gpu_us, s->prof->kernel_min_us);
   double start = max2(s->host_us, s->gpu_free_us);
   s->gpu_free_us = start + run;
   record(s, s->gpu_lane, label, start, s->gpu_free_us);
+  return s->gpu_free_us;
+}
+
+double lab_stream_kernels(lab_stream_sim *s, const char *label, double gpu_us, int count, double *first_start_us) {
+  double run = max2(gpu_us, s->prof->kernel_min_us), first = -1;
+  int i = 0;
+  for (; i < count && recording(s); i++) { /* the same events as count calls of lab_stream_kernel */
+    double end = lab_stream_kernel(s, label, gpu_us);
+    if (first < 0) first = end - run;
+  }
+  /* Nothing more is kept: only the two clocks move. */
+  double launch = s->launch_us, host = s->host_us, gpu_free = s->gpu_free_us;
+  for (; i < count; i++) {
+    host += launch;
+    double start = max2(host, gpu_free);
+    gpu_free = start + run;
+    if (first < 0) first = start;
+  }
+  s->host_us = host;
+  s->gpu_free_us = gpu_free;
+  if (first_start_us) *first_start_us = first;
   return s->gpu_free_us;
 }
 
@@ -64,21 +96,18 @@ double lab_copy_us(const lab_profile *prof, double bytes, double gbps) {
 }
 
 double lab_stream_copy(lab_stream_sim *s, const char *label, double bytes, double gbps, int pinned) {
-  char buf[96];
+  char buf[96] = "";
   /* From pageable memory the driver first copies into its own pinned
    * staging buffer: one more fixed cost on top of the transfer itself. */
   double run = lab_copy_us(s->prof, bytes, gbps) + (pinned ? 0 : s->prof->copy_latency_us);
   double issue = s->host_us;
-  s->host_us += s->prof->launch_us;
+  s->host_us += s->launch_us;
   double start = max2(s->host_us, s->gpu_free_us);
   s->gpu_free_us = start + run;
-  if (pinned) {
-    snprintf(buf, sizeof buf, "enqueue %s", label ? label : "copy");
-    record(s, CPU_LANE, buf, issue, s->host_us);
-  } else {
-    /* A pageable cudaMemcpy returns only when the copy is done. */
-    s->host_us = s->gpu_free_us;
-    snprintf(buf, sizeof buf, "%s (host waits: pageable)", label ? label : "copy");
+  if (!pinned) s->host_us = s->gpu_free_us; /* a pageable cudaMemcpy returns only when the copy is done */
+  if (recording(s)) {
+    if (pinned) snprintf(buf, sizeof buf, "enqueue %s", label ? label : "copy");
+    else snprintf(buf, sizeof buf, "%s (host waits: pageable)", label ? label : "copy");
     record(s, CPU_LANE, buf, issue, s->host_us);
   }
   record(s, s->gpu_lane, label, start, s->gpu_free_us);
@@ -87,7 +116,7 @@ double lab_stream_copy(lab_stream_sim *s, const char *label, double bytes, doubl
 
 double lab_stream_sync(lab_stream_sim *s, const char *label) {
   double start = s->host_us;
-  s->host_us = max2(s->host_us, s->gpu_free_us) + s->prof->sync_us;
+  s->host_us = max2(s->host_us, s->gpu_free_us) + s->sync_us;
   record(s, CPU_LANE, label ? label : "synchronize", start, s->host_us);
   return s->host_us;
 }

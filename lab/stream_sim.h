@@ -11,6 +11,9 @@ typedef struct cJSON cJSON;
 
 typedef struct lab_stream_sim {
   const lab_profile *prof;
+  /* The profile's launch and synchronize costs (µs), copied at init: a
+   * caller jitters these per run instead of copying the whole profile. */
+  double launch_us, sync_us;
   double host_us;     /* the host's clock */
   double gpu_free_us; /* when the GPU finishes what is queued */
   cJSON *timeline;    /* envelope's timeline array, or NULL to record nothing */
@@ -27,6 +30,12 @@ void lab_stream_host(lab_stream_sim *s, const char *label, double us);
  * the GPU starts when both the launch has arrived and earlier work is done.
  * Returns the kernel's end time on the GPU clock. */
 double lab_stream_kernel(lab_stream_sim *s, const char *label, double gpu_us);
+/* `count` kernels of `gpu_us` one after another, as `count` calls of
+ * lab_stream_kernel but in one loop: a chain of 100,000 launches with no
+ * timeline kept costs no call per launch (a call is dear in wasm).
+ * *first_start_us (may be NULL) gets the first kernel's start on the GPU
+ * (-1 when count is 0). Returns the last one's end. */
+double lab_stream_kernels(lab_stream_sim *s, const char *label, double gpu_us, int count, double *first_start_us);
 /* Enqueue a copy of `bytes` at `gbps` (1e9 B/s): asynchronous when pinned
  * (the host pays the launch only), synchronous for pageable memory (the
  * host waits for the copy, as cudaMemcpy from pageable memory does, and

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../cpu_gemm.h"
 #include "../matmul_cpu.h"
@@ -17,10 +18,12 @@ enum { ROW_MAJOR = 101, NO_TRANS = 111 }; /* CBLAS_ORDER, CBLAS_TRANSPOSE */
 typedef void (*sgemm_fn)(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
                          const float *b, int ldb, float beta, float *c, int ldc);
 typedef int (*threads_fn)(void);
+typedef const char *(*config_fn)(void);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static sgemm_fn sgemm;
 static threads_fn threads;
+static char version[32] = "OpenBLAS"; /* "OpenBLAS 0.3.21": the first two words of openblas_get_config() */
 
 static void open_blas(void) {
   void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -28,6 +31,10 @@ static void open_blas(void) {
   if (!lib) return;
   *(void **)&sgemm = dlsym(lib, "cblas_sgemm");
   *(void **)&threads = dlsym(lib, "openblas_get_num_threads");
+  config_fn config;
+  *(void **)&config = dlsym(lib, "openblas_get_config");
+  const char *c = config ? config() : NULL, *sp = c ? strchr(c, ' ') : NULL;
+  if (sp && !strncmp(c, "OpenBLAS ", 9)) snprintf(version, sizeof version, "%.*s", (int)strcspn(sp + 1, " ") + 9, c);
 }
 
 void lab_cpu_sgemm(const float *a, const float *b, float *c, int n) {
@@ -39,8 +46,8 @@ void lab_cpu_sgemm(const float *a, const float *b, float *c, int n) {
 void lab_cpu_gemm_describe(char *out, size_t n) {
   pthread_once(&once, open_blas);
   int t = sgemm && threads ? threads() : 1;
-  if (sgemm) snprintf(out, n, "OpenBLAS cblas_sgemm, %d thread%s", t, t == 1 ? "" : "s");
-  else snprintf(out, n, "one thread, blocked loops, no BLAS (OpenBLAS could not be opened)");
+  if (sgemm) snprintf(out, n, "%s cblas_sgemm, %d thread%s", version, t, t == 1 ? "" : "s");
+  else snprintf(out, n, "one thread, SIMD kernel (4-wide, blocked for cache), no BLAS: OpenBLAS could not be opened");
 }
 
 bool lab_cpu_gemm_is_blas(void) {

@@ -77,8 +77,8 @@ END_TEST
  * checks every entry against the double-precision reference, within fp32's
  * bound. */
 static void check_against_reference(void (*mm)(const float *, const float *, float *, int)) {
-  const int sizes[] = {1, 37, 100, 130};
-  for (int s = 0; s < 4; s++) {
+  const int sizes[] = {1, 7, 33, 37, 100, 130};
+  for (int s = 0; s < 6; s++) {
     int n = sizes[s];
     float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n), *c = malloc(sizeof(float) * n * n);
     lab_crossover_inputs(a, b, n);
@@ -95,6 +95,37 @@ static void check_against_reference(void (*mm)(const float *, const float *, flo
 }
 
 START_TEST(crossover_cpu_matmul_matches_the_reference) { check_against_reference(lab_matmul_cpu); }
+END_TEST
+
+START_TEST(crossover_naive_matmul_matches_the_reference) { check_against_reference(lab_matmul_naive); }
+END_TEST
+
+/* The SIMD kernel against the naive triple loop on random normal inputs,
+ * at sizes off every tile and block edge (1, 7, 33, 130: partial 4×8
+ * tiles, leftover rows and columns) and past one cache block (257, 300):
+ * entry by entry within fp32's bound for a sum of n terms. */
+START_TEST(crossover_simd_kernel_matches_the_naive_loop) {
+  const int sizes[] = {1, 2, 7, 8, 9, 16, 33, 64, 130, 257, 300};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    int n = sizes[s];
+    size_t count = (size_t)n * n;
+    float *a = malloc(sizeof(float) * count), *b = malloc(sizeof(float) * count);
+    float *fast = malloc(sizeof(float) * count), *slow = malloc(sizeof(float) * count);
+    double *ref = malloc(sizeof(double) * count), rel = 0, abs_err = 0;
+    lab_fill_normal(a, count, 0x51d0u + (uint64_t)n);
+    lab_fill_normal(b, count, 0x51d1u + (uint64_t)n);
+    for (size_t i = 0; i < count; i++) fast[i] = NAN; /* every entry must be written */
+    lab_matmul_cpu(a, b, fast, n);
+    lab_matmul_naive(a, b, slow, n);
+    for (size_t i = 0; i < count; i++) ref[i] = slow[i];
+    ck_assert_msg(lab_matmul_check(ref, fast, (int)count, n, LAB_U_FP32, &rel, &abs_err), "n=%d rel err=%g", n, rel);
+    free(a);
+    free(b);
+    free(fast);
+    free(slow);
+    free(ref);
+  }
+}
 END_TEST
 
 START_TEST(crossover_inputs_are_random_normal_not_zeros) {
@@ -247,6 +278,88 @@ START_TEST(crossover_findings_name_the_crossover) {
 }
 END_TEST
 
+/* A crossover envelope with the server's BLAS line added (as the browser
+ * does) is judged against the best CPU line: the headline, the metrics
+ * and every finding come from that one comparison and name it. */
+static void add_cpu_line(cJSON *env, const char *id, const char *label, const double *ms, int n_sizes) {
+  cJSON *pts = lab_env_series(env, id, label, "N", "ms");
+  for (int i = 0; i < n_sizes; i++) lab_series_point(pts, 16 << i, ms[i]);
+  lab_env_series_source(env, id, "measured");
+  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(env, "series"), cJSON_GetArraySize(cJSON_GetObjectItem(env, "series")) - 1);
+  cJSON_AddBoolToObject(s, "blas", 1);
+}
+
+static lab_crossover_measure fake_measure(void) {
+  lab_crossover_measure m;
+  memset(&m, 0, sizeof m);
+  m.n_sizes = lab_crossover_sizes(256, m.n, LAB_CROSSOVER_MAX_SIZES); /* 16 … 256 */
+  for (int i = 0; i < m.n_sizes; i++) {
+    double n = m.n[i];
+    m.cpu_ms[i] = 2 * n * n * n / 1e9 * 1e3 / 0.6; /* 0.6 GFLOPS: slower than the GPU even at 16 */
+    m.gpu_kernel_ms[i] = 0.002 + 2 * n * n * n / 1e13 * 1e3;
+    m.gpu_ms[i] = m.gpu_kernel_ms[i] + 0.008;
+    m.gpu_copies_ms[i] = m.gpu_ms[i] + 0.03 + n * n * 1e-7;
+  }
+  m.samples = 3;
+  m.validated = -1;
+  return m;
+}
+
+START_TEST(crossover_headline_uses_the_blas_cpu_line_and_names_it) {
+  lab_params p;
+  const lab_experiment *e = lab_experiment_find("crossover");
+  lab_params_init(&p, e->params, e->n_params);
+  lab_crossover_measure m = fake_measure();
+  const lab_profile *prof = lab_profile_find("h100-sxm");
+  cJSON *env = lab_crossover_envelope(&p, &m, "simulated", prof->device_name, prof);
+  ck_assert_ptr_nonnull(env);
+  /* one slow CPU line: the GPU wins from 16, and no finding says tiny work loses */
+  ck_assert_double_eq(test_exp_metric(env, "crossover_n"), 16);
+  ck_assert(!test_exp_finding_has(env, "tiny work loses"));
+  ck_assert(test_exp_finding_has(env, "slower still"));
+  /* the server's BLAS: 0.75 µs at 16, 50 GFLOPS beyond */
+  double server[5];
+  for (int i = 0; i < m.n_sizes; i++) {
+    double n = m.n[i];
+    server[i] = i == 0 ? 0.00075 : 2 * n * n * n / 50e9 * 1e3;
+  }
+  add_cpu_line(env, "cpu_server", "Server CPU sgemm (OpenBLAS 0.3.21 cblas_sgemm, 2 threads)", server, m.n_sizes);
+  ck_assert_int_eq(lab_crossover_judge(env), 0);
+  ck_assert_int_eq(lab_envelope_check(env, NULL), 0);
+  const cJSON *h = cJSON_GetObjectItem(cJSON_GetObjectItem(env, "details"), "headline");
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(h, "cpu")), "cpu_server");
+  const cJSON *sizes = cJSON_GetObjectItem(h, "sizes");
+  ck_assert_int_eq(cJSON_GetArraySize(sizes), m.n_sizes);
+  int x = (int)test_exp_metric(env, "crossover_n");
+  for (int i = 0; i < m.n_sizes; i++) {
+    const char *f = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(sizes, i), "faster"));
+    ck_assert_str_eq(f, server[i] < m.gpu_ms[i] ? "cpu" : "gpu");
+    if (x && m.n[i] >= x) ck_assert_str_eq(f, "gpu"); /* the metric and the headline agree */
+  }
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(sizes, 0), "faster")), "cpu");
+  ck_assert(x > 16);
+  ck_assert_double_eq_tol(test_exp_metric(env, "cpu_ms_smallest"), 0.00075, 1e-12);
+  ck_assert(test_exp_finding_has(env, "best CPU here (Server CPU sgemm (OpenBLAS 0.3.21"));
+  ck_assert(test_exp_finding_has(env, "tiny work loses on a GPU"));
+  ck_assert(!test_exp_finding_has(env, "slower still"));
+  ck_assert(!test_exp_finding_has(env, "without a BLAS library")); /* the verdict's CPU is a BLAS */
+  char other[160];
+  snprintf(other, sizeof other, "reached %.1f GFLOPS at N = 256", 2.0 * 256 * 256 * 256 / (m.cpu_ms[4] * 1e6));
+  ck_assert(test_exp_finding_has(env, "The other CPU line, CPU sgemm"));
+  ck_assert(test_exp_finding_has(env, other)); /* the browser's own figure, not the server's */
+  ck_assert(test_exp_finding_has(env, "in your browser and on the server"));
+  cJSON_Delete(env);
+}
+END_TEST
+
+START_TEST(crossover_judge_refuses_an_envelope_without_its_series) {
+  cJSON *env = lab_envelope_new("crossover", "simulated", NULL, "t4", NULL);
+  ck_assert_int_eq(lab_crossover_judge(env), -1);
+  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(env, "findings")), 0);
+  cJSON_Delete(env);
+}
+END_TEST
+
 TEST_EXPERIMENT_SUITE(crossover);
 
 TEST_EXPERIMENT_SUITE(crossover) {
@@ -255,6 +368,8 @@ TEST_EXPERIMENT_SUITE(crossover) {
   tcase_set_timeout(tc, 20); /* real CPU timing, slower under the sanitizer */
   tcase_add_test(tc, crossover_sweep_doubles_up_to_max);
   tcase_add_test(tc, crossover_cpu_matmul_matches_the_reference);
+  tcase_add_test(tc, crossover_naive_matmul_matches_the_reference);
+  tcase_add_test(tc, crossover_simd_kernel_matches_the_naive_loop);
   tcase_add_test(tc, matmul_check_catches_a_tf32_slip);
   tcase_add_test(tc, matmul_check_counts_nan_as_a_failure);
   tcase_add_test(tc, crossover_inputs_are_random_normal_not_zeros);
@@ -266,6 +381,8 @@ TEST_EXPERIMENT_SUITE(crossover) {
   tcase_add_test(tc, crossover_gpu_model_physics_on_every_profile);
   tcase_add_test(tc, crossover_cpu_time_grows_with_size);
   tcase_add_test(tc, crossover_findings_name_the_crossover);
+  tcase_add_test(tc, crossover_headline_uses_the_blas_cpu_line_and_names_it);
+  tcase_add_test(tc, crossover_judge_refuses_an_envelope_without_its_series);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -33,6 +33,37 @@ START_TEST(stream_kernels_run_back_to_back_in_order) {
 }
 END_TEST
 
+/* lab_stream_kernels is count calls of lab_stream_kernel in one loop: the
+ * same clocks, and the same events while a timeline is kept (a cap of 5
+ * stops recording part-way through). */
+START_TEST(stream_kernels_in_one_call_match_one_call_each) {
+  cJSON *e1 = lab_envelope_new("t", "simulated", NULL, NULL, NULL);
+  cJSON *e2 = lab_envelope_new("t", "simulated", NULL, NULL, NULL);
+  lab_stream_sim a, b;
+  lab_stream_init(&a, t4(), e1);
+  lab_stream_init(&b, t4(), e2);
+  a.max_events = b.max_events = 5;
+  lab_stream_host(&a, "python", 7);
+  lab_stream_host(&b, "python", 7);
+  double first = 0, end_a = lab_stream_kernels(&a, "k", 1.5, 40, &first), end_b = 0;
+  for (int i = 0; i < 40; i++) end_b = lab_stream_kernel(&b, "k", 1.5);
+  ck_assert_double_eq_tol(end_a, end_b, 1e-9);
+  ck_assert_double_eq_tol(a.host_us, b.host_us, 1e-9);
+  ck_assert_double_eq_tol(first, 7 + t4()->launch_us, 1e-9);
+  char *ta = cJSON_PrintUnformatted(cJSON_GetObjectItem(e1, "timeline"));
+  char *tb = cJSON_PrintUnformatted(cJSON_GetObjectItem(e2, "timeline"));
+  ck_assert_str_eq(ta, tb);
+  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(e1, "timeline")), 5);
+  cJSON_free(ta);
+  cJSON_free(tb);
+  cJSON_Delete(e1);
+  cJSON_Delete(e2);
+  lab_stream_init(&a, t4(), NULL);
+  lab_stream_kernels(&a, "k", 1, 0, &first);
+  ck_assert_double_eq(first, -1);
+}
+END_TEST
+
 START_TEST(stream_gpu_waits_for_late_launch) {
   lab_stream_sim s;
   lab_stream_init(&s, t4(), NULL);
@@ -193,6 +224,7 @@ Suite *make_stream_sim_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, stream_kernel_returns_to_host_before_gpu_finishes);
   tcase_add_test(tc, stream_kernels_run_back_to_back_in_order);
+  tcase_add_test(tc, stream_kernels_in_one_call_match_one_call_each);
   tcase_add_test(tc, stream_gpu_waits_for_late_launch);
   tcase_add_test(tc, stream_kernel_never_shorter_than_min);
   tcase_add_test(tc, stream_sync_waits_for_gpu_and_costs_sync_us);

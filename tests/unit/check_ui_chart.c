@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crossover.h"
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
@@ -325,6 +326,35 @@ START_TEST(recorded_runs_have_their_own_badge) {
 }
 END_TEST
 
+/* crossover in the browser once the server's BLAS line has joined (as
+ * experiment_run.c adds it): the headline names the CPU it compared with,
+ * and each CPU line is badged by where it ran. */
+START_TEST(crossover_headline_names_the_cpu_it_compared_with) {
+  cJSON *env = simulate("crossover", "t4"), *s, *server = NULL;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItem(env, "series")) {
+    if (strcmp(cJSON_GetObjectItem(s, "id")->valuestring, "cpu") == 0) server = cJSON_Duplicate(s, 1);
+  }
+  ck_assert_ptr_nonnull(server);
+  cJSON_ReplaceItemInObject(server, "id", cJSON_CreateString("cpu_server"));
+  cJSON_ReplaceItemInObject(server, "label", cJSON_CreateString("Server CPU sgemm (OpenBLAS 0.3.21, 2 threads)"));
+  cJSON_AddStringToObject(server, "ran_on", "server");
+  cJSON *pt;
+  cJSON_ArrayForEach(pt, cJSON_GetObjectItem(server, "points")) cJSON_GetArrayItem(pt, 1)->valuedouble /= 100;
+  cJSON_AddItemToArray(cJSON_GetObjectItem(env, "series"), server);
+  ck_assert_int_eq(lab_crossover_judge(env), 0);
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  const char *out = ui_buf_str(&b);
+  ck_has(out, "<p class=\"exp-headline\" data-cpu=\"cpu_server\">Who was faster at each size, against the best "
+              "CPU here (Server CPU sgemm (OpenBLAS 0.3.21, 2 threads)): the CPU at N = 16");
+  ck_has(out, "measured on the server's CPU</span> Server CPU sgemm");
+  ck_has(out, "measured in your browser</span> CPU sgemm");
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(text_alternative_holds_every_point) {
   static const char *const names[] = {"transfer", "crossover", "train_step"};
   for (int k = 0; k < 3; k++) {
@@ -397,6 +427,7 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, each_real_series_is_labelled_by_its_own_source);
   tcase_add_test(tc, one_badge_per_kind_of_real_series);
   tcase_add_test(tc, recorded_runs_have_their_own_badge);
+  tcase_add_test(tc, crossover_headline_names_the_cpu_it_compared_with);
   tcase_add_test(tc, memory_result_shows_the_oom_and_its_fixes);
   tcase_add_test(tc, placement_result_names_the_stray_field);
   suite_add_tcase(s, tc);

@@ -13,6 +13,7 @@
 #include "bridge.h"
 #include "class_app.h"
 #include "class_queue.h"
+#include "crossover.h"
 #include "envelope.h"
 #include "experiment.h"
 #include "json.h"
@@ -289,9 +290,11 @@ static slot *from_tag(void *ctx) {
 }
 
 /* The server's CPU figure beside the browser's (crossover): the browser
- * times one WebAssembly thread of plain loops; the server times a tuned
- * BLAS on all its cores, as numpy and PyTorch would. Its "cpu" line joins
- * the result as "cpu_server", labelled and sourced as measured there. */
+ * times one WebAssembly thread; the server times a tuned BLAS on all its
+ * cores, as numpy and PyTorch would. Its "cpu" line joins the result as
+ * "cpu_server", labelled and marked as measured on the server, and the
+ * verdict is written again against the fastest CPU line
+ * (lab_crossover_judge), so headline and findings stay one comparison. */
 static void on_server_cpu(int status, const char *body, size_t len, void *ctx) {
   slot *s = from_tag(ctx);
   cJSON *j = s && s->result && status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
@@ -301,16 +304,12 @@ static void on_server_cpu(int status, const char *body, size_t len, void *ctx) {
     const char *id = ui_json_str(line, "id");
     if (!id || strcmp(id, "cpu") != 0 || !ui_json_arr(s->result, "series")) continue;
     cJSON *copy = cJSON_Duplicate(line, 1);
-    snprintf(label, sizeof label, "Server CPU: %s", ui_json_str(line, "label") ? ui_json_str(line, "label") : "sgemm");
+    snprintf(label, sizeof label, "Server %s", ui_json_str(line, "label") ? ui_json_str(line, "label") : "CPU sgemm");
     cJSON_ReplaceItemInObject(copy, "id", cJSON_CreateString("cpu_server"));
     cJSON_ReplaceItemInObject(copy, "label", cJSON_CreateString(label));
+    cJSON_AddStringToObject(copy, "ran_on", "server");
     cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(s->result, "series"), copy);
-    double gf = 0;
-    ui_json_num(ui_json_obj(j, "metrics"), "cpu_gflops", &gf);
-    char text[300];
-    snprintf(text, sizeof text, "The server's CPU (%s) reached %.1f GFLOPS on the largest size: that is the CPU a "
-             "PyTorch user trains on, and the line to compare the GPU with.", ui_json_str(line, "label"), gf);
-    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(s->result, "findings"), cJSON_CreateString(text));
+    lab_crossover_judge(s->result);
     show_output(s);
     remember(s->w.e->name, s->result, s->w.in_browser);
     break;

@@ -78,13 +78,19 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
   const cJSON *s;
   const char *backend = ui_json_str(env, "backend");
   bool any = false;
-  for (int k = 0; k < 2; k++) {
-    bool measured = k == 0, open = false;
+  /* Groups: measured/computed, each here (the browser) or on the server; a
+   * line with ran_on "server" is one the server measured beside an
+   * in-browser run (crossover's BLAS line). */
+  for (int g = 0; g < 4; g++) {
+    bool measured = g < 2, on_server = g % 2 == 1, open = false;
     const char *named[16]; /* a label is named once (precision's FP32 is a throughput, an error and a loss line) */
     int n_named = 0;
     cJSON_ArrayForEach(s, ui_json_arr(env, "series")) {
       const char *source = ui_json_str(s, "source"), *label = ui_json_str(s, "label");
-      if (!source || strcmp(source, kinds[k]) != 0) continue;
+      if (!source || strcmp(source, kinds[measured ? 0 : 1]) != 0) continue;
+      const char *ran_on = ui_json_str(s, "ran_on");
+      bool here = in_browser && !(ran_on && strcmp(ran_on, "server") == 0);
+      if (here == on_server) continue;
       if (!label) label = ui_json_str(s, "id");
       bool seen = false;
       for (int i = 0; label && i < n_named; i++) seen = seen || strcmp(named[i], label) == 0;
@@ -93,13 +99,12 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
       if (!any) ui_buf_raw(b, "<ul class=\"exp-series-sources\" aria-label=\"Where each line's numbers come from\">");
       if (!open)
         ui_buf_rawf(b, "<li><span class=\"badge badge-real badge-small\">%s</span> ",
-                    measured ? (in_browser ? "measured in your browser" : "measured on the server's CPU")
-                             : (in_browser ? "computed in your browser" : "computed on the server's CPU"));
+                    measured ? (here ? "measured in your browser" : "measured on the server's CPU")
+                             : (here ? "computed in your browser" : "computed on the server's CPU"));
       else
         ui_buf_raw(b, "; ");
       any = open = true;
-      ui_buf_text(b, label);
-      if (measured && in_browser) ui_buf_raw(b, ": one WebAssembly thread, no BLAS");
+      ui_buf_text(b, label); /* the label says what did the work */
     }
     if (open) ui_buf_raw(b, "</li>");
   }
