@@ -36,8 +36,13 @@ static srv_store *open_store(const char *uri, const char *where) {
   lab_error err = {0};
   srv_store *st = NULL;
   for (int waited = 0; !stop_requested; waited++) {
-    if (srv_store_open_spec(uri, &st, &err) == 0) return st;
-    if (err.code != LAB_E_STORE_UNAVAILABLE || waited >= OPEN_TRIES_S) break;
+    if (srv_store_open_spec(uri, &st, &err) == 0) {
+      printf("gpulab worker: class database %s: %s\n", where, srv_store_transport(st));
+      fflush(stdout);
+      return st;
+    }
+    /* a fault in --store itself (a password, TLS) is not cured by waiting */
+    if (err.code != LAB_E_STORE_UNAVAILABLE || err.param[0] || waited >= OPEN_TRIES_S) break;
     if (waited == 0) fprintf(stderr, "gpulab worker: %s; retrying for %d s\n", err.message, OPEN_TRIES_S);
     nap(1);
   }

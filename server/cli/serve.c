@@ -262,6 +262,8 @@ static void class_announce(const srv_class *cls, const char *token, srv_token_or
   srv_store_where(cls->cfg.db, where, sizeof where);
   printf("gpulab: class \"%s\" %s in %s (%s)\n", cls->cfg.name, cls->created ? "created" : "opened", where,
          srv_store_kind(cls->store));
+  if (srv_store_shared(cls->store))
+    printf("gpulab: class database %s: %s\n", where, srv_store_transport(cls->store));
   printf("gpulab: class \"%s\" join code: %.4s-%.4s\n", cls->cfg.name, cls->join_code, cls->join_code + 4);
   if (origin == SRV_TOKEN_MADE) printf("gpulab: instructor token: %s\n", token);
   else if (origin == SRV_TOKEN_ENV) printf("gpulab: instructor token: (the one in GPULAB_INSTRUCTOR_TOKEN)\n");

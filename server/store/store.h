@@ -128,6 +128,9 @@ int srv_store_spec_is_pg(const char *spec);
 int srv_store_open_spec(const char *spec, srv_store **out, lab_error *err);
 /* "sqlite" or "postgresql". */
 const char *srv_store_kind(const srv_store *s);
+/* How the store is reached, for logs: "local file", or a PostgreSQL
+ * store's "TLS (TLSv1.3, cipher, sslmode=verify-full)" / "no TLS (sslmode=…)". */
+const char *srv_store_transport(const srv_store *s);
 /* Whether several processes share this store (and so it holds the GPU
  * queue and the workers): PostgreSQL. */
 int srv_store_shared(const srv_store *s);

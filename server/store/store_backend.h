@@ -79,6 +79,7 @@ typedef struct srv_store_ops {
   int (*role_open)(srv_store *s, srv_store_role_id id, srv_store_role **out, lab_error *err);
   int (*role_hold)(srv_store_role *r, int *held, int *others, lab_error *err);
   void (*role_close)(srv_store_role *r);
+  const char *(*transport)(const srv_store *s); /* how it is reached, for the start's log; NULL: a local file */
 } srv_store_ops;
 
 /* Every implementation's handle starts with this. */

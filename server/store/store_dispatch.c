@@ -12,6 +12,10 @@
 
 const char *srv_store_kind(const srv_store *s) { return s->ops->kind; }
 
+const char *srv_store_transport(const srv_store *s) {
+  return s->ops->transport ? s->ops->transport(s) : "local file";
+}
+
 int srv_store_shared(const srv_store *s) { return s->ops->queue_claim != NULL; }
 
 /* An operation only a store shared by several processes has. */

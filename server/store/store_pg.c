@@ -98,8 +98,29 @@ static void quiet(void *arg, const char *message) {
   (void)message;
 }
 
+/* What a failed connect's TLS trouble was and what cures it; NULL when the
+ * failure was not about TLS. None of them is cured by retrying. */
+static const char *tls_cure(const char *why) {
+  if (strstr(why, "server does not support SSL"))
+    return "the PostgreSQL server has no TLS: set ssl = on there with a certificate (docs/deploy.md, "
+           "PostgreSQL over TLS)";
+  if (strstr(why, "root certificate file"))
+    return "the sslrootcert file cannot be read: point sslrootcert= at the CA that signed the server's certificate";
+  if (strstr(why, "certificate verify failed"))
+    return "the server's certificate is not signed by the CA in sslrootcert: point sslrootcert= at the CA "
+           "that signed it";
+  if (strstr(why, "does not match host name"))
+    return "the server's certificate is for another name: connect by the host name its certificate names";
+  if (strstr(why, "SSL") || strstr(why, "certificate"))
+    return "check sslmode, sslrootcert, sslcert and sslkey in the URI against the server's TLS settings";
+  if (strstr(why, "no encryption") && strstr(why, "pg_hba.conf"))
+    return "the server takes this user only over TLS (hostssl): add sslmode=verify-full&sslrootcert=CA.crt";
+  return NULL;
+}
+
 PGconn *srv_pg_connect(pg_store *st, lab_error *err) {
-  /* Defaults first: what the URI says overrides them (expand_dbname). */
+  /* Defaults first: what the URI says overrides them (expand_dbname) —
+   * sslmode, sslrootcert, sslcert and sslkey among them. */
   const char *keys[] = {"connect_timeout", "application_name", "options", "keepalives_idle", "keepalives_interval",
                         "keepalives_count", "dbname", NULL};
   const char *vals[] = {"3", "gpulab", "-c statement_timeout=10000 -c lock_timeout=5000 -c client_min_messages=warning",
@@ -109,7 +130,7 @@ PGconn *srv_pg_connect(pg_store *st, lab_error *err) {
     PQsetNoticeProcessor(c, quiet, NULL);
     return c;
   }
-  char why[200];
+  char why[400]; /* whole, so that its end ("…, no encryption") can be read */
   snprintf(why, sizeof why, "%s", c ? PQerrorMessage(c) : "out of memory");
   for (char *p = why; *p; p++)
     if (*p == '\n') *p = ' ';
@@ -118,10 +139,16 @@ PGconn *srv_pg_connect(pg_store *st, lab_error *err) {
   int bad_password = c && !no_password && strstr(why, "password authentication failed") != NULL;
   PQfinish(c);
   if (no_password || bad_password) {
-    lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
+    lab_fail(err, LAB_E_STORE_UNAVAILABLE, "store",
              "the class database %.200s %s: set PGPASSWORD (or a password in the connection string / ~/.pgpass) "
              "for this user, then start again",
              st->where, no_password ? "asks for a password and none was given" : "refused the password given");
+    return NULL;
+  }
+  const char *cure = tls_cure(why);
+  if (cure) {
+    lab_fail(err, LAB_E_STORE_UNAVAILABLE, "store", "TLS to the class database %.90s failed: %s, then start again (%.80s)",
+             st->where, cure, why);
     return NULL;
   }
   lab_fail(err, LAB_E_STORE_UNAVAILABLE, NULL,
@@ -129,6 +156,19 @@ PGconn *srv_pg_connect(pg_store *st, lab_error *err) {
            "nothing was stored, retry in a few seconds",
            st->where, why);
   return NULL;
+}
+
+void srv_pg_describe_tls(PGconn *c, char *out, size_t n) {
+  const char *mode = "prefer"; /* libpq's default */
+  PQconninfoOption *opts = PQconninfo(c);
+  for (PQconninfoOption *o = opts; o && o->keyword; o++)
+    if (!strcmp(o->keyword, "sslmode") && o->val && *o->val) mode = o->val;
+  if (PQsslInUse(c)) {
+    const char *proto = PQsslAttribute(c, "protocol"), *cipher = PQsslAttribute(c, "cipher");
+    snprintf(out, n, "TLS (%s, %s, sslmode=%s)", proto ? proto : "?", cipher ? cipher : "?", mode);
+  } else
+    snprintf(out, n, "no TLS (sslmode=%s)", mode);
+  PQconninfoFree(opts);
 }
 
 /* Whether a pooled connection still works: PostgreSQL tells idle clients

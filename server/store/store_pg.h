@@ -31,6 +31,7 @@ typedef struct pg_store {
   srv_store base; /* first: a srv_store* is a pg_store* */
   char uri[4096];
   char where[512]; /* the URI without its password, for messages */
+  char tls[128];   /* how the first connection was made: "TLS (TLSv1.3, …, sslmode=…)" or "no TLS (sslmode=…)" */
   pthread_mutex_t lock; /* the pool */
   pthread_cond_t freed;
   PGconn *conns[SRV_PG_POOL];
@@ -58,6 +59,8 @@ void srv_pg_hash(pg_args *a, const unsigned char hash[SRV_HASH_BYTES]); /* as by
 /* Opens a new connection to st's database (statement and lock timeouts
  * set); NULL with err on failure. */
 PGconn *srv_pg_connect(pg_store *st, lab_error *err);
+/* How c is carried: "TLS (protocol, cipher, sslmode=…)" or "no TLS (sslmode=…)". */
+void srv_pg_describe_tls(PGconn *c, char *out, size_t n);
 /* Borrows a pooled connection (connecting, or reconnecting one the server
  * closed, first); NULL with err (store_unavailable, or store_busy when all
  * are in use for long). Give it back with srv_pg_give. */

@@ -16,7 +16,9 @@ static void op_close(srv_store *s) {
   free(st);
 }
 
-static srv_store_ops pg_ops = {.kind = "postgresql", .close = op_close};
+static const char *op_transport(const srv_store *s) { return ((const pg_store *)s)->tls; }
+
+static srv_store_ops pg_ops = {.kind = "postgresql", .close = op_close, .transport = op_transport};
 
 int srv_store_pg_open(const char *uri, srv_store **out, lab_error *err) {
   *out = NULL;
@@ -41,6 +43,7 @@ int srv_store_pg_open(const char *uri, srv_store **out, lab_error *err) {
     op_close(&st->base);
     return -1;
   }
+  srv_pg_describe_tls(c, st->tls, sizeof st->tls); /* every later connection is made from the same URI */
   st->conns[0] = c; /* the first pooled connection */
   *out = &st->base;
   return 0;
