@@ -12,7 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { BIN, childEnv, request } from '../api/lib.mjs';
+import { BIN, assertNoSanitizerFindings, childEnv, request } from '../api/lib.mjs';
 import { fakeGpu } from '../api/queue_lib.mjs';
 import { missing, newStore, startClusterServer, startWorker, workersSeen } from './cluster_lib.mjs';
 
@@ -95,7 +95,11 @@ function mustStop(args, uri) {
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (out += d));
     const timer = setTimeout(() => { p.kill('SIGKILL'); rej(new Error(`${args[0]} did not stop: ${out}`)); }, 30000);
-    p.on('exit', (code) => { clearTimeout(timer); res({ code, out, ms: Date.now() - t0 }); });
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      assertNoSanitizerFindings(out, `${args[0]} output`);
+      res({ code, out, ms: Date.now() - t0 });
+    });
   });
 }
 
@@ -140,6 +144,12 @@ test('a_server_and_a_worker_with_verify_full_serve_a_class_over_tls', T, async (
 
 test('sslmode_require_against_a_postgresql_without_tls_stops_at_once_saying_to_turn_ssl_on', T, async () => {
   const { uri } = newStore(); /* the stage's PostgreSQL: no TLS */
+  const srv = await startClusterServer(uri); /* libpq's default, prefer, finds no TLS and says so */
+  try {
+    assert.match(srv.stdout(), /class database postgresql:\/\/\S+: no TLS \(sslmode=prefer\)/);
+  } finally {
+    await srv.stop();
+  }
   for (const args of [['serve', '--port', '0', '--store', `${uri}?sslmode=require`, '--workers', 'none'], ['worker']]) {
     const r = await mustStop(args, `${uri}?sslmode=require`);
     assert.notEqual(r.code, 0, r.out);
