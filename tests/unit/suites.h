@@ -54,5 +54,7 @@ Suite *make_runner_suite(void);
 Suite *make_measure_suite(void);
 Suite *make_metrics_suite(void);
 Suite *make_ui_result_streams_suite(void);
+Suite *make_explain_suite(void);
+Suite *make_explain_corpus_suite(void);
 
 #endif
