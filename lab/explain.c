@@ -19,7 +19,9 @@ static const lab_ex_recogniser *const recognisers[] = {&lab_ex_oom, &lab_ex_mism
 size_t lab_ex_first_anchor(const char *t, size_t n, size_t from, const char *const anchors[]) {
   size_t best = LAB_EX_NONE;
   for (int i = 0; anchors[i]; i++) {
-    size_t at = lab_ex_find(t, from, best == LAB_EX_NONE ? n : best + strlen(anchors[i]), anchors[i]);
+    /* only an anchor that starts before the best so far can beat it; never past n */
+    size_t end = best == LAB_EX_NONE || n - best < strlen(anchors[i]) ? n : best + strlen(anchors[i]);
+    size_t at = lab_ex_find(t, from, end, anchors[i]);
     if (at < best) best = at;
   }
   return best;

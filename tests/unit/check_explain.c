@@ -328,6 +328,26 @@ START_TEST(explain_bounds_are_error_codes) {
 }
 END_TEST
 
+/* A message that ends the text exactly, copied to a buffer of its own size
+ * (the fuzzer found a read past the end here: a longer anchor searched up
+ * to "the best so far + its length"). Under SAN=1 ASan checks the reads. */
+START_TEST(explain_message_at_the_very_end_reads_nothing_past_it) {
+  const char *ends[] = {"device-side assert triggered", "CUDA out of memory", "Torch not compiled with CUDA enabled",
+                        "PyTorch version: 2.1.0", "can't convert cuda:0 device type tensor to numpy"};
+  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+    size_t n = strlen(ends[i]);
+    char *t = malloc(n);
+    memcpy(t, ends[i], n);
+    lab_error err = {0};
+    cJSON *j = lab_explain(t, n, &err);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_str_ne(str(item(j, 0), "kind"), "unknown");
+    cJSON_Delete(j);
+    free(t);
+  }
+}
+END_TEST
+
 /* Every diagnosis names a section that exists in its lesson's text, and an experiment that exists. */
 START_TEST(explain_diagnoses_link_real_sections_and_experiments) {
   for (int i = 0; i < lab_ex_diag_count(); i++) {
@@ -386,6 +406,7 @@ Suite *make_explain_suite(void) {
   tcase_add_test(tc, explain_several_messages_each_in_order);
   tcase_add_test(tc, explain_unknown_text_is_said_honestly);
   tcase_add_test(tc, explain_bounds_are_error_codes);
+  tcase_add_test(tc, explain_message_at_the_very_end_reads_nothing_past_it);
   tcase_add_test(tc, explain_diagnoses_link_real_sections_and_experiments);
   tcase_add_test(tc, explain_prefilled_parameters_validate);
   suite_add_tcase(s, tc);
