@@ -27,6 +27,8 @@ size_t lab_ex_first_anchor(const char *t, size_t n, size_t from, const char *con
   return best;
 }
 
+double lab_explain_size(const char *s, size_t n, size_t *used) { return lab_ex_parse_size(s, n, used); }
+
 static void item_free(lab_ex_item *it) {
   cJSON_Delete(it->facts);
   cJSON_Delete(it->params);

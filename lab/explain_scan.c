@@ -2,7 +2,6 @@
  * is bounded by the window's end, and a size is read exactly as PyTorch
  * prints it (format_size: "512 bytes", "20.00 MiB"; memory_summary:
  * "  1024 KiB", "0 B"; nvidia-smi: "4MiB"). */
-#include "explain.h"
 #include "explain_item.h"
 #include "explain_scan.h"
 
@@ -25,7 +24,7 @@ static const struct {
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-double lab_explain_size(const char *s, size_t n, size_t *used) {
+double lab_ex_parse_size(const char *s, size_t n, size_t *used) {
   size_t i = 0, digits = 0, point = 0;
   double whole = 0, frac = 0, div = 1;
   while (i < n && i < NUM_MAX && (is_digit(s[i]) || (s[i] == '.' && !point && digits))) {
@@ -74,7 +73,7 @@ static void keep_printed(const char *s, size_t n, lab_ex_size *out) {
 int lab_ex_size_after(const char *t, size_t pos, size_t end, lab_ex_size *out) {
   while (pos < end && t[pos] == ' ') pos++;
   size_t used = 0;
-  double b = pos < end ? lab_explain_size(t + pos, end - pos, &used) : -1;
+  double b = pos < end ? lab_ex_parse_size(t + pos, end - pos, &used) : -1;
   if (b < 0) return -1;
   out->bytes = b;
   keep_printed(t + pos, used, out);
@@ -92,7 +91,7 @@ int lab_ex_size_before(const char *t, size_t lo, size_t pos, lab_ex_size *out) {
   while (d > lo && s - d < NUM_MAX && (is_digit(t[d - 1]) || t[d - 1] == '.')) d--;
   if (d == s) return -1;
   size_t used = 0;
-  double b = lab_explain_size(t + d, pos - d, &used);
+  double b = lab_ex_parse_size(t + d, pos - d, &used);
   if (b < 0 || used != pos - d) return -1;
   out->bytes = b;
   keep_printed(t + d, used, out);

@@ -17,6 +17,8 @@ typedef struct lab_ex_size {
   char printed[32]; /* as the text has it: "20.00 MiB" */
 } lab_ex_size;
 
+/* lab_explain_size (explain.h): a size as PyTorch prints it, in bytes; -1 when none. */
+double lab_ex_parse_size(const char *s, size_t n, size_t *used);
 /* Offset of the first `needle` in t[from..end), or LAB_EX_NONE. */
 size_t lab_ex_find(const char *t, size_t from, size_t end, const char *needle);
 /* The offset just past the end of the line holding pos (past its '\n'), at most end. */

@@ -47,7 +47,7 @@ void ui_view_explain_bar(ui_buf *b, const cJSON *bar) {
     x += w;
   }
   ui_buf_raw(b, "</svg><figcaption id=\"explain-bar-cap\">The GPU's memory, ");
-  ui_buf_text(b, ui_fmt_bytes(T, tot));
+  ui_buf_text(b, str(bar, "total_printed")[0] ? str(bar, "total_printed") : ui_fmt_bytes(T, tot));
   ui_buf_raw(b, " in all:</figcaption><ul class=\"explain-legend\">");
   cJSON_ArrayForEach(p, parts) {
     ui_buf_rawf(b, "<li><span class=\"swatch bar-%s\" aria-hidden=\"true\"></span><strong>", str(p, "id"));
@@ -174,7 +174,7 @@ void ui_explain_show(const ui_device_state *dev, bool focus) {
                  "<h1 id=\"lesson-title\" tabindex=\"-1\">Paste your error</h1><p class=\"lesson-summary\">An "
                  "out-of-memory message, a device mismatch, a device-side assert, nvidia-smi's table, collect_env "
                  "output… It is read here, in your browser: nothing is uploaded.</p></header>"
-                 "<form class=\"explain-form\" onsubmit=\"return false\"><label for=\"explain-text\">Your error "
+                 "<form class=\"explain-form\"><label for=\"explain-text\">Your error "
                  "message or tool output</label><textarea id=\"explain-text\" rows=\"10\" spellcheck=\"false\" "
                  "autocomplete=\"off\" placeholder=\"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
                  "…\"></textarea><button type=\"button\" class=\"button\" data-action=\"explain-run\">Explain"
