@@ -116,8 +116,10 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   if (lab_ex_word_after(t, s, e, "(GPU ", ";", gpu, sizeof gpu) || lab_ex_word_after(t, s, e, ". GPU ", " ", gpu, sizeof gpu))
     lab_ex_fact_str(f, "gpu", gpu);
   if (!lab_ex_size_after_phrase(t, s, e, "Tried to allocate ", &tried)) lab_ex_fact_size(f, "tried", &tried), T = tried.bytes;
+  /* PyTorch 2.1 printed "total capacty" (sic) */
   if (!lab_ex_size_before_phrase(t, s, e, " total capacity", &total) ||
-      !lab_ex_size_after_phrase(t, s, e, "has a total capacity of ", &total))
+      !lab_ex_size_after_phrase(t, s, e, "has a total capacity of ", &total) ||
+      !lab_ex_size_after_phrase(t, s, e, "has a total capacty of ", &total))
     lab_ex_fact_size(f, "total", &total), C = total.bytes;
   if (!lab_ex_size_before_phrase(t, s, e, " free;", &freeb) || !lab_ex_size_before_phrase(t, s, e, " is free.", &freeb))
     lab_ex_fact_size(f, "free", &freeb), F = freeb.bytes;
@@ -126,7 +128,11 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
     lab_ex_fact_size(f, "allocated", &alloc), A = alloc.bytes;
   if (!lab_ex_size_before_phrase(t, s, e, " reserved in total by PyTorch", &reserved))
     lab_ex_fact_size(f, "reserved", &reserved), R = reserved.bytes;
-  if (!lab_ex_size_before_phrase(t, s, e, " is reserved by PyTorch but unallocated", &unalloc))
+  /* PyTorch before 1.4 ended "…; 9.38 MiB free; 33.36 MiB cached)": the cache's free part, what
+   * later versions call reserved but unallocated (allocated + free + cached fall short of the total
+   * by the CUDA context only) */
+  if (!lab_ex_size_before_phrase(t, s, e, " is reserved by PyTorch but unallocated", &unalloc) ||
+      !lab_ex_size_before_phrase(t, s, e, " cached)", &unalloc))
     lab_ex_fact_size(f, "reserved_unallocated", &unalloc), U = unalloc.bytes;
   if (!lab_ex_size_after_phrase(t, s, e, "this process has ", &proc)) lab_ex_fact_size(f, "process", &proc), P = proc.bytes;
   /* "Process 1234 has 3.00 GiB memory in use." (newer, per process NVML sees: this one may be among them) */

@@ -135,6 +135,24 @@ START_TEST(explain_oom_cut_or_reworded_reads_partly_never_wrongly) {
 }
 END_TEST
 
+START_TEST(explain_oom_older_wordings_of_pytorch) {
+  /* before 1.4: "cached", the reservation's unallocated part */
+  cJSON *j = explain("RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 7.93 GiB total capacity; "
+                     "7.18 GiB already allocated; 2.00 MiB free; 13.04 MiB cached)");
+  ck_assert_str_eq(str(fact(item(j, 0), "reserved_unallocated"), "printed"), "13.04 MiB");
+  ck_assert_str_eq(diag(item(j, 0)), "oom_too_much");
+  cJSON_Delete(j);
+  /* 2.1's "total capacty" */
+  j = explain("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacty "
+              "of 79.15 GiB of which 20.69 MiB is free. Including non-PyTorch memory, this process has 79.12 GiB memory "
+              "in use. Of the allocated memory 78.40 GiB is allocated by PyTorch, and 211.53 MiB is reserved by PyTorch "
+              "but unallocated.");
+  ck_assert_str_eq(str(fact(item(j, 0), "total"), "printed"), "79.15 GiB");
+  ck_assert_str_eq(diag(item(j, 0)), "oom_too_much");
+  cJSON_Delete(j);
+}
+END_TEST
+
 START_TEST(explain_oom_other_process_and_model_inferred) {
   cJSON *j = explain("model = AutoModel.from_pretrained('gpt2-medium')\n"
                      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
@@ -397,6 +415,7 @@ Suite *make_explain_suite(void) {
   tcase_add_test(tc, explain_oom_older_wording_fragmentation_with_bar);
   tcase_add_test(tc, explain_oom_newer_wording_too_much);
   tcase_add_test(tc, explain_oom_cut_or_reworded_reads_partly_never_wrongly);
+  tcase_add_test(tc, explain_oom_older_wordings_of_pytorch);
   tcase_add_test(tc, explain_oom_other_process_and_model_inferred);
   tcase_add_test(tc, explain_device_mismatch_forms);
   tcase_add_test(tc, explain_async_assert_once_with_its_kernel_line);
