@@ -27,6 +27,25 @@ size_t lab_ex_first_anchor(const char *t, size_t n, size_t from, const char *con
   return best;
 }
 
+static size_t scan_min(const lab_ex_anchor_scan *s) {
+  size_t best = LAB_EX_NONE;
+  for (int i = 0; i < LAB_EX_MAX_ANCHORS && s->anchors[i]; i++)
+    if (s->at[i] < best) best = s->at[i];
+  return best;
+}
+
+size_t lab_ex_scan_start(lab_ex_anchor_scan *s, const char *t, size_t n, size_t from, const char *const anchors[]) {
+  s->anchors = anchors;
+  for (int i = 0; i < LAB_EX_MAX_ANCHORS && anchors[i]; i++) s->at[i] = lab_ex_find(t, from, n, anchors[i]);
+  return scan_min(s);
+}
+
+size_t lab_ex_scan_skip(lab_ex_anchor_scan *s, const char *t, size_t n, size_t at) {
+  for (int i = 0; i < LAB_EX_MAX_ANCHORS && s->anchors[i]; i++)
+    if (s->at[i] == at) s->at[i] = lab_ex_find(t, at + 1, n, s->anchors[i]);
+  return scan_min(s);
+}
+
 double lab_explain_size(const char *s, size_t n, size_t *used) { return lab_ex_parse_size(s, n, used); }
 
 static void item_free(lab_ex_item *it) {
@@ -74,7 +93,7 @@ cJSON *lab_explain(const char *text, size_t len, lab_error *err) {
   cJSON_AddNumberToObject(root, "explain", 1);
   lab_ex_item prev = {0};
   size_t pos = 0, starts[NREC], ends[NREC];
-  int count = 0, more = 0;
+  int count = 0, more = 0, read = 0;
   for (size_t r = 0; r < NREC; r++) /* each recogniser's next message, found again only once passed */
     if (recognisers[r]->find(text, len, 0, &starts[r], &ends[r]) != 0) starts[r] = LAB_EX_NONE;
   while (!more) {
@@ -87,6 +106,10 @@ cJSON *lab_explain(const char *text, size_t len, lab_error *err) {
       if (starts[r] < best) best = starts[r], best_end = ends[r], who = (int)r;
     }
     if (who < 0) break;
+    if (++read > LAB_EXPLAIN_MAX_MESSAGES) { /* repeats merged or not, the work stays bounded */
+      more = 1;
+      break;
+    }
     for (size_t r = 0; r < NREC; r++) /* another kind's message that starts inside this one ends it */
       if ((int)r != who && starts[r] > best && starts[r] < cut) cut = starts[r];
     if (best_end > cut) best_end = cut;

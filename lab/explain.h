@@ -11,7 +11,8 @@
 #include "error.h"
 
 #define LAB_EXPLAIN_MAX_BYTES (256 * 1024) /* a longer paste: explain_too_large */
-#define LAB_EXPLAIN_MAX_ITEMS 16           /* messages explained per paste; later ones are counted */
+#define LAB_EXPLAIN_MAX_ITEMS 16           /* messages explained per paste; "more" says others followed */
+#define LAB_EXPLAIN_MAX_MESSAGES 64        /* messages read per paste (a repeat joins its item but counts) */
 
 /* {"explain":1,"items":[{"kind","facts","diagnosis","steps","lesson",
  * "experiment","bar"?}],"more":true?} for text[0..len) (see docs/explain.md).

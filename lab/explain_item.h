@@ -34,6 +34,19 @@ extern const lab_ex_recogniser lab_ex_oom, lab_ex_mismatch, lab_ex_async, lab_ex
 /* The first of `anchors` (NULL-terminated) in t[from..n): its offset, or LAB_EX_NONE. */
 size_t lab_ex_first_anchor(const char *t, size_t n, size_t from, const char *const anchors[]);
 
+/* The anchors' occurrences in order, for a find that must skip some (an
+ * "Input type (" without its sentence): each anchor is searched for once
+ * and again only past a skipped occurrence, so skipping costs O(n) in all. */
+#define LAB_EX_MAX_ANCHORS 8
+typedef struct lab_ex_anchor_scan {
+  const char *const *anchors;
+  size_t at[LAB_EX_MAX_ANCHORS];
+} lab_ex_anchor_scan;
+/* Starts at from; returns the first occurrence (LAB_EX_NONE: none). */
+size_t lab_ex_scan_start(lab_ex_anchor_scan *s, const char *t, size_t n, size_t from, const char *const anchors[]);
+/* Skips the occurrence at `at`; returns the next one. */
+size_t lab_ex_scan_skip(lab_ex_anchor_scan *s, const char *t, size_t n, size_t at);
+
 /* PyTorch's format_size for a size computed here: "512 bytes", "3.21 GiB". */
 void lab_ex_format_size(double bytes, char *out, size_t cap);
 

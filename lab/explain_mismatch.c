@@ -15,16 +15,14 @@ static const char *const anchors[] = {"Expected all tensors to be on the same de
                                       "Expected object of device type ", "Input type (", "can't convert ", NULL};
 
 static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
-  for (;;) {
-    size_t at = lab_ex_first_anchor(t, n, from, anchors);
+  lab_ex_anchor_scan sc;
+  for (size_t at = lab_ex_scan_start(&sc, t, n, from, anchors);; at = lab_ex_scan_skip(&sc, t, n, at)) {
     if (at == LAB_EX_NONE) return -1;
     size_t le = lab_ex_line_end(t, at, n);
     /* "Input type (" and "can't convert " only with the rest of their sentence */
     if ((strncmp(t + at, "Input type (", 12) == 0 && lab_ex_find(t, at, le, "weight type (") == LAB_EX_NONE) ||
-        (strncmp(t + at, "can't convert ", 14) == 0 && lab_ex_find(t, at, le, "to numpy") == LAB_EX_NONE)) {
-      from = at + 1;
+        (strncmp(t + at, "can't convert ", 14) == 0 && lab_ex_find(t, at, le, "to numpy") == LAB_EX_NONE))
       continue;
-    }
     *start = at;
     *end = le;
     return 0;

@@ -366,6 +366,29 @@ START_TEST(explain_message_at_the_very_end_reads_nothing_past_it) {
 }
 END_TEST
 
+/* Pastes built to make a scanner quadratic (one message repeated 7000
+ * times; an anchor that is never completed, with no newline) stay bounded:
+ * at most LAB_EXPLAIN_MAX_MESSAGES messages are read, a rejected anchor is
+ * never searched again. (The suite's timeout catches a regression.) */
+START_TEST(explain_adversarial_pastes_stay_bounded) {
+  const char *units[] = {"Torch not compiled with CUDA enabled\n", "Assertion `", "Input type (",
+                         "CUDA out of memory. Process 1 has 1.00 GiB memory in use. "};
+  char *big = malloc(LAB_EXPLAIN_MAX_BYTES);
+  for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+    size_t k = strlen(units[u]), n = 0;
+    while (n + k <= LAB_EXPLAIN_MAX_BYTES) memcpy(big + n, units[u], k), n += k;
+    lab_error err = {0};
+    cJSON *j = lab_explain(big, n, &err);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_ge(items(j), 1);
+    ck_assert_int_le(items(j), LAB_EXPLAIN_MAX_ITEMS);
+    if (u == 0 || u == 3) ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "more")));
+    cJSON_Delete(j);
+  }
+  free(big);
+}
+END_TEST
+
 /* Every diagnosis names a section that exists in its lesson's text, and an experiment that exists. */
 START_TEST(explain_diagnoses_link_real_sections_and_experiments) {
   for (int i = 0; i < lab_ex_diag_count(); i++) {
@@ -426,6 +449,7 @@ Suite *make_explain_suite(void) {
   tcase_add_test(tc, explain_unknown_text_is_said_honestly);
   tcase_add_test(tc, explain_bounds_are_error_codes);
   tcase_add_test(tc, explain_message_at_the_very_end_reads_nothing_past_it);
+  tcase_add_test(tc, explain_adversarial_pastes_stay_bounded);
   tcase_add_test(tc, explain_diagnoses_link_real_sections_and_experiments);
   tcase_add_test(tc, explain_prefilled_parameters_validate);
   suite_add_tcase(s, tc);
