@@ -59,7 +59,8 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   if (lab_ex_word_after(t, s, e, "CUDA error: ", NULL, msg, sizeof msg)) lab_ex_fact_str(f, "message", msg);
   else if (lab_ex_find(t, s, e, "device-side assert triggered") != LAB_EX_NONE) lab_ex_fact_str(f, "message", "device-side assert triggered");
   else if (lab_ex_find(t, s, e, "illegal memory access") != LAB_EX_NONE) lab_ex_fact_str(f, "message", "an illegal memory access was encountered");
-  if (lab_ex_find(t, s, e, "device-side assert") != LAB_EX_NONE || lab_ex_find(t, s, e, "Assertion `") != LAB_EX_NONE)
+  /* "device-side assert triggered", not the hint "… to enable device-side assertions" */
+  if (lab_ex_find(t, s, e, "device-side assert triggered") != LAB_EX_NONE || lab_ex_find(t, s, e, "Assertion `") != LAB_EX_NONE)
     it->diag = "async_device_assert";
   else if (lab_ex_find(t, s, e, "illegal memory access") != LAB_EX_NONE) it->diag = "async_illegal_access";
   else it->diag = "async_other";
