@@ -6,10 +6,12 @@
 // at 390 and 1280 px wide go to build/screenshots/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import { REPO, browserTest, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const offlineNoise = (text) => /Failed to load resource|ERR_CONNECTION_REFUSED|net::ERR_FAILED/.test(text);
 const OOM = readFileSync(path.join(REPO, 'tests/explain/own/004-oom-new-too-much.txt'), 'utf8');
 const FRAG = readFileSync(path.join(REPO, 'tests/explain/own/003-oom-old-fragmentation.txt'), 'utf8');
@@ -58,6 +60,19 @@ browserTest('a pasted oom is explained offline with the memory bar and the lesso
       assert.equal(await page.locator('#exp-memory-f-params_m').inputValue(), '774');
       assert.equal(await page.locator('#exp-memory-f-layers').inputValue(), '36');
       await page.locator('#explain-item-0 .explain-exp').screenshot({ path: path.join(shots, 'explain-laptop-experiment.png') });
+      // several messages at once, each an item; no serious axe violation, no duplicate id
+      await page.fill('#explain-text', `${OOM}\n${FRAG}\nTypeError: can't convert cuda:0 device type tensor to numpy.\n`);
+      await page.click('button[data-action="explain-run"]');
+      await page.locator('#explain-item-2').waitFor();
+      assert.equal(await page.locator('#explain-item-2').getAttribute('data-kind'), 'device_mismatch');
+      await page.evaluate(AXE);
+      const v = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
+      assert.deepEqual(v.filter((x) => x.impact === 'serious' || x.impact === 'critical').map((x) => x.id), []);
+      assert.deepEqual(await page.evaluate(() => {
+        const seen = new Map();
+        for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) || 0) + 1);
+        return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+      }), []);
       // the lesson link leads to the memory section
       await page.click('#explain-item-0 a.explain-lesson');
       await until(() => page.evaluate(() => document.activeElement && document.activeElement.id === 'sec-memory'), 15000,

@@ -27,14 +27,14 @@ static const char *str(const cJSON *o, const char *k) {
 }
 
 /* Bar parts' colours: the page's palette by part (CSS classes in style.css). */
-void ui_view_explain_bar(ui_buf *b, const cJSON *bar) {
+void ui_view_explain_bar(ui_buf *b, const cJSON *bar, int i) {
   const cJSON *parts = cJSON_GetObjectItemCaseSensitive(bar, "parts"), *p;
   const cJSON *total = cJSON_GetObjectItemCaseSensitive(bar, "total_bytes");
   if (!cJSON_IsNumber(total) || total->valuedouble <= 0) return;
   double T = total->valuedouble, x = 0;
   char tot[32];
-  ui_buf_raw(b, "<figure class=\"explain-bar\"><svg viewBox=\"0 0 1000 60\" preserveAspectRatio=\"none\" role=\"img\" "
-                "aria-labelledby=\"explain-bar-cap\" class=\"explain-bar-svg\">");
+  ui_buf_rawf(b, "<figure class=\"explain-bar\"><svg viewBox=\"0 0 1000 60\" preserveAspectRatio=\"none\" role=\"img\" "
+                 "aria-labelledby=\"explain-bar-cap-%d\" class=\"explain-bar-svg\">", i);
   cJSON_ArrayForEach(p, parts) {
     double v = cJSON_GetObjectItemCaseSensitive(p, "bytes")->valuedouble, w = v / T * 1000;
     if (w <= 0) continue;
@@ -46,7 +46,7 @@ void ui_view_explain_bar(ui_buf *b, const cJSON *bar) {
     ui_buf_raw(b, "</title></rect>");
     x += w;
   }
-  ui_buf_raw(b, "</svg><figcaption id=\"explain-bar-cap\">The GPU's memory, ");
+  ui_buf_rawf(b, "</svg><figcaption id=\"explain-bar-cap-%d\">The GPU's memory, ", i);
   ui_buf_text(b, str(bar, "total_printed")[0] ? str(bar, "total_printed") : ui_fmt_bytes(T, tot));
   ui_buf_raw(b, " in all:</figcaption><ul class=\"explain-legend\">");
   cJSON_ArrayForEach(p, parts) {
@@ -101,7 +101,7 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   ui_buf_raw(b, "</h2><p>");
   ui_buf_text(b, str(d, "text"));
   ui_buf_raw(b, "</p>");
-  if (cJSON_GetObjectItemCaseSensitive(it, "bar")) ui_view_explain_bar(b, cJSON_GetObjectItemCaseSensitive(it, "bar"));
+  if (cJSON_GetObjectItemCaseSensitive(it, "bar")) ui_view_explain_bar(b, cJSON_GetObjectItemCaseSensitive(it, "bar"), i);
   const cJSON *facts = cJSON_GetObjectItemCaseSensitive(it, "facts");
   if (facts && facts->child) {
     ui_buf_raw(b, "<details class=\"explain-facts\"><summary>What the text says</summary><dl>");

@@ -20,8 +20,8 @@ void ui_explain_show(const ui_device_state *dev, bool focus);
 bool ui_explain_action(const char *action, const char *arg);
 /* The answer's markup for one envelope of lab_explain (or its error). */
 void ui_view_explain_items(ui_buf *b, const cJSON *env);
-/* The OOM bar as an SVG with its labelled parts. */
-void ui_view_explain_bar(ui_buf *b, const cJSON *bar);
+/* The OOM bar of item i as an SVG with its labelled parts. */
+void ui_view_explain_bar(ui_buf *b, const cJSON *bar, int i);
 /* Frees what the page holds. */
 void ui_explain_shutdown(void);
 
