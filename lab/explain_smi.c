@@ -59,8 +59,15 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   for (size_t ls = lab_ex_line_end(t, s, e); ls < e;) {
     size_t le = lab_ex_line_end(t, ls, e), cs = 0, ce = 0;
     if (lab_ex_find(t, ls, le, "Processes:") != LAB_EX_NONE) in_procs = 1, procs_seen = 1;
-    if (in_procs) {
-      if (lab_ex_find(t, ls, le, "MiB") != LAB_EX_NONE && lab_ex_find(t, ls, le, "Usage") == LAB_EX_NONE) procs++;
+    if (in_procs) { /* rows under the "|====|" rule, one per process (memory "N/A" on Windows counts too) */
+      size_t p = ls;
+      while (p < le && t[p] == ' ') p++;
+      if (lab_ex_find(t, ls, le, "|====") != LAB_EX_NONE) in_procs = 2;
+      else if (in_procs == 2 && p < le && t[p] == '|' && lab_ex_find(t, ls, le, "No running processes") == LAB_EX_NONE) {
+        size_t q = p + 1;
+        while (q < le && (t[q] == ' ' || t[q] == '|' || t[q] == '\r' || t[q] == '\n')) q++;
+        if (q < le) procs++;
+      }
     } else if (cell(t, ls, le, 1, &cs, &ce) == 0) {
       size_t p = cs;
       while (p < ce && t[p] == ' ') p++;
@@ -69,7 +76,9 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
       if (d > p && d < ce && t[d] == ' ' && ngpu < MAX_GPUS) { /* "|   0  NVIDIA A100-SXM4-40GB   On  |" */
         size_t q = ce;
         while (q > d && t[q - 1] == ' ') q--;
-        if (q - d > 3 && (!strncmp(t + q - 3, " On", 3) || !strncmp(t + q - 3, "Off", 3))) q -= 3;
+        /* the persistence mode (Linux) or driver model (Windows) ends the cell */
+        if (q - d > 3 && (!strncmp(t + q - 3, " On", 3) || !strncmp(t + q - 3, "Off", 3) || !strncmp(t + q - 3, "TCC", 3))) q -= 3;
+        else if (q - d > 4 && !strncmp(t + q - 4, "WDDM", 4)) q -= 4;
         lab_ex_word(t, d, q, NULL, w, sizeof w);
         g = cJSON_CreateObject();
         char idx[8];

@@ -277,6 +277,31 @@ START_TEST(explain_nvidia_smi_table_rows) {
 }
 END_TEST
 
+START_TEST(explain_nvidia_smi_on_windows) {
+  cJSON *j = explain(
+      "+-----------------------------------------------------------------------------+\n"
+      "| NVIDIA-SMI 531.14       Driver Version: 531.14       CUDA Version: 12.1     |\n"
+      "|-------------------------------+----------------------+----------------------+\n"
+      "| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+      "|===============================+======================+======================|\n"
+      "|   0  NVIDIA GeForce ... WDDM  | 00000000:01:00.0  On |                  N/A |\n"
+      "| 30%   45C    P8    20W / 320W |   1021MiB / 10240MiB |      3%      Default |\n"
+      "+-------------------------------+----------------------+----------------------+\n"
+      "| Processes:                                                                  |\n"
+      "|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |\n"
+      "|        ID   ID                                                   Usage      |\n"
+      "|=============================================================================|\n"
+      "|    0   N/A  N/A      1234    C+G   C:\\Windows\\explorer.exe     N/A      |\n"
+      "|    0   N/A  N/A      5678      C   ...\\python.exe                N/A      |\n"
+      "+-----------------------------------------------------------------------------+\n");
+  const cJSON *it = item(j, 0);
+  ck_assert_str_eq(str(cJSON_GetArrayItem(fact(it, "gpus"), 0), "name"), "NVIDIA GeForce ...");
+  ck_assert_str_eq(str(cJSON_GetArrayItem(fact(it, "gpus"), 0), "util"), "3%");
+  ck_assert_int_eq(fact(it, "processes")->valueint, 2);
+  cJSON_Delete(j);
+}
+END_TEST
+
 START_TEST(explain_collect_env_mismatches_said_plainly) {
   cJSON *j = explain("PyTorch version: 2.1.0+cpu\nCUDA used to build PyTorch: None\nIs CUDA available: False\n"
                      "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3090\nNvidia driver version: 535.104.05\n");
@@ -444,6 +469,7 @@ Suite *make_explain_suite(void) {
   tcase_add_test(tc, explain_async_assert_once_with_its_kernel_line);
   tcase_add_test(tc, explain_setup_failures_name_their_layer);
   tcase_add_test(tc, explain_nvidia_smi_table_rows);
+  tcase_add_test(tc, explain_nvidia_smi_on_windows);
   tcase_add_test(tc, explain_collect_env_mismatches_said_plainly);
   tcase_add_test(tc, explain_several_messages_each_in_order);
   tcase_add_test(tc, explain_unknown_text_is_said_honestly);
