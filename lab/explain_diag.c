@@ -121,8 +121,8 @@ static const lab_ex_diag table[] = {
      L1, "two-checks", "device"},
     {"setup_driver_too_old", "The driver is older than this PyTorch's CUDA runtime",
      "The driver found is too old for the CUDA runtime this PyTorch was built with. Each CUDA version needs at "
-     "least a given driver; nvidia-smi's \"CUDA Version\" is the newest the driver supports. Layer: driver vs "
-     "runtime.",
+     "least a given driver; nvidia-smi's \"CUDA Version\" is the newest the driver supports (a \"found version\" "
+     "such as 10010 says the same, written major x 1000 + minor x 10: CUDA 10.1). Layer: driver vs runtime.",
      {"Compare nvidia-smi's \"CUDA Version\" with torch.version.cuda: the first must be at least the second.",
       "Update the NVIDIA driver, or install a PyTorch build for an older CUDA (e.g. cu118).",
       NULL},
@@ -150,9 +150,9 @@ static const lab_ex_diag table[] = {
       NULL},
      L2, "processes", "device"},
     {"setup_cublas", "cuBLAS failed ({cublas_status})",
-     "A cuBLAS call (matrix multiply) failed. CUBLAS_STATUS_ALLOC_FAILED or NOT_INITIALIZED usually means no "
-     "memory was left for cuBLAS's workspace; EXECUTION_FAILED is often an earlier kernel's error (an index out of "
-     "range) reported here, or a build that does not match the GPU.",
+     "A cuBLAS call (matrix multiply) failed. CUBLAS_STATUS_ALLOC_FAILED, and often NOT_INITIALIZED, mean cuBLAS "
+     "could not get the memory it needs (its handle, its workspace); EXECUTION_FAILED is often an earlier kernel's "
+     "error (an index out of range) reported here, or a build that does not match the GPU.",
      {"Rerun with CUDA_LAUNCH_BLOCKING=1 to see whether an earlier kernel is the real cause.",
       "Check memory: a smaller batch, or nvidia-smi for other processes.",
       "Check that the PyTorch build matches the GPU and driver (collect_env).",
