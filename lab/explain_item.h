@@ -50,6 +50,9 @@ size_t lab_ex_scan_skip(lab_ex_anchor_scan *s, const char *t, size_t n, size_t a
 /* PyTorch's format_size for a size computed here: "512 bytes", "3.21 GiB". */
 void lab_ex_format_size(double bytes, char *out, size_t cap);
 
+/* Set-up and collect_env items: the device check's layers, the text's values, the failed one (explain_layers.c); NULL for other kinds. */
+cJSON *lab_ex_layers_json(const lab_ex_item *it);
+
 /* The item as the answer carries it; NULL when out of memory. */
 cJSON *lab_ex_item_json(const lab_ex_item *it);
 /* The "I don't recognise this" item: what was looked for, the device check. */

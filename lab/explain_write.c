@@ -99,6 +99,8 @@ static cJSON *write(const lab_ex_item *it, const lab_ex_diag *d) {
   snprintf(text, TEXT_MAX, "#lab/%s", d->experiment);
   cJSON_AddStringToObject(e, "href", text);
   if (it->bar) cJSON_AddItemToObject(o, "bar", cJSON_Duplicate(it->bar, 1));
+  cJSON *layers = lab_ex_layers_json(it);
+  if (layers) cJSON_AddItemToObject(o, "layers", layers);
   cJSON_free(text);
   return o;
 }

@@ -49,6 +49,11 @@ static void print_text(const cJSON *env) {
       cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(bar, "parts")) printf("     %-10s %s\n", s(x, "printed"), s(x, "label"));
       cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(bar, "request")) printf("     %-10s %s\n", s(x, "printed"), s(x, "label"));
     }
+    const cJSON *layers = cJSON_GetObjectItemCaseSensitive(it, "layers");
+    if (layers) {
+      printf("   The layers CUDA work passes through:\n");
+      cJSON_ArrayForEach(x, layers) printf("     %-13s %-28s %s\n", s(x, "layer"), s(x, "value")[0] ? s(x, "value") : "-", s(x, "state"));
+    }
     printf("   First things to try:\n");
     int k = 1;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(it, "steps")) printf("     %d) %s\n", k++, x->valuestring);

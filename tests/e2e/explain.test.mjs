@@ -60,6 +60,12 @@ browserTest('a pasted oom is explained offline with the memory bar and the lesso
       assert.equal(await page.locator('#exp-memory-f-params_m').inputValue(), '774');
       assert.equal(await page.locator('#exp-memory-f-layers').inputValue(), '36');
       await page.locator('#explain-item-0 .explain-exp').screenshot({ path: path.join(shots, 'explain-laptop-experiment.png') });
+      // a collect_env dump: the device check's layers, the driver marked as the one that failed
+      await page.fill('#explain-text', readFileSync(path.join(REPO, 'tests/explain/own/026-collect_env-driver-too-old.txt'), 'utf8'));
+      await page.click('button[data-action="explain-run"]');
+      await page.locator('#explain-item-0 table.explain-layers').waitFor();
+      assert.match(await page.locator('#explain-item-0 tr.layer-failed').textContent(), /driver.*470\.182\.03.*failed/);
+      await page.locator('#explain-item-0').screenshot({ path: path.join(shots, 'explain-laptop-layers.png') });
       // several messages at once, each an item; no serious axe violation, no duplicate id
       await page.fill('#explain-text', `${OOM}\n${FRAG}\nTypeError: can't convert cuda:0 device type tensor to numpy.\n`);
       await page.click('button[data-action="explain-run"]');

@@ -311,6 +311,17 @@ START_TEST(explain_collect_env_mismatches_said_plainly) {
   j = explain("PyTorch version: 2.1.0+cu121\nCUDA used to build PyTorch: 12.1\nIs CUDA available: False\n"
               "Nvidia driver version: 470.82.01\n");
   ck_assert_str_eq(diag(item(j, 0)), "env_runtime_newer_than_driver");
+  /* the device check's layers: the driver failed, with the learner's own value */
+  const cJSON *l0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item(j, 0), "layers"), 0);
+  ck_assert_str_eq(str(l0, "layer"), "driver");
+  ck_assert_str_eq(str(l0, "value"), "470.82.01");
+  ck_assert_str_eq(str(l0, "state"), "failed");
+  cJSON_Delete(j);
+  j = explain("AssertionError: Torch not compiled with CUDA enabled");
+  const cJSON *l2 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item(j, 0), "layers"), 2);
+  ck_assert_str_eq(str(l2, "layer"), "wheel");
+  ck_assert_str_eq(str(l2, "state"), "failed");
+  ck_assert_str_eq(str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item(j, 0), "layers"), 0), "state"), "not in the text");
   cJSON_Delete(j);
 }
 END_TEST

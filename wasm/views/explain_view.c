@@ -102,6 +102,21 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   ui_buf_text(b, str(d, "text"));
   ui_buf_raw(b, "</p>");
   if (cJSON_GetObjectItemCaseSensitive(it, "bar")) ui_view_explain_bar(b, cJSON_GetObjectItemCaseSensitive(it, "bar"), i);
+  const cJSON *layers = cJSON_GetObjectItemCaseSensitive(it, "layers");
+  if (layers) { /* the device check's picture: where the failure sits */
+    ui_buf_raw(b, "<table class=\"explain-layers\"><caption>The layers CUDA work passes through</caption><thead><tr>"
+                  "<th scope=\"col\">layer</th><th scope=\"col\">your value</th><th scope=\"col\">state</th></tr></thead><tbody>");
+    cJSON_ArrayForEach(x, layers) {
+      ui_buf_rawf(b, "<tr class=\"layer-%s\"><th scope=\"row\">", !strcmp(str(x, "state"), "failed") ? "failed" : "other");
+      ui_buf_text(b, str(x, "layer"));
+      ui_buf_raw(b, "</th><td>");
+      ui_buf_text(b, str(x, "value")[0] ? str(x, "value") : "—");
+      ui_buf_raw(b, "</td><td>");
+      ui_buf_text(b, str(x, "state"));
+      ui_buf_raw(b, "</td></tr>");
+    }
+    ui_buf_raw(b, "</tbody></table>");
+  }
   const cJSON *facts = cJSON_GetObjectItemCaseSensitive(it, "facts");
   if (facts && facts->child) {
     ui_buf_raw(b, "<details class=\"explain-facts\"><summary>What the text says</summary><dl>");
