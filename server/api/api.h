@@ -33,5 +33,7 @@ int srv_api_instructor(struct mg_connection *conn, void *app);
 /* Class mode's GPU runs (api_runs.c) and the Prometheus metrics (api_metrics.c). */
 int srv_api_runs(struct mg_connection *conn, void *app);
 int srv_api_metrics(struct mg_connection *conn, void *app);
+/* POST /api/explain: a pasted error explained, never stored (api_explain.c). */
+int srv_api_explain(struct mg_connection *conn, void *app);
 
 #endif

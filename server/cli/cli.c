@@ -46,6 +46,8 @@ int srv_cli_help(void) {
        "  gpulab run NAME [--PARAM=VALUE ...] [--backend auto|cuda|simulated] [--profile NAME] [--json]\n"
        "                                             run one experiment\n"
        "  gpulab calibrate [--json] [--out FILE]    fit a profile to this GPU and check the simulator\n"
+       "  gpulab explain FILE|- [--json]             explain a pasted CUDA/PyTorch error, nvidia-smi or collect_env\n"
+       "                                             output (- reads standard input; nothing leaves this machine)\n"
        "  gpulab serve [--host H] [--port N] [--root DIR] [--keys DIR] [--deadline S] [--profile-file F]\n"
        "                                             serve the web app and the API (port 0: any free port)\n"
        "      [--workers local|none|slurm:N[,partition=P][,time=T]] [--trusted-proxy ADDR[,ADDR…]]\n"

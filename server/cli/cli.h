@@ -21,5 +21,6 @@ int srv_cmd_run(int argc, char **argv);
 int srv_cmd_experiments(int argc, char **argv);
 int srv_cmd_profiles(int argc, char **argv);
 int srv_cmd_calibrate(int argc, char **argv);
+int srv_cmd_explain(int argc, char **argv);
 
 #endif

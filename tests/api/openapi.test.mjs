@@ -97,7 +97,7 @@ test('openapi_lists_every_route_and_the_servers_own_codes', T, () =>
     assert.equal(doc.info.version, (await request(srv, '/api/health')).json.version);
     const paths = Object.keys(doc.paths).sort();
     assert.deepEqual(paths, ['/', '/api/class/join', '/api/class/leave', '/api/class/simulated', '/api/device', '/api/experiments',
-      '/api/experiments/{name}', '/api/health', '/api/instructor/attempts', '/api/instructor/class', '/api/lessons', '/api/lessons/{id}',
+      '/api/experiments/{name}', '/api/explain', '/api/health', '/api/instructor/attempts', '/api/instructor/class', '/api/lessons', '/api/lessons/{id}',
       '/api/lessons/{id}/quiz', '/api/openapi.json', '/api/profiles', '/api/runs/{id}', '/api/session', '/metrics']);
     const codes = doc.components.schemas.ErrorCode.enum;
     for (const c of ['invalid_json', 'too_many_connections', 'request_timeout', 'too_many_queued', 'store_unavailable'])
@@ -126,6 +126,11 @@ test('real_answers_match_the_document_without_a_class', T, () =>
       ['POST', '/api/class/join', { body: { code: 'ABCD-EFGH', name: 'Ada' } }], ['GET', '/api/session'],
       ['POST', '/api/class/simulated', { body: { experiment: 'timing' } }],
       ['POST', '/api/class/leave'], ['GET', '/api/instructor/class'], ['GET', '/api/runs/1'], ['DELETE', '/api/runs/1'],
+      ['POST', '/api/explain', { body: 'RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total capacity; 7.35 GiB already allocated; 9.56 MiB free; 9.91 GiB reserved in total by PyTorch)', headers: { 'Content-Type': 'text/plain' } }],
+      ['POST', '/api/explain', { body: 'hello', headers: { 'Content-Type': 'text/plain' } }],
+      ['POST', '/api/explain', { body: ' ', headers: { 'Content-Type': 'text/plain' } }],
+      ['POST', '/api/explain', { body: 'x'.repeat(262145), headers: { 'Content-Type': 'text/plain' } }],
+      ['POST', '/api/explain', { body: {} }], ['GET', '/api/explain'],
     ]);
     // CivetWeb's own answer to a request it cannot parse is an error envelope too.
     const garbage = await rawRequest(srv.port, 'GARBAGE\r\n\r\n');
@@ -173,7 +178,7 @@ test('real_answers_match_the_document_in_a_class', T, () =>
     // Every operation of the document has now met a real answer.
     const all = Object.entries(doc.paths).flatMap(([tpl, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m.toUpperCase()} ${tpl}`));
     const plain = ['GET /api/health', 'GET /api/device', 'GET /api/experiments', 'GET /api/experiments/{name}', 'GET /api/profiles',
-      'GET /api/lessons', 'GET /api/lessons/{id}', 'GET /api/openapi.json', 'GET /metrics', 'GET /'];
+      'GET /api/lessons', 'GET /api/lessons/{id}', 'GET /api/openapi.json', 'GET /metrics', 'GET /', 'POST /api/explain'];
     const missing = all.filter((k) => !seen.has(k) && !plain.includes(k));
     assert.deepEqual(missing, [], 'operations only the plain-mode walk exercises are listed in `plain`');
   }));

@@ -54,6 +54,9 @@ int main(void) {
       make_subprocess_suite,
       make_ui_result_streams_suite,
       make_throttle_suite,
+      make_explain_suite,
+      make_explain_corpus_suite,
+      make_ui_explain_suite,
   };
   SRunner *sr = srunner_create(NULL);
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) srunner_add_suite(sr, suites[i]());

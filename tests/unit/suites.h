@@ -56,5 +56,8 @@ Suite *make_runner_suite(void);
 Suite *make_measure_suite(void);
 Suite *make_metrics_suite(void);
 Suite *make_ui_result_streams_suite(void);
+Suite *make_explain_suite(void);
+Suite *make_explain_corpus_suite(void);
+Suite *make_ui_explain_suite(void);
 
 #endif

@@ -1,0 +1,145 @@
+/* The explainer's driver: checks the paste (size, text), asks every
+ * recogniser for its next message, takes the earliest, cuts it where the
+ * next message of another kind starts, and goes on after it; the same
+ * message printed twice in a row (a traceback repeats it) is one item.
+ * Work is bounded: at most LAB_EXPLAIN_MAX_ITEMS items, each recogniser's
+ * window bounded, memory only the answer's. */
+#include "explain.h"
+
+#include <string.h>
+
+#include "explain_item.h"
+#include "explain_scan.h"
+#include "utf8.h"
+
+static const lab_ex_recogniser *const recognisers[] = {&lab_ex_oom, &lab_ex_mismatch, &lab_ex_async, &lab_ex_setup,
+                                                       &lab_ex_smi, &lab_ex_env, &lab_ex_summary};
+#define NREC (sizeof recognisers / sizeof recognisers[0])
+
+size_t lab_ex_first_anchor(const char *t, size_t n, size_t from, const char *const anchors[]) {
+  size_t best = LAB_EX_NONE;
+  for (int i = 0; anchors[i]; i++) {
+    /* only an anchor that starts before the best so far can beat it; never past n */
+    size_t end = best == LAB_EX_NONE || n - best < strlen(anchors[i]) ? n : best + strlen(anchors[i]);
+    size_t at = lab_ex_find(t, from, end, anchors[i]);
+    if (at < best) best = at;
+  }
+  return best;
+}
+
+static size_t scan_min(const lab_ex_anchor_scan *s) {
+  size_t best = LAB_EX_NONE;
+  for (int i = 0; i < LAB_EX_MAX_ANCHORS && s->anchors[i]; i++)
+    if (s->at[i] < best) best = s->at[i];
+  return best;
+}
+
+size_t lab_ex_scan_start(lab_ex_anchor_scan *s, const char *t, size_t n, size_t from, const char *const anchors[]) {
+  s->anchors = anchors;
+  for (int i = 0; i < LAB_EX_MAX_ANCHORS && anchors[i]; i++) s->at[i] = lab_ex_find(t, from, n, anchors[i]);
+  return scan_min(s);
+}
+
+size_t lab_ex_scan_skip(lab_ex_anchor_scan *s, const char *t, size_t n, size_t at) {
+  for (int i = 0; i < LAB_EX_MAX_ANCHORS && s->anchors[i]; i++)
+    if (s->at[i] == at) s->at[i] = lab_ex_find(t, at + 1, n, s->anchors[i]);
+  return scan_min(s);
+}
+
+double lab_explain_size(const char *s, size_t n, size_t *used) { return lab_ex_parse_size(s, n, used); }
+
+static void item_free(lab_ex_item *it) {
+  cJSON_Delete(it->facts);
+  cJSON_Delete(it->params);
+  cJSON_Delete(it->ask);
+  cJSON_Delete(it->bar);
+  memset(it, 0, sizeof *it);
+}
+
+/* The later item repeats the earlier one (same kind and diagnosis): keep
+ * the earlier, with any fact only the later one read. */
+static void merge_into(lab_ex_item *a, lab_ex_item *b) {
+  for (cJSON *f = b->facts ? b->facts->child : NULL; f; f = f->next)
+    if (!cJSON_GetObjectItemCaseSensitive(a->facts, f->string))
+      cJSON_AddItemToObject(a->facts, f->string, cJSON_Duplicate(f, 1));
+  if (!a->bar && b->bar) a->bar = b->bar, b->bar = NULL;
+  item_free(b);
+}
+
+static int only_space(const char *t, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (t[i] != ' ' && t[i] != '\t' && t[i] != '\n' && t[i] != '\r') return 0;
+  return 1;
+}
+
+cJSON *lab_explain(const char *text, size_t len, lab_error *err) {
+  if (len > LAB_EXPLAIN_MAX_BYTES) {
+    lab_fail(err, LAB_E_EXPLAIN_TOO_LARGE, NULL, "The text is %zu bytes; paste at most %d KiB (the error and a "
+             "few lines around it).", len, LAB_EXPLAIN_MAX_BYTES / 1024);
+    return NULL;
+  }
+  if (!text || only_space(text, len)) {
+    lab_fail(err, LAB_E_EXPLAIN_EMPTY, NULL, NULL);
+    return NULL;
+  }
+  size_t bad = 0;
+  if (memchr(text, '\0', len) || !lab_utf8_valid(text, len, &bad)) {
+    lab_fail(err, LAB_E_EXPLAIN_NOT_TEXT, NULL, "The text holds bytes that are not UTF-8 text (at byte %zu); "
+             "paste the message as text.", memchr(text, '\0', len) ? (size_t)((const char *)memchr(text, '\0', len) - text) : bad);
+    return NULL;
+  }
+  cJSON *root = cJSON_CreateObject();
+  cJSON *items = cJSON_AddArrayToObject(root, "items");
+  cJSON_AddNumberToObject(root, "explain", 1);
+  lab_ex_item prev = {0};
+  size_t pos = 0, starts[NREC], ends[NREC];
+  int count = 0, more = 0, read = 0;
+  for (size_t r = 0; r < NREC; r++) /* each recogniser's next message, found again only once passed */
+    if (recognisers[r]->find(text, len, 0, &starts[r], &ends[r]) != 0) starts[r] = LAB_EX_NONE;
+  while (!more) {
+    size_t best = LAB_EX_NONE, best_end = 0, cut = LAB_EX_NONE;
+    int who = -1;
+    for (size_t r = 0; r < NREC; r++) {
+      if (starts[r] != LAB_EX_NONE && starts[r] < pos &&
+          recognisers[r]->find(text, len, pos, &starts[r], &ends[r]) != 0)
+        starts[r] = LAB_EX_NONE;
+      if (starts[r] < best) best = starts[r], best_end = ends[r], who = (int)r;
+    }
+    if (who < 0) break;
+    if (++read > LAB_EXPLAIN_MAX_MESSAGES) { /* repeats merged or not, the work stays bounded */
+      more = 1;
+      break;
+    }
+    for (size_t r = 0; r < NREC; r++) /* another kind's message that starts inside this one ends it */
+      if ((int)r != who && starts[r] > best && starts[r] < cut) cut = starts[r];
+    if (best_end > cut) best_end = cut;
+    if (best_end <= best) best_end = best + 1;
+    lab_ex_item it = {0};
+    it.facts = cJSON_CreateObject();
+    recognisers[who]->read(text, len, best, best_end, &it);
+    pos = best_end;
+    if (prev.kind && !strcmp(prev.kind, it.kind) && !strcmp(prev.diag, it.diag)) {
+      merge_into(&prev, &it);
+      continue;
+    }
+    if (prev.kind) {
+      if (count < LAB_EXPLAIN_MAX_ITEMS) cJSON_AddItemToArray(items, lab_ex_item_json(&prev)), count++;
+      else more = 1;
+      item_free(&prev);
+    }
+    prev = it;
+  }
+  if (prev.kind) {
+    if (count < LAB_EXPLAIN_MAX_ITEMS) cJSON_AddItemToArray(items, lab_ex_item_json(&prev)), count++;
+    else more = 1;
+    item_free(&prev);
+  }
+  if (count == 0) cJSON_AddItemToArray(items, lab_ex_unknown_json());
+  if (more) cJSON_AddBoolToObject(root, "more", 1); /* messages past the first LAB_EXPLAIN_MAX_ITEMS */
+  if (!items || cJSON_GetArraySize(items) != (count ? count : 1)) { /* an allocation failed on the way */
+    cJSON_Delete(root);
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    return NULL;
+  }
+  return root;
+}

@@ -1,0 +1,238 @@
+/* The explanations: one row per diagnosis id, its title, its text (with
+ * {fact} holes filled from what the text said; a diagnosis is only reached
+ * when the facts its text uses were read), the first things to try in
+ * order, the lesson section that teaches it and the experiment that shows
+ * it. Written for a beginner; every claim here is a general fact about
+ * CUDA and PyTorch, never a guess about the learner's code. */
+#include "explain_diag.h"
+
+#include <string.h>
+
+#define L1 "01-cuda-intuition"
+#define L2 "02-cuda-toolbox"
+
+static const lab_ex_diag table[] = {
+    {"oom_fragmentation", "Out of memory, with the memory there but in pieces",
+     "PyTorch asked the GPU for {tried} more and got nothing: only {free} of {total} was free. Yet PyTorch's own "
+     "cache held {bar.cache} reserved but unallocated, more than the request. That memory is split into blocks, "
+     "none big enough for {tried}: fragmentation. Your model may fit; the allocator's pieces do not.",
+     {"Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python, so the cache can grow "
+      "segments instead of leaving gaps (older PyTorch: max_split_size_mb:128).",
+      "Keep tensor sizes steady between steps (pad batches to a few fixed lengths), so freed blocks fit the next ones.",
+      "If it still fails, treat it as too much memory: lower the batch size or sequence length.",
+      NULL},
+     L1, "memory", "memory"},
+    {"oom_too_much", "Out of memory: the step needs more than the GPU has",
+     "PyTorch asked for {tried} more while only {free} of {total} was free. The cache had little spare, and little "
+     "is held outside this process: your own training step simply needs more memory than this GPU has. Weights, "
+     "gradients and optimizer state take about 16 bytes per parameter with Adam in FP32; activations grow with "
+     "batch size times sequence length.",
+     {"Halve the batch size (keep the effective batch with gradient accumulation).",
+      "Shorten the sequence length or image size.",
+      "Train in mixed precision (torch.autocast with bfloat16 or float16).",
+      "Use activation checkpointing (torch.utils.checkpoint) to trade compute for memory.",
+      "Use a lighter optimizer state (SGD with momentum, or an 8-bit Adam) or a smaller model.",
+      NULL},
+     L1, "memory", "memory"},
+    {"oom_other_process", "Out of memory: most of the GPU is held outside your PyTorch",
+     "PyTorch asked for {tried} more while only {free} of {total} was free, and {bar.outside_or_others} of the GPU "
+     "is used outside this process's PyTorch: another process (a notebook kernel still alive, a second training "
+     "run, another user's job) or the CUDA context.",
+     {"Run nvidia-smi and look at its Processes list: which PIDs hold memory on this GPU.",
+      "Stop the process you do not need (restart an idle notebook kernel), or pick a free GPU with "
+      "CUDA_VISIBLE_DEVICES.",
+      "Then run again; if it still fails, it is your step's own size: see the memory section.",
+      NULL},
+     L1, "nvidia-smi", "memory"},
+    {"oom_unreadable", "Out of memory, but the numbers are missing or worded differently",
+     "This is PyTorch's out-of-memory error, but the message does not carry all the numbers needed to tell "
+     "fragmentation from plain too much memory (it may be cut, or from a PyTorch version worded differently). "
+     "The facts below are the ones that could be read.",
+     {"Paste the whole message, from \"CUDA out of memory\" to its end.",
+      "Print torch.cuda.memory_summary() right after catching the error and paste it too.",
+      "Meanwhile the usual first step: halve the batch size and see whether it fits.",
+      NULL},
+     L1, "memory", "memory"},
+    {"mismatch_batch_or_model", "Two tensors on different devices",
+     "An operation got tensors on two devices ({devices}); every input of one operation must live on the same "
+     "device. Usually the model was moved with model.to(device) but a batch field was not (or the other way round).",
+     {"Move the model once: model.to(device), before creating the optimizer.",
+      "Move every field of every batch: inputs, masks and labels (batch = {k: v.to(device) for k, v in batch.items()}).",
+      "Check tensors created inside forward (torch.zeros(...) needs device=x.device).",
+      "Run lesson 1's placement preflight: print each tensor's .device before the step.",
+      NULL},
+     L1, "placement", "placement"},
+    {"mismatch_input_weight", "The input and the layer's weights are on different devices",
+     "A layer's input is {input_type} but its weight is {weight_type}: one is on the GPU, the other on the CPU "
+     "(torch.cuda.* types live on the GPU). Either the model or the batch was not moved.",
+     {"Move the model: model.to(device).",
+      "Move the input the same way: x = x.to(device).",
+      "Run lesson 1's placement preflight: print each tensor's .device before the step.",
+      NULL},
+     L1, "placement", "placement"},
+    {"mismatch_numpy", ".numpy() on a GPU tensor",
+     "NumPy works on host memory only, and the tensor lives on the GPU. Copy it back to the host first; "
+     "this copy waits for the GPU to finish.",
+     {"Use tensor.detach().cpu().numpy() (or .item() for one number).",
+      "Do it once per step, not per element: each copy waits for the GPU.",
+      NULL},
+     L1, "copies", "placement"},
+    {"async_device_assert", "A kernel's assert failed: the stack trace points to the wrong line",
+     "A check inside a GPU kernel failed. The GPU runs behind your Python, so the error is reported at a later "
+     "call, not the line that launched the kernel. The usual cause: a class label outside 0..num_classes-1 given "
+     "to cross-entropy, or an index out of range in an embedding or gather.",
+     {"Rerun with CUDA_LAUNCH_BLOCKING=1 so the error is raised at the line that launched the kernel.",
+      "Check labels: assert labels.min() >= 0 and labels.max() < num_classes before the loss.",
+      "Check indices against the embedding's size (input_ids.max() < vocab size).",
+      "Or run the step once on the CPU: the same mistake gives a readable Python error there.",
+      NULL},
+     L1, "async", "timing"},
+    {"async_illegal_access", "A kernel read or wrote memory it does not own",
+     "A GPU kernel touched an address outside its memory. Like every kernel error it is reported at a later call, "
+     "so the line in the stack trace is not the one at fault. Causes: an index out of range, a tensor freed or "
+     "resized while a kernel still used it, or a bug in a custom or third-party kernel.",
+     {"Rerun with CUDA_LAUNCH_BLOCKING=1 to find the launching line.",
+      "Check index tensors (gather, index_select, embeddings) for out-of-range values.",
+      "Run the step on the CPU or with compute-sanitizer to see the first bad access.",
+      NULL},
+     L1, "async", "timing"},
+    {"async_other", "A GPU error reported at some other call",
+     "The GPU reported an error ({message}) after Python had moved on, so the stack trace shows a later line, "
+     "not the cause.",
+     {"Rerun with CUDA_LAUNCH_BLOCKING=1 so the error is raised where the kernel was launched.",
+      "Run the same step on the CPU to get a readable error.",
+      NULL},
+     L1, "async", "timing"},
+    {"setup_cpu_wheel", "This PyTorch was built without CUDA",
+     "The installed PyTorch is a CPU-only build (wheel): it cannot use any GPU, whatever the driver. Layer: the "
+     "wheel.",
+     {"Check: python -c \"import torch; print(torch.__version__, torch.version.cuda)\" prints None for a CPU build.",
+      "Install a CUDA build (the selector on pytorch.org gives the pip command with a cu12x index URL).",
+      "Then run lesson 1's two checks: nvidia-smi, then torch.cuda.is_available().",
+      NULL},
+     L1, "two-checks", "device"},
+    {"setup_no_driver", "No NVIDIA driver found",
+     "PyTorch could not find the NVIDIA driver: either the machine has no NVIDIA GPU, or the driver is not "
+     "installed or not loaded (in a container: the GPU was not passed in). Layer: the driver.",
+     {"Run nvidia-smi: if it fails too, install or load the driver (on a cluster: ask for a GPU node).",
+      "In Docker, start the container with --gpus all (NVIDIA Container Toolkit).",
+      "Then run lesson 1's two checks again.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"setup_driver_too_old", "The driver is older than this PyTorch's CUDA runtime",
+     "The driver found is too old for the CUDA runtime this PyTorch was built with. Each CUDA version needs at "
+     "least a given driver; nvidia-smi's \"CUDA Version\" is the newest the driver supports (a \"found version\" "
+     "such as 10010 says the same, written major x 1000 + minor x 10: CUDA 10.1). Layer: driver vs runtime.",
+     {"Compare nvidia-smi's \"CUDA Version\" with torch.version.cuda: the first must be at least the second.",
+      "Update the NVIDIA driver, or install a PyTorch build for an older CUDA (e.g. cu118).",
+      NULL},
+     L1, "two-checks", "device"},
+    {"setup_arch_unsupported", "This GPU's architecture is not in this PyTorch build",
+     "The PyTorch build carries compiled kernels for some GPU architectures (sm_XX) only, and this GPU's is not "
+     "among them, so no kernel can run on it. Layer: architecture.",
+     {"Look up the GPU's compute capability (nvidia-smi --query-gpu=compute_cap --format=csv).",
+      "Install a PyTorch build that includes it (a newer one for a new GPU; an older one for an old GPU).",
+      NULL},
+     L1, "two-checks", "device"},
+    {"setup_smi_no_driver", "nvidia-smi cannot reach the driver",
+     "nvidia-smi talks to the NVIDIA driver directly; it failed, so the driver is missing, not loaded, or does not "
+     "match the kernel module (often after a driver update without a reboot). Layer: the driver.",
+     {"Reboot if the driver was just updated.",
+      "Check the kernel module: lsmod | grep nvidia; reinstall the driver if it is missing.",
+      "In a container, pass the GPU in (--gpus all).",
+      NULL},
+     L1, "two-checks", "device"},
+    {"setup_fork_reinit", "CUDA used in a forked process",
+     "CUDA was initialised in the parent process and a child was started by fork (DataLoader workers, "
+     "multiprocessing): a CUDA context cannot be copied by fork. Layer: the process model.",
+     {"Use the spawn start method: torch.multiprocessing.set_start_method(\"spawn\").",
+      "Do not touch CUDA in DataLoader workers or before forking: move batches to the GPU in the main process.",
+      NULL},
+     L2, "processes", "device"},
+    {"setup_cublas", "cuBLAS failed ({cublas_status})",
+     "A cuBLAS call (matrix multiply) failed. CUBLAS_STATUS_ALLOC_FAILED, and often NOT_INITIALIZED, mean cuBLAS "
+     "could not get the memory it needs (its handle, its workspace); EXECUTION_FAILED is often an earlier kernel's "
+     "error (an index out of range) reported here, or a build that does not match the GPU.",
+     {"Rerun with CUDA_LAUNCH_BLOCKING=1 to see whether an earlier kernel is the real cause.",
+      "Check memory: a smaller batch, or nvidia-smi for other processes.",
+      "Check that the PyTorch build matches the GPU and driver (collect_env).",
+      NULL},
+     L1, "debugging", "device"},
+    {"smi_reading", "nvidia-smi: the driver's view",
+     "Driver {driver}, which supports CUDA up to {cuda}; one row per GPU with its memory in use and utilisation. "
+     "Use it for: is the driver there, which GPUs, who holds memory. Do not use it for: whether PyTorch can use "
+     "CUDA (the runtime view), or how busy the GPU really is (utilisation counts any kernel running, "
+     "not how much of the GPU it uses).",
+     {"Check that \"CUDA Version\" is at least your PyTorch's torch.version.cuda.",
+      "Look at the processes holding memory before blaming your own run.",
+      "Then check the runtime view: python -c \"import torch; print(torch.cuda.is_available())\".",
+      NULL},
+     L1, "nvidia-smi", "device"},
+    {"env_cpu_wheel_on_gpu", "A CPU-only PyTorch on a machine with a GPU",
+     "PyTorch {torch} was built without CUDA (\"CUDA used to build PyTorch: None\"), yet this machine has an "
+     "NVIDIA driver or GPU. The wheel is the layer at fault, not the driver.",
+     {"Install a CUDA build of PyTorch (pytorch.org's selector gives the pip command with a cu12x index URL).",
+      "Then check again: torch.cuda.is_available() should print True.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"env_runtime_newer_than_driver", "PyTorch's CUDA runtime is newer than the driver",
+     "PyTorch {torch} uses CUDA {cuda_build}, but driver {driver} is older than that CUDA version needs. The "
+     "driver must be at least as new as the runtime.",
+     {"Update the NVIDIA driver.",
+      "Or install a PyTorch build for an older CUDA that this driver supports.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"env_gpu_older_than_wheel", "The GPU is older than this PyTorch supports",
+     "The GPU ({gpu}) is a Kepler-generation card; PyTorch {torch}'s CUDA builds no longer include kernels for it.",
+     {"Use an older PyTorch release that still supports the GPU, or build PyTorch from source for its architecture.",
+      "Or use a newer GPU.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"env_cuda_unavailable", "CUDA build, driver present, yet CUDA is not available",
+     "PyTorch {torch} is a CUDA {cuda_build} build and a driver is reported, but \"Is CUDA available: False\": "
+     "the runtime view fails while the driver view works. Common causes: CUDA_VISIBLE_DEVICES hides the GPUs, the "
+     "GPU is in a state the runtime rejects, or the process cannot open the device files.",
+     {"Print CUDA_VISIBLE_DEVICES (an empty value hides every GPU).",
+      "Run python -c \"import torch; torch.zeros(1).cuda()\" to see the runtime's own error, and paste it here.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"env_consistent", "The environment's layers agree",
+     "PyTorch {torch}, CUDA build {cuda_build}, CUDA available: {cuda_available}. Nothing in this report "
+     "contradicts itself; if something fails, the cause is elsewhere: paste the error itself.",
+     {"Paste the error message you got, with this report.", NULL},
+     L1, "two-checks", "device"},
+    {"summary_fragmentation", "The caching allocator's memory is fragmented or under pressure",
+     "PyTorch reserved {reserved_cur} from the GPU while tensors use {allocated_cur}; cudaMalloc retries: "
+     "{retries}. A retry means the allocator ran out, freed its whole cache and tried again (slow); much reserved "
+     "memory that no tensor uses means the cache is split into pieces.",
+     {"Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python.",
+      "Keep tensor shapes steady between steps (fixed padding lengths).",
+      "Lower the peak: smaller batch, mixed precision or activation checkpointing.",
+      NULL},
+     L2, "allocator", "allocator"},
+    {"summary_ok", "The caching allocator looks healthy",
+     "PyTorch reserved {reserved_cur} and tensors use {allocated_cur}; the cache's spare memory is small and the "
+     "allocator never had to retry. Memory is being used by tensors themselves: to fit more, make the step smaller.",
+     {"Compare the peak ({allocated_peak}) with the GPU's total: that is your headroom.", NULL},
+     L2, "allocator", "allocator"},
+    {"unknown", "I don't recognise this",
+     "This is not one of the messages I know, so I will not guess. I looked for: PyTorch's CUDA out-of-memory "
+     "message, device mismatches, asynchronous kernel errors (device-side assert, illegal memory access), set-up "
+     "failures (no driver, driver too old, CPU-only build, no kernel image, fork, cuBLAS), nvidia-smi's table, "
+     "collect_env output, and memory_summary()/memory_stats().",
+     {"Run nvidia-smi: does the driver see the GPU? (the driver view)",
+      "Run python -c \"import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())\" "
+      "(the runtime view).",
+      "Run python -m torch.utils.collect_env and paste its output here with the full error.",
+      NULL},
+     L1, "two-checks", "device"},
+};
+
+const lab_ex_diag *lab_ex_diag_find(const char *id) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (id && strcmp(table[i].id, id) == 0) return &table[i];
+  return &table[sizeof table / sizeof table[0] - 1]; /* "unknown" */
+}
+
+int lab_ex_diag_count(void) { return (int)(sizeof table / sizeof table[0]); }
+const lab_ex_diag *lab_ex_diag_at(int i) { return i >= 0 && i < lab_ex_diag_count() ? &table[i] : NULL; }

@@ -1,0 +1,85 @@
+/* Recognises a tensor on the wrong device, in its three usual forms:
+ *   "Expected all tensors to be on the same device, but found at least two
+ *    devices, cuda:0 and cpu! (when checking argument for argument mat1 in
+ *    method wrapper_CUDA_addmm)"   (aten; older: "Expected object of device
+ *    type cuda but got device type cpu for argument #1 'self' in call to …")
+ *   "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)
+ *    should be the same"  (convolution)
+ *   "can't convert cuda:0 device type tensor to numpy."  (Tensor.numpy) */
+#include <string.h>
+
+#include "explain_item.h"
+#include "explain_scan.h"
+
+static const char *const anchors[] = {"Expected all tensors to be on the same device",
+                                      "Expected object of device type ", "Input type (", "can't convert ", NULL};
+
+static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
+  lab_ex_anchor_scan sc;
+  for (size_t at = lab_ex_scan_start(&sc, t, n, from, anchors);; at = lab_ex_scan_skip(&sc, t, n, at)) {
+    if (at == LAB_EX_NONE) return -1;
+    size_t le = lab_ex_line_end(t, at, n);
+    /* "Input type (" and "can't convert " only with the rest of their sentence */
+    if ((strncmp(t + at, "Input type (", 12) == 0 && lab_ex_find(t, at, le, "weight type (") == LAB_EX_NONE) ||
+        (strncmp(t + at, "can't convert ", 14) == 0 && lab_ex_find(t, at, le, "to numpy") == LAB_EX_NONE))
+      continue;
+    *start = at;
+    *end = le;
+    return 0;
+  }
+}
+
+static int is_cuda_type(const char *type) { return strstr(type, ".cuda.") != NULL || strstr(type, "cuda") != NULL; }
+
+static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
+  char a[64], b[64], arg[64], op[96];
+  cJSON *f = it->facts;
+  (void)n;
+  it->kind = "device_mismatch";
+  it->params = cJSON_CreateObject();
+  cJSON_AddBoolToObject(it->params, "model_on_gpu", 1);
+  if (lab_ex_find(t, s, e, "Input type (") == s) {
+    lab_ex_word_after(t, s, e, "Input type (", ")", a, sizeof a);
+    lab_ex_word_after(t, s, e, "weight type (", ")", b, sizeof b);
+    if (a[0]) lab_ex_fact_str(f, "input_type", a);
+    if (b[0]) lab_ex_fact_str(f, "weight_type", b);
+    if (a[0] && b[0]) {
+      cJSON_AddItemToObject(f, "devices", cJSON_CreateStringArray((const char *const[]){is_cuda_type(a) ? "cuda" : "cpu",
+                                                                                       is_cuda_type(b) ? "cuda" : "cpu"}, 2));
+      cJSON_ReplaceItemInObject(it->params, "model_on_gpu", cJSON_CreateBool(is_cuda_type(b)));
+      cJSON_AddBoolToObject(it->params, "move_features", is_cuda_type(a));
+    }
+    it->diag = "mismatch_input_weight";
+    return;
+  }
+  if (lab_ex_find(t, s, e, "can't convert ") == s) {
+    if (lab_ex_word_after(t, s, e, "can't convert ", " ", a, sizeof a) && strncmp(a, "cuda", 4) == 0)
+      cJSON_AddItemToObject(f, "devices", cJSON_CreateStringArray((const char *const[]){a}, 1));
+    cJSON_AddBoolToObject(f, "numpy", 1);
+    it->diag = "mismatch_numpy";
+    return;
+  }
+  /* "…two devices, cuda:0 and cpu!" or "device type cuda but got device type cpu" */
+  if (lab_ex_word_after(t, s, e, "two devices, ", " ", a, sizeof a) && lab_ex_word_after(t, s, e, " and ", "!", b, sizeof b)) {
+    cJSON_AddItemToObject(f, "devices", cJSON_CreateStringArray((const char *const[]){a, b}, 2));
+  } else if (lab_ex_word_after(t, s, e, "device type ", " ", a, sizeof a) &&
+             lab_ex_word_after(t, s, e, "got device type ", " ", b, sizeof b)) {
+    cJSON_AddItemToObject(f, "devices", cJSON_CreateStringArray((const char *const[]){a, b}, 2));
+  }
+  if (lab_ex_word_after(t, s, e, "argument for argument ", " ", arg, sizeof arg) ||
+      lab_ex_word_after(t, s, e, "for argument ", " ", arg, sizeof arg))
+  {
+    lab_ex_fact_str(f, "argument", arg);
+    /* The side the argument names, set off in the placement experiment (which moves features, mask, labels, model) */
+    const char *off = !strcmp(arg, "mat1") || !strcmp(arg, "input") || !strcmp(arg, "self") ? "move_features"
+                      : !strcmp(arg, "mat2") || !strcmp(arg, "weight") || !strcmp(arg, "bias") ? "model_on_gpu"
+                      : !strcmp(arg, "target") || !strcmp(arg, "index") ? "move_labels" : NULL;
+    if (off && cJSON_GetObjectItemCaseSensitive(it->params, off)) cJSON_ReplaceItemInObject(it->params, off, cJSON_CreateBool(0));
+    else if (off) cJSON_AddBoolToObject(it->params, off, 0);
+  }
+  if (lab_ex_word_after(t, s, e, "in method ", ")", op, sizeof op) || lab_ex_word_after(t, s, e, "in call to ", " )", op, sizeof op))
+    lab_ex_fact_str(f, "op", op);
+  it->diag = "mismatch_batch_or_model";
+}
+
+const lab_ex_recogniser lab_ex_mismatch = {"device_mismatch", find, read};

@@ -1,0 +1,164 @@
+/* Recognises PyTorch's CUDA out-of-memory message in both wordings:
+ *   older: "Tried to allocate X (GPU 0; Y total capacity; Z already
+ *          allocated; W free; V reserved in total by PyTorch)"
+ *   newer: "Tried to allocate X. GPU 0 has a total capacity of Y of which W
+ *          is free. [Including non-PyTorch memory, this process has P memory
+ *          in use. | Process N has P memory in use.] Of the allocated memory
+ *          A is allocated by PyTorch, and U is reserved by PyTorch but
+ *          unallocated."
+ * (c10/cuda/CUDACachingAllocator.cpp). Each number is read beside its own
+ * phrase, so a changed or cut phrase loses that number only, and a
+ * diagnosis is given only when every number it rests on was read. */
+#include <math.h>
+#include <string.h>
+
+#include "explain_item.h"
+#include "explain_scan.h"
+
+#define WINDOW_MAX 2048 /* one message; the longest real one is about 700 bytes */
+#define MAX_PROCESSES 16
+
+static const char *const anchors[] = {"CUDA out of memory", "CUDA error: out of memory", NULL};
+
+static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
+  size_t at = lab_ex_first_anchor(t, n, from, anchors);
+  if (at == LAB_EX_NONE) return -1;
+  size_t stop = n - at > WINDOW_MAX ? at + WINDOW_MAX : n;
+  size_t next = lab_ex_first_anchor(t, stop, at + 1, anchors);
+  if (next != LAB_EX_NONE) stop = next;
+  size_t blank = lab_ex_find(t, at, stop, "\n\n");
+  if (blank != LAB_EX_NONE) stop = blank + 1;
+  *start = at;
+  *end = stop;
+  return 0;
+}
+
+/* The model named anywhere in the paste (a traceback, a from_pretrained
+ * line), for the memory experiment; longest names first. */
+static const struct {
+  const char *needle;
+  double params_m;
+  int hidden, layers;
+} models[] = {
+    {"gpt2-xl", 1558, 1600, 48},       {"gpt2-large", 774, 1280, 36}, {"gpt2-medium", 355, 1024, 24},
+    {"gpt2", 124, 768, 12},            {"bert-large", 335, 1024, 24}, {"bert-base", 110, 768, 12},
+    {"llama-2-13b", 13016, 5120, 40},  {"llama-2-7b", 6738, 4096, 32}, {"llama-7b", 6738, 4096, 32},
+    {"mistral-7b", 7242, 4096, 32},
+};
+
+static size_t find_ci(const char *t, size_t n, const char *needle) {
+  size_t k = strlen(needle);
+  for (size_t i = 0; i + k <= n; i++) {
+    size_t j = 0;
+    while (j < k && (t[i + j] | 0x20) == needle[j]) j++; /* needles are lower case, digits and '-' */
+    if (j == k) return i;
+  }
+  return LAB_EX_NONE;
+}
+
+static void memory_params(const char *t, size_t n, lab_ex_item *it) {
+  for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
+    if (find_ci(t, n, models[m].needle) == LAB_EX_NONE) continue;
+    it->params = cJSON_CreateObject();
+    cJSON_AddNumberToObject(it->params, "params_m", models[m].params_m);
+    cJSON_AddNumberToObject(it->params, "hidden", models[m].hidden);
+    cJSON_AddNumberToObject(it->params, "layers", models[m].layers);
+    cJSON_AddStringToObject(it->facts, "model", models[m].needle);
+    return;
+  }
+  it->ask = cJSON_CreateStringArray((const char *const[]){"params_m", "hidden", "layers", "batch", "seq_len"}, 5);
+}
+
+static void bar_part(cJSON *parts, const char *id, const char *label, double bytes) {
+  char printed[32];
+  if (bytes < 0) return;
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddStringToObject(p, "id", id);
+  cJSON_AddStringToObject(p, "label", label);
+  cJSON_AddNumberToObject(p, "bytes", bytes);
+  lab_ex_format_size(bytes, printed, sizeof printed);
+  cJSON_AddStringToObject(p, "printed", printed);
+  cJSON_AddItemToArray(parts, p);
+}
+
+/* The bar: parts that add up to the device's total, and the request beside them. */
+static cJSON *make_bar(double C, double F, double A, double U, double P, double T) {
+  if (C <= 0 || F < 0 || A < 0 || U < 0) return NULL;
+  double outside = C - F - A - U;
+  if (outside < 0) outside = 0; /* numbers printed rounded: a few KiB either way */
+  char printed[32];
+  cJSON *bar = cJSON_CreateObject();
+  cJSON_AddNumberToObject(bar, "total_bytes", C);
+  lab_ex_format_size(C, printed, sizeof printed);
+  cJSON_AddStringToObject(bar, "total_printed", printed);
+  cJSON *parts = cJSON_AddArrayToObject(bar, "parts");
+  bar_part(parts, "tensors", "this process's tensors (allocated by PyTorch)", A);
+  bar_part(parts, "cache", "PyTorch's cache (reserved, unallocated)", U);
+  if (P >= 0) {
+    double ctx = P - A - U, others = C - F - P;
+    bar_part(parts, "context", "this process outside PyTorch (CUDA context, libraries)", ctx < 0 ? 0 : ctx);
+    bar_part(parts, "others", "other processes", others < 0 ? 0 : others);
+  } else {
+    bar_part(parts, "outside", "outside PyTorch's pool (CUDA context, other processes)", outside);
+  }
+  bar_part(parts, "free", "free", F);
+  if (T >= 0) bar_part(cJSON_AddArrayToObject(bar, "request"), "request", "the request that failed", T);
+  return bar;
+}
+
+static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
+  lab_ex_size tried, total, freeb, alloc, reserved, unalloc, proc;
+  char gpu[8];
+  double T = -1, C = -1, F = -1, A = -1, R = -1, U = -1, P = -1;
+  cJSON *f = it->facts;
+  it->kind = "oom";
+  /* "(GPU 0;" older, "GPU 0 has" newer */
+  if (lab_ex_word_after(t, s, e, "(GPU ", ";", gpu, sizeof gpu) || lab_ex_word_after(t, s, e, ". GPU ", " ", gpu, sizeof gpu))
+    lab_ex_fact_str(f, "gpu", gpu);
+  if (!lab_ex_size_after_phrase(t, s, e, "Tried to allocate ", &tried)) lab_ex_fact_size(f, "tried", &tried), T = tried.bytes;
+  /* PyTorch 2.1 printed "total capacty" (sic) */
+  if (!lab_ex_size_before_phrase(t, s, e, " total capacity", &total) ||
+      !lab_ex_size_after_phrase(t, s, e, "has a total capacity of ", &total) ||
+      !lab_ex_size_after_phrase(t, s, e, "has a total capacty of ", &total))
+    lab_ex_fact_size(f, "total", &total), C = total.bytes;
+  if (!lab_ex_size_before_phrase(t, s, e, " free;", &freeb) || !lab_ex_size_before_phrase(t, s, e, " is free.", &freeb))
+    lab_ex_fact_size(f, "free", &freeb), F = freeb.bytes;
+  if (!lab_ex_size_before_phrase(t, s, e, " already allocated", &alloc) ||
+      !lab_ex_size_before_phrase(t, s, e, " is allocated by PyTorch", &alloc))
+    lab_ex_fact_size(f, "allocated", &alloc), A = alloc.bytes;
+  if (!lab_ex_size_before_phrase(t, s, e, " reserved in total by PyTorch", &reserved))
+    lab_ex_fact_size(f, "reserved", &reserved), R = reserved.bytes;
+  /* PyTorch before 1.4 ended "…; 9.38 MiB free; 33.36 MiB cached)": the cache's free part, what
+   * later versions call reserved but unallocated (allocated + free + cached fall short of the total
+   * by the CUDA context only) */
+  if (!lab_ex_size_before_phrase(t, s, e, " is reserved by PyTorch but unallocated", &unalloc) ||
+      !lab_ex_size_before_phrase(t, s, e, " cached)", &unalloc))
+    lab_ex_fact_size(f, "reserved_unallocated", &unalloc), U = unalloc.bytes;
+  if (!lab_ex_size_after_phrase(t, s, e, "this process has ", &proc)) lab_ex_fact_size(f, "process", &proc), P = proc.bytes;
+  /* "Process 1234 has 3.00 GiB memory in use." (newer, per process NVML sees: this one may be among them) */
+  int listed = 0;
+  for (size_t at = lab_ex_find(t, s, e, "Process "); at != LAB_EX_NONE && listed < MAX_PROCESSES;
+       at = lab_ex_find(t, at + 8, e, "Process ")) {
+    size_t has = lab_ex_find(t, at, lab_ex_line_end(t, at, e), " has ");
+    if (has != LAB_EX_NONE && has - at < 24 && !lab_ex_size_after(t, has + 5, e, &proc)) listed++;
+  }
+  if (listed) cJSON_AddNumberToObject(f, "processes_listed", listed);
+  if (lab_ex_find(t, s, e, "max_split_size_mb") != LAB_EX_NONE || lab_ex_find(t, s, e, "expandable_segments") != LAB_EX_NONE)
+    cJSON_AddBoolToObject(f, "allocator_hint", 1);
+
+  if (U < 0 && R >= 0 && A >= 0) U = R - A > 0 ? R - A : 0; /* older wording: the cache is reserved minus allocated */
+  if (A >= 0 && U >= 0 && C > 0 && F >= 0) it->bar = make_bar(C, F, A, U, P, T);
+
+  /* What the diagnosis rests on: the request and the cache (fragmentation),
+   * then the memory held outside this process's PyTorch (another process),
+   * then both of those ruled out (plain too much). */
+  double outside = (C > 0 && F >= 0 && A >= 0 && U >= 0) ? (P >= 0 ? C - F - P : C - F - A - U) : -1;
+  double big = C > 0 ? fmax(C / 4, 2.0 * 1073741824.0) : -1;
+  if (T >= 0 && U >= 0 && U >= T && (C <= 0 || U * 50 >= C)) it->diag = "oom_fragmentation";
+  else if (outside >= 0 && outside >= big) it->diag = "oom_other_process";
+  else if (T >= 0 && outside >= 0) it->diag = "oom_too_much";
+  else it->diag = "oom_unreadable";
+  memory_params(t, n, it);
+}
+
+const lab_ex_recogniser lab_ex_oom = {"oom", find, read};

@@ -1,0 +1,110 @@
+/* Recognises nvidia-smi's table (any recent driver): the driver version and
+ * the newest CUDA it supports from the header, each GPU's name, memory in
+ * use and utilisation from its rows, and how many processes hold memory.
+ * Rows are read by their cells ('|'-separated), so column widths may vary. */
+#include <string.h>
+
+#include "explain_item.h"
+#include "explain_scan.h"
+
+#define MAX_GPUS 16
+#define MAX_LINES 400 /* a table for 16 GPUs and their processes is well under this */
+
+static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
+  size_t at;
+  for (;; from = at + 1) {
+    at = lab_ex_find(t, from, n, "NVIDIA-SMI ");
+    if (at == LAB_EX_NONE) return -1;
+    if (lab_ex_find(t, at, lab_ex_line_end(t, at, n), "Driver Version") != LAB_EX_NONE) break;
+  }
+  /* the table runs while lines start with '|' or '+' (after leading spaces) or are blank between its two parts */
+  size_t le = lab_ex_line_end(t, at, n), last = le;
+  for (int k = 0; k < MAX_LINES && le < n; k++) {
+    size_t ne = lab_ex_line_end(t, le, n), p = le;
+    while (p < ne && t[p] == ' ') p++;
+    if (p < ne && (t[p] == '|' || t[p] == '+')) last = ne;
+    else if (!(p >= ne - 1 || t[p] == '\r')) break; /* not blank, not the table */
+    le = ne;
+  }
+  *start = at;
+  *end = last;
+  return 0;
+}
+
+/* The c-th '|'-separated cell of the line [ls, le) (1 = the first after the leading '|'). */
+static int cell(const char *t, size_t ls, size_t le, int c, size_t *cs, size_t *ce) {
+  int k = 0;
+  for (size_t p = ls; p < le; p++) {
+    if (t[p] != '|') continue;
+    if (k == c) {
+      *ce = p;
+      return 0;
+    }
+    k++;
+    *cs = p + 1;
+  }
+  return -1;
+}
+
+static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
+  char w[96];
+  cJSON *f = it->facts, *gpus = NULL, *g = NULL;
+  int ngpu = 0, in_procs = 0, procs = 0, procs_seen = 0;
+  (void)n;
+  it->kind = "nvidia_smi";
+  it->diag = "smi_reading";
+  if (lab_ex_word_after(t, s, e, "Driver Version: ", " |", w, sizeof w)) lab_ex_fact_str(f, "driver", w);
+  if (lab_ex_word_after(t, s, e, "CUDA Version: ", " |", w, sizeof w)) lab_ex_fact_str(f, "cuda", w);
+  gpus = cJSON_AddArrayToObject(f, "gpus");
+  for (size_t ls = lab_ex_line_end(t, s, e); ls < e;) {
+    size_t le = lab_ex_line_end(t, ls, e), cs = 0, ce = 0;
+    if (lab_ex_find(t, ls, le, "Processes:") != LAB_EX_NONE) in_procs = 1, procs_seen = 1;
+    if (in_procs) { /* rows under the "|====|" rule, one per process (memory "N/A" on Windows counts too) */
+      size_t p = ls;
+      while (p < le && t[p] == ' ') p++;
+      if (lab_ex_find(t, ls, le, "|====") != LAB_EX_NONE) in_procs = 2;
+      else if (in_procs == 2 && p < le && t[p] == '|' && lab_ex_find(t, ls, le, "No running processes") == LAB_EX_NONE) {
+        size_t q = p + 1;
+        while (q < le && (t[q] == ' ' || t[q] == '|' || t[q] == '\r' || t[q] == '\n')) q++;
+        if (q < le) procs++;
+      }
+    } else if (cell(t, ls, le, 1, &cs, &ce) == 0) {
+      size_t p = cs;
+      while (p < ce && t[p] == ' ') p++;
+      size_t d = p;
+      while (d < ce && t[d] >= '0' && t[d] <= '9') d++;
+      if (d > p && d < ce && t[d] == ' ' && ngpu < MAX_GPUS) { /* "|   0  NVIDIA A100-SXM4-40GB   On  |" */
+        size_t q = ce;
+        while (q > d && t[q - 1] == ' ') q--;
+        /* the persistence mode (Linux) or driver model (Windows) ends the cell */
+        if (q - d > 3 && (!strncmp(t + q - 3, " On", 3) || !strncmp(t + q - 3, "Off", 3) || !strncmp(t + q - 3, "TCC", 3))) q -= 3;
+        else if (q - d > 4 && !strncmp(t + q - 4, "WDDM", 4)) q -= 4;
+        lab_ex_word(t, d, q, NULL, w, sizeof w);
+        g = cJSON_CreateObject();
+        char idx[8];
+        lab_ex_word(t, p, d, NULL, idx, sizeof idx);
+        cJSON_AddStringToObject(g, "index", idx);
+        cJSON_AddStringToObject(g, "name", w);
+        cJSON_AddItemToArray(gpus, g);
+        ngpu++;
+      } else if (g && lab_ex_find(t, ls, le, "MiB /") != LAB_EX_NONE && !cJSON_GetObjectItemCaseSensitive(g, "used")) {
+        size_t cs2 = 0, ce2 = 0, cs3 = 0, ce3 = 0;
+        lab_ex_size used, total;
+        size_t slash = lab_ex_find(t, ls, le, "MiB /");
+        if (!lab_ex_size_before(t, ls, slash + 3, &used) && !lab_ex_size_after(t, slash + 5, le, &total)) {
+          cJSON_AddStringToObject(g, "used", used.printed);
+          cJSON_AddStringToObject(g, "total", total.printed);
+          cJSON_AddNumberToObject(g, "used_bytes", used.bytes);
+          cJSON_AddNumberToObject(g, "total_bytes", total.bytes);
+        }
+        if (cell(t, ls, le, 2, &cs2, &ce2) == 0 && cell(t, ls, le, 3, &cs3, &ce3) == 0 &&
+            lab_ex_word(t, cs3, ce3, " ", w, sizeof w) && strchr(w, '%'))
+          cJSON_AddStringToObject(g, "util", w);
+      }
+    }
+    ls = le;
+  }
+  if (procs_seen) cJSON_AddNumberToObject(f, "processes", procs);
+}
+
+const lab_ex_recogniser lab_ex_smi = {"nvidia_smi", find, read};

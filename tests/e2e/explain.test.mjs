@@ -1,0 +1,90 @@
+// The "Paste your error" page in a real Chromium, offline: after one visit
+// the service worker serves the app; with the server stopped, a pasted OOM
+// message is explained in the browser (the same C as `gpulab explain`, in
+// wasm): the memory bar with its labelled parts, the diagnosis, and a link
+// to lesson 1's memory section; the experiment opens pre-filled. Screenshots
+// at 390 and 1280 px wide go to build/screenshots/.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+import { REPO, browserTest, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const offlineNoise = (text) => /Failed to load resource|ERR_CONNECTION_REFUSED|net::ERR_FAILED/.test(text);
+const OOM = readFileSync(path.join(REPO, 'tests/explain/own/004-oom-new-too-much.txt'), 'utf8');
+const FRAG = readFileSync(path.join(REPO, 'tests/explain/own/003-oom-old-fragmentation.txt'), 'utf8');
+
+browserTest('a pasted oom is explained offline with the memory bar and the lesson link', { timeout: 120000 }, async (t) => {
+  const server = await startServer();
+  t.after(() => server.stop());
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const shots = screenshotDir();
+  for (const [width, height, name] of [[1280, 860, 'explain-laptop.png'], [390, 844, 'explain-phone.png']]) {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15000);
+    const problems = watchPage(page, offlineNoise);
+    await page.goto(`${server.url}/#lesson/01-cuda-intuition`);
+    await page.locator('#lesson-title').waitFor();
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await until(() => page.evaluate(() => !!navigator.serviceWorker.controller), 10000, 'the page to be controlled');
+    // reached from the lesson list
+    assert.equal(await page.locator('a[href="#explain"]').count() > 0, true, 'the nav links the page');
+    if (width === 390) await server.stop(); // offline for the second visit (the cache is per context)
+    if (width === 390) {
+      await page.reload();
+      await page.locator('#lesson-title').waitFor();
+    }
+    await page.evaluate(() => { location.hash = '#explain'; });
+    await page.locator('#explain-text').waitFor();
+    await page.fill('#explain-text', width === 390 ? FRAG : OOM);
+    await page.click('button[data-action="explain-run"]');
+    const item = page.locator('#explain-item-0');
+    await item.waitFor();
+    assert.equal(await item.getAttribute('data-kind'), 'oom');
+    assert.equal(await page.locator('#explain-item-0 svg.explain-bar-svg rect').count() >= 3, true, 'the bar has parts');
+    const legend = await page.locator('#explain-item-0 .explain-legend').textContent();
+    assert.match(legend, /this process's tensors/);
+    assert.match(legend, /free/);
+    assert.match(legend, width === 390 ? /20\.00 MiB/ : /19\.68 GiB/);
+    assert.equal(await page.locator('#explain-item-0 a.explain-lesson').getAttribute('href'), '#lesson/01-cuda-intuition/memory');
+    await page.screenshot({ path: path.join(shots, name), fullPage: false });
+    await page.locator('#explain-item-0 .explain-bar').screenshot({ path: path.join(shots, name.replace('.png', '-bar.png')) });
+    if (width === 1280) {
+      // the memory experiment opens in place, pre-filled with the model the text names (gpt2-large: 774 M)
+      await page.click('#explain-item-0 button[data-action="explain-open"]');
+      await page.locator('#exp-memory-f-params_m').waitFor();
+      assert.equal(await page.locator('#exp-memory-f-params_m').inputValue(), '774');
+      assert.equal(await page.locator('#exp-memory-f-layers').inputValue(), '36');
+      await page.locator('#explain-item-0 .explain-exp').screenshot({ path: path.join(shots, 'explain-laptop-experiment.png') });
+      // a collect_env dump: the device check's layers, the driver marked as the one that failed
+      await page.fill('#explain-text', readFileSync(path.join(REPO, 'tests/explain/own/026-collect_env-driver-too-old.txt'), 'utf8'));
+      await page.click('button[data-action="explain-run"]');
+      await page.locator('#explain-item-0 table.explain-layers').waitFor();
+      assert.match(await page.locator('#explain-item-0 tr.layer-failed').textContent(), /driver.*470\.182\.03.*failed/);
+      await page.locator('#explain-item-0').screenshot({ path: path.join(shots, 'explain-laptop-layers.png') });
+      // several messages at once, each an item; no serious axe violation, no duplicate id
+      await page.fill('#explain-text', `${OOM}\n${FRAG}\nTypeError: can't convert cuda:0 device type tensor to numpy.\n`);
+      await page.click('button[data-action="explain-run"]');
+      await page.locator('#explain-item-2').waitFor();
+      assert.equal(await page.locator('#explain-item-2').getAttribute('data-kind'), 'device_mismatch');
+      await page.evaluate(AXE);
+      const v = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
+      assert.deepEqual(v.filter((x) => x.impact === 'serious' || x.impact === 'critical').map((x) => x.id), []);
+      assert.deepEqual(await page.evaluate(() => {
+        const seen = new Map();
+        for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) || 0) + 1);
+        return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+      }), []);
+      // the lesson link leads to the memory section
+      await page.click('#explain-item-0 a.explain-lesson');
+      await until(() => page.evaluate(() => document.activeElement && document.activeElement.id === 'sec-memory'), 15000,
+        'the memory section focused');
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});

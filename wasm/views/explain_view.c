@@ -1,0 +1,261 @@
+/* The "Paste your error" page: the form, the explained items (memory bar as
+ * SVG, diagnosis, steps, lesson link, experiment button) and the actions.
+ * The explainer runs here, in the browser: nothing is sent anywhere. */
+#include "explain_view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "experiment.h"
+#include "experiment_run.h"
+#include "explain.h"
+#include "registry.h"
+
+static struct {
+  cJSON *env;                  /* the last answer, for the experiment buttons */
+  const ui_device_state *dev;  /* for the experiments' widgets */
+  int open;                    /* the item whose experiment is open, -1 none */
+} st = {.open = -1};
+
+bool ui_explain_route(const char *hash) { return hash && (!strcmp(hash, "#explain") || !strcmp(hash, "explain")); }
+
+static const char *str(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* Bar parts' colours: the page's palette by part (CSS classes in style.css). */
+void ui_view_explain_bar(ui_buf *b, const cJSON *bar, int i) {
+  const cJSON *parts = cJSON_GetObjectItemCaseSensitive(bar, "parts"), *p;
+  const cJSON *total = cJSON_GetObjectItemCaseSensitive(bar, "total_bytes");
+  if (!cJSON_IsNumber(total) || total->valuedouble <= 0) return;
+  double T = total->valuedouble, x = 0;
+  char tot[32];
+  ui_buf_rawf(b, "<figure class=\"explain-bar\"><svg viewBox=\"0 0 1000 60\" preserveAspectRatio=\"none\" role=\"img\" "
+                 "aria-labelledby=\"explain-bar-cap-%d\" class=\"explain-bar-svg\">", i);
+  cJSON_ArrayForEach(p, parts) {
+    double v = cJSON_GetObjectItemCaseSensitive(p, "bytes")->valuedouble, w = v / T * 1000;
+    if (w <= 0) continue;
+    ui_buf_rawf(b, "<rect class=\"bar-%s\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"60\"><title>", str(p, "id"), x,
+                w < 1 ? 1 : w);
+    ui_buf_text(b, str(p, "label"));
+    ui_buf_raw(b, ": ");
+    ui_buf_text(b, str(p, "printed"));
+    ui_buf_raw(b, "</title></rect>");
+    x += w;
+  }
+  ui_buf_rawf(b, "</svg><figcaption id=\"explain-bar-cap-%d\">The GPU's memory, ", i);
+  ui_buf_text(b, str(bar, "total_printed")[0] ? str(bar, "total_printed") : ui_fmt_bytes(T, tot));
+  ui_buf_raw(b, " in all:</figcaption><ul class=\"explain-legend\">");
+  cJSON_ArrayForEach(p, parts) {
+    ui_buf_rawf(b, "<li><span class=\"swatch bar-%s\" aria-hidden=\"true\"></span><strong>", str(p, "id"));
+    ui_buf_text(b, str(p, "printed"));
+    ui_buf_raw(b, "</strong> ");
+    ui_buf_text(b, str(p, "label"));
+    ui_buf_raw(b, "</li>");
+  }
+  cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(bar, "request")) {
+    ui_buf_raw(b, "<li class=\"explain-request\"><span class=\"swatch bar-request\" aria-hidden=\"true\"></span><strong>");
+    ui_buf_text(b, str(p, "printed"));
+    ui_buf_raw(b, "</strong> ");
+    ui_buf_text(b, str(p, "label"));
+    ui_buf_raw(b, " (did not fit)</li>");
+  }
+  ui_buf_raw(b, "</ul></figure>");
+}
+
+static void fact_value(ui_buf *b, const cJSON *f) {
+  if (cJSON_IsString(f)) ui_buf_text(b, f->valuestring);
+  else if (cJSON_IsBool(f)) ui_buf_raw(b, cJSON_IsTrue(f) ? "yes" : "no");
+  else if (cJSON_IsNumber(f)) ui_buf_rawf(b, "%g", f->valuedouble);
+  else if (cJSON_IsObject(f) && cJSON_GetObjectItemCaseSensitive(f, "printed")) ui_buf_text(b, str(f, "printed"));
+  else if (cJSON_IsArray(f)) {
+    const cJSON *e;
+    int i = 0;
+    cJSON_ArrayForEach(e, f) {
+      if (i++) ui_buf_raw(b, ", ");
+      if (cJSON_IsString(e)) ui_buf_text(b, e->valuestring);
+      else if (cJSON_IsObject(e)) {
+        ui_buf_text(b, str(e, "name"));
+        ui_buf_raw(b, " (");
+        ui_buf_text(b, str(e, "used"));
+        ui_buf_raw(b, " of ");
+        ui_buf_text(b, str(e, "total"));
+        ui_buf_raw(b, ", ");
+        ui_buf_text(b, str(e, "util"));
+        ui_buf_raw(b, ")");
+      }
+    }
+  }
+}
+
+static void one_item(ui_buf *b, const cJSON *it, int i) {
+  const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "diagnosis"), *x;
+  const cJSON *l = cJSON_GetObjectItemCaseSensitive(it, "lesson"), *e = cJSON_GetObjectItemCaseSensitive(it, "experiment");
+  ui_buf_rawf(b, "<article class=\"explain-item\" id=\"explain-item-%d\" data-kind=\"", i);
+  ui_buf_text(b, str(it, "kind"));
+  ui_buf_raw(b, "\"><h2>");
+  ui_buf_text(b, str(d, "title"));
+  ui_buf_raw(b, "</h2><p>");
+  ui_buf_text(b, str(d, "text"));
+  ui_buf_raw(b, "</p>");
+  if (cJSON_GetObjectItemCaseSensitive(it, "bar")) ui_view_explain_bar(b, cJSON_GetObjectItemCaseSensitive(it, "bar"), i);
+  const cJSON *layers = cJSON_GetObjectItemCaseSensitive(it, "layers");
+  if (layers) { /* the device check's picture: where the failure sits */
+    ui_buf_raw(b, "<table class=\"explain-layers\"><caption>The layers CUDA work passes through</caption><thead><tr>"
+                  "<th scope=\"col\">layer</th><th scope=\"col\">your value</th><th scope=\"col\">state</th></tr></thead><tbody>");
+    cJSON_ArrayForEach(x, layers) {
+      ui_buf_rawf(b, "<tr class=\"layer-%s\"><th scope=\"row\">", !strcmp(str(x, "state"), "failed") ? "failed" : "other");
+      ui_buf_text(b, str(x, "layer"));
+      ui_buf_raw(b, "</th><td>");
+      ui_buf_text(b, str(x, "value")[0] ? str(x, "value") : "—");
+      ui_buf_raw(b, "</td><td>");
+      ui_buf_text(b, str(x, "state"));
+      ui_buf_raw(b, "</td></tr>");
+    }
+    ui_buf_raw(b, "</tbody></table>");
+  }
+  const cJSON *facts = cJSON_GetObjectItemCaseSensitive(it, "facts");
+  if (facts && facts->child) {
+    ui_buf_raw(b, "<details class=\"explain-facts\"><summary>What the text says</summary><dl>");
+    cJSON_ArrayForEach(x, facts) {
+      ui_buf_raw(b, "<dt>");
+      ui_buf_text(b, x->string);
+      ui_buf_raw(b, "</dt><dd>");
+      fact_value(b, x);
+      ui_buf_raw(b, "</dd>");
+    }
+    ui_buf_raw(b, "</dl></details>");
+  }
+  ui_buf_raw(b, "<h3>First things to try</h3><ol class=\"explain-steps\">");
+  cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(it, "steps")) {
+    ui_buf_raw(b, "<li>");
+    ui_buf_text(b, cJSON_IsString(x) ? x->valuestring : "");
+    ui_buf_raw(b, "</li>");
+  }
+  ui_buf_raw(b, "</ol><p class=\"explain-links\"><a class=\"explain-lesson\" href=\"");
+  ui_buf_text(b, str(l, "href"));
+  ui_buf_raw(b, "\">Read the lesson section: ");
+  ui_buf_text(b, str(l, "section"));
+  ui_buf_raw(b, "</a> ");
+  const lab_experiment *ex = lab_experiment_find(str(e, "name"));
+  if (ex) {
+    ui_buf_rawf(b, "<button type=\"button\" class=\"button\" data-action=\"explain-open\" data-arg=\"%d\">", i);
+    ui_buf_raw(b, "Open the experiment: ");
+    ui_buf_text(b, ex->title);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(e, "params");
+    if (params && params->child) ui_buf_raw(b, " (pre-filled from your text)");
+    ui_buf_raw(b, "</button>");
+  }
+  ui_buf_raw(b, "</p>");
+  if (cJSON_GetObjectItemCaseSensitive(e, "ask"))
+    ui_buf_raw(b, "<p class=\"muted\">Your model's size is not in the text: fill in its parameters (millions), hidden "
+                  "size and layers in the experiment.</p>");
+  const cJSON *looked = cJSON_GetObjectItemCaseSensitive(it, "looked_for");
+  if (looked) {
+    ui_buf_raw(b, "<details><summary>What I looked for</summary><ul>");
+    cJSON_ArrayForEach(x, looked) {
+      ui_buf_raw(b, "<li>");
+      ui_buf_text(b, cJSON_IsString(x) ? x->valuestring : "");
+      ui_buf_raw(b, "</li>");
+    }
+    ui_buf_raw(b, "</ul></details>");
+  }
+  ui_buf_rawf(b, "<div class=\"explain-exp\" id=\"explain-exp-%d\"></div></article>", i);
+}
+
+void ui_view_explain_items(ui_buf *b, const cJSON *env) {
+  const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
+  if (err) {
+    ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\">");
+    ui_buf_text(b, str(err, "message"));
+    ui_buf_raw(b, "</p>");
+    return;
+  }
+  const cJSON *it;
+  int i = 0;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(env, "items")) one_item(b, it, i++);
+  if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(env, "more")))
+    ui_buf_raw(b, "<p class=\"muted\">More messages follow; paste them separately.</p>");
+}
+
+void ui_explain_show(const ui_device_state *dev, bool focus) {
+  ui_buf b;
+  st.dev = dev;
+  ui_buf_init(&b);
+  ui_buf_raw(&b, "<header class=\"lesson-head\"><p class=\"kicker\">First-line debugging</p>"
+                 "<h1 id=\"lesson-title\" tabindex=\"-1\">Paste your error</h1><p class=\"lesson-summary\">An "
+                 "out-of-memory message, a device mismatch, a device-side assert, nvidia-smi's table, collect_env "
+                 "output… It is read here, in your browser: nothing is uploaded.</p></header>"
+                 "<form class=\"explain-form\"><label for=\"explain-text\">Your error "
+                 "message or tool output</label><textarea id=\"explain-text\" rows=\"10\" spellcheck=\"false\" "
+                 "autocomplete=\"off\" placeholder=\"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                 "…\"></textarea><button type=\"button\" class=\"button\" data-action=\"explain-run\">Explain"
+                 "</button></form><section id=\"explain-out\" aria-live=\"polite\"></section>");
+  ui_dom_set_html("lesson", b.failed ? "<p>Out of memory while drawing this page. Reload the page.</p>" : ui_buf_str(&b));
+  ui_buf_free(&b);
+  ui_dom_set_title("Paste your error — gpulab");
+  if (focus) ui_dom_focus("lesson-title");
+}
+
+static void run(void) {
+  static char text[LAB_EXPLAIN_MAX_BYTES + 1];
+  int n = ui_dom_value("explain-text", text, sizeof text);
+  lab_error err = {0};
+  cJSON_Delete(st.env);
+  st.env = NULL;
+  st.open = -1;
+  if (n < 0) lab_fail(&err, LAB_E_EXPLAIN_TOO_LARGE, NULL, NULL);
+  else st.env = lab_explain(text, (size_t)n, &err);
+  ui_buf b;
+  ui_buf_init(&b);
+  if (st.env) ui_view_explain_items(&b, st.env);
+  else {
+    cJSON *e = lab_error_json(&err);
+    ui_view_explain_items(&b, e);
+    cJSON_Delete(e);
+  }
+  ui_dom_set_html("explain-out", b.failed ? "<p>Out of memory while drawing the answer.</p>" : ui_buf_str(&b));
+  ui_buf_free(&b);
+}
+
+/* The experiment's widget in place under its item, its fields set to the values read from the text. */
+static void open_experiment(int i) {
+  const cJSON *it = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(st.env, "items"), i);
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "experiment"), *p;
+  const lab_experiment *ex = lab_experiment_find(str(e, "name"));
+  char id[128], v[64];
+  if (!ex) return;
+  if (st.open >= 0) { /* one widget per experiment on a page: close the other */
+    snprintf(id, sizeof id, "explain-exp-%d", st.open);
+    ui_dom_set_html(id, "");
+  }
+  st.open = i;
+  snprintf(id, sizeof id, "explain-exp-%d", i);
+  snprintf(v, sizeof v, "<div class=\"experiment\" data-experiment=\"%s\"></div>", ex->name);
+  ui_dom_set_html(id, v);
+  ui_exp_fill(ex->name, st.dev);
+  cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(e, "params")) {
+    for (int k = 0; k < ex->n_params; k++) {
+      if (strcmp(ex->params[k].name, p->string) != 0) continue;
+      ui_exp_field_id(id, sizeof id, ex, &ex->params[k]);
+      if (cJSON_IsBool(p)) ui_dom_set_attr(id, "checked", cJSON_IsTrue(p) ? "" : NULL);
+      else if (cJSON_IsNumber(p)) snprintf(v, sizeof v, "%g", p->valuedouble), ui_dom_set_attr(id, "value", v);
+    }
+  }
+}
+
+bool ui_explain_action(const char *action, const char *arg) {
+  if (!strcmp(action, "explain-run")) run();
+  else if (!strcmp(action, "explain-open")) open_experiment(atoi(arg ? arg : "-1"));
+  else return false;
+  return true;
+}
+
+void ui_explain_shutdown(void) {
+  cJSON_Delete(st.env);
+  st.env = NULL;
+  st.open = -1;
+}

@@ -1,0 +1,28 @@
+/* The "Paste your error" page (#explain): a text box read in the browser
+ * by lab/explain.h (the same C as `gpulab explain`, compiled to wasm; the
+ * text never leaves the page), and each message explained: the memory bar
+ * of an OOM, the diagnosis, the steps, the lesson section, and the
+ * experiment opened in place with the parameters read from the text. */
+#ifndef UI_VIEW_EXPLAIN_VIEW_H
+#define UI_VIEW_EXPLAIN_VIEW_H
+
+#include <stdbool.h>
+
+#include "cjson_compat.h"
+#include "device.h"
+#include "html.h"
+
+/* true for "#explain". */
+bool ui_explain_route(const char *hash);
+/* Draws the page into the element "lesson"; dev must outlive the page (its experiments' widgets). */
+void ui_explain_show(const ui_device_state *dev, bool focus);
+/* Handles "explain-run" and "explain-open" (arg: the item's index); false for other actions. */
+bool ui_explain_action(const char *action, const char *arg);
+/* The answer's markup for one envelope of lab_explain (or its error). */
+void ui_view_explain_items(ui_buf *b, const cJSON *env);
+/* The OOM bar of item i as an SVG with its labelled parts. */
+void ui_view_explain_bar(ui_buf *b, const cJSON *bar, int i);
+/* Frees what the page holds. */
+void ui_explain_shutdown(void);
+
+#endif
