@@ -12,27 +12,54 @@
 
 #define WINDOW_MAX 32768
 
-static const char *const anchors[] = {"Collecting environment information", "PyTorch version: ", NULL};
+/* "Is debug build: " also starts a dump whose first line was retyped ("PyTorch version 1.5.0"). */
+static const char *const anchors[] = {"Collecting environment information", "PyTorch version: ", "Is debug build: ", NULL};
+static const char *const dump_starts[] = {"Collecting environment information", "PyTorch version: ", NULL};
+
+static size_t line_start(const char *t, size_t lo, size_t at) {
+  while (at > lo && t[at - 1] != '\n') at--;
+  return at;
+}
 
 static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
   size_t at = lab_ex_first_anchor(t, n, from, anchors);
   if (at == LAB_EX_NONE) return -1;
   size_t stop = n - at > WINDOW_MAX ? at + WINDOW_MAX : n;
+  if (t[at] == 'I') { /* the line before, when it names the version, is the dump's first */
+    size_t ls = line_start(t, from, at), prev = ls > from ? line_start(t, from, ls - 1) : ls;
+    if (prev < ls && lab_ex_find(t, prev, ls, "PyTorch version") != LAB_EX_NONE) at = prev;
+  }
   size_t pv = lab_ex_find(t, at, stop, "PyTorch version: ");
+  if (pv == LAB_EX_NONE) pv = lab_ex_find(t, at, stop, "PyTorch version");
+  /* the header, then other lines (a warning) before the fields: the dump starts at its version line,
+   * so the warning, its own message, comes first */
+  if (t[at] == 'C' && pv != LAB_EX_NONE) {
+    size_t p = lab_ex_line_end(t, at, stop);
+    while (p < pv && (t[p] == '\n' || t[p] == '\r' || t[p] == ' ' || t[p] == '>' || t[p] == '\t')) p++;
+    if (line_start(t, at, pv) > p) at = line_start(t, at, pv);
+  }
   /* its own next dump, or a traceback, ends it (other messages are cut off by the caller) */
-  size_t next = pv == LAB_EX_NONE ? LAB_EX_NONE : lab_ex_first_anchor(t, stop, pv + 1, anchors);
-  if (next != LAB_EX_NONE) stop = next;
+  size_t next = pv == LAB_EX_NONE ? LAB_EX_NONE : lab_ex_first_anchor(t, stop, lab_ex_line_end(t, pv, stop), dump_starts);
+  if (next != LAB_EX_NONE) stop = line_start(t, at, next);
   size_t tb = lab_ex_find(t, at, stop, "Traceback (most recent call last)");
   if (tb != LAB_EX_NONE) stop = tb;
+  if (stop <= at) stop = at + 1;
   *start = at;
   *end = stop;
   return 0;
 }
 
+/* A line's start: what a paste puts before the field (indentation, "> " quotes) skipped. */
+static int at_line_start(const char *t, size_t s, size_t at) {
+  size_t p = at;
+  while (p > s && at - p < 16 && (t[p - 1] == ' ' || t[p - 1] == '\t' || t[p - 1] == '>')) p--;
+  return p == s || t[p - 1] == '\n';
+}
+
 /* The value of "Key: value" on its own line in the window. */
 static size_t field(const char *t, size_t s, size_t e, const char *key, char *out, size_t cap) {
   for (size_t at = lab_ex_find(t, s, e, key); at != LAB_EX_NONE; at = lab_ex_find(t, at + 1, e, key))
-    if (at == s || t[at - 1] == '\n') return lab_ex_word(t, at + strlen(key), e, NULL, out, cap);
+    if (at_line_start(t, s, at)) return lab_ex_word(t, at + strlen(key), e, NULL, out, cap);
   out[0] = '\0';
   return 0;
 }
@@ -40,12 +67,35 @@ static size_t field(const char *t, size_t s, size_t e, const char *key, char *ou
 /* "12.1" → 12; "None"/"" → -1. */
 static int major_of(const char *v) { return (v[0] >= '0' && v[0] <= '9') ? atoi(v) : -1; }
 
-/* The oldest driver (Linux, the lower of Linux and Windows) each CUDA major
- * version runs on, from NVIDIA's CUDA toolkit release notes (minor version
- * compatibility: any 12.x runs on a 12.0 driver). */
-static double driver_needed(int cuda_major) {
-  return cuda_major == 11 ? 450.80 : cuda_major == 12 ? 525.60 : cuda_major == 13 ? 580.65 : 0;
+/* The oldest Linux driver each CUDA version runs on, from NVIDIA's CUDA
+ * toolkit release notes: before 11 per minor version, from 11 per major
+ * (minor version compatibility: any 12.x runs on a 12.0 driver). */
+static const struct {
+  int major, minor, drv_major, drv_minor;
+} drivers[] = {{8, 0, 367, 48},  {9, 0, 384, 81},  {9, 1, 390, 46},  {9, 2, 396, 26}, {10, 0, 410, 48},
+               {10, 1, 418, 39}, {10, 2, 440, 33}, {11, -1, 450, 80}, {12, -1, 525, 60}, {13, -1, 580, 65}};
+
+/* "10.2" / "10.1.243" / "418.67": its first two numbers; 0 when it is not a version. */
+static int version(const char *v, int *major, int *minor) {
+  if (!(v[0] >= '0' && v[0] <= '9')) return 0;
+  char *end = NULL;
+  *major = (int)strtol(v, &end, 10);
+  *minor = (end && *end == '.') ? (int)strtol(end + 1, NULL, 10) : 0;
+  return 1;
 }
+
+/* 1 when the driver is older than the one the CUDA build needs. */
+static int driver_too_old(const char *build, const char *driver) {
+  int bm, bn, dm, dn;
+  if (!version(build, &bm, &bn) || !version(driver, &dm, &dn)) return 0;
+  for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++)
+    if (drivers[i].major == bm && (drivers[i].minor < 0 || drivers[i].minor == bn))
+      return dm < drivers[i].drv_major || (dm == drivers[i].drv_major && dn < drivers[i].drv_minor);
+  return 0;
+}
+
+/* "True" (PyTorch 1.6 on) or "Yes" (before). */
+static int said(const char *v, int yes) { return yes ? (!strcmp(v, "True") || !strcmp(v, "Yes")) : (!strcmp(v, "False") || !strcmp(v, "No")); }
 
 static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   /* a machine without GPU and a PyTorch without CUDA agree too ("Could not collect": no CUDA version) */
@@ -53,7 +103,8 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   cJSON *f = it->facts;
   (void)n;
   it->kind = "collect_env";
-  if (field(t, s, e, "PyTorch version: ", torch, sizeof torch)) lab_ex_fact_str(f, "torch", torch);
+  if (field(t, s, e, "PyTorch version: ", torch, sizeof torch) || field(t, s, e, "PyTorch version ", torch, sizeof torch))
+    lab_ex_fact_str(f, "torch", torch);
   if (field(t, s, e, "CUDA used to build PyTorch: ", build, sizeof build)) lab_ex_fact_str(f, "cuda_build", build);
   if (field(t, s, e, "Is CUDA available: ", avail, sizeof avail)) lab_ex_fact_str(f, "cuda_available", avail);
   if (field(t, s, e, "Nvidia driver version: ", driver, sizeof driver) && strcmp(driver, "Could not collect") != 0)
@@ -64,8 +115,13 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   size_t g = lab_ex_find(t, s, e, "GPU models and configuration:");
   if (g != LAB_EX_NONE) {
     size_t p = g + 29, le = lab_ex_line_end(t, p, e);
-    if (lab_ex_word(t, p, le, NULL, gpu, sizeof gpu) == 0) lab_ex_word(t, le, lab_ex_line_end(t, le, e), NULL, gpu, sizeof gpu);
+    if (lab_ex_word(t, p, le, NULL, gpu, sizeof gpu) == 0) {
+      while (le < e && (t[le] == '>' || t[le] == ' ' || t[le] == '\t')) le++; /* a quoted or indented paste */
+      lab_ex_word(t, le, lab_ex_line_end(t, le, e), NULL, gpu, sizeof gpu);
+    }
     char *colon = strncmp(gpu, "GPU ", 4) == 0 ? strchr(gpu, ':') : NULL;
+    char *wide = strncmp(gpu, "GPU ", 4) == 0 ? strstr(gpu, "\xef\xbc\x9a") : NULL; /* a full-width colon, retyped */
+    if (wide && (!colon || wide < colon)) colon = wide + 2;
     if (colon) {
       colon++;
       while (*colon == ' ') colon++;
@@ -75,14 +131,15 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
     if (gpu[0]) lab_ex_fact_str(f, "gpu", gpu);
   }
   int bm = major_of(build);
-  double dv = driver[0] ? atof(driver) : 0;
+  /* no CUDA in the build: "None", or "Could not collect" (collect_env's word for None before 2.3) */
+  int cpu_wheel = torch[0] && (!strcmp(build, "None") || !strcmp(build, "Could not collect"));
   int kepler = strstr(gpu, "K80") || strstr(gpu, "K40") || strstr(gpu, "Tesla K") || strstr(gpu, "GTX 7") || strstr(gpu, "GT 7");
-  if (!strcmp(build, "None") && (driver[0] || gpu[0])) it->diag = "env_cpu_wheel_on_gpu";
-  else if (bm > 0 && dv > 0 && driver_needed(bm) > 0 && dv < driver_needed(bm)) it->diag = "env_runtime_newer_than_driver";
+  if (cpu_wheel && (driver[0] || gpu[0])) it->diag = "env_cpu_wheel_on_gpu";
+  else if (bm > 0 && driver[0] && driver_too_old(build, driver)) it->diag = "env_runtime_newer_than_driver";
   else if (bm > 0 && kepler && major_of(torch) >= 2) it->diag = "env_gpu_older_than_wheel";
-  else if (bm > 0 && !strcmp(avail, "False") && !driver[0] && !gpu[0]) it->diag = "setup_no_driver";
-  else if (bm > 0 && !strcmp(avail, "False")) it->diag = "env_cuda_unavailable"; /* driver fine, still no CUDA */
-  else if (torch[0] && (!strcmp(avail, "True") || (bm < 0 && !strcmp(avail, "False") && !driver[0] && !gpu[0])))
+  else if (bm > 0 && said(avail, 0) && !driver[0] && !gpu[0]) it->diag = "setup_no_driver";
+  else if (bm > 0 && said(avail, 0)) it->diag = "env_cuda_unavailable"; /* driver fine, still no CUDA */
+  else if (torch[0] && (said(avail, 1) || ((bm < 0 || cpu_wheel) && said(avail, 0) && !driver[0] && !gpu[0])))
     it->diag = "env_consistent";
   else it->diag = "unknown"; /* the header alone: nothing to judge */
 }
