@@ -18,10 +18,22 @@
 #define WINDOW_MAX 2048 /* one message; the longest real one is about 700 bytes */
 #define MAX_PROCESSES 16
 
-static const char *const anchors[] = {"CUDA out of memory", "CUDA error: out of memory", NULL};
+/* the last two: PyTorch before 1.0 (THC), which printed no numbers */
+static const char *const anchors[] = {"CUDA out of memory", "CUDA error: out of memory", "error=2 : out of memory",
+                                      "cuda runtime error (2) : out of memory", NULL};
 
 static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
   size_t at = lab_ex_first_anchor(t, n, from, anchors);
+  /* the numbers pasted without the first words: "Tried to allocate X (GPU 0; …" (each place looked at once) */
+  size_t lim = at == LAB_EX_NONE ? n : at;
+  for (size_t ta = lab_ex_find(t, from, lim, "Tried to allocate "); ta != LAB_EX_NONE;
+       ta = lab_ex_find(t, ta + 1, lim, "Tried to allocate ")) {
+    size_t le = lab_ex_line_end(t, ta, lim);
+    if (lab_ex_find(t, ta, le, "(GPU ") != LAB_EX_NONE || lab_ex_find(t, ta, le, ". GPU ") != LAB_EX_NONE) {
+      at = ta;
+      break;
+    }
+  }
   if (at == LAB_EX_NONE) return -1;
   size_t stop = n - at > WINDOW_MAX ? at + WINDOW_MAX : n;
   size_t next = lab_ex_first_anchor(t, stop, at + 1, anchors);
@@ -106,6 +118,19 @@ static cJSON *make_bar(double C, double F, double A, double U, double P, double 
   return bar;
 }
 
+/* The size just before / after a phrase, the phrase perhaps wrapped by a terminal ("reserved in tot\nal"). */
+static int before(const char *t, size_t s, size_t e, const char *phrase, lab_ex_size *out) {
+  size_t at = lab_ex_find_wrapped(t, s, e, phrase, NULL);
+  return at == LAB_EX_NONE ? -1 : lab_ex_size_before(t, s, at, out);
+}
+
+static int after(const char *t, size_t s, size_t e, const char *phrase, lab_ex_size *out) {
+  size_t m = 0;
+  if (lab_ex_find_wrapped(t, s, e, phrase, &m) == LAB_EX_NONE) return -1;
+  while (m < e && (t[m] == '\n' || t[m] == '\r')) m++; /* wrapped right after the phrase */
+  return lab_ex_size_after(t, m, e, out);
+}
+
 static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   lab_ex_size tried, total, freeb, alloc, reserved, unalloc, proc;
   char gpu[8];
@@ -115,26 +140,26 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   /* "(GPU 0;" older, "GPU 0 has" newer */
   if (lab_ex_word_after(t, s, e, "(GPU ", ";", gpu, sizeof gpu) || lab_ex_word_after(t, s, e, ". GPU ", " ", gpu, sizeof gpu))
     lab_ex_fact_str(f, "gpu", gpu);
-  if (!lab_ex_size_after_phrase(t, s, e, "Tried to allocate ", &tried)) lab_ex_fact_size(f, "tried", &tried), T = tried.bytes;
+  if (!after(t, s, e, "Tried to allocate ", &tried)) lab_ex_fact_size(f, "tried", &tried), T = tried.bytes;
   /* PyTorch 2.1 printed "total capacty" (sic) */
-  if (!lab_ex_size_before_phrase(t, s, e, " total capacity", &total) ||
-      !lab_ex_size_after_phrase(t, s, e, "has a total capacity of ", &total) ||
-      !lab_ex_size_after_phrase(t, s, e, "has a total capacty of ", &total))
+  if (!before(t, s, e, " total capacity", &total) ||
+      !after(t, s, e, "has a total capacity of ", &total) ||
+      !after(t, s, e, "has a total capacty of ", &total))
     lab_ex_fact_size(f, "total", &total), C = total.bytes;
-  if (!lab_ex_size_before_phrase(t, s, e, " free;", &freeb) || !lab_ex_size_before_phrase(t, s, e, " is free.", &freeb))
+  if (!before(t, s, e, " free;", &freeb) || !before(t, s, e, " is free.", &freeb))
     lab_ex_fact_size(f, "free", &freeb), F = freeb.bytes;
-  if (!lab_ex_size_before_phrase(t, s, e, " already allocated", &alloc) ||
-      !lab_ex_size_before_phrase(t, s, e, " is allocated by PyTorch", &alloc))
+  if (!before(t, s, e, " already allocated", &alloc) ||
+      !before(t, s, e, " is allocated by PyTorch", &alloc))
     lab_ex_fact_size(f, "allocated", &alloc), A = alloc.bytes;
-  if (!lab_ex_size_before_phrase(t, s, e, " reserved in total by PyTorch", &reserved))
+  if (!before(t, s, e, " reserved in total by PyTorch", &reserved))
     lab_ex_fact_size(f, "reserved", &reserved), R = reserved.bytes;
   /* PyTorch before 1.4 ended "…; 9.38 MiB free; 33.36 MiB cached)": the cache's free part, what
    * later versions call reserved but unallocated (allocated + free + cached fall short of the total
    * by the CUDA context only) */
-  if (!lab_ex_size_before_phrase(t, s, e, " is reserved by PyTorch but unallocated", &unalloc) ||
-      !lab_ex_size_before_phrase(t, s, e, " cached)", &unalloc))
+  if (!before(t, s, e, " is reserved by PyTorch but unallocated", &unalloc) ||
+      !before(t, s, e, " cached)", &unalloc))
     lab_ex_fact_size(f, "reserved_unallocated", &unalloc), U = unalloc.bytes;
-  if (!lab_ex_size_after_phrase(t, s, e, "this process has ", &proc)) lab_ex_fact_size(f, "process", &proc), P = proc.bytes;
+  if (!after(t, s, e, "this process has ", &proc)) lab_ex_fact_size(f, "process", &proc), P = proc.bytes;
   /* "Process 1234 has 3.00 GiB memory in use." (newer, per process NVML sees: this one may be among them) */
   int listed = 0;
   for (size_t at = lab_ex_find(t, s, e, "Process "); at != LAB_EX_NONE && listed < MAX_PROCESSES;
@@ -149,15 +174,18 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   if (U < 0 && R >= 0 && A >= 0) U = R - A > 0 ? R - A : 0; /* older wording: the cache is reserved minus allocated */
   if (A >= 0 && U >= 0 && C > 0 && F >= 0) it->bar = make_bar(C, F, A, U, P, T);
 
-  /* What the diagnosis rests on: the request and the cache (fragmentation),
-   * then the memory held outside this process's PyTorch (another process),
-   * then both of those ruled out (plain too much). */
-  double outside = (C > 0 && F >= 0 && A >= 0 && U >= 0) ? (P >= 0 ? C - F - P : C - F - A - U) : -1;
-  double big = C > 0 ? fmax(C / 4, 2.0 * 1073741824.0) : -1;
-  if (T >= 0 && U >= 0 && U >= T && (C <= 0 || U * 50 >= C)) it->diag = "oom_fragmentation";
-  else if (outside >= 0 && outside >= big) it->diag = "oom_other_process";
-  else if (T >= 0 && outside >= 0) it->diag = "oom_too_much";
-  else it->diag = "oom_unreadable";
+  /* The diagnosis, the numbers deciding in this order (docs/explain.md): memory outside this process's
+   * PyTorch (total - free - what this process has, else - allocated - the cache) a quarter of the GPU;
+   * the cache's reserved-but-unallocated memory at least the request and 4% of the GPU; else plain too
+   * much. Each is reached only when every number it and those before it rest on was read; numbers
+   * printed inconsistently (allocated over the total) count what is outside as nothing. */
+  double outside = -1;
+  if (C > 0 && F >= 0 && (P >= 0 || (A >= 0 && U >= 0))) outside = fmax(0, P >= 0 ? C - F - P : C - F - A - U);
+  if (T < 0 || C <= 0 || outside < 0) it->diag = "oom_unreadable";
+  else if (outside * 4 >= C) it->diag = "oom_other_process";
+  else if (U < 0) it->diag = "oom_unreadable";
+  else if (U >= T && U * 25 >= C) it->diag = "oom_fragmentation";
+  else it->diag = "oom_too_much";
   memory_params(t, n, it);
 }
 

@@ -58,6 +58,30 @@ size_t lab_ex_find(const char *t, size_t from, size_t end, const char *needle) {
   return LAB_EX_NONE;
 }
 
+size_t lab_ex_find_wrapped(const char *t, size_t from, size_t end, const char *needle, size_t *mend) {
+  size_t k = strlen(needle);
+  for (size_t i = from; i < end; i++) {
+    const char *c = memchr(t + i, needle[0], end - i);
+    if (!c) return LAB_EX_NONE;
+    i = (size_t)(c - t);
+    size_t p = i, j = 0;
+    int breaks = 0;
+    while (j < k && p < end) {
+      if (t[p] == needle[j]) p++, j++;
+      else if ((t[p] == '\n' || t[p] == '\r') && breaks < 2) { /* a wrap: stands for a space, or splits a word */
+        if (t[p] == '\r' && p + 1 < end && t[p + 1] == '\n') p++;
+        p++, breaks++;
+        if (needle[j] == ' ') j++;
+      } else break;
+    }
+    if (j == k) {
+      if (mend) *mend = p;
+      return i;
+    }
+  }
+  return LAB_EX_NONE;
+}
+
 size_t lab_ex_line_end(const char *t, size_t pos, size_t end) {
   if (pos >= end) return end;
   const char *nl = memchr(t + pos, '\n', end - pos);

@@ -21,6 +21,9 @@ typedef struct lab_ex_size {
 double lab_ex_parse_size(const char *s, size_t n, size_t *used);
 /* Offset of the first `needle` in t[from..end), or LAB_EX_NONE. */
 size_t lab_ex_find(const char *t, size_t from, size_t end, const char *needle);
+/* lab_ex_find, where a terminal or an editor wrapped the text: up to two line breaks, each standing for
+ * one of the needle's spaces or splitting a word; *mend (when given) is where the match ends. */
+size_t lab_ex_find_wrapped(const char *t, size_t from, size_t end, const char *needle, size_t *mend);
 /* The offset just past the end of the line holding pos (past its '\n'), at most end. */
 size_t lab_ex_line_end(const char *t, size_t pos, size_t end);
 /* The size right after pos (spaces skipped); 0, or -1 when none. */

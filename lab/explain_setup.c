@@ -19,7 +19,7 @@ static const struct {
     {"CUDA driver version is insufficient for CUDA runtime version", "driver_too_old", "setup_driver_too_old"},
     {"no kernel image is available for execution on the device", "no_kernel_image", "setup_arch_unsupported"},
     {"is not compatible with the current PyTorch installation", "arch_warning", "setup_arch_unsupported"},
-    {"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver", "smi_no_driver",
+    {"NVIDIA-SMI has failed because it couldn" /* "'t" or "’t" */, "smi_no_driver",
      "setup_smi_no_driver"},
     {"Cannot re-initialize CUDA in forked subprocess", "fork_reinit", "setup_fork_reinit"},
     {"CUBLAS_STATUS_", "cublas", "setup_cublas"},

@@ -10,18 +10,31 @@
 #define MAX_GPUS 16
 #define MAX_LINES 400 /* a table for 16 GPUs and their processes is well under this */
 
+/* The next "| Processes:" line before lim: the processes table pasted alone starts there. */
+static size_t procs_table(const char *t, size_t from, size_t lim) {
+  for (size_t at = lab_ex_find(t, from, lim, "Processes:"); at != LAB_EX_NONE; at = lab_ex_find(t, at + 1, lim, "Processes:")) {
+    size_t p = at;
+    while (p > from && at - p < 8 && (t[p - 1] == ' ' || t[p - 1] == '\t')) p--;
+    if (p > from && t[p - 1] == '|') return p - 1;
+  }
+  return LAB_EX_NONE;
+}
+
 static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
-  size_t at;
+  size_t at, lo = from;
   for (;; from = at + 1) {
     at = lab_ex_find(t, from, n, "NVIDIA-SMI ");
-    if (at == LAB_EX_NONE) return -1;
+    if (at == LAB_EX_NONE) break;
     if (lab_ex_find(t, at, lab_ex_line_end(t, at, n), "Driver Version") != LAB_EX_NONE) break;
   }
+  size_t pt = procs_table(t, lo, at == LAB_EX_NONE ? n : at);
+  if (pt != LAB_EX_NONE) at = pt;
+  if (at == LAB_EX_NONE) return -1;
   /* the table runs while lines start with '|' or '+' (after leading spaces) or are blank between its two parts */
   size_t le = lab_ex_line_end(t, at, n), last = le;
   for (int k = 0; k < MAX_LINES && le < n; k++) {
     size_t ne = lab_ex_line_end(t, le, n), p = le;
-    while (p < ne && t[p] == ' ') p++;
+    while (p < ne && (t[p] == ' ' || t[p] == '\t')) p++; /* indented, by spaces or tabs */
     if (p < ne && (t[p] == '|' || t[p] == '+')) last = ne;
     else if (!(p >= ne - 1 || t[p] == '\r')) break; /* not blank, not the table */
     le = ne;
@@ -56,12 +69,13 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   if (lab_ex_word_after(t, s, e, "Driver Version: ", " |", w, sizeof w)) lab_ex_fact_str(f, "driver", w);
   if (lab_ex_word_after(t, s, e, "CUDA Version: ", " |", w, sizeof w)) lab_ex_fact_str(f, "cuda", w);
   gpus = cJSON_AddArrayToObject(f, "gpus");
+  if (lab_ex_find(t, s, lab_ex_line_end(t, s, e), "Processes:") != LAB_EX_NONE) in_procs = 1, procs_seen = 1;
   for (size_t ls = lab_ex_line_end(t, s, e); ls < e;) {
     size_t le = lab_ex_line_end(t, ls, e), cs = 0, ce = 0;
     if (lab_ex_find(t, ls, le, "Processes:") != LAB_EX_NONE) in_procs = 1, procs_seen = 1;
     if (in_procs) { /* rows under the "|====|" rule, one per process (memory "N/A" on Windows counts too) */
       size_t p = ls;
-      while (p < le && t[p] == ' ') p++;
+      while (p < le && (t[p] == ' ' || t[p] == '\t')) p++;
       if (lab_ex_find(t, ls, le, "|====") != LAB_EX_NONE) in_procs = 2;
       else if (in_procs == 2 && p < le && t[p] == '|' && lab_ex_find(t, ls, le, "No running processes") == LAB_EX_NONE) {
         size_t q = p + 1;
@@ -98,7 +112,7 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
           cJSON_AddNumberToObject(g, "total_bytes", total.bytes);
         }
         if (cell(t, ls, le, 2, &cs2, &ce2) == 0 && cell(t, ls, le, 3, &cs3, &ce3) == 0 &&
-            lab_ex_word(t, cs3, ce3, " ", w, sizeof w) && strchr(w, '%'))
+            lab_ex_word(t, cs3, ce3, " ", w, sizeof w) && (strchr(w, '%') || !strcmp(w, "N/A")))
           cJSON_AddStringToObject(g, "util", w);
       }
     }

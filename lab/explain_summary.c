@@ -13,8 +13,19 @@
 
 static const char *const anchors[] = {"PyTorch CUDA memory summary", "allocated_bytes.all.current", NULL};
 
+/* The dictionary's key with its number after it ("KeyError: 'allocated_bytes.all.current'" is not one). */
+static int has_number(const char *t, size_t n, size_t at) {
+  size_t p = at + strlen(anchors[1]);
+  if (p < n && (t[p] == '\'' || t[p] == '"')) p++;
+  for (size_t k = 0; p < n && k < 4 && (t[p] == ':' || t[p] == ',' || t[p] == ' '); k++) p++;
+  return p < n && t[p] >= '0' && t[p] <= '9';
+}
+
 static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
-  size_t at = lab_ex_first_anchor(t, n, from, anchors);
+  size_t tab = lab_ex_find(t, from, n, anchors[0]), lim = tab == LAB_EX_NONE ? n : tab;
+  size_t at = lab_ex_find(t, from, lim, anchors[1]); /* each place looked at once: linear */
+  while (at != LAB_EX_NONE && !has_number(t, n, at)) at = lab_ex_find(t, at + 1, lim, anchors[1]);
+  if (at == LAB_EX_NONE) at = tab;
   if (at == LAB_EX_NONE) return -1;
   size_t stop = n - at > TABLE_MAX ? at + TABLE_MAX : n;
   size_t next = lab_ex_first_anchor(t, stop, at + 1, anchors);
@@ -42,6 +53,28 @@ static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end
   return 0;
 }
 
+/* A cell's size: PyTorch's units, or before 1.8 "1062 MB", "2048 KB" (memory.py's _format_size:
+ * powers of 1024 with the older names), kept as printed. */
+static int cell_size(const char *t, size_t p, size_t le, lab_ex_size *v) {
+  if (!lab_ex_size_after(t, p, le, v)) return 0;
+  static const char *const old[] = {"KB", "MB", "GB", "TB", "PB"};
+  while (p < le && t[p] == ' ') p++;
+  size_t d = p;
+  double x = 0;
+  while (d < le && d - p < 20 && t[d] >= '0' && t[d] <= '9') x = x * 10 + (t[d] - '0'), d++;
+  if (d == p || d >= le || t[d] != ' ' || d + 3 > le) return -1;
+  for (int u = 0; u < 5; u++) {
+    if (memcmp(t + d + 1, old[u], 2) != 0) continue;
+    size_t n = d + 3 - p < sizeof v->printed ? d + 3 - p : sizeof v->printed - 1;
+    memcpy(v->printed, t + p, n);
+    v->printed[n] = '\0';
+    for (int k = 0; k <= u; k++) x *= 1024;
+    v->bytes = x;
+    return 0;
+  }
+  return -1;
+}
+
 /* Row "| Allocated memory      |   1024 KiB |   2048 KiB | …": the sizes of cells 2 (current) and 3 (peak). */
 static void row(const char *t, size_t s, size_t e, const char *name, const char *cur_key, const char *peak_key,
                 cJSON *f, double *cur) {
@@ -49,11 +82,11 @@ static void row(const char *t, size_t s, size_t e, const char *name, const char 
   if (at == LAB_EX_NONE) return;
   size_t le = lab_ex_line_end(t, at, e), p = lab_ex_find(t, at + 1, le, "|");
   lab_ex_size v;
-  if (p != LAB_EX_NONE && !lab_ex_size_after(t, p + 1, le, &v)) {
+  if (p != LAB_EX_NONE && !cell_size(t, p + 1, le, &v)) {
     lab_ex_fact_size(f, cur_key, &v);
     *cur = v.bytes;
     size_t q = lab_ex_find(t, p + 1, le, "|");
-    if (q != LAB_EX_NONE && !lab_ex_size_after(t, q + 1, le, &v)) lab_ex_fact_size(f, peak_key, &v);
+    if (q != LAB_EX_NONE && !cell_size(t, q + 1, le, &v)) lab_ex_fact_size(f, peak_key, &v);
   }
 }
 
