@@ -15,6 +15,11 @@ static const char *const anchors[] = {"device-side assert triggered", "Assertion
 static const char *const hints[] = {"CUDA kernel errors might be asynchronously", "For debugging consider passing",
                                     "Compile with `TORCH_USE_CUDA_DSA`", NULL};
 
+/* cudaGetErrorString's texts a pasted message starts with */
+static const char *const known[] = {"device-side assert triggered", "an illegal memory access was encountered",
+                                    "unspecified launch failure", "misaligned address",
+                                    "an illegal instruction was encountered", NULL};
+
 static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
   lab_ex_anchor_scan sc;
   for (size_t at = lab_ex_scan_start(&sc, t, n, from, anchors);; at = lab_ex_scan_skip(&sc, t, n, at)) {
@@ -54,9 +59,15 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
     for (size_t p = lab_ex_find(t, lo, s, "Assertion `"); p != LAB_EX_NONE; p = lab_ex_find(t, p + 1, s, "Assertion `"))
       if (lab_ex_find(t, p, s - p > 300 ? p + 300 : s, "` failed") != LAB_EX_NONE) a = p; /* its own line: short */
   }
-  if (a != LAB_EX_NONE && lab_ex_word(t, a, lab_ex_line_end(t, a, n), NULL, assert_line, sizeof assert_line))
+  /* the assertion up to its "` failed" (what follows, a period or a glued next message, is not part of it) */
+  size_t ae = a == LAB_EX_NONE ? LAB_EX_NONE : lab_ex_find(t, a, lab_ex_line_end(t, a, n), "` failed");
+  if (ae != LAB_EX_NONE && lab_ex_word(t, a, ae + 8, NULL, assert_line, sizeof assert_line))
     lab_ex_fact_str(f, "assert_text", assert_line);
-  if (lab_ex_word_after(t, s, e, "CUDA error: ", NULL, msg, sizeof msg)) lab_ex_fact_str(f, "message", msg);
+  if (lab_ex_word_after(t, s, e, "CUDA error: ", NULL, msg, sizeof msg)) {
+    for (int k = 0; known[k]; k++) /* CUDA's own wording, without what a paste glued after it */
+      if (!strncmp(msg, known[k], strlen(known[k]))) msg[strlen(known[k])] = '\0';
+    lab_ex_fact_str(f, "message", msg);
+  }
   else if (lab_ex_find(t, s, e, "device-side assert triggered") != LAB_EX_NONE) lab_ex_fact_str(f, "message", "device-side assert triggered");
   else if (lab_ex_find(t, s, e, "illegal memory access") != LAB_EX_NONE) lab_ex_fact_str(f, "message", "an illegal memory access was encountered");
   /* "device-side assert triggered", not the hint "… to enable device-side assertions" */

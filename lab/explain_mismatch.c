@@ -23,6 +23,9 @@ static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end
     if ((strncmp(t + at, "Input type (", 12) == 0 && lab_ex_find(t, at, le, "weight type (") == LAB_EX_NONE) ||
         (strncmp(t + at, "can't convert ", 14) == 0 && lab_ex_find(t, at, le, "to numpy") == LAB_EX_NONE))
       continue;
+    /* a log line wrapped by its logger: indented continuation lines, until the sentence's ")" */
+    for (int k = 0; k < 3 && le < n && lab_ex_find(t, at, le, ")") == LAB_EX_NONE && (t[le] == ' ' || t[le] == '\t'); k++)
+      le = lab_ex_line_end(t, le, n);
     *start = at;
     *end = le;
     return 0;
@@ -59,17 +62,22 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
     it->diag = "mismatch_numpy";
     return;
   }
-  /* "…two devices, cuda:0 and cpu!" or "device type cuda but got device type cpu" */
+  /* "…two devices, cuda:0 and cpu!" or "device type cuda but got device type cpu", or (PyTorch 2.6 on)
+   * "but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method …)" */
   if (lab_ex_word_after(t, s, e, "two devices, ", " ", a, sizeof a) && lab_ex_word_after(t, s, e, " and ", "!", b, sizeof b)) {
     cJSON_AddItemToObject(f, "devices", cJSON_CreateStringArray((const char *const[]){a, b}, 2));
+  } else if (lab_ex_word_after(t, s, e, " is on ", ",", a, sizeof a) &&
+             lab_ex_word_after(t, s, e, "other tensors on ", " ", b, sizeof b)) {
+    cJSON_AddItemToObject(f, "devices", cJSON_CreateStringArray((const char *const[]){a, b}, 2));
+    if (lab_ex_word_after(t, s, e, "but got ", " ", arg, sizeof arg)) lab_ex_fact_str(f, "argument", arg);
   } else if (lab_ex_word_after(t, s, e, "device type ", " ", a, sizeof a) &&
              lab_ex_word_after(t, s, e, "got device type ", " ", b, sizeof b)) {
     cJSON_AddItemToObject(f, "devices", cJSON_CreateStringArray((const char *const[]){a, b}, 2));
   }
-  if (lab_ex_word_after(t, s, e, "argument for argument ", " ", arg, sizeof arg) ||
+  if (cJSON_GetObjectItemCaseSensitive(f, "argument") || lab_ex_word_after(t, s, e, "argument for argument ", " ", arg, sizeof arg) ||
       lab_ex_word_after(t, s, e, "for argument ", " ", arg, sizeof arg))
   {
-    lab_ex_fact_str(f, "argument", arg);
+    if (!cJSON_GetObjectItemCaseSensitive(f, "argument")) lab_ex_fact_str(f, "argument", arg);
     /* The side the argument names, set off in the placement experiment (which moves features, mask, labels, model) */
     const char *off = !strcmp(arg, "mat1") || !strcmp(arg, "input") || !strcmp(arg, "self") ? "move_features"
                       : !strcmp(arg, "mat2") || !strcmp(arg, "weight") || !strcmp(arg, "bias") ? "model_on_gpu"

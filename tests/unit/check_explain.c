@@ -202,7 +202,7 @@ START_TEST(explain_async_assert_once_with_its_kernel_line) {
   ck_assert_int_eq(items(j), 1);
   ck_assert_str_eq(diag(item(j, 0)), "async_device_assert");
   ck_assert_str_eq(str(cJSON_GetObjectItemCaseSensitive(item(j, 0), "facts"), "assert_text"),
-                   "Assertion `t >= 0 && t < n_classes` failed.");
+                   "Assertion `t >= 0 && t < n_classes` failed");
   ck_assert_str_eq(str(cJSON_GetObjectItemCaseSensitive(item(j, 0), "lesson"), "section"), "async");
   cJSON_Delete(j);
   j = explain("RuntimeError: CUDA error: an illegal memory access was encountered\n");
