@@ -408,7 +408,8 @@ END_TEST
  * never searched again. (The suite's timeout catches a regression.) */
 START_TEST(explain_adversarial_pastes_stay_bounded) {
   const char *units[] = {"Torch not compiled with CUDA enabled\n", "Assertion `", "Input type (",
-                         "CUDA out of memory. Process 1 has 1.00 GiB memory in use. "};
+                         "CUDA out of memory. Process 1 has 1.00 GiB memory in use. ", "Tried to allocate ",
+                         "KeyError: 'allocated_bytes.all.current'\n", "Is debug build: ", "| Processes: |\n"};
   char *big = malloc(LAB_EXPLAIN_MAX_BYTES);
   for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
     size_t k = strlen(units[u]), n = 0;
@@ -422,6 +423,40 @@ START_TEST(explain_adversarial_pastes_stay_bounded) {
     cJSON_Delete(j);
   }
   free(big);
+}
+END_TEST
+
+/* Real pastes vary: a terminal wraps a phrase, older PyTorch prints other words and units, a
+ * traceback names a stat without being the dictionary. Each is read, or said unknown, never misread. */
+START_TEST(explain_real_paste_shapes_are_read) {
+  cJSON *j = explain("RuntimeError: CUDA out of memory. Tried to allocate 18.56 GiB (GPU 0; 79.15 GiB total capacity; "
+                     "56.85 GiB already allocated; 17.20 GiB free; 61.32 GiB reserved in tot\nal by PyTorch)\n");
+  const cJSON *f = cJSON_GetObjectItemCaseSensitive(item(j, 0), "facts");
+  ck_assert_str_eq(str(cJSON_GetObjectItemCaseSensitive(f, "reserved"), "printed"), "61.32 GiB");
+  ck_assert_str_eq(diag(item(j, 0)), "oom_too_much");
+  cJSON_Delete(j);
+  j = explain("Traceback (most recent call last):\n    current = stats[prefix + \"current\"]\n"
+              "KeyError: 'allocated_bytes.all.current'\n");
+  ck_assert_str_eq(str(item(j, 0), "kind"), "unknown");
+  cJSON_Delete(j);
+  j = explain("    PyTorch version: 1.3.1\n    Is debug build: No\n    CUDA used to build PyTorch: Could not collect\n"
+              "    Is CUDA available: No\n    GPU models and configuration: GPU 0: GeForce RTX 2080 Ti\n"
+              "    Nvidia driver version: 430.64\n");
+  ck_assert_str_eq(diag(item(j, 0)), "env_cpu_wheel_on_gpu");
+  cJSON_Delete(j);
+  j = explain("PyTorch version: 1.6.0\nIs debug build: No\nCUDA used to build PyTorch: 10.2\nIs CUDA available: No\n"
+              "Nvidia driver version: 418.67\n");
+  ck_assert_str_eq(diag(item(j, 0)), "env_runtime_newer_than_driver"); /* 10.2 needs 440.33 */
+  cJSON_Delete(j);
+  j = explain("|                  PyTorch CUDA memory summary, device ID 0                 |\n"
+              "|            CUDA OOMs: 0            |        cudaMalloc retries: 0         |\n"
+              "| Allocated memory      |    1062 MB |    4877 MB |   89299 MB |   88237 MB |\n"
+              "| GPU reserved memory   |    1100 MB |    5000 MB |   16924 MB |    4504 MB |\n");
+  f = cJSON_GetObjectItemCaseSensitive(item(j, 0), "facts");
+  ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "allocated_cur"), "bytes")->valuedouble,
+                      1062.0 * 1048576);
+  ck_assert_str_eq(diag(item(j, 0)), "summary_ok");
+  cJSON_Delete(j);
 }
 END_TEST
 
@@ -487,6 +522,7 @@ Suite *make_explain_suite(void) {
   tcase_add_test(tc, explain_bounds_are_error_codes);
   tcase_add_test(tc, explain_message_at_the_very_end_reads_nothing_past_it);
   tcase_add_test(tc, explain_adversarial_pastes_stay_bounded);
+  tcase_add_test(tc, explain_real_paste_shapes_are_read);
   tcase_add_test(tc, explain_diagnoses_link_real_sections_and_experiments);
   tcase_add_test(tc, explain_prefilled_parameters_validate);
   suite_add_tcase(s, tc);
