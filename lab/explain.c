@@ -16,36 +16,6 @@ static const lab_ex_recogniser *const recognisers[] = {&lab_ex_oom, &lab_ex_mism
                                                        &lab_ex_smi, &lab_ex_env, &lab_ex_summary};
 #define NREC (sizeof recognisers / sizeof recognisers[0])
 
-size_t lab_ex_first_anchor(const char *t, size_t n, size_t from, const char *const anchors[]) {
-  size_t best = LAB_EX_NONE;
-  for (int i = 0; anchors[i]; i++) {
-    /* only an anchor that starts before the best so far can beat it; never past n */
-    size_t end = best == LAB_EX_NONE || n - best < strlen(anchors[i]) ? n : best + strlen(anchors[i]);
-    size_t at = lab_ex_find(t, from, end, anchors[i]);
-    if (at < best) best = at;
-  }
-  return best;
-}
-
-static size_t scan_min(const lab_ex_anchor_scan *s) {
-  size_t best = LAB_EX_NONE;
-  for (int i = 0; i < LAB_EX_MAX_ANCHORS && s->anchors[i]; i++)
-    if (s->at[i] < best) best = s->at[i];
-  return best;
-}
-
-size_t lab_ex_scan_start(lab_ex_anchor_scan *s, const char *t, size_t n, size_t from, const char *const anchors[]) {
-  s->anchors = anchors;
-  for (int i = 0; i < LAB_EX_MAX_ANCHORS && anchors[i]; i++) s->at[i] = lab_ex_find(t, from, n, anchors[i]);
-  return scan_min(s);
-}
-
-size_t lab_ex_scan_skip(lab_ex_anchor_scan *s, const char *t, size_t n, size_t at) {
-  for (int i = 0; i < LAB_EX_MAX_ANCHORS && s->anchors[i]; i++)
-    if (s->at[i] == at) s->at[i] = lab_ex_find(t, at + 1, n, s->anchors[i]);
-  return scan_min(s);
-}
-
 double lab_explain_size(const char *s, size_t n, size_t *used) { return lab_ex_parse_size(s, n, used); }
 
 static void item_free(lab_ex_item *it) {
