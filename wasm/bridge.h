@@ -23,6 +23,16 @@ int ui_fetch_retry_after_s(void);
  * cb as for ui_fetch: exactly once, status 0 when the request failed. */
 void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx);
 
+/* A simulation, run by the simulation module (wasm/sim/, a Web Worker that
+ * starts on the first one): experiment, its params as JSON text ("" for the
+ * defaults) and a profile name ("" for the default) in; cb gets, exactly once
+ * and later, 200 and the envelope, 400 and {"error":…}, or 0 when the module
+ * could not run. */
+void ui_simulate(const char *experiment, const char *params_json, const char *profile, ui_fetch_cb cb, void *ctx);
+/* The calibrated profile (its JSON from GET /api/profiles; NULL: none) the
+ * simulation module uses for runs on "calibrated". */
+void ui_simulate_profile(const char *profile_json);
+
 /* DELETE url (same origin; cancels a queued run on a class server); cb as
  * for ui_fetch. */
 void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx);
