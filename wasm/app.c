@@ -281,10 +281,11 @@ static void show_section(void) {
   app.want_section[0] = '\0';
 }
 
-/* The lesson's widgets are filled in a task of their own, after the text
- * has been drawn: one long task of the browser's main thread split in two
- * (Lighthouse counts each task's time past 50 ms as blocking). The lesson
- * is busy until they are in, so the page's ready point includes them. */
+/* The lesson's widgets are filled in a task of their own, right after the
+ * text's: one long task of the browser's main thread split in two
+ * (Lighthouse counts each task's time past 50 ms as blocking), without
+ * waiting for a paint in between. The lesson is busy until they are in, so
+ * the page's ready point includes them. */
 static void fill_widgets(void *ctx) {
   if ((intptr_t)ctx != app.lesson_gen || !app.lesson) return; /* another lesson or page since */
   render_experiments();
@@ -304,7 +305,7 @@ static void render_lesson(void) {
   snprintf(title, sizeof title, "%s — gpulab", ui_json_str(app.lesson, "title"));
   ui_dom_set_title(title);
   ui_storage_set(STORE_LESSON, ui_json_str(app.lesson, "id"));
-  ui_later(0, fill_widgets, (void *)app.lesson_gen);
+  ui_later(-1, fill_widgets, (void *)app.lesson_gen);
 }
 
 /* ctx carries the request's generation: answers to superseded requests are dropped. */
