@@ -96,3 +96,22 @@ browserTest('chart text is 12 px or more on a 390 px phone, and the precision wi
   }
   assert.deepEqual(problems, []);
 });
+
+browserTest('a run simulated in the browser loads the simulation module in a Web Worker, after the ready point', { timeout: 120000 }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const context = await browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = watchPage(page);
+  // The server cannot run it: the client simulates it itself.
+  await page.route('**/api/experiments/**', (route) => route.abort());
+  await page.goto(server.url + '/');
+  await page.waitForFunction(() => typeof window.gpulabReady === 'number', null, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => typeof window.gpulabSim), 'undefined', 'no simulation module before a run');
+  await runWidget(page, server.url, 'timing');
+  const text = await page.locator('#exp-timing-out').textContent();
+  assert.match(text, /simulated — profile .* \(in your browser\)/);
+  assert.equal(await page.evaluate(() => !!(window.gpulabSim && window.gpulabSim.worker) && !window.gpulabSim.broken), true,
+    'the run went to the simulation module\'s worker');
+  assert.deepEqual(problems, []);
+});
