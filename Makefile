@@ -77,7 +77,13 @@ WASM_LAB_SRC := $(wildcard lab/*.c) lab/cpu_gemm/wasm.c
 SERVER_SRC := $(foreach r,$(SERVER_ROOMS),$(wildcard $(r)/*.c))
 WORKER_SRC := $(wildcard server/worker/*.c)
 KERN_SRC := $(if $(filter cuda,$(MODE)),$(wildcard kernels/*.cu),kernels/none.c)
-WASM_SRC := $(wildcard wasm/*.c wasm/*/*.c)
+# The client is two modules: the UI (gpulab.wasm: lesson, views, charts,
+# parameter specs; simulators left out by LAB_NO_SIMULATORS) on the first
+# screen, and the simulation module (gpulab_sim.wasm: every simulator and
+# the browser's CPU matmul) in a Web Worker from the first run on.
+WASM_SIM_MAIN := wasm/sim/sim_main.c
+WASM_SRC := $(filter-out $(WASM_SIM_MAIN),$(wildcard wasm/*.c wasm/*/*.c))
+WASM_SIM_SRC := $(WASM_SIM_MAIN) wasm/sim/sim_run.c
 UNIT_SRC := $(wildcard tests/unit/*.c)
 LESSONS := $(wildcard lessons/*/lesson.md)
 
@@ -94,6 +100,7 @@ CLAIMCHECK := $(BUILD)/bin/claimcheck
 WEB := $(BUILD)/web
 WEB_FILES := $(patsubst web/%,$(WEB)/%,$(shell find web -type f 2>/dev/null))
 WASM_OUT := $(WEB)/gpulab.js
+WASM_SIM_OUT := $(WEB)/gpulab_sim.js
 UNIT_BIN := $(BUILD)/tests/check_all
 FIDELITY_BIN := $(BUILD)/tests/fidelity
 
@@ -293,15 +300,27 @@ WASM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulab -s ALLOW_MEMORY_GROW
   -s EXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,stringToUTF8,lengthBytesUTF8 \
   -s EXPORTED_FUNCTIONS=_main,_malloc,_free
 
-wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT))
+wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT) $(WASM_SIM_OUT))
 
 # The page's client is built for size (-Oz): its wasm is most of a first
 # visit's bytes (137 KB brotli at -O2, 126 KB at -Oz). The simulator
 # benchmark (bench/sim_bench.c) keeps -O2.
 $(WASM_OUT): $(WASM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
-	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Oz $(WASM_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Oz -DLAB_NO_SIMULATORS -Wno-unused-function \
+	  $(WASM_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_LDFLAGS) -o $@
+
+# The simulation module, loaded by web/sim_worker.js on the first
+# simulation: built for speed (-O2), as the simulators are timed against
+# their native build (make bench).
+WASM_SIM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulabSim -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=worker \
+  -s DYNAMIC_EXECUTION=0 -s EXPORTED_RUNTIME_METHODS=ccall,UTF8ToString \
+  -s EXPORTED_FUNCTIONS=_gpulab_sim_run,_gpulab_sim_text,_malloc,_free
+$(WASM_SIM_OUT): $(WASM_SIM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/sim/*.h) third_party/cjson/cJSON.c
+	@mkdir -p $(dir $@)
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Iwasm/sim $(WASM_SIM_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
+	  -Wno-error=unused-command-line-argument $(WASM_SIM_LDFLAGS) -o $@
 
 # Static files precompressed (FILE.gz, FILE.br) for the server to send to
 # clients that accept them; incremental, after everything in the web root.

@@ -481,5 +481,5 @@ const lab_experiment lab_exp_allocator = {
     .n_params = LAB_PARAMS_COUNT(allocator),
     .check = lab_allocator_check,
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

@@ -435,5 +435,5 @@ const lab_experiment lab_exp_crossover = {
     .params = lab_params_crossover_spec,
     .n_params = LAB_PARAMS_COUNT(crossover),
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

@@ -361,5 +361,5 @@ const lab_experiment lab_exp_device = {
     .lesson = "01-cuda-intuition",
     .params = lab_params_device_spec,
     .n_params = LAB_PARAMS_COUNT(device),
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

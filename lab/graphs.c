@@ -366,5 +366,5 @@ const lab_experiment lab_exp_graphs = {
     .params = lab_params_graphs_spec,
     .n_params = LAB_PARAMS_COUNT(graphs),
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

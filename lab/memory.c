@@ -492,5 +492,5 @@ const lab_experiment lab_exp_memory = {
     .params = lab_params_memory_spec,
     .n_params = LAB_PARAMS_COUNT(memory),
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

@@ -260,5 +260,5 @@ const lab_experiment lab_exp_placement = {
     .params = lab_params_placement_spec,
     .n_params = LAB_PARAMS_COUNT(placement),
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

@@ -426,5 +426,5 @@ const lab_experiment lab_exp_precision = {
     .params = lab_params_precision_spec,
     .n_params = LAB_PARAMS_COUNT(precision),
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

@@ -174,5 +174,5 @@ const lab_experiment lab_exp_profile = {
     .params = lab_params_profile_spec,
     .n_params = LAB_PARAMS_COUNT(profile),
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

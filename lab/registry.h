@@ -11,6 +11,15 @@
 #include "params.h"
 #include "profiles.h"
 
+/* The page's UI module is built without the simulators, which run in the
+ * simulation module (a Web Worker, wasm/sim/): there LAB_NO_SIMULATORS makes
+ * every descriptor's simulate NULL, so the linker leaves them out. */
+#ifdef LAB_NO_SIMULATORS
+#define LAB_SIMULATOR(fn) NULL
+#else
+#define LAB_SIMULATOR(fn) (fn)
+#endif
+
 typedef struct lab_experiment {
   const char *name;    /* "transfer": its stem */
   const char *title;   /* "Host-device copies" */

@@ -369,5 +369,5 @@ const lab_experiment lab_exp_streams = {
     .n_params = LAB_PARAMS_COUNT(streams),
     .check = lab_streams_check,
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

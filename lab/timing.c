@@ -281,5 +281,5 @@ const lab_experiment lab_exp_timing = {
     .n_params = LAB_PARAMS_COUNT(timing),
     .check = lab_timing_check,
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

@@ -360,5 +360,5 @@ const lab_experiment lab_exp_train_step = {
     .params = lab_params_train_step_spec,
     .n_params = LAB_PARAMS_COUNT(train_step),
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

@@ -263,5 +263,5 @@ const lab_experiment lab_exp_transfer = {
     .n_params = LAB_PARAMS_COUNT(transfer),
     .check = lab_transfer_check,
     .gpu_bytes = gpu_bytes,
-    .simulate = simulate,
+    .simulate = LAB_SIMULATOR(simulate),
 };

@@ -11,6 +11,7 @@
 
 #include "bridge.h"
 #include "cjson_compat.h"
+#include "envelope.h"
 #include "html.h"
 #include "profiles.h"
 #include "registry.h"
@@ -142,27 +143,41 @@ static void render_device(void) {
   render_status();
 }
 
-/* Without a usable answer from the server, the panel shows the device
- * experiment's simulated envelope: the same lab code the server runs. */
-static void simulate_device(bool offline, const char *note) {
-  const lab_experiment *e = lab_experiment_find("device");
-  const lab_profile *prof = lab_profile_find(UI_OFFLINE_PROFILE);
+/* The simulation module's device envelope arrived (simulate_device). */
+static void on_device_sim(int status, const char *body, size_t len, void *ctx) {
   lab_error err;
+  if ((intptr_t)ctx != app.device_gen) return; /* a newer check is under way */
   memset(&err, 0, sizeof err);
+  cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
+  app.device_done = true;
+  if (status == 200 && j && lab_envelope_check(j, &err) == 0) {
+    app.sim_env = j;
+    app.dev.views = ui_json_obj(ui_json_obj(app.sim_env, "details"), "views");
+    app.dev.findings = ui_json_arr(app.sim_env, "findings");
+    if (!app.dev.views)
+      snprintf(app.sim_error, sizeof app.sim_error, "the simulated device check returned no driver and runtime views");
+  } else {
+    if (status == 400 && j) lab_error_from_json(j, &err);
+    cJSON_Delete(j);
+    snprintf(app.sim_error, sizeof app.sim_error, "%s",
+             err.message[0] ? err.message : "the browser's simulator did not load; reload the page");
+  }
+  render_device();
+}
+
+/* Without a usable answer from the server, the panel shows the device
+ * experiment's simulated envelope: the same lab code the server runs, in
+ * the simulation module (the panel stays busy until it answers). */
+static void simulate_device(bool offline, const char *note) {
+  const lab_profile *prof = lab_profile_find(UI_OFFLINE_PROFILE);
   app.dev.offline = offline;
   app.dev.simulated = true;
   snprintf(app.note, sizeof app.note, "%s", note ? note : "");
   app.dev.note = note ? app.note : NULL;
   ui_profile_short_label(prof ? prof->label : UI_OFFLINE_PROFILE, app.profile_short, sizeof app.profile_short);
   app.dev.profile_label = app.profile_short;
-  if (!e || lab_simulate(e, NULL, UI_OFFLINE_PROFILE, &app.sim_env, &err) != 0) {
-    snprintf(app.sim_error, sizeof app.sim_error, "%s", err.message[0] ? err.message : "the device experiment is missing");
-    return;
-  }
-  app.dev.views = ui_json_obj(ui_json_obj(app.sim_env, "details"), "views");
-  app.dev.findings = ui_json_arr(app.sim_env, "findings");
-  if (!app.dev.views)
-    snprintf(app.sim_error, sizeof app.sim_error, "the simulated device check returned no driver and runtime views");
+  app.device_done = false;
+  ui_simulate("device", "", UI_OFFLINE_PROFILE, on_device_sim, (void *)app.device_gen);
 }
 
 static void on_device(int status, const char *body, size_t len, void *ctx) {
@@ -204,6 +219,9 @@ static void on_profiles(int status, const char *body, size_t len, void *ctx) {
     const char *name = ui_json_str(p, "name");
     if (name && strcmp(name, "calibrated") == 0 && lab_profile_from_json(p, &prof, &err) == 0) {
       lab_profile_set_calibrated(&prof);
+      char *text = cJSON_PrintUnformatted(p); /* the simulation module gets it with each run on it */
+      ui_simulate_profile(text);
+      cJSON_free(text);
       render_experiments();
     }
   }
@@ -264,10 +282,11 @@ static void show_section(void) {
   app.want_section[0] = '\0';
 }
 
-/* The lesson's widgets are filled in a task of their own, after the text
- * has been drawn: one long task of the browser's main thread split in two
- * (Lighthouse counts each task's time past 50 ms as blocking). The lesson
- * is busy until they are in, so the page's ready point includes them. */
+/* The lesson's widgets are filled in a task of their own, right after the
+ * text's: one long task of the browser's main thread split in two
+ * (Lighthouse counts each task's time past 50 ms as blocking), without
+ * waiting for a paint in between. The lesson is busy until they are in, so
+ * the page's ready point includes them. */
 static void fill_widgets(void *ctx) {
   if ((intptr_t)ctx != app.lesson_gen || !app.lesson) return; /* another lesson or page since */
   render_experiments();
@@ -287,7 +306,7 @@ static void render_lesson(void) {
   snprintf(title, sizeof title, "%s — gpulab", ui_json_str(app.lesson, "title"));
   ui_dom_set_title(title);
   ui_storage_set(STORE_LESSON, ui_json_str(app.lesson, "id"));
-  ui_later(0, fill_widgets, (void *)app.lesson_gen);
+  ui_later(-1, fill_widgets, (void *)app.lesson_gen);
 }
 
 /* ctx carries the request's generation: answers to superseded requests are dropped. */

@@ -4,6 +4,7 @@
 #include "bridge.h"
 
 #include <emscripten.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_PENDING 32
@@ -212,6 +213,10 @@ EM_JS(int, js_dom_value, (const char *id, char *buf, int n), {
 /* Two animation frames, then the timer: the first frame runs before the
  * browser paints, the second after, so the page shows its new state first. */
 EM_JS(void, js_later, (int slot, int delay_ms), {
+  if (delay_ms < 0) {
+    setTimeout(function() { _ui_bridge_later(slot); }, 0);
+    return;
+  }
   requestAnimationFrame(function() {
     requestAnimationFrame(function() { setTimeout(function() { _ui_bridge_later(slot); }, delay_ms); });
   });
@@ -234,6 +239,60 @@ EM_JS(void, js_storage_set, (const char *key, const char *value), {
     localStorage.setItem(UTF8ToString(key), UTF8ToString(value));
   } catch (e) {
   }
+});
+
+/* The simulation module (web/sim_worker.js running gpulab_sim.wasm, from
+ * wasm/sim/) starts in a Web Worker on the first simulation and stays. Its
+ * answers come back through the fetch table: status 200 or 400 with JSON
+ * text, 0 when the worker could not load (offline before the service worker
+ * cached it) or failed. Messages are answered in order. */
+EM_JS(void, js_simulate, (int slot, const char *experiment, const char *params, const char *profile,
+                          const char *profile_json), {
+  let sim = globalThis.gpulabSim;
+  if (!sim) {
+    sim = globalThis.gpulabSim = {worker : null, next : 1, waiting : {}, broken : false};
+    try {
+      sim.worker = new Worker("sim_worker.js");
+    } catch (e) {
+      sim.broken = true;
+    }
+    if (sim.worker) {
+      sim.worker.onmessage = function(ev) {
+        const w = sim.waiting[ev.data.id];
+        if (!w) return;
+        delete sim.waiting[ev.data.id];
+        w(ev.data.status, ev.data.text);
+      };
+      sim.worker.onerror = function(ev) {
+        if (ev && ev.preventDefault) ev.preventDefault();
+        console.warn("gpulab: the simulation module failed: " + (ev && ev.message ? ev.message : "no worker"));
+        sim.broken = true;
+        const all = sim.waiting;
+        sim.waiting = {};
+        for (const k in all) all[k](0, "");
+      };
+    }
+  }
+  const deliver = function(status, text) {
+    const n = lengthBytesUTF8(text) + 1;
+    const p = _malloc(n);
+    stringToUTF8(text, p, n);
+    _ui_bridge_fetch_done(slot, status, p, n - 1, -1);
+    _free(p);
+  };
+  if (sim.broken) {
+    setTimeout(function() { deliver(0, ""); }, 0);
+    return;
+  }
+  const id = sim.next++;
+  sim.waiting[id] = deliver;
+  sim.worker.postMessage({
+    id : id,
+    experiment : UTF8ToString(experiment),
+    params : UTF8ToString(params),
+    profile : UTF8ToString(profile),
+    profile_json : profile_json ? UTF8ToString(profile_json) : ""
+  });
 });
 
 static void start_fetch(const char *method, const char *url, const char *body, int timeout_ms, ui_fetch_cb cb,
@@ -259,6 +318,30 @@ void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx)
 
 void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
   start_fetch("POST", url, json_body ? json_body : "{}", timeout_ms, cb, ctx);
+}
+
+static char *calibrated; /* the calibrated profile's JSON, sent with each run on it */
+
+void ui_simulate_profile(const char *profile_json) {
+  free(calibrated);
+  calibrated = NULL;
+  if (!profile_json) return;
+  size_t n = strlen(profile_json) + 1;
+  calibrated = malloc(n);
+  if (calibrated) memcpy(calibrated, profile_json, n);
+}
+
+void ui_simulate(const char *experiment, const char *params_json, const char *profile, ui_fetch_cb cb, void *ctx) {
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (pending[i].used) continue;
+    pending[i].used = 1;
+    pending[i].cb = cb;
+    pending[i].ctx = ctx;
+    js_simulate(i, experiment, params_json ? params_json : "", profile ? profile : "",
+                profile && strcmp(profile, "calibrated") == 0 ? calibrated : NULL);
+    return;
+  }
+  cb(0, "", 0, ctx);
 }
 
 void ui_bridge_fetch_done(int slot, int status, const char *body, int len, int retry_after_s) {

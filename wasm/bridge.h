@@ -23,6 +23,16 @@ int ui_fetch_retry_after_s(void);
  * cb as for ui_fetch: exactly once, status 0 when the request failed. */
 void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx);
 
+/* A simulation, run by the simulation module (wasm/sim/, a Web Worker that
+ * starts on the first one): experiment, its params as JSON text ("" for the
+ * defaults) and a profile name ("" for the default) in; cb gets, exactly once
+ * and later, 200 and the envelope, 400 and {"error":…}, or 0 when the module
+ * could not run. */
+void ui_simulate(const char *experiment, const char *params_json, const char *profile, ui_fetch_cb cb, void *ctx);
+/* The calibrated profile (its JSON from GET /api/profiles; NULL: none) the
+ * simulation module uses for runs on "calibrated". */
+void ui_simulate_profile(const char *profile_json);
+
 /* DELETE url (same origin; cancels a queued run on a class server); cb as
  * for ui_fetch. */
 void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx);
@@ -61,7 +71,9 @@ void ui_download(const char *filename, const char *mime, const char *text);
  * is no such element or the value does not fit in n bytes. */
 int ui_dom_value(const char *id, char *buf, size_t n);
 /* Runs cb(ctx) once, delay_ms after the browser has painted the page as it
- * is now: long work (the in-browser simulator) starts after "running…" shows. */
+ * is now: long work starts after "running…" shows. A negative delay_ms runs
+ * it in a task of its own at once, without waiting for a paint: one long
+ * task split in two, no later for it. */
 typedef void (*ui_later_cb)(void *ctx);
 void ui_later(int delay_ms, ui_later_cb cb, void *ctx);
 

@@ -51,7 +51,10 @@
   function ask(url) {
     var ctl = typeof AbortController === "function" ? new AbortController() : null;
     var api = url.indexOf("/api/") === 0;
-    var p = fetch(url, { headers: { "Accept": "application/json" }, cache: api ? "no-store" : "no-cache", signal: ctl ? ctl.signal : undefined })
+    // A static file is revalidated by its ETag all the same (the server
+    // sends it with Cache-Control: no-cache); the default cache mode lets
+    // this request take the index.html's preload of it.
+    var p = fetch(url, { headers: { "Accept": "application/json" }, cache: api ? "no-store" : "default", signal: ctl ? ctl.signal : undefined })
       .then(function (r) { return r.text().then(function (t) { return [r.status, t, r.headers.get("Retry-After")]; }); })
       .catch(function () { return [0, ""]; });
     p.abort = function () { if (ctl) ctl.abort(); };

@@ -8,9 +8,11 @@
 // fails. Bump VERSION when the list of shell files changes.
 "use strict";
 
-const VERSION = "gpulab-v2";
+const VERSION = "gpulab-v3";
+// The UI module (gpulab.js/.wasm) and the simulation module that a Web
+// Worker loads on the first simulation (sim_worker.js, gpulab_sim.js/.wasm).
 const SHELL = ["/", "/index.html", "/app.js", "/style.css", "/gpulab.js", "/gpulab.wasm", "/favicon.svg",
-  "/lessons/index.json"];
+  "/sim_worker.js", "/gpulab_sim.js", "/gpulab_sim.wasm", "/lessons/index.json"];
 
 // The lesson ids from lessons/index.json (ids are checked: they become URLs).
 async function lessonFiles(cache) {

@@ -2,7 +2,8 @@
 // real Chromium against the real server:
 //  - a first visit to lesson 1 costs at most BUDGET_BYTES on the wire (every
 //    response's CDP encodedDataLength: headers + body as sent), asks no
-//    API for the lesson and no profiles, and stamps its own ready time;
+//    API for the lesson, no profiles and not the simulation module, and
+//    stamps its own ready time;
 //  - chart text is 12 px or more on a 390 px phone;
 //  - the precision widget names where its computed lines ran once.
 // A budget test, not a timing test: `make bench` times the page.
@@ -11,11 +12,11 @@ import path from 'node:path';
 
 import { browserTest, screenshotDir, setUp, until, watchPage } from './lib.mjs';
 
-// Issue 22's goal is 150,000 bytes; the client's wasm alone is about
-// 126,000 of them (brotli, -Oz), so this holds the line reached (about
-// 166,000, from 288,703) with room for a few KB of new code, against
-// regressions, while the goal stays open.
-const BUDGET_BYTES = 175000;
+// Issue 22's goal: 150,000 bytes. The first screen loads the UI module
+// alone (about 83,000 bytes of wasm, brotli); the simulators come in their
+// own module on the first run, so they are not counted here and must not be
+// fetched before one.
+const BUDGET_BYTES = 150000;
 const PHONE = { width: 390, height: 844 };
 
 browserTest('a first visit costs no more than the budget on the wire and stamps its ready time', { timeout: 60000 }, async (t) => {
@@ -40,6 +41,7 @@ browserTest('a first visit costs no more than the budget on the wire and stamps 
   const paths = got.map((r) => r.path);
   assert.ok(paths.some((p) => /^\/lessons\/[a-z0-9-]+\.json$/.test(p)), `the lesson from the web root: ${paths}`);
   assert.ok(!paths.some((p) => p.startsWith('/api/lessons') || p === '/api/profiles'), `no API lesson or profiles: ${paths}`);
+  assert.ok(!paths.some((p) => /^\/(gpulab_sim\.(js|wasm)|sim_worker\.js)$/.test(p)), `no simulation module before a run: ${paths}`);
   const total = got.reduce((a, r) => a + r.bytes, 0);
   const list = got.map((r) => `${r.path} ${r.bytes}`).join(', ');
   assert.ok(total <= BUDGET_BYTES, `first load ${total} bytes > ${BUDGET_BYTES}: ${list}`);
@@ -92,5 +94,24 @@ browserTest('chart text is 12 px or more on a 390 px phone, and the precision wi
       assert.deepEqual(badges, ['computed in your browser']);
     }
   }
+  assert.deepEqual(problems, []);
+});
+
+browserTest('a run simulated in the browser loads the simulation module in a Web Worker, after the ready point', { timeout: 120000 }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const context = await browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = watchPage(page);
+  // The server cannot run it: the client simulates it itself.
+  await page.route('**/api/experiments/**', (route) => route.abort());
+  await page.goto(server.url + '/');
+  await page.waitForFunction(() => typeof window.gpulabReady === 'number', null, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => typeof window.gpulabSim), 'undefined', 'no simulation module before a run');
+  await runWidget(page, server.url, 'timing');
+  const text = await page.locator('#exp-timing-out').textContent();
+  assert.match(text, /simulated — profile .* \(in your browser\)/);
+  assert.equal(await page.evaluate(() => !!(window.gpulabSim && window.gpulabSim.worker) && !window.gpulabSim.broken), true,
+    'the run went to the simulation module\'s worker');
   assert.deepEqual(problems, []);
 });

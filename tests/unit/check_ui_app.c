@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "bridge.h"
+#include "sim/sim_run.h"
 #include "suites.h"
 #include "ui_test.h"
 #include "views/class.h"
@@ -77,6 +78,26 @@ int ui_fetch_retry_after_s(void) { return retry_after; }
 void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
   ck_assert_ptr_nonnull(json_body);
   ui_fetch(url, timeout_ms, cb, ctx);
+}
+
+/* The simulation module, run natively and answered at once (the browser's
+ * comes later, from a Web Worker; callers handle both). */
+static char *sim_calibrated;
+void ui_simulate_profile(const char *profile_json) {
+  free(sim_calibrated);
+  sim_calibrated = NULL;
+  if (!profile_json) return;
+  size_t n = strlen(profile_json) + 1;
+  sim_calibrated = malloc(n);
+  if (sim_calibrated) memcpy(sim_calibrated, profile_json, n);
+}
+
+void ui_simulate(const char *experiment, const char *params_json, const char *profile, ui_fetch_cb cb, void *ctx) {
+  char *text = NULL;
+  int status = ui_sim_run(experiment, params_json, profile,
+                          profile && strcmp(profile, "calibrated") == 0 ? sim_calibrated : NULL, &text);
+  cb(status, text ? text : "", text ? strlen(text) : 0, ctx);
+  free(text);
 }
 void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) { ui_fetch(url, timeout_ms, cb, ctx); }
 int ui_form_checked(const char *form_id, char *buf, size_t n) {

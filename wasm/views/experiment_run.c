@@ -329,20 +329,39 @@ static void ask_server_cpu(slot *s, void *ctx, const char *profile) {
   cJSON_free(body);
 }
 
-static void simulate_now(void *ctx) {
+static const char *sim_profile(const slot *s) {
+  return strcmp(s->w.target, "auto") == 0 ? UI_OFFLINE_PROFILE : s->w.target;
+}
+
+/* The simulation module answered (bridge.h, ui_simulate). */
+static void on_simulated(int status, const char *body, size_t len, void *ctx) {
   slot *s = from_tag(ctx);
   lab_error err;
-  cJSON *env = NULL;
   if (!s) return;
   memset(&err, 0, sizeof err);
-  const char *profile = strcmp(s->w.target, "auto") == 0 ? UI_OFFLINE_PROFILE : s->w.target;
-  if (lab_simulate_checked(s->w.e, &s->checked, profile, &env, &err) != 0) {
-    fail(s, &err);
+  cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
+  if (status == 200 && j && lab_envelope_check(j, &err) == 0) {
+    finish(s, j, true);
+    ui_class_app_report_simulated(s->w.e->name); /* a class counts it for its instructor */
+    ask_server_cpu(s, ctx, sim_profile(s));
     return;
   }
-  finish(s, env, true);
-  ui_class_app_report_simulated(s->w.e->name); /* a class counts it for its instructor */
-  ask_server_cpu(s, ctx, profile);
+  if (!(status == 400 && j && lab_error_from_json(j, &err) == 0))
+    lab_fail(&err, LAB_E_INTERNAL, NULL,
+             "The browser's simulator could not start (its files did not load). Reload the page and run it again.");
+  cJSON_Delete(j);
+  fail(s, &err);
+}
+
+/* Runs in the simulation module, a Web Worker: the page stays responsive. */
+static void simulate_now(void *ctx) {
+  slot *s = from_tag(ctx);
+  if (!s) return;
+  cJSON *params = lab_params_to_json(&s->checked);
+  char *text = params ? cJSON_PrintUnformatted(params) : NULL;
+  cJSON_Delete(params);
+  ui_simulate(s->w.e->name, text ? text : "", sim_profile(s), on_simulated, ctx);
+  cJSON_free(text);
 }
 
 /* A run queued on a class server ended (class_queue.c). */
