@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cjson_compat.h"
 #include "cli.h"
 #include "registry.h"
 #include "runner.h"
+#include "trace_export.h"
 
 static int print_json(const cJSON *o) {
   char *text = cJSON_Print(o);
@@ -23,6 +25,25 @@ static const char *num_text(double v, char buf[32]) {
   if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, 32, "%.0f", v);
   else snprintf(buf, 32, "%.6g", v);
   return buf;
+}
+
+/* --trace FILE: the run's timeline as a Chrome trace (docs/trace.md); "-" is stdout. */
+static int write_trace(const cJSON *env, const char *path, lab_error *err) {
+  char date[32];
+  time_t now = time(NULL);
+  struct tm tm;
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+  cJSON *trace = lab_trace_from_envelope(env, GPULAB_VERSION, date, err);
+  char *text = trace ? cJSON_PrintUnformatted(trace) : NULL;
+  cJSON_Delete(trace);
+  if (!text) return trace ? lab_fail(err, LAB_E_NOMEM, NULL, NULL) : -1;
+  int to_stdout = !strcmp(path, "-");
+  FILE *f = to_stdout ? stdout : fopen(path, "w");
+  int bad = !f || fputs(text, f) < 0 || fputc('\n', f) < 0;
+  if (f && !to_stdout && fclose(f) != 0) bad = 1;
+  cJSON_free(text);
+  if (bad) return lab_fail(err, LAB_E_USAGE, "trace", "cannot write the trace to '%.200s'", path);
+  return 0;
 }
 
 static void print_result(const cJSON *env) {
@@ -59,7 +80,7 @@ int srv_cmd_run(int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') return srv_cli_usage("run needs an experiment name: gpulab run NAME");
   const lab_experiment *e = lab_experiment_find(argv[0]);
   int json = 0;
-  const char *backend = "auto", *profile = NULL;
+  const char *backend = "auto", *profile = NULL, *trace_path = NULL;
   lab_error err = {0};
   cJSON *result = NULL;
   lab_params p;
@@ -76,6 +97,14 @@ int srv_cmd_run(int argc, char **argv) {
     const char *v = NULL;
     if (!strcmp(argv[i], "--json")) {
       json = 1;
+      continue;
+    }
+    if (srv_cli_option(argc, argv, &i, "--trace", &v)) {
+      if (!v || !*v) {
+        lab_fail(&err, LAB_E_USAGE, "trace", "--trace needs a file name (or - for stdout)");
+        goto fail;
+      }
+      trace_path = v;
       continue;
     }
     if (srv_cli_option(argc, argv, &i, "--backend", &v) || srv_cli_option(argc, argv, &i, "--profile", &v)) {
@@ -118,6 +147,11 @@ int srv_cmd_run(int argc, char **argv) {
   srv_runner_free(&r);
   srv_supervisor_free(sup);
   if (failed) goto fail;
+  if (trace_path && write_trace(result, trace_path, &err)) goto fail;
+  if (trace_path && !strcmp(trace_path, "-")) {
+    rc = 0;
+    goto done;
+  }
   rc = json ? print_json(result) : (print_result(result), 0);
   goto done;
 fail:
