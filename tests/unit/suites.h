@@ -59,5 +59,6 @@ Suite *make_ui_result_streams_suite(void);
 Suite *make_explain_suite(void);
 Suite *make_explain_corpus_suite(void);
 Suite *make_ui_explain_suite(void);
+Suite *make_trace_export_suite(void);
 
 #endif
