@@ -190,7 +190,9 @@ static void complete_events(cJSON *events, const builder *b) {
     const span *sp = &b->spans[i];
     cJSON *e = event(events, "X", sp->label, b->tracks[sp->tid].pid, sp->tid + 1);
     if (!e) return;
-    cJSON_AddStringToObject(e, "cat", is_host(sp->lane) ? "host" : "gpu");
+    /* One category for slices and flows alike: DevTools binds a flow to the
+     * slice of its thread that starts at its ts in the same category. */
+    cJSON_AddStringToObject(e, "cat", "gpulab");
     cJSON_AddNumberToObject(e, "ts", sp->start_us);
     cJSON_AddNumberToObject(e, "dur", sp->end_us - sp->start_us);
     cJSON_AddStringToObject(cJSON_AddObjectToObject(e, "args"), "lane", sp->lane);
@@ -225,10 +227,10 @@ static void flow_events(cJSON *events, const builder *b) {
       cJSON *s = event(events, "s", "launch", b->tracks[l->tid].pid, l->tid + 1);
       cJSON *f = event(events, "f", "launch", b->tracks[g->tid].pid, g->tid + 1);
       if (!s || !f) break;
-      cJSON_AddStringToObject(s, "cat", "launch");
+      cJSON_AddStringToObject(s, "cat", "gpulab");
       cJSON_AddNumberToObject(s, "id", id);
       cJSON_AddNumberToObject(s, "ts", l->start_us);
-      cJSON_AddStringToObject(f, "cat", "launch");
+      cJSON_AddStringToObject(f, "cat", "gpulab");
       cJSON_AddNumberToObject(f, "id", id);
       cJSON_AddNumberToObject(f, "ts", g->start_us);
       cJSON_AddStringToObject(f, "bp", "e");

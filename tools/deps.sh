@@ -74,6 +74,11 @@ fi
 if [ $want_npm = 1 ] && { [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/axe-core ]; }; then
   (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent)
 fi
+# Chromium DevTools' own trace engine reads our trace files in the trace
+# consumer test (tests/trace), a reader no one here wrote.
+if [ $want_npm = 1 ] && [ ! -d tests/trace/node_modules/@paulirish/trace_engine ]; then
+  (cd tests/trace && npm install --no-audit --no-fund --silent)
+fi
 # Lighthouse for `make bench`'s browser audit (bench/package.json); it
 # drives Debian's Chromium through CHROME_PATH and downloads no browser.
 if [ $want_npm = 1 ] && [ ! -d bench/node_modules/lighthouse ]; then
