@@ -1,5 +1,6 @@
 /* /api/experiments: GET lists the registry; GET /api/experiments/NAME shows
- * one; POST /api/experiments/NAME runs it with {"params","backend","profile"}. */
+ * one; POST /api/experiments/NAME runs it with {"params","backend","profile"}
+ * and answers the result (with ?trace=1, its trace file). */
 #include <civetweb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "learner.h"
 #include "session.h"
 #include "api_runs.h"
+#include "api_trace.h"
 
 static const char *optional_string(const cJSON *body, const char *key, lab_error *err, int *bad) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(body, key);
@@ -81,7 +83,8 @@ static int run(struct mg_connection *conn, srv_app *app, const char *name) {
     ticket = 0;
     if (store_answered_run(app, sess.id, name, result, cpu_ms, &err) != 0) goto fail;
   }
-  rc = srv_send_json(conn, 200, result);
+  /* ?trace=1: the result as a trace file (docs/trace.md); stored as usual. */
+  rc = srv_api_wants_trace(conn) ? srv_api_send_trace(conn, result) : srv_send_json(conn, 200, result);
   goto done;
 fail:
   if (ticket) srv_learner_sim_settle(app->cls, ticket, 0, 0); /* refused after all: not counted */

@@ -1,6 +1,6 @@
 /* /api/runs/ID (class mode): GET shows one of the caller's runs with its
  * queue position, estimate and progress, or its result; DELETE cancels it
- * while it waits. Another session's run is answered exactly like a missing
+ * while it waits; GET /api/runs/ID?trace=1 answers a finished run's trace. Another session's run is answered exactly like a missing
  * one (404 unknown_run), so ids reveal nothing. */
 #include "api_runs.h"
 
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_trace.h"
 #include "cjson_compat.h"
 #include "http.h"
 #include "runs.h"
@@ -61,6 +62,17 @@ int srv_api_runs(struct mg_connection *conn, void *cbdata) {
                ? srv_class_runs_cancel(cr, s.id, id, &out, &err)
                : srv_class_runs_get(cr, s.id, id, &out, &err);
   if (rc != 0) return srv_send_error(conn, &err);
+  const cJSON *result = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(out, "run"), "result");
+  if (!result) result = cJSON_GetObjectItemCaseSensitive(out, "result");
+  if (srv_api_wants_trace(conn) && strcmp(mg_get_request_info(conn)->request_method, "DELETE") != 0) {
+    /* ?trace=1: a finished run's result as a trace file (docs/trace.md). */
+    if (cJSON_IsObject(result)) rc = srv_api_send_trace(conn, result);
+    else
+      rc = srv_send_fail(conn, LAB_E_BAD_REQUEST, "trace", "run %lld has no result yet: its trace comes once it is done",
+                         (long long)id);
+    cJSON_Delete(out);
+    return rc;
+  }
   rc = srv_send_json(conn, 200, out);
   cJSON_Delete(out);
   return rc;
