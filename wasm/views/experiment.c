@@ -9,6 +9,7 @@
 #include "json_get.h"
 #include "profiles.h"
 #include "result.h"
+#include "trace_export.h"
 
 static void default_text(const lab_param_spec *s, char *buf, size_t n) {
   if (s->type == LAB_P_BOOL) snprintf(buf, n, "%d", s->def != 0);
@@ -211,7 +212,14 @@ void ui_view_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_devic
     ui_buf_raw(b, "</p>");
   }
   if (w->result) ui_view_result(b, w->result, w->in_browser, w->note);
-  else if (strcmp(w->e->name, "device") == 0) device_summary(b, dev);
+  if (w->result && lab_trace_has_timeline(w->result)) /* built from this envelope on the click (docs/trace.md) */
+    ui_buf_rawf(b,
+                "<p class=\"exp-trace\"><button type=\"button\" class=\"button button-quiet\" data-action=\"exp-trace\" "
+                "data-arg=\"%s\">Download trace</button> Open the file at ui.perfetto.dev (Open trace file) or in "
+                "chrome://tracing; it says whether this run was measured, recorded or simulated.</p>",
+                w->e->name);
+  if (w->result) return;
+  if (strcmp(w->e->name, "device") == 0) device_summary(b, dev);
   else if (!w->failure) ui_buf_raw(b, "<p class=\"exp-hint\">Choose the parameters, then press <strong>Run</strong>.</p>");
 }
 

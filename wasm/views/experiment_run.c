@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "bridge.h"
 #include "class_app.h"
@@ -22,6 +23,7 @@
 #include "quiz_app.h"
 #include "result.h"
 #include "route.h"
+#include "trace_export.h"
 #include "timeouts.h"
 
 /* A recorded run is a static file: a slow network may take a while, not forever. */
@@ -505,8 +507,29 @@ static void run(slot *s, int index) {
   cJSON_free(body);
 }
 
+/* "Download trace": the shown result as a Chrome trace file, built here from
+ * its envelope (lab/trace_export.c); the page knows no server version. */
+static void download_trace(const slot *s) {
+  lab_error err = {0};
+  char date[32], name[96];
+  time_t t = time(NULL);
+  const struct tm *tm = t == (time_t)-1 ? NULL : gmtime(&t); /* one thread: the static result is safe */
+  if (!tm || strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", tm) == 0) date[0] = 0;
+  cJSON *trace = s->result ? lab_trace_from_envelope(s->result, NULL, date[0] ? date : NULL, &err) : NULL;
+  char *text = trace ? cJSON_PrintUnformatted(trace) : NULL;
+  snprintf(name, sizeof name, "gpulab-%s.trace.json", s->w.e->name);
+  if (text) ui_download(name, "application/json", text);
+  cJSON_free(text);
+  cJSON_Delete(trace);
+}
+
 bool ui_exp_action(const char *action, const char *arg) {
   int index = 0;
+  if (strcmp(action, "exp-trace") == 0) {
+    slot *s = find(arg, &index);
+    if (s) download_trace(s);
+    return true;
+  }
   if (strcmp(action, "exp-run") != 0) return false;
   slot *s = find(arg, &index);
   if (s) run(s, index);
