@@ -7,6 +7,7 @@
 
 #include "bridge.h"
 #include "placement.h"
+#include "profiles.h"
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
@@ -63,6 +64,36 @@ START_TEST(widget_has_a_labelled_control_for_every_parameter) {
   ck_has(out, "simulate as T4");
   ck_has(out, "simulate as H100 SXM");
   ui_buf_free(&b);
+}
+END_TEST
+
+/* "Download trace" comes with a result that draws a timeline, and with how
+ * to open the file; a result without one has no button. */
+START_TEST(a_result_with_a_timeline_offers_its_trace) {
+  static const char *const names[] = {"timing", "crossover"};
+  for (int k = 0; k < 2; k++) {
+    ui_exp_widget w;
+    ui_buf b;
+    cJSON *env = NULL;
+    lab_error err;
+    ui_exp_widget_init(&w, lab_experiment_find(names[k]));
+    cJSON *small = k ? cJSON_Parse("{\"max_size\":128}") : NULL;
+    ck_assert_int_eq(lab_simulate_with(w.e, small, lab_profile_default(), &env, &err), 0);
+    cJSON_Delete(small);
+    w.result = env;
+    w.in_browser = true;
+    ui_buf_init(&b);
+    ui_view_experiment_output(&b, &w, NULL);
+    const char *html = ui_buf_str(&b);
+    if (k == 0) {
+      ck_has(html, "data-action=\"exp-trace\" data-arg=\"timing\">Download trace</button>");
+      ck_has(html, "ui.perfetto.dev");
+    } else {
+      ck_assert_ptr_null(strstr(html, "exp-trace"));
+    }
+    ui_buf_free(&b);
+    cJSON_Delete(env);
+  }
 }
 END_TEST
 
@@ -198,6 +229,7 @@ Suite *make_ui_experiment_suite(void) {
   tcase_add_test(tc, unknown_experiment_is_named_safely);
   tcase_add_test(tc, picker_offers_a_recorded_run_only_when_there_is_one);
   tcase_add_test(tc, picker_redraws_alone_keeping_the_choice);
+  tcase_add_test(tc, a_result_with_a_timeline_offers_its_trace);
   suite_add_tcase(s, tc);
   return s;
 }
