@@ -341,7 +341,7 @@ FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab $(SERVER_INC) -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
-FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/request_id.c server/http/gzip_body.c
+FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/request_id.c server/http/gzip_body.c server/http/client_addr.c
 FUZZ_LIB_fuzz_json_body := -lcivetweb -lz
 FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/store_common.c
 FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abstime.h"
 #include "clock.h"
+#include "ticker.h"
 
 #define SLOTS 1024   /* request threads tracked (CivetWeb's are ≤ max_connections) */
 #define TICK_S 0.5
@@ -64,10 +64,8 @@ int srv_watchdog_requests(double *oldest_s, char *what, size_t n) {
 
 struct srv_watchdog {
   srv_watchdog_opts o;
-  pthread_t thread;
-  pthread_mutex_t lock; /* guards reasons and stop */
-  pthread_cond_t wake;
-  int stop;
+  srv_ticker *ticker;
+  pthread_mutex_t lock; /* guards reasons and store_problem */
   char reasons[768];
   char store_problem[360]; /* the last store write's failure, "" when it worked */
   double store_checked_s;
@@ -122,19 +120,7 @@ static void look(srv_watchdog *w) {
   pthread_mutex_unlock(&w->lock);
 }
 
-static void *watch(void *arg) {
-  srv_watchdog *w = arg;
-  pthread_mutex_lock(&w->lock);
-  while (!w->stop) {
-    pthread_mutex_unlock(&w->lock);
-    look(w);
-    pthread_mutex_lock(&w->lock);
-    struct timespec ts = srv_abstime_after(TICK_S);
-    if (!w->stop) pthread_cond_timedwait(&w->wake, &w->lock, &ts);
-  }
-  pthread_mutex_unlock(&w->lock);
-  return NULL;
-}
+static void tick(void *arg) { look(arg); }
 
 srv_watchdog *srv_watchdog_start(const srv_watchdog_opts *o) {
   srv_watchdog *w = calloc(1, sizeof *w);
@@ -145,13 +131,7 @@ srv_watchdog *srv_watchdog_start(const srv_watchdog_opts *o) {
     free(w);
     return NULL;
   }
-  if (pthread_cond_init(&w->wake, NULL) != 0) {
-    pthread_mutex_destroy(&w->lock);
-    free(w);
-    return NULL;
-  }
-  if (pthread_create(&w->thread, NULL, watch, w) != 0) {
-    pthread_cond_destroy(&w->wake);
+  if (!(w->ticker = srv_ticker_start(TICK_S, 1, tick, w))) {
     pthread_mutex_destroy(&w->lock);
     free(w);
     return NULL;
@@ -161,12 +141,7 @@ srv_watchdog *srv_watchdog_start(const srv_watchdog_opts *o) {
 
 void srv_watchdog_stop(srv_watchdog *w) {
   if (!w) return;
-  pthread_mutex_lock(&w->lock);
-  w->stop = 1;
-  pthread_cond_signal(&w->wake);
-  pthread_mutex_unlock(&w->lock);
-  pthread_join(w->thread, NULL);
-  pthread_cond_destroy(&w->wake);
+  srv_ticker_stop(w->ticker);
   pthread_mutex_destroy(&w->lock);
   free(w);
 }

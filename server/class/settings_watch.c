@@ -5,21 +5,17 @@
  * shares, the body limit) waits for this server's next start, and says so. */
 #include "settings_watch.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "abstime.h"
 #include "cjson_compat.h"
 #include "runs.h"
+#include "ticker.h"
 
 struct srv_settings_watch {
   srv_class *cls;
-  pthread_t thread;
-  pthread_mutex_t lock;
-  pthread_cond_t wake;
-  int stop;
+  srv_ticker *ticker;
   char last[sizeof ((srv_store_class *)0)->config_json]; /* the stored text last taken */
   srv_store_class read; /* off the thread's stack */
   int failing;          /* the store could not be read: said once until it can */
@@ -72,20 +68,7 @@ static void refresh(srv_settings_watch *w) {
   snprintf(w->last, sizeof w->last, "%s", w->read.config_json);
 }
 
-static void *watch(void *arg) {
-  srv_settings_watch *w = arg;
-  pthread_mutex_lock(&w->lock);
-  while (!w->stop) {
-    struct timespec at = srv_abstime_after(SRV_SETTINGS_REFRESH_S);
-    pthread_cond_timedwait(&w->wake, &w->lock, &at);
-    if (w->stop) break;
-    pthread_mutex_unlock(&w->lock);
-    refresh(w);
-    pthread_mutex_lock(&w->lock);
-  }
-  pthread_mutex_unlock(&w->lock);
-  return NULL;
-}
+static void tick(void *arg) { refresh(arg); }
 
 srv_settings_watch *srv_settings_watch_start(srv_class *cls) {
   srv_settings_watch *w = calloc(1, sizeof *w);
@@ -95,11 +78,7 @@ srv_settings_watch *srv_settings_watch_start(srv_class *cls) {
   char *text = srv_class_config_shared_text(&cls->cfg);
   if (text) snprintf(w->last, sizeof w->last, "%s", text);
   cJSON_free(text);
-  pthread_mutex_init(&w->lock, NULL);
-  pthread_cond_init(&w->wake, NULL);
-  if (pthread_create(&w->thread, NULL, watch, w) != 0) {
-    pthread_cond_destroy(&w->wake);
-    pthread_mutex_destroy(&w->lock);
+  if (!(w->ticker = srv_ticker_start(SRV_SETTINGS_REFRESH_S, 0, tick, w))) {
     free(w);
     return NULL;
   }
@@ -108,12 +87,6 @@ srv_settings_watch *srv_settings_watch_start(srv_class *cls) {
 
 void srv_settings_watch_stop(srv_settings_watch *w) {
   if (!w) return;
-  pthread_mutex_lock(&w->lock);
-  w->stop = 1;
-  pthread_cond_signal(&w->wake);
-  pthread_mutex_unlock(&w->lock);
-  pthread_join(w->thread, NULL);
-  pthread_cond_destroy(&w->wake);
-  pthread_mutex_destroy(&w->lock);
+  srv_ticker_stop(w->ticker);
   free(w);
 }

@@ -145,7 +145,7 @@ export async function workersSeen(servers, n, { timeoutMs = 15000 } = {}) {
 
 // ---- HAProxy: deploy/haproxy.cfg with the test's addresses (haproxy_cfg.mjs) -------
 
-function freePort() {
+export function freePort() {
   return new Promise((res, rej) => {
     const s = net.createServer();
     s.listen(0, '127.0.0.1', () => {

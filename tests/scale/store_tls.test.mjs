@@ -10,11 +10,10 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
 import { BIN, assertNoSanitizerFindings, childEnv, request } from '../api/lib.mjs';
 import { fakeGpu } from '../api/queue_lib.mjs';
-import { missing, newStore, startClusterServer, startWorker, workersSeen } from './cluster_lib.mjs';
+import { freePort, missing, newStore, startClusterServer, startWorker, workersSeen } from './cluster_lib.mjs';
 
 const T = { timeout: 180000, skip: missing() || (!process.env.PGBIN_FX && 'no PGBIN_FX') || false };
 const SECRET = 'tls-secret-pw-never-printed';
@@ -25,16 +24,6 @@ function run(cmd, args, opts = {}) {
   return r.stdout;
 }
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
 
 // A CA (cert + key) named cn in dir.
 function makeCa(dir, cn) {
