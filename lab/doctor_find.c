@@ -397,9 +397,9 @@ static void sum_into(window *all, const window *w) {
 }
 
 cJSON *lab_dr_report(lab_doctor *d) {
-  qsort(d->gpu, (size_t)d->ngpu, sizeof *d->gpu, by_gpu_ts);
-  qsort(d->host, (size_t)d->nhost, sizeof *d->host, by_host_ts);
-  qsort(d->steps, (size_t)d->nsteps, sizeof *d->steps, by_step_ts);
+  if (d->ngpu) qsort(d->gpu, (size_t)d->ngpu, sizeof *d->gpu, by_gpu_ts); /* NULL until the first record */
+  if (d->nhost) qsort(d->host, (size_t)d->nhost, sizeof *d->host, by_host_ts);
+  if (d->nsteps) qsort(d->steps, (size_t)d->nsteps, sizeof *d->steps, by_step_ts);
   double gmax = 0, hmax = 0;
   for (long i = 0; i < d->ngpu; i++) gmax = d->gpu[i].dur > gmax ? d->gpu[i].dur : gmax;
   for (long i = 0; i < d->nhost; i++) hmax = d->host[i].dur > hmax ? d->host[i].dur : hmax;

@@ -70,11 +70,12 @@ static int copy_class(const char *n) {
 }
 
 static void hist_add(uint32_t *h, double us) {
-  long b = (long)(us * 10.0);
-  if (b < 0) b = 0;
-  if (b >= DR_HIST_BINS) b = DR_HIST_BINS - 1;
-  h[b]++;
+  double b = us * 10.0; /* compared before the cast: a long is 32 bits in wasm */
+  h[b <= 0 ? 0 : b >= DR_HIST_BINS - 1 ? DR_HIST_BINS - 1 : (long)b]++;
 }
+
+/* a trace's integer field as an int, whatever number it holds */
+static int as_int(double v) { return v < -1e9 ? -1000000000 : v > 1e9 ? 1000000000 : (int)v; }
 
 static int grow(void **p, long *cap, long need, size_t size, long max) {
   if (need <= *cap) return 0;
@@ -142,7 +143,7 @@ static int end_event(lab_doctor *d) {
     r->dur = dur;
     r->bytes = d->have_bytes ? d->bytes : 0;
     r->name = id;
-    r->stream = d->have_stream ? (int32_t)d->stream : 0;
+    r->stream = d->have_stream ? as_int(d->stream) : 0;
     r->kind = (uint8_t)kind;
     r->cls = (uint8_t)(kind == DR_KERNEL ? kernel_class(n) : kind == DR_MEMSET ? DC_MEMSET : copy_class(n));
     return 0;
@@ -275,8 +276,8 @@ static int on_number(void *ctx, double v) {
     }
   } else if (d->devprops_depth && d->depth == d->devprops_depth + 1 && d->dev_index == 1) {
     if (!strcmp(d->key, "totalGlobalMem")) d->dev_mem = v;
-    else if (!strcmp(d->key, "computeMajor")) d->dev_major = (int)v;
-    else if (!strcmp(d->key, "computeMinor")) d->dev_minor = (int)v;
+    else if (!strcmp(d->key, "computeMajor")) d->dev_major = as_int(v);
+    else if (!strcmp(d->key, "computeMinor")) d->dev_minor = as_int(v);
   } else if (d->have_dist && d->depth == 2 && !strcmp(d->key, "world_size")) {
     d->dist_world = v;
   }
