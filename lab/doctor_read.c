@@ -30,8 +30,10 @@ static int32_t intern(lab_doctor *d, const char *s, int gpu) {
     if (!strcmp(d->names[k].s, s)) return k;
   }
   if (d->nnames >= LAB_DOCTOR_MAX_NAMES) return -1;
-  char *c = strdup(s);
+  size_t len = strlen(s) + 1;
+  char *c = malloc(len); /* not strdup: C11 has none, and the browser's build is plain C11 */
   if (!c) return -2;
+  memcpy(c, s, len);
   dr_name *n = &d->names[d->nnames];
   memset(n, 0, sizeof *n);
   n->s = c;
