@@ -93,6 +93,10 @@ else
   echo "  CPU sgemm bench skipped: numpy not installed for /usr/bin/python3 (make deps installs python3-numpy)"
 fi
 
+# gpulab doctor reads a large trace in bounded memory; the peer is Python's
+# json.load of the same file (bench/doctor_bench.py). DOCTOR_BENCH_MB sets the size.
+/usr/bin/python3 bench/doctor_bench.py "$bin" "${DOCTOR_BENCH_MB:-500}"
+
 # On a GPU machine: real runs beside PyTorch's, in the same run.
 if "$bin" device --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["verdict"]["usable"] else 1)'; then
   bench/gpu.sh "$build"

@@ -53,6 +53,13 @@ typedef struct cJSON cJSON;
   X(LAB_E_EXPLAIN_TOO_LARGE, "explain_too_large", 413, "Paste at most 256 KiB: the error message and a few lines around it.") \
   X(LAB_E_EXPLAIN_EMPTY, "explain_empty", 400, "Paste the error message (or nvidia-smi / collect_env output) to explain.") \
   X(LAB_E_EXPLAIN_NOT_TEXT, "explain_not_text", 400, "Paste the message as UTF-8 text, not a binary file.") \
+  X(LAB_E_DOCTOR_NOT_TRACE, "doctor_not_trace", 400, "Give the JSON file torch.profiler wrote (prof.export_chrome_trace(path) or tensorboard_trace_handler), plain or .gz.") \
+  X(LAB_E_DOCTOR_TRUNCATED, "doctor_truncated", 400, "The trace ends early: let the profiler finish writing it (leave the with-block) and copy the whole file.") \
+  X(LAB_E_DOCTOR_BAD_NUMBER, "doctor_bad_number", 400, "The trace has a time or size that is not a finite, non-negative number; export it again.") \
+  X(LAB_E_DOCTOR_NO_EVENTS, "doctor_no_events", 400, "The trace has no timed events: profile a few steps inside the with-block (prof.step() each step).") \
+  X(LAB_E_DOCTOR_NAME_TOO_LONG, "doctor_name_too_long", 400, "A string in the trace is over 64 KiB; this is not a profiler trace gpulab can read.") \
+  X(LAB_E_DOCTOR_GZIP_BOMB, "doctor_gzip_bomb", 413, "The .gz file inflates far more than any trace does; give the trace itself.") \
+  X(LAB_E_DOCTOR_BAD_GZIP, "doctor_bad_gzip", 400, "The .gz file is damaged or cut short; copy it again or give the plain .json.") \
   X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
   X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")
 

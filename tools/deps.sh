@@ -18,9 +18,10 @@ RUN_PKGS="build-essential pkg-config libcivetweb-dev libcjson-dev emscripten
 node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev libpq-dev zlib1g-dev
 brotli libopenblas-dev dpkg-dev"
 # To test and benchmark: the unit-test library, the browser, the load and
-# fuzz tools, numpy for the CPU sgemm peer, and the scale stage's services.
+# fuzz tools, numpy for the CPU sgemm peer, and the scale stage's services;
+# python3-torch (a CPU build) writes real profiler traces for gpulab doctor's tests.
 TEST_PKGS="check chromium wrk curl python3-numpy clang libclang-rt-14-dev
-postgresql slurm-wlm munge haproxy prometheus"
+postgresql slurm-wlm munge haproxy prometheus python3-torch"
 case "$set_name" in
   run) PKGS=$RUN_PKGS; want_npm=0 ;;
   test) PKGS="$RUN_PKGS $TEST_PKGS"; want_npm=1 ;;

@@ -35,5 +35,7 @@ int srv_api_runs(struct mg_connection *conn, void *app);
 int srv_api_metrics(struct mg_connection *conn, void *app);
 /* POST /api/explain: a pasted error explained, never stored (api_explain.c). */
 int srv_api_explain(struct mg_connection *conn, void *app);
+/* POST /api/doctor: a profiler trace read, never stored (api_doctor.c). */
+int srv_api_doctor(struct mg_connection *conn, void *app);
 
 #endif

@@ -14,6 +14,7 @@ const srv_uri_route srv_routes[] = {
     {"/api/lessons", srv_api_lessons},
     {"/api/openapi.json", srv_api_openapi},
     {"/api/explain", srv_api_explain},
+    {"/api/doctor", srv_api_doctor},
     /* class mode: each answers not_found when no class runs */
     {"/api/class", srv_api_class},
     {"/api/session", srv_api_session},

@@ -58,6 +58,7 @@ int main(void) {
       make_explain_corpus_suite,
       make_ui_explain_suite,
       make_trace_export_suite,
+      make_doctor_suite,
   };
   SRunner *sr = srunner_create(NULL);
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) srunner_add_suite(sr, suites[i]());

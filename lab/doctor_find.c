@@ -1,0 +1,465 @@
+/* `gpulab doctor`'s analysis: from the records doctor_read.c kept, per
+ * ProfilerStep (or the whole trace) the GPU's busy time and idle gaps with
+ * the host's blocking call in each, then the findings in a beginner's words
+ * with their numbers, certainty, lesson section and experiment. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doctor_int.h"
+
+#define TOP_GAPS 3
+#define MAX_STEPS_OUT 32
+#define MAX_STREAMS 8
+#define TEXT_MAX 1024
+
+typedef struct gap {
+  double start, len;
+  int host; /* DH_* or -1: Python or CPU work between ops */
+} gap;
+
+typedef struct window {
+  char name[40];
+  double a, b, busy, kernel_us, short_kernels;
+  long kernels;
+  gap gaps[TOP_GAPS];
+  int ngaps;
+  int32_t stream_id[MAX_STREAMS];
+  double stream_us[MAX_STREAMS];
+  int nstreams;
+  double cls_us[DC_COUNT], cls_bytes[DC_COUNT];
+  long cls_n[DC_COUNT];
+} window;
+
+static int by_gpu_ts(const void *x, const void *y) {
+  double a = ((const dr_gpu *)x)->ts, b = ((const dr_gpu *)y)->ts;
+  return (a > b) - (a < b);
+}
+static int by_host_ts(const void *x, const void *y) {
+  double a = ((const dr_host *)x)->ts, b = ((const dr_host *)y)->ts;
+  return (a > b) - (a < b);
+}
+static int by_step_ts(const void *x, const void *y) {
+  double a = ((const dr_step *)x)->ts, b = ((const dr_step *)y)->ts;
+  return (a > b) - (a < b);
+}
+
+/* The median of a 0.1 us histogram, in us; 0 when empty. */
+static double hist_median(const uint32_t *h, long count) {
+  if (count <= 0) return 0;
+  long half = (count + 1) / 2, seen = 0;
+  for (int i = 0; i < DR_HIST_BINS; i++)
+    if ((seen += h[i]) >= half) return (i + 0.5) / 10.0;
+  return DR_HIST_BINS / 10.0;
+}
+
+/* First index whose ts >= t (records sorted by ts). */
+static long lower_gpu(const dr_gpu *g, long n, double t) {
+  long lo = 0, hi = n;
+  while (lo < hi) {
+    long m = (lo + hi) / 2;
+    if (g[m].ts < t) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+static long lower_host(const dr_host *g, long n, double t) {
+  long lo = 0, hi = n;
+  while (lo < hi) {
+    long m = (lo + hi) / 2;
+    if (g[m].ts < t) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+static double overlap(double a0, double a1, double b0, double b1) {
+  double lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+  return hi > lo ? hi - lo : 0;
+}
+
+/* What the host was doing in [g0,g1): the blocking call covering most of it
+ * (by priority when several nest: the data loader, .item(), a blocking
+ * copy, a synchronize), or -1 when none covers a third of it. */
+static int explain_gap(const lab_doctor *d, double maxdur, double g0, double g1) {
+  double cover[DH_COUNT] = {0};
+  for (long i = lower_host(d->host, d->nhost, g0 - maxdur); i < d->nhost && d->host[i].ts < g1; i++)
+    cover[d->host[i].kind] += overlap(g0, g1, d->host[i].ts, d->host[i].ts + d->host[i].dur);
+  for (int k = 0; k < DH_COUNT; k++)
+    if (cover[k] >= (g1 - g0) / 3) return k;
+  return -1;
+}
+
+static void add_gap(window *w, double s, double e) {
+  if (e - s <= 0) return;
+  int i;
+  if (w->ngaps < TOP_GAPS) i = w->ngaps++;
+  else if (e - s > w->gaps[TOP_GAPS - 1].len) i = TOP_GAPS - 1;
+  else return;
+  w->gaps[i] = (gap){s, e - s, -1};
+  for (; i > 0 && w->gaps[i].len > w->gaps[i - 1].len; i--) {
+    gap t = w->gaps[i];
+    w->gaps[i] = w->gaps[i - 1];
+    w->gaps[i - 1] = t;
+  }
+}
+
+static void analyse(const lab_doctor *d, window *w, double gmax, double hmax, double short_us) {
+  double end = w->a;
+  for (long i = lower_gpu(d->gpu, d->ngpu, w->a - gmax); i < d->ngpu && d->gpu[i].ts < w->b; i++) {
+    const dr_gpu *g = &d->gpu[i];
+    double s = g->ts > w->a ? g->ts : w->a, e = g->ts + g->dur < w->b ? g->ts + g->dur : w->b;
+    if (e <= w->a) continue;
+    if (s > end) add_gap(w, end, s);
+    if (e > end) {
+      w->busy += e - (s > end ? s : end);
+      end = e;
+    }
+    w->cls_us[g->cls] += e - s;
+    w->cls_bytes[g->cls] += g->bytes;
+    w->cls_n[g->cls]++;
+    if (g->kind == DR_KERNEL) {
+      w->kernels++;
+      w->kernel_us += e - s;
+      if (g->dur < short_us) w->short_kernels++;
+    }
+    int k = 0;
+    while (k < w->nstreams && w->stream_id[k] != g->stream) k++;
+    if (k == w->nstreams && k < MAX_STREAMS) w->stream_id[w->nstreams++] = g->stream;
+    if (k < MAX_STREAMS) w->stream_us[k] += e - s;
+  }
+  if (end < w->b) add_gap(w, end, w->b);
+  for (int i = 0; i < w->ngaps; i++) w->gaps[i].host = explain_gap(d, hmax, w->gaps[i].start, w->gaps[i].start + w->gaps[i].len);
+}
+
+static const char *const host_words[DH_COUNT] = {
+    "waiting for the data loader's next batch (DataLoader __next__)",
+    "reading a value to Python (.item(): aten::_local_scalar_dense waits for the GPU)",
+    "a blocking copy between device and host (cudaMemcpy)",
+    "waiting for the GPU to finish (a cuda*Synchronize call)"};
+static const char *const host_ids[DH_COUNT] = {"data_loader", "item", "blocking_copy", "synchronize"};
+
+typedef struct teach {
+  const char *lesson, *section, *experiment;
+} teach;
+
+static cJSON *finding(cJSON *list, const char *id, const char *certainty, const char *title, const char *text,
+                      teach t, cJSON *params) {
+  cJSON *f = cJSON_CreateObject();
+  cJSON_AddStringToObject(f, "id", id);
+  cJSON_AddStringToObject(f, "certainty", certainty);
+  cJSON_AddStringToObject(f, "title", title);
+  cJSON_AddStringToObject(f, "text", text);
+  cJSON *facts = cJSON_AddObjectToObject(f, "facts");
+  char href[128];
+  cJSON *l = cJSON_AddObjectToObject(f, "lesson");
+  cJSON_AddStringToObject(l, "id", t.lesson);
+  cJSON_AddStringToObject(l, "section", t.section);
+  snprintf(href, sizeof href, "#lesson/%s/%s", t.lesson, t.section);
+  cJSON_AddStringToObject(l, "href", href);
+  cJSON *e = cJSON_AddObjectToObject(f, "experiment");
+  cJSON_AddStringToObject(e, "name", t.experiment);
+  cJSON_AddItemToObject(e, "params", params ? params : cJSON_CreateObject());
+  snprintf(href, sizeof href, "#lab/%s", t.experiment);
+  cJSON_AddStringToObject(e, "href", href);
+  cJSON_AddItemToArray(list, f);
+  return facts;
+}
+
+static double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
+static double r1(double v) { return round(v * 10) / 10; }
+static double r3(double v) { return round(v * 1000) / 1000; }
+
+static void size_words(double bytes, char *out, size_t cap) {
+  if (bytes >= 1 << 30) snprintf(out, cap, "%.2f GiB", bytes / (1 << 30));
+  else if (bytes >= 1 << 20) snprintf(out, cap, "%.1f MiB", bytes / (1 << 20));
+  else if (bytes >= 1 << 10) snprintf(out, cap, "%.1f KiB", bytes / (1 << 10));
+  else snprintf(out, cap, "%.0f bytes", bytes);
+}
+
+static cJSON *step_json(const window *w, double t0) {
+  cJSON *s = cJSON_CreateObject();
+  double wall = w->b - w->a;
+  cJSON_AddStringToObject(s, "name", w->name);
+  cJSON_AddNumberToObject(s, "start_ms", r3((w->a - t0) / 1000));
+  cJSON_AddNumberToObject(s, "wall_ms", r3(wall / 1000));
+  cJSON_AddNumberToObject(s, "gpu_busy_pct", r1(pct(w->busy, wall)));
+  cJSON_AddNumberToObject(s, "kernels", (double)w->kernels);
+  cJSON *st = cJSON_AddArrayToObject(s, "streams");
+  for (int i = 0; i < w->nstreams; i++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "stream", w->stream_id[i]);
+    cJSON_AddNumberToObject(o, "busy_pct", r1(pct(w->stream_us[i], wall)));
+    cJSON_AddItemToArray(st, o);
+  }
+  cJSON *gs = cJSON_AddArrayToObject(s, "gaps");
+  for (int i = 0; i < w->ngaps; i++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "start_ms", r3((w->gaps[i].start - w->a) / 1000));
+    cJSON_AddNumberToObject(o, "ms", r3(w->gaps[i].len / 1000));
+    cJSON_AddStringToObject(o, "host", w->gaps[i].host >= 0 ? host_ids[w->gaps[i].host] : "python_or_cpu");
+    cJSON_AddItemToArray(gs, o);
+  }
+  return s;
+}
+
+static cJSON *params_int(const char *k, double v, const char *k2, double v2) {
+  cJSON *p = cJSON_CreateObject();
+  if (k) cJSON_AddNumberToObject(p, k, v);
+  if (k2) cJSON_AddNumberToObject(p, k2, v2);
+  return p;
+}
+
+static void idle_finding(cJSON *list, const window *w, char *text) {
+  const gap *g = &w->gaps[0];
+  double wall = w->b - w->a, idle = wall - w->busy;
+  static const teach by_host[DH_COUNT + 1] = {
+      {"02-cuda-toolbox", "pinned", "profile"},   {"01-cuda-intuition", "async", "profile"},
+      {"01-cuda-intuition", "copies", "profile"}, {"01-cuda-intuition", "timing", "timing"},
+      {"02-cuda-toolbox", "profiling", "graphs"}};
+  int h = w->ngaps ? g->host : -1;
+  snprintf(text, TEXT_MAX,
+           "In %s the GPU was busy %.0f%% of %.2f ms and idle %.0f%% (%.2f ms)%s. The largest gap, %.2f ms, came while the "
+           "host was %s. %s",
+           w->name, pct(w->busy, wall), wall / 1000, pct(idle, wall), idle / 1000,
+           w->ngaps && g->len < idle / 10 ? ", spread over many short gaps" : "", w->ngaps ? g->len / 1000 : 0,
+           h >= 0 ? host_words[h] : "running Python or CPU ops between launches (no blocking call covers the gap)",
+           h == DH_ITEM ? "Each .item() makes Python wait for the GPU to finish everything queued; read the loss every N steps instead."
+           : h == DH_LOADER ? "The GPU waits for the next batch: use more DataLoader workers, pin_memory=True and non_blocking copies."
+           : h == DH_SYNC  ? "A synchronize stops the host from queuing more work; keep them out of the step (time with CUDA events)."
+           : h == DH_COPY  ? "A blocking copy waits for the GPU and for the bytes; keep results on the GPU, or copy asynchronously."
+                           : "The host cannot queue kernels fast enough: fewer, larger operations, torch.compile or CUDA graphs help.");
+  cJSON *params = h == DH_ITEM ? params_int("log_every", 10, NULL, 0)
+                  : h == DH_LOADER || h == DH_COPY ? cJSON_CreateObject() : NULL;
+  if (h == DH_LOADER || h == DH_COPY) cJSON_AddBoolToObject(params, "pinned", 1);
+  cJSON *facts = finding(list, "gpu_idle", "measured", "The GPU waits for the host", text, by_host[h >= 0 ? h : DH_COUNT], params);
+  cJSON_AddStringToObject(facts, "step", w->name);
+  cJSON_AddNumberToObject(facts, "wall_ms", r3(wall / 1000));
+  cJSON_AddNumberToObject(facts, "gpu_busy_pct", r1(pct(w->busy, wall)));
+  cJSON_AddNumberToObject(facts, "idle_pct", r1(pct(idle, wall)));
+  cJSON_AddNumberToObject(facts, "largest_gap_ms", r3(w->ngaps ? g->len / 1000 : 0));
+  cJSON_AddStringToObject(facts, "host", h >= 0 ? host_ids[h] : "python_or_cpu");
+}
+
+static void gpu_time_finding(cJSON *list, const window *all, char *text) {
+  double mm = all->cls_us[DC_MATMUL] + all->cls_us[DC_MATMUL_TC];
+  double copies = all->cls_us[DC_H2D_PAGEABLE] + all->cls_us[DC_H2D_PINNED] + all->cls_us[DC_D2H] + all->cls_us[DC_D2D] +
+                  all->cls_us[DC_COPY_OTHER];
+  double total = 0;
+  for (int i = 0; i < DC_COUNT; i++) total += all->cls_us[i];
+  double tc = pct(all->cls_us[DC_MATMUL_TC], mm);
+  snprintf(text, TEXT_MAX,
+           "Of %.2f ms of GPU work: matmuls %.0f%%, elementwise %.0f%%, reductions and norms %.0f%%, communication %.0f%%, "
+           "other kernels %.0f%%, copies %.0f%%, memsets %.0f%%. %s",
+           total / 1000, pct(mm, total), pct(all->cls_us[DC_ELEMENTWISE], total), pct(all->cls_us[DC_REDUCE], total),
+           pct(all->cls_us[DC_COMM], total), pct(all->cls_us[DC_OTHER_KERNEL], total), pct(copies, total),
+           pct(all->cls_us[DC_MEMSET], total),
+           mm <= 0 ? "No matmul kernel ran."
+           : tc >= 50 ? "Most matmul time is in kernels whose names suggest tensor cores (likely, from the names only)."
+                      : "Most matmul time is in kernels whose names do not suggest tensor cores: on Ampere or newer, TF32 "
+                        "(torch.backends.cuda.matmul.allow_tf32) or bf16 autocast may speed them up (a guess from names).");
+  int mm_main = mm >= total / 2 && tc < 50;
+  cJSON *facts = finding(list, "gpu_time", mm > 0 ? "likely" : "measured", "Where the GPU's time goes", text,
+                         mm_main ? (teach){"02-cuda-toolbox", "precision", "precision"} : (teach){"02-cuda-toolbox", "profiling", "profile"},
+                         NULL);
+  cJSON_AddNumberToObject(facts, "gpu_ms", r3(total / 1000));
+  cJSON_AddNumberToObject(facts, "matmul_pct", r1(pct(mm, total)));
+  cJSON_AddNumberToObject(facts, "tensor_core_matmul_pct", r1(tc));
+  cJSON_AddNumberToObject(facts, "elementwise_pct", r1(pct(all->cls_us[DC_ELEMENTWISE], total)));
+  cJSON_AddNumberToObject(facts, "reduce_pct", r1(pct(all->cls_us[DC_REDUCE], total)));
+  cJSON_AddNumberToObject(facts, "communication_pct", r1(pct(all->cls_us[DC_COMM], total)));
+  cJSON_AddNumberToObject(facts, "copy_pct", r1(pct(copies, total)));
+  cJSON_AddNumberToObject(facts, "memset_pct", r1(pct(all->cls_us[DC_MEMSET], total)));
+}
+
+static void copy_finding(cJSON *list, const window *all, int nwin, int steps, char *text) {
+  double pb = all->cls_bytes[DC_H2D_PAGEABLE], qb = all->cls_bytes[DC_H2D_PINNED];
+  double pt = all->cls_us[DC_H2D_PAGEABLE], qt = all->cls_us[DC_H2D_PINNED];
+  char ps[32], qs[32];
+  size_words(pb, ps, sizeof ps);
+  size_words(qb, qs, sizeof qs);
+  double pbw = pt > 0 ? pb / pt / 1e3 : 0, qbw = qt > 0 ? qb / qt / 1e3 : 0; /* bytes/us -> GB/s */
+  snprintf(text, TEXT_MAX,
+           "%s, %ld host-to-device copies from pageable memory moved %s at %.1f GB/s and %ld from pinned memory moved %s "
+           "at %.1f GB/s. %s",
+           steps ? "Inside the profiler steps" : "In the trace", all->cls_n[DC_H2D_PAGEABLE], ps, pbw,
+           all->cls_n[DC_H2D_PINNED], qs, qbw,
+           all->cls_n[DC_H2D_PAGEABLE]
+               ? "A pageable copy is staged through a bounce buffer and blocks the host: DataLoader(pin_memory=True) and "
+                 ".to(device, non_blocking=True) copy faster and let the copy overlap compute."
+               : "The copies come from pinned memory: they can overlap compute when made with non_blocking=True.");
+  double biggest = pb > qb ? pb : qb;
+  double per = nwin > 0 ? biggest / nwin : biggest, mb = 1 << 20;
+  while (mb < per && mb < 1024.0 * (1 << 20)) mb *= 2;
+  cJSON *facts = finding(list, "host_to_device", "measured", "Copies from host to GPU inside the step", text,
+                         (teach){"02-cuda-toolbox", "pinned", "transfer"}, params_int("max_bytes", mb, NULL, 0));
+  cJSON_AddNumberToObject(facts, "pageable_copies", (double)all->cls_n[DC_H2D_PAGEABLE]);
+  cJSON_AddNumberToObject(facts, "pageable_bytes", pb);
+  cJSON_AddNumberToObject(facts, "pageable_gbps", r1(pbw));
+  cJSON_AddNumberToObject(facts, "pinned_copies", (double)all->cls_n[DC_H2D_PINNED]);
+  cJSON_AddNumberToObject(facts, "pinned_bytes", qb);
+  cJSON_AddNumberToObject(facts, "pinned_gbps", r1(qbw));
+}
+
+static void launch_finding(cJSON *list, const lab_doctor *d, const window *all, int nwin, double short_us, char *text) {
+  double med = hist_median(d->kernel_hist, d->kernels), per_step = nwin ? (double)all->kernels / nwin : 0;
+  snprintf(text, TEXT_MAX,
+           "%.0f of %ld kernels (%.0f%%) ran shorter than %.1f us, about what it costs the host to launch one; the median "
+           "kernel took %.1f us (%.0f kernels a step). The GPU finishes each before the next arrives, so the step is paced "
+           "by Python and launches: bigger batches, fusing operations (torch.compile) or CUDA graphs help.",
+           all->short_kernels, all->kernels, pct(all->short_kernels, (double)all->kernels), short_us, med, per_step);
+  double k = per_step < 10 ? 10 : per_step > 10000 ? 10000 : round(per_step);
+  cJSON *facts = finding(list, "launch_bound", "likely", "Many tiny kernels: launch-bound", text,
+                         (teach){"02-cuda-toolbox", "graphs", "graphs"}, params_int("kernels", k, NULL, 0));
+  cJSON_AddNumberToObject(facts, "short_kernels", all->short_kernels);
+  cJSON_AddNumberToObject(facts, "kernels", (double)all->kernels);
+  cJSON_AddNumberToObject(facts, "median_kernel_us", r1(med));
+  cJSON_AddNumberToObject(facts, "launch_cost_us", r1(short_us));
+}
+
+static int by_total(const void *x, const void *y) {
+  double a = (*(dr_name *const *)x)->total_us, b = (*(dr_name *const *)y)->total_us;
+  return (a < b) - (a > b);
+}
+
+static void cpu_only_finding(cJSON *list, const lab_doctor *d, const window *all, int nwin, char *text) {
+  dr_name *top[5] = {0};
+  int nt = 0;
+  for (long i = 0; i < d->nnames; i++) {
+    dr_name *n = &d->names[i];
+    if (n->gpu || strncmp(n->s, "aten::", 6)) continue;
+    if (nt < 5) top[nt++] = n;
+    else if (n->total_us > top[4]->total_us) top[4] = n;
+    qsort(top, (size_t)nt, sizeof top[0], by_total);
+  }
+  double wall = 0;
+  for (int i = 0; i < nwin; i++) wall += all[i].b - all[i].a;
+  int o = snprintf(text, TEXT_MAX,
+                   "This trace has no GPU events: it was recorded on the CPU only (or without ProfilerActivity.CUDA). It "
+                   "shows where the host's %.2f ms went, not how busy a GPU would be, nor copies or kernels. Slowest "
+                   "operators (inclusive time):",
+                   wall / 1000);
+  for (int i = 0; i < nt && o < TEXT_MAX; i++)
+    o += snprintf(text + o, (size_t)(TEXT_MAX - o), "%s %s %.2f ms (%ld calls)", i ? "," : "", top[i]->s,
+                  top[i]->total_us / 1000, top[i]->count);
+  if (o < TEXT_MAX) snprintf(text + o, (size_t)(TEXT_MAX - o), ". Profile on a GPU with activities=[CPU, CUDA] to see the GPU's side.");
+  cJSON *facts = finding(list, "cpu_only", "measured", "A CPU-only trace", text, (teach){"02-cuda-toolbox", "profiling", "profile"}, NULL);
+  cJSON_AddNumberToObject(facts, "host_ms", r3(wall / 1000));
+  cJSON *ops = cJSON_AddArrayToObject(facts, "top_ops");
+  for (int i = 0; i < nt; i++) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "name", top[i]->s);
+    cJSON_AddNumberToObject(x, "ms", r3(top[i]->total_us / 1000));
+    cJSON_AddNumberToObject(x, "calls", (double)top[i]->count);
+    cJSON_AddItemToArray(ops, x);
+  }
+}
+
+static void device_finding(cJSON *list, const lab_doctor *d, char *text) {
+  char mem[32] = "", alloc[32], resv[32];
+  size_words(d->dev_mem, mem, sizeof mem);
+  size_words(d->peak_alloc, alloc, sizeof alloc);
+  size_words(d->peak_reserved, resv, sizeof resv);
+  int o = 0;
+  if (d->dev_name[0])
+    o = snprintf(text, TEXT_MAX, "The trace ran on %s (%s, compute capability %d.%d)%s.%s", d->dev_name, mem, d->dev_major,
+                 d->dev_minor, d->ndevices > 1 ? ", one of several devices" : "", d->have_memory ? " " : "");
+  if (d->have_memory && o < TEXT_MAX)
+    snprintf(text + o, (size_t)(TEXT_MAX - o),
+             "Memory events: at most %s allocated by tensors and %s reserved by PyTorch's caching allocator%s.", alloc, resv,
+             d->dev_mem > 0 ? "" : " (CPU or GPU: the trace mixes both)");
+  cJSON *facts = finding(list, "device", "measured", "The device and its memory", text,
+                         (teach){"01-cuda-intuition", "memory", "memory"}, NULL);
+  if (d->dev_name[0]) {
+    cJSON_AddStringToObject(facts, "device", d->dev_name);
+    cJSON_AddNumberToObject(facts, "memory_bytes", d->dev_mem);
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", d->dev_major, d->dev_minor);
+    cJSON_AddStringToObject(facts, "compute_capability", cc);
+  }
+  if (d->have_memory) {
+    cJSON_AddNumberToObject(facts, "peak_allocated_bytes", d->peak_alloc);
+    cJSON_AddNumberToObject(facts, "peak_reserved_bytes", d->peak_reserved);
+  }
+}
+
+static void sum_into(window *all, const window *w) {
+  all->busy += w->busy;
+  all->kernels += w->kernels;
+  all->kernel_us += w->kernel_us;
+  all->short_kernels += w->short_kernels;
+  for (int i = 0; i < DC_COUNT; i++) {
+    all->cls_us[i] += w->cls_us[i];
+    all->cls_bytes[i] += w->cls_bytes[i];
+    all->cls_n[i] += w->cls_n[i];
+  }
+}
+
+cJSON *lab_dr_report(lab_doctor *d) {
+  if (d->ngpu) qsort(d->gpu, (size_t)d->ngpu, sizeof *d->gpu, by_gpu_ts); /* NULL until the first record */
+  if (d->nhost) qsort(d->host, (size_t)d->nhost, sizeof *d->host, by_host_ts);
+  if (d->nsteps) qsort(d->steps, (size_t)d->nsteps, sizeof *d->steps, by_step_ts);
+  double gmax = 0, hmax = 0;
+  for (long i = 0; i < d->ngpu; i++) gmax = d->gpu[i].dur > gmax ? d->gpu[i].dur : gmax;
+  for (long i = 0; i < d->nhost; i++) hmax = d->host[i].dur > hmax ? d->host[i].dur : hmax;
+  /* a launch costs what cudaLaunchKernel took on the host (median), 5 us when the trace has none */
+  double short_us = d->launches ? hist_median(d->launch_hist, d->launches) : 5.0;
+  if (short_us < 2) short_us = 2;
+  int nwin = d->nsteps ? (int)d->nsteps : 1;
+  window *w = calloc((size_t)nwin + 1, sizeof *w);
+  char *text = malloc(TEXT_MAX);
+  cJSON *r = cJSON_CreateObject();
+  if (!w || !text || !r) {
+    free(w);
+    free(text);
+    cJSON_Delete(r);
+    return NULL;
+  }
+  window *all = &w[nwin];
+  int worst = 0;
+  for (int i = 0; i < nwin; i++) {
+    if (d->nsteps) {
+      w[i].a = d->steps[i].ts;
+      w[i].b = d->steps[i].ts + d->steps[i].dur;
+      snprintf(w[i].name, sizeof w[i].name, "ProfilerStep#%ld", d->steps[i].n);
+    } else {
+      w[i].a = d->t0;
+      w[i].b = d->t1;
+      snprintf(w[i].name, sizeof w[i].name, "the whole trace");
+    }
+    analyse(d, &w[i], gmax, hmax, short_us);
+    sum_into(all, &w[i]);
+    double idle = w[i].b - w[i].a - w[i].busy, widle = w[worst].b - w[worst].a - w[worst].busy;
+    if (pct(idle, w[i].b - w[i].a) > pct(widle, w[worst].b - w[worst].a)) worst = i;
+  }
+  cJSON_AddNumberToObject(r, "doctor", 1);
+  cJSON *t = cJSON_AddObjectToObject(r, "trace");
+  cJSON_AddNumberToObject(t, "events", (double)d->events);
+  cJSON_AddNumberToObject(t, "timed_events", (double)d->x_events);
+  cJSON_AddNumberToObject(t, "gpu_events", (double)d->gpu_events);
+  cJSON_AddNumberToObject(t, "memory_events", (double)d->memory_events);
+  cJSON_AddNumberToObject(t, "span_ms", r3((d->t1 - d->t0) / 1000));
+  cJSON_AddNumberToObject(t, "profiler_steps", (double)d->nsteps + (double)d->dropped_steps);
+  cJSON_AddNumberToObject(t, "distinct_names", (double)d->nnames);
+  cJSON_AddNumberToObject(t, "events_named_other", (double)d->names_other);
+  cJSON_AddNumberToObject(t, "gpu_events_not_analysed", (double)d->dropped_gpu);
+  cJSON_AddNumberToObject(t, "host_calls_not_analysed", (double)d->dropped_host);
+  if (d->have_dist) cJSON_AddNumberToObject(t, "world_size", d->dist_world);
+  cJSON *steps = cJSON_AddArrayToObject(r, "steps");
+  for (int i = 0; i < nwin && i < MAX_STEPS_OUT; i++) cJSON_AddItemToArray(steps, step_json(&w[i], d->t0));
+  cJSON *list = cJSON_AddArrayToObject(r, "findings");
+  if (!d->gpu_events) {
+    cpu_only_finding(list, d, w, nwin, text);
+  } else {
+    const window *ww = &w[worst];
+    if (pct(ww->busy, ww->b - ww->a) < 80) idle_finding(list, ww, text);
+    if (all->kernels >= 20 && all->short_kernels >= all->kernels / 2.0) launch_finding(list, d, all, nwin, short_us, text);
+    if (all->cls_n[DC_H2D_PAGEABLE] || all->cls_n[DC_H2D_PINNED]) copy_finding(list, all, nwin, d->nsteps > 0, text);
+    gpu_time_finding(list, all, text);
+  }
+  if (d->dev_name[0] || d->have_memory) device_finding(list, d, text);
+  free(w);
+  free(text);
+  return r;
+}

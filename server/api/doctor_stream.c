@@ -1,0 +1,96 @@
+/* A profiler trace read in chunks from any source (a file for the CLI, a
+ * request body for POST /api/doctor) into lab/doctor.h: gzip (and zlib) are
+ * recognised by their first bytes and inflated as they come; a stream that
+ * inflates more than LAB_DOCTOR_GZIP_MAX_RATIO times its size past 64 MiB
+ * is refused as a gzip bomb. */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "doctor_stream.h"
+
+#define CHUNK (256 * 1024)
+#define BOMB_FLOOR (64.0 * 1024 * 1024)
+
+typedef struct reader {
+  srv_doctor_read_fn read;
+  void *src;
+  lab_doctor *doc;
+  unsigned char *in, *out;
+  double in_total, out_total;
+} reader;
+
+static int feed_gzip(reader *r, size_t first, lab_error *err) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 15 + 32) != Z_OK) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  size_t have = first;
+  int rc = Z_OK, ret = 0;
+  for (;;) {
+    if (!have) {
+      have = r->read(r->src, r->in, CHUNK);
+      if (!have) break;
+    }
+    r->in_total += (double)have;
+    z.next_in = r->in;
+    z.avail_in = (uInt)have;
+    have = 0;
+    while (z.avail_in) {
+      z.next_out = r->out;
+      z.avail_out = CHUNK;
+      rc = inflate(&z, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END && z.avail_in) {
+        inflateReset(&z); /* concatenated gzip members (gzip's own rule) */
+        rc = Z_OK;
+      }
+      if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+        ret = lab_fail(err, LAB_E_DOCTOR_BAD_GZIP, NULL, "The .gz data is damaged after %.0f compressed bytes (%s).",
+                       r->in_total, z.msg ? z.msg : "inflate failed");
+        goto done;
+      }
+      size_t got = CHUNK - z.avail_out;
+      r->out_total += (double)got;
+      if (r->out_total > BOMB_FLOOR && r->out_total > LAB_DOCTOR_GZIP_MAX_RATIO * r->in_total) {
+        ret = lab_fail(err, LAB_E_DOCTOR_GZIP_BOMB, NULL,
+                       "The .gz inflated to %.0f MiB from %.0f KiB (over %d times): a gzip bomb, not a trace.",
+                       r->out_total / 1048576, r->in_total / 1024, LAB_DOCTOR_GZIP_MAX_RATIO);
+        goto done;
+      }
+      if (got && lab_doctor_feed(r->doc, (const char *)r->out, got, err)) {
+        ret = -1;
+        goto done;
+      }
+      if (rc == Z_BUF_ERROR && !got) break;
+    }
+  }
+  if (rc != Z_STREAM_END)
+    ret = lab_fail(err, LAB_E_DOCTOR_BAD_GZIP, NULL, "The .gz file ends early after %.0f bytes: it was cut short.", r->in_total);
+done:
+  inflateEnd(&z);
+  return ret;
+}
+
+cJSON *srv_doctor_stream(srv_doctor_read_fn read, void *src, lab_error *err) {
+  reader r = {read, src, lab_doctor_new(), malloc(CHUNK), malloc(CHUNK), 0, 0};
+  cJSON *env = NULL;
+  if (!r.doc || !r.in || !r.out) {
+    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    goto out;
+  }
+  size_t n = read(src, r.in, CHUNK);
+  if (n >= 2 && r.in[0] == 0x1f && r.in[1] == 0x8b) {
+    if (feed_gzip(&r, n, err)) goto out;
+  } else {
+    while (n) {
+      if (lab_doctor_feed(r.doc, (const char *)r.in, n, err)) goto out;
+      n = read(src, r.in, CHUNK);
+    }
+  }
+  env = lab_doctor_finish(r.doc, err);
+out:
+  lab_doctor_free(r.doc);
+  free(r.in);
+  free(r.out);
+  return env;
+}
+

@@ -1,0 +1,17 @@
+/* gpulab doctor over a stream of bytes, plain or gzip (doctor_stream.c). */
+#ifndef SRV_DOCTOR_STREAM_H
+#define SRV_DOCTOR_STREAM_H
+
+#include <stddef.h>
+
+#include "cjson_compat.h"
+#include "doctor.h"
+
+/* Reads up to cap bytes into buf; 0 at the end (or on a failure to read). */
+typedef size_t (*srv_doctor_read_fn)(void *src, unsigned char *buf, size_t cap);
+
+/* lab_doctor_finish's envelope for the whole stream, or NULL with err set
+ * (the doctor's codes, doctor_bad_gzip, doctor_gzip_bomb, out_of_memory). */
+cJSON *srv_doctor_stream(srv_doctor_read_fn read, void *src, lab_error *err);
+
+#endif

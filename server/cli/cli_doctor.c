@@ -1,0 +1,91 @@
+/* `gpulab doctor FILE[.gz]` (or - for standard input): reads a PyTorch
+ * profiler trace in chunks (server/api/doctor_stream.c inflates a .gz as it
+ * goes) and prints lab/doctor.h's findings as text or, with --json, as the
+ * envelope POST /api/doctor answers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cjson_compat.h"
+#include "cli.h"
+#include "doctor.h"
+#include "doctor_stream.h"
+
+static size_t from_file(void *src, unsigned char *buf, size_t cap) { return fread(buf, 1, cap, (FILE *)src); }
+
+static const char *s(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+static double num(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void print_text(const cJSON *env) {
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(env, "trace"), *x, *p;
+  printf("Read %.0f events (%.0f on the GPU) over %.3f ms, %.0f profiler steps.\n", num(t, "events"), num(t, "gpu_events"),
+         num(t, "span_ms"), num(t, "profiler_steps"));
+  const cJSON *steps = cJSON_GetObjectItemCaseSensitive(env, "steps");
+  if (num(t, "gpu_events") > 0) {
+    printf("\n  %-20s %10s %8s %8s  largest gap\n", "step", "wall ms", "busy %", "kernels");
+    cJSON_ArrayForEach(x, steps) {
+      const cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(x, "gaps"), 0);
+      printf("  %-20s %10.3f %8.1f %8.0f  ", s(x, "name"), num(x, "wall_ms"), num(x, "gpu_busy_pct"), num(x, "kernels"));
+      if (g) printf("%.3f ms (%s)\n", num(g, "ms"), s(g, "host"));
+      else printf("-\n");
+    }
+  }
+  int i = 0;
+  cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(env, "findings")) {
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(x, "lesson"), *e = cJSON_GetObjectItemCaseSensitive(x, "experiment");
+    printf("\n%d. %s [%s, %s]\n   %s\n", ++i, s(x, "title"), s(x, "id"), s(x, "certainty"), s(x, "text"));
+    printf("   Lesson: %s, section \"%s\" (%s)\n   Experiment: gpulab run %s", s(l, "id"), s(l, "section"), s(l, "href"),
+           s(e, "name"));
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(e, "params")) {
+      if (cJSON_IsBool(p)) printf(" --%s=%s", p->string, cJSON_IsTrue(p) ? "true" : "false");
+      else if (cJSON_IsNumber(p)) printf(" --%s=%.15g", p->string, p->valuedouble);
+    }
+    printf("\n");
+  }
+}
+
+int srv_cmd_doctor(int argc, char **argv) {
+  int json = 0;
+  const char *path = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) json = 1;
+    else if (!path) path = argv[i];
+    else return srv_cli_usage("doctor takes one FILE (.json or .json.gz, or - for standard input) and --json");
+  }
+  if (!path) return srv_cli_usage("doctor needs a FILE: the trace torch.profiler wrote (.json or .json.gz)");
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f) {
+    fprintf(stderr, "gpulab: cannot open %s\n", path);
+    return 1;
+  }
+  lab_error err = {0};
+  cJSON *env = srv_doctor_stream(from_file, f, &err);
+  if (f != stdin) fclose(f);
+  if (!env) {
+    if (json) {
+      cJSON *e = lab_error_json(&err);
+      char *t = cJSON_Print(e);
+      if (t) puts(t);
+      cJSON_free(t);
+      cJSON_Delete(e);
+    } else {
+      fprintf(stderr, "gpulab: %s (%s)\n", err.message, lab_err_code(err.code));
+    }
+    return 1;
+  }
+  if (json) {
+    char *t = cJSON_Print(env);
+    if (t) puts(t);
+    cJSON_free(t);
+  } else {
+    print_text(env);
+  }
+  cJSON_Delete(env);
+  return 0;
+}

@@ -1,0 +1,99 @@
+"""Writes synthetic Kineto-format traces with known answers into
+tests/doctor/fixtures/ (field names and categories as
+libkineto/src/output_json.cpp writes them; see docs/doctor.md):
+
+idle_item.json     5 steps of 10 ms; ProfilerStep#12 is 30 % busy, then a
+                   7 ms gap in which the host sits in .item()
+                   (aten::item > aten::_local_scalar_dense >
+                   cudaStreamSynchronize); the other steps 90 % busy.
+launch_bound.json  1 step: 400 kernels of 3 us, one every 10 us, each
+                   launched by an 8 us cudaLaunchKernel.
+pageable_copy.json 2 steps of 20 ms, each with a 64 MiB pageable copy
+                   taking 10 ms (6.7 GB/s) and a 16 MiB pinned one taking
+                   0.7 ms (24.0 GB/s), then matmul kernels.
+Run: python3 tests/doctor/make_synthetic.py"""
+import json
+import os
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+T0 = 1_700_000_000_000  # Kineto writes absolute microseconds
+
+
+class Trace:
+    def __init__(self):
+        self.ev = []
+        self.corr = 0
+
+    def cpu(self, name, ts, dur, cat="cpu_op"):
+        self.ev.append({"ph": "X", "cat": cat, "name": name, "pid": 100, "tid": 100, "ts": T0 + ts, "dur": dur,
+                        "args": {"External id": len(self.ev)}})
+
+    def gpu(self, cat, name, ts, dur, stream=7, **args):
+        self.corr += 1
+        a = {"device": 0, "stream": stream, "correlation": self.corr}
+        a.update(args)
+        self.ev.append({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": T0 + ts, "dur": dur,
+                        "args": a})
+        # the launch-to-kernel flow Kineto adds (cat ac2g)
+        self.ev.append({"ph": "f", "id": self.corr, "pid": 0, "tid": stream, "ts": T0 + ts, "cat": "ac2g",
+                        "name": "ac2g", "bp": "e"})
+
+    def memory(self, ts, alloc, reserved):
+        self.ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 100, "tid": 100,
+                        "ts": T0 + ts, "args": {"Total Reserved": reserved, "Total Allocated": alloc, "Bytes": 4096,
+                                                "Device Type": 1, "Device Id": 0}})
+
+    def write(self, name):
+        doc = {"schemaVersion": 1,
+               "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85899345920,
+                                     "computeMajor": 8, "computeMinor": 0, "maxThreadsPerBlock": 1024,
+                                     "numSms": 108, "sharedMemPerBlock": 49152, "regsPerBlock": 65536,
+                                     "warpSize": 32}],
+               "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},
+               "traceEvents": self.ev, "traceName": name, "displayTimeUnit": "ms"}
+        with open(os.path.join(OUT, name), "w") as f:
+            json.dump(doc, f, indent=None)
+
+
+def idle_item():
+    t = Trace()
+    for i, n in enumerate(range(10, 15)):
+        s = i * 10_000
+        t.cpu(f"ProfilerStep#{n}", s, 10_000, cat="user_annotation")
+        busy = 3_000 if n == 12 else 9_000
+        for k in range(3):  # three matmuls fill the busy part
+            t.gpu("kernel", "ampere_sgemm_128x64_tn", s + k * busy // 3, busy // 3)
+            t.cpu("cudaLaunchKernel", s + k * 10, 6, cat="cuda_runtime")
+        if n == 12:
+            t.cpu("aten::item", s + 3_000, 7_000)
+            t.cpu("aten::_local_scalar_dense", s + 3_000, 6_990)
+            t.cpu("cudaStreamSynchronize", s + 3_010, 6_970, cat="cuda_runtime")
+        t.memory(s + 5, 2 << 30, 4 << 30)
+    t.write("idle_item.json")
+
+
+def launch_bound():
+    t = Trace()
+    t.cpu("ProfilerStep#0", 0, 4_000, cat="user_annotation")
+    for k in range(400):
+        t.cpu("cudaLaunchKernel", k * 10, 8, cat="cuda_runtime")
+        t.gpu("kernel", "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>", k * 10 + 5, 3)
+    t.write("launch_bound.json")
+
+
+def pageable_copy():
+    t = Trace()
+    for i in range(2):
+        s = i * 20_000
+        t.cpu(f"ProfilerStep#{i}", s, 20_000, cat="user_annotation")
+        t.cpu("cudaMemcpyAsync", s, 10_000, cat="cuda_runtime")
+        t.gpu("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", s, 10_000, bytes=64 << 20)
+        t.gpu("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", s + 10_000, 700, bytes=16 << 20)
+        t.gpu("kernel", "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32", s + 10_700, 9_000)
+    t.write("pageable_copy.json")
+
+
+if __name__ == "__main__":
+    idle_item()
+    launch_bound()
+    pageable_copy()
