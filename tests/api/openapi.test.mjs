@@ -6,6 +6,7 @@
 // the document is exercised at least once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { withServer, request, rawRequest } from './lib.mjs';
 import { withClass, joinAs, asLearner, asInstructor } from './class_lib.mjs';
 import { fakeGpu, waitRun } from './queue_lib.mjs';
@@ -96,7 +97,7 @@ test('openapi_lists_every_route_and_the_servers_own_codes', T, () =>
     assert.match(doc.openapi, /^3\./);
     assert.equal(doc.info.version, (await request(srv, '/api/health')).json.version);
     const paths = Object.keys(doc.paths).sort();
-    assert.deepEqual(paths, ['/', '/api/class/join', '/api/class/leave', '/api/class/simulated', '/api/device', '/api/experiments',
+    assert.deepEqual(paths, ['/', '/api/class/join', '/api/class/leave', '/api/class/simulated', '/api/device', '/api/doctor', '/api/experiments',
       '/api/experiments/{name}', '/api/explain', '/api/health', '/api/instructor/attempts', '/api/instructor/class', '/api/lessons', '/api/lessons/{id}',
       '/api/lessons/{id}/quiz', '/api/openapi.json', '/api/profiles', '/api/runs/{id}', '/api/session', '/metrics']);
     const codes = doc.components.schemas.ErrorCode.enum;
@@ -131,6 +132,8 @@ test('real_answers_match_the_document_without_a_class', T, () =>
       ['POST', '/api/explain', { body: ' ', headers: { 'Content-Type': 'text/plain' } }],
       ['POST', '/api/explain', { body: 'x'.repeat(262145), headers: { 'Content-Type': 'text/plain' } }],
       ['POST', '/api/explain', { body: {} }], ['GET', '/api/explain'],
+      ['POST', '/api/doctor', { body: readFileSync(new URL('../doctor/fixtures/idle_item.json', import.meta.url), 'utf8') }],
+      ['POST', '/api/doctor', { body: '{"traceEvents":[' }], ['POST', '/api/doctor', { body: 'hello' }],
     ]);
     // CivetWeb's own answer to a request it cannot parse is an error envelope too.
     const garbage = await rawRequest(srv.port, 'GARBAGE\r\n\r\n');
@@ -178,7 +181,7 @@ test('real_answers_match_the_document_in_a_class', T, () =>
     // Every operation of the document has now met a real answer.
     const all = Object.entries(doc.paths).flatMap(([tpl, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m.toUpperCase()} ${tpl}`));
     const plain = ['GET /api/health', 'GET /api/device', 'GET /api/experiments', 'GET /api/experiments/{name}', 'GET /api/profiles',
-      'GET /api/lessons', 'GET /api/lessons/{id}', 'GET /api/openapi.json', 'GET /metrics', 'GET /', 'POST /api/explain'];
+      'GET /api/lessons', 'GET /api/lessons/{id}', 'GET /api/openapi.json', 'GET /metrics', 'GET /', 'POST /api/explain', 'POST /api/doctor'];
     const missing = all.filter((k) => !seen.has(k) && !plain.includes(k));
     assert.deepEqual(missing, [], 'operations only the plain-mode walk exercises are listed in `plain`');
   }));
