@@ -213,10 +213,6 @@ EM_JS(int, js_dom_value, (const char *id, char *buf, int n), {
 /* Two animation frames, then the timer: the first frame runs before the
  * browser paints, the second after, so the page shows its new state first. */
 EM_JS(void, js_later, (int slot, int delay_ms), {
-  if (delay_ms < 0) {
-    setTimeout(function() { _ui_bridge_later(slot); }, 0);
-    return;
-  }
   requestAnimationFrame(function() {
     requestAnimationFrame(function() { setTimeout(function() { _ui_bridge_later(slot); }, delay_ms); });
   });
