@@ -282,11 +282,12 @@ static void show_section(void) {
   app.want_section[0] = '\0';
 }
 
-/* The lesson's widgets are filled in a task of their own, right after the
- * text's: one long task of the browser's main thread split in two
- * (Lighthouse counts each task's time past 50 ms as blocking), without
- * waiting for a paint in between. The lesson is busy until they are in, so
- * the page's ready point includes them. */
+/* The lesson's widgets are filled in the same task as its text. A task of
+ * their own (setTimeout 0 or a MessageChannel message) came after Chromium
+ * had styled, laid out and painted the whole lesson once without them (a
+ * frame was due: 60-100 ms in a Chrome trace on a busy 2-core machine),
+ * and then again with them. The lesson is busy until they are in, so the
+ * page's ready point includes them. */
 static void fill_widgets(void *ctx) {
   if ((intptr_t)ctx != app.lesson_gen || !app.lesson) return; /* another lesson or page since */
   render_experiments();
@@ -306,7 +307,7 @@ static void render_lesson(void) {
   snprintf(title, sizeof title, "%s — gpulab", ui_json_str(app.lesson, "title"));
   ui_dom_set_title(title);
   ui_storage_set(STORE_LESSON, ui_json_str(app.lesson, "id"));
-  ui_later(-1, fill_widgets, (void *)app.lesson_gen);
+  fill_widgets((void *)app.lesson_gen);
 }
 
 /* ctx carries the request's generation: answers to superseded requests are dropped. */

@@ -71,9 +71,7 @@ void ui_download(const char *filename, const char *mime, const char *text);
  * is no such element or the value does not fit in n bytes. */
 int ui_dom_value(const char *id, char *buf, size_t n);
 /* Runs cb(ctx) once, delay_ms after the browser has painted the page as it
- * is now: long work starts after "running…" shows. A negative delay_ms runs
- * it in a task of its own at once, without waiting for a paint: one long
- * task split in two, no later for it. */
+ * is now: long work starts after "running…" shows. */
 typedef void (*ui_later_cb)(void *ctx);
 void ui_later(int delay_ms, ui_later_cb cb, void *ctx);
 
