@@ -1,7 +1,9 @@
 /* Option parsing shared by every command, and `gpulab help`. */
 #include "cli.h"
 
+#include "cjson_compat.h"
 #include "config.h"
+#include "error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,5 +74,29 @@ int srv_cli_help(void) {
        "\n"
        "Exit status: 0 success, 1 the command failed, 2 usage error.\n");
   fputs(srv_class_help, stdout);
+  return 0;
+}
+
+int srv_cli_answer(cJSON *env, const lab_error *err, int json, void (*print_text)(const cJSON *env)) {
+  if (!env) {
+    if (json) {
+      cJSON *e = lab_error_json(err);
+      char *t = cJSON_Print(e);
+      if (t) puts(t);
+      cJSON_free(t);
+      cJSON_Delete(e);
+    } else {
+      fprintf(stderr, "gpulab: %s (%s)\n", err->message, lab_err_code(err->code));
+    }
+    return 1;
+  }
+  if (json) {
+    char *t = cJSON_Print(env);
+    if (t) puts(t);
+    cJSON_free(t);
+  } else {
+    print_text(env);
+  }
+  cJSON_Delete(env);
   return 0;
 }

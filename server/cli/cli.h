@@ -10,6 +10,13 @@ int srv_cli_long(const char *text, long min, long max, long *out);
 int srv_cli_usage(const char *message);
 int srv_cli_help(void);
 
+struct cJSON;
+struct lab_error;
+/* Prints an answer the way explain and doctor do: env as JSON (json) or by
+ * print_text; when env is NULL, err as an error envelope (json) or one line
+ * on stderr. Frees env; returns the exit status (0, or 1 for an error). */
+int srv_cli_answer(struct cJSON *env, const struct lab_error *err, int json, void (*print_text)(const struct cJSON *env));
+
 int srv_cmd_serve(int argc, char **argv);
 /* Set when serve stopped at its deadline with a request still stuck in a
  * call that does not return: main then ends the process with _exit, since

@@ -67,25 +67,5 @@ int srv_cmd_doctor(int argc, char **argv) {
   lab_error err = {0};
   cJSON *env = srv_doctor_stream(from_file, f, &err);
   if (f != stdin) fclose(f);
-  if (!env) {
-    if (json) {
-      cJSON *e = lab_error_json(&err);
-      char *t = cJSON_Print(e);
-      if (t) puts(t);
-      cJSON_free(t);
-      cJSON_Delete(e);
-    } else {
-      fprintf(stderr, "gpulab: %s (%s)\n", err.message, lab_err_code(err.code));
-    }
-    return 1;
-  }
-  if (json) {
-    char *t = cJSON_Print(env);
-    if (t) puts(t);
-    cJSON_free(t);
-  } else {
-    print_text(env);
-  }
-  cJSON_Delete(env);
-  return 0;
+  return srv_cli_answer(env, &err, json, print_text);
 }

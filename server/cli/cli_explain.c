@@ -95,26 +95,6 @@ int srv_cmd_explain(int argc, char **argv) {
   lab_error err = {0};
   cJSON *env = buf ? lab_explain(buf, n, &err) : NULL;
   free(buf);
-  if (!env) {
-    if (!buf) lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
-    if (json) {
-      cJSON *e = lab_error_json(&err);
-      char *t = cJSON_Print(e);
-      if (t) puts(t);
-      cJSON_free(t);
-      cJSON_Delete(e);
-    } else {
-      fprintf(stderr, "gpulab: %s (%s)\n", err.message, lab_err_code(err.code));
-    }
-    return 1;
-  }
-  if (json) {
-    char *t = cJSON_Print(env);
-    if (t) puts(t);
-    cJSON_free(t);
-  } else {
-    print_text(env);
-  }
-  cJSON_Delete(env);
-  return 0;
+  if (!env && !buf) lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
+  return srv_cli_answer(env, &err, json, print_text);
 }
