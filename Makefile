@@ -118,7 +118,7 @@ help:
 	@echo "  make test       deps + build + every test (unit, tools, API, browser, sanitizer build)"
 	@echo "  make unit       build and run the unit tests (Check) only"
 	@echo "  make fidelity   the simulator against published real-GPU measurements: table of ratios and checks"
-	@echo "  make claims     every lesson claim (lessons/*/claims.json) on every profile it names, simulated"
+	@echo "  make claims     every lesson claim (lessons/*/claims.json: the text and the quiz) on every profile it names, simulated"
 	@echo "  make bench      benchmarks, as ratios against a peer measured in the same run"
 	@echo "  make cpu-cost   each experiment's CPU cost estimate beside the CPU its simulation takes here"
 	@echo "  make gpu-check  the GPU suite (needs a usable NVIDIA GPU)"
@@ -256,7 +256,7 @@ $(CLAIMCHECK): $(OBJ)/tools/claims/claimcheck.o $(filter-out $(OBJ)/tools/lesson
 $(OBJ)/tools/claims/%.o: CFLAGS += -Itools
 
 # Every claim of every lesson on every profile it names, simulated
-# (lessons/README.md, "claims.json"); a failure names the lesson line.
+# (lessons/README.md, "claims.json"); a failure names the lesson or quiz line.
 claims: $(CLAIMCHECK) lessons
 	@$(CLAIMCHECK) $(BUILD)/claims.json
 

@@ -67,7 +67,9 @@ else
 fi
 # Every lesson claim (lessons/*/claims.json, compiled by lessonc into
 # BUILD/claims.json) on every profile it names, simulated: a failure names
-# the lesson line and the numbers; a claim marked pending counts as skipped.
+# the lesson line (or the quiz line, for a claim backing a quiz answer) and
+# the numbers; a claim marked pending counts as skipped. Each lesson's line
+# counts its claims, checks and quiz items (bound, conceptual).
 if [ -x "$build/bin/claimcheck" ] && [ -f "$build/claims.json" ]; then
   tap_stage claims "$build/bin/claimcheck" "$build/claims.json"
   grep -hE '^# lesson ' "$logdir/claims.log" | sed 's/^# /  /'

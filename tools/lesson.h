@@ -21,12 +21,34 @@ char *lesson_read_file(const char *path, size_t *len);
  * *out set (caller owns), or -1 with *out NULL. */
 int lesson_md_compile(const char *path, cJSON **out);
 
-/* Compiles lessons/ID/claims.json (absent: no claims) against the lesson's
- * text md_path and the experiment registry into an array of checks, one
- * per claim, each bound to the lesson line its quote starts on (format:
- * lessons/README.md). Reports every error as FILE:LINE; returns 0 with
- * *out set (caller owns), or -1 with *out NULL. */
-int lesson_claims_compile(const char *claims_path, const char *md_path, const char *lesson_id, cJSON **out);
+/* Compiles lessons/ID/claims.json against the lesson's text md_path, its
+ * (already checked) quiz quiz_path and the experiment registry into an
+ * array of checks, one per claim, each bound to the lesson or quiz line its
+ * quote starts on, and *quiz: the quiz's coverage {"lesson","file",
+ * "questions","bound","conceptual","unchecked":{"q1":"conceptual: why"}}.
+ * Every quiz question must be backed by a claim or marked conceptual; an
+ * absent claims.json backs nothing (format: lessons/README.md). Reports
+ * every error as FILE:LINE; returns 0 with *out and *quiz set (caller owns
+ * both), or -1 with both NULL. */
+int lesson_claims_compile(const char *claims_path, const char *md_path, const char *quiz_path, const char *lesson_id,
+                          cJSON **out, cJSON **quiz);
+
+/* A lesson's quiz.json read back for the claims that quote it
+ * (tools/lesson_claims_quiz.c). Load after lessonc has checked the quiz;
+ * NULL (reported) only when it cannot be read. */
+typedef struct lesson_quizref lesson_quizref;
+lesson_quizref *lesson_quizref_load(const char *quiz_path);
+void lesson_quizref_free(lesson_quizref *q);
+int lesson_quizref_count(const lesson_quizref *q);
+/* The id of question i; *line: the quiz.json line it starts on. */
+const char *lesson_quizref_id(const lesson_quizref *q, int i, int *line);
+/* The index of question qid, or -1. */
+int lesson_quizref_find(const lesson_quizref *q, const char *qid);
+/* The quiz.json line where quote occurs, exactly once, in a right option or
+ * the explanation of question index (part: which of them); 0 with why when
+ * it does not. */
+int lesson_quizref_quote(const lesson_quizref *q, int index, const char *quote, char *part, size_t pn, char *why,
+                         size_t wn);
 
 /* Claim paths (tools/claim_path.c). An optional "@RUN." prefix names the
  * run: copies it into run (empty when absent) and points *rest past it;

@@ -4,6 +4,8 @@
  * the result envelope, and quotes the sentence it backs. The compiler
  * checks all of it without running anything and binds each claim to the
  * lesson line its quote starts on; tools/claims/claimcheck.c runs them.
+ * A claim may back a quiz answer instead (lesson_claims_quiz.c), and every
+ * quiz question is backed or marked conceptual here.
  * Format: lessons/README.md, "claims.json". */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,6 +24,9 @@
 typedef struct {
   const char *path; /* claims.json */
   const char *md;   /* lesson.md */
+  const char *quiz_path;
+  lesson_quizref *quiz;
+  int *bound; /* claims per quiz question, by index */
   lesson_jsonpos *map;
   int errors;
   char *norm;     /* lesson.md with every run of white space made one space */
@@ -30,7 +35,8 @@ typedef struct {
 
 #define CFAIL(c, node, ...) ((c)->errors++, lesson_report((c)->path, lesson_jsonpos_line((c)->map, (node)), __VA_ARGS__))
 
-static const char *const claim_keys[] = {"id", "quote", "experiment", "params", "runs", "profiles", "expect", "refused", "pending", "real_gpu", NULL};
+static const char *const claim_keys[] = {"id", "quote", "quiz", "experiment", "params", "runs", "profiles", "expect", "refused", "pending", "real_gpu", NULL};
+#define CONCEPTUAL "conceptual: "
 static const char *const cond_keys[] = {"left", "op", "right", "value", "times", "tol", "each", NULL};
 static const char *const num_ops[] = {"<", "<=", ">", ">=", "==", "!=", "~", NULL};
 
@@ -251,6 +257,78 @@ static cJSON *check_profiles(cctx *c, const cJSON *claim) {
   return out;
 }
 
+/* A claim that backs quiz question "quiz": the quiz.json line its quote is
+ * on (in a right option or the explanation); 0 after reporting. */
+static int quiz_line(cctx *c, const cJSON *quiz, const cJSON *q, char *part, size_t pn) {
+  int index = cJSON_IsString(quiz) ? lesson_quizref_find(c->quiz, quiz->valuestring) : -1;
+  if (index < 0) {
+    char known[256] = "";
+    int qline;
+    for (int i = 0; i < lesson_quizref_count(c->quiz); i++)
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+               lesson_quizref_id(c->quiz, i, &qline));
+    CFAIL(c, quiz, "unknown quiz question '%s' in \"quiz\"; the questions of %s are: %s",
+          cJSON_IsString(quiz) ? quiz->valuestring : "?", c->quiz_path, known);
+    return 0;
+  }
+  c->bound[index]++;
+  if (!cJSON_IsString(q)) {
+    CFAIL(c, q ? q : quiz, "a quiz claim needs a \"quote\": the words of the right answer or the explanation it backs");
+    return 0;
+  }
+  char why[400];
+  int line = lesson_quizref_quote(c->quiz, index, q->valuestring, part, pn, why, sizeof why);
+  if (!line) CFAIL(c, q, "%s", why);
+  return line;
+}
+
+/* "quiz_unchecked": {"q1": "conceptual: why no experiment can decide it"}
+ * for the questions no claim backs; then every question of the quiz must be
+ * one or the other. Fills the coverage summary. */
+static void check_quiz_coverage(cctx *c, const cJSON *root, const char *lesson_id, cJSON *summary) {
+  const cJSON *un = cJSON_GetObjectItemCaseSensitive(root, "quiz_unchecked"), *u;
+  cJSON *list = cJSON_CreateObject();
+  int n = lesson_quizref_count(c->quiz), bound = 0, conceptual = 0, qline;
+  if (un && !cJSON_IsObject(un))
+    CFAIL(c, un, "\"quiz_unchecked\" maps a question id to why no experiment can decide it: "
+                 "{\"q1\": \"conceptual: …\"}");
+  const cJSON *marks = cJSON_IsObject(un) ? un : NULL;
+  cJSON_ArrayForEach(u, marks) {
+    int index = lesson_quizref_find(c->quiz, u->string);
+    if (index < 0) {
+      CFAIL(c, u, "unknown quiz question '%s' in \"quiz_unchecked\" (%s has no such question)", u->string, c->quiz_path);
+    } else if (!cJSON_IsString(u) || strncmp(u->valuestring, CONCEPTUAL, strlen(CONCEPTUAL)) ||
+               strlen(u->valuestring) < strlen(CONCEPTUAL) + 20) {
+      CFAIL(c, u, "question '%s': write \"%swhy no experiment can decide it\" (a sentence), or back it with a claim",
+            u->string, CONCEPTUAL);
+    } else if (c->bound[index]) {
+      CFAIL(c, u, "question '%s' is backed by %d claim%s and marked conceptual: keep one (remove it from "
+                  "\"quiz_unchecked\", or the claims)", u->string, c->bound[index], c->bound[index] == 1 ? "" : "s");
+    } else {
+      cJSON_AddStringToObject(list, u->string, u->valuestring);
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    const char *qid = lesson_quizref_id(c->quiz, i, &qline);
+    bool marked = cJSON_GetObjectItemCaseSensitive(marks, qid) != NULL;
+    bound += c->bound[i] > 0;
+    conceptual += marked && !c->bound[i];
+    if (!c->bound[i] && !marked) {
+      c->errors++;
+      lesson_report(c->quiz_path, qline,
+                    "quiz question '%s' is neither backed by a claim nor marked conceptual: add a claim with "
+                    "\"quiz\": \"%s\" to %s that quotes its answer or explanation, or \"%s\": \"%swhy no "
+                    "experiment can decide it\" under \"quiz_unchecked\"", qid, qid, c->path, qid, CONCEPTUAL);
+    }
+  }
+  cJSON_AddStringToObject(summary, "lesson", lesson_id);
+  cJSON_AddStringToObject(summary, "file", c->quiz_path);
+  cJSON_AddNumberToObject(summary, "questions", n);
+  cJSON_AddNumberToObject(summary, "bound", bound);
+  cJSON_AddNumberToObject(summary, "conceptual", conceptual);
+  cJSON_AddItemToObject(summary, "unchecked", list);
+}
+
 static void check_claim(cctx *c, const cJSON *claim, const char *lesson_id, cJSON *out) {
   if (!cJSON_IsObject(claim)) {
     CFAIL(c, claim, "each claim is an object with id, quote, experiment, profiles and expect");
@@ -265,11 +343,15 @@ static void check_claim(cctx *c, const cJSON *claim, const char *lesson_id, cJSO
   if (!cJSON_IsString(id) || !valid_id(id->valuestring, false))
     CFAIL(c, id ? id : claim, "a claim needs an \"id\" of 1-48 characters of a-z, 0-9 and '-'");
   int line = 0;
-  if (!cJSON_IsString(q)) CFAIL(c, q ? q : claim, "a claim needs a \"quote\": the sentence of %s it backs", c->md);
+  const cJSON *quiz = cJSON_GetObjectItemCaseSensitive(claim, "quiz");
+  char part[48] = "";
+  if (quiz) line = quiz_line(c, quiz, q, part, sizeof part);
+  else if (!cJSON_IsString(q)) CFAIL(c, q ? q : claim, "a claim needs a \"quote\": the sentence of %s it backs", c->md);
   else line = quote_line(c, q);
   const lab_experiment *e = cJSON_IsString(ex) ? lab_experiment_find(ex->valuestring) : NULL;
   if (!e) {
-    CFAIL(c, ex ? ex : claim, "\"experiment\" must name an experiment of the registry (gpulab experiments --names)");
+    CFAIL(c, ex ? ex : claim, "\"experiment\" must name an experiment of the registry (gpulab experiments --names)%s%s%s",
+          cJSON_IsString(ex) ? "; there is no '" : "", cJSON_IsString(ex) ? ex->valuestring : "", cJSON_IsString(ex) ? "'" : "");
     return;
   }
   const cJSON *real_gpu = cJSON_GetObjectItemCaseSensitive(claim, "real_gpu");
@@ -299,8 +381,12 @@ static void check_claim(cctx *c, const cJSON *claim, const char *lesson_id, cJSO
   cJSON *k = cJSON_CreateObject();
   cJSON_AddStringToObject(k, "lesson", lesson_id);
   cJSON_AddStringToObject(k, "id", id->valuestring);
-  cJSON_AddStringToObject(k, "file", c->md);
+  cJSON_AddStringToObject(k, "file", quiz ? c->quiz_path : c->md);
   cJSON_AddNumberToObject(k, "line", line);
+  if (quiz) {
+    cJSON_AddStringToObject(k, "quiz", quiz->valuestring);
+    cJSON_AddStringToObject(k, "quiz_part", part);
+  }
   cJSON_AddStringToObject(k, "claims_file", c->path);
   cJSON_AddNumberToObject(k, "claims_line", lesson_jsonpos_line(c->map, claim));
   cJSON_AddStringToObject(k, "quote", q->valuestring);
@@ -315,17 +401,18 @@ static void check_claim(cctx *c, const cJSON *claim, const char *lesson_id, cJSO
   cJSON_AddItemToArray(out, k);
 }
 
-int lesson_claims_compile(const char *claims_path, const char *md_path, const char *lesson_id, cJSON **out) {
-  *out = NULL;
-  if (access(claims_path, F_OK) != 0 && errno == ENOENT) {
-    *out = cJSON_CreateArray();
-    return *out ? 0 : lesson_report(claims_path, 1, "out of memory");
-  }
-  size_t len, mdlen;
-  char *text = lesson_read_file(claims_path, &len), *md = text ? lesson_read_file(md_path, &mdlen) : NULL;
-  cctx c = {.path = claims_path, .md = md_path};
-  cJSON *root = NULL, *list = NULL;
+int lesson_claims_compile(const char *claims_path, const char *md_path, const char *quiz_path, const char *lesson_id,
+                          cJSON **out, cJSON **quiz) {
+  *out = *quiz = NULL;
+  size_t len = 0, mdlen;
+  /* No claims.json backs nothing: every quiz question is then reported. */
+  bool absent = access(claims_path, F_OK) != 0 && errno == ENOENT;
+  char *text = absent ? strdup("{\"claims\": []}") : lesson_read_file(claims_path, &len);
+  char *md = text ? lesson_read_file(md_path, &mdlen) : NULL;
+  cctx c = {.path = claims_path, .md = md_path, .quiz_path = quiz_path};
+  cJSON *root = NULL, *list = NULL, *summary = NULL;
   if (!text || !md) goto end;
+  if (absent) len = strlen(text);
   const char *endp = NULL;
   root = cJSON_ParseWithLengthOpts(text, len + 1, &endp, 1);
   if (!root) {
@@ -337,15 +424,19 @@ int lesson_claims_compile(const char *claims_path, const char *md_path, const ch
   c.map = lesson_jsonpos_build(text, len, root);
   c.norm_line = malloc((mdlen + 1) * sizeof *c.norm_line);
   c.norm = c.norm_line ? normalize(md, c.norm_line) : NULL;
+  c.quiz = lesson_quizref_load(quiz_path);
+  c.bound = c.quiz ? calloc((size_t)lesson_quizref_count(c.quiz) + 1, sizeof *c.bound) : NULL;
   list = cJSON_CreateArray();
-  if (!c.map || !c.norm || !list) {
+  summary = cJSON_CreateObject();
+  if (!c.map || !c.norm || !c.quiz || !c.bound || !list || !summary) {
     c.errors = 1;
     lesson_report(claims_path, 1, "out of memory");
     goto end;
   }
   const cJSON *claims = cJSON_GetObjectItemCaseSensitive(root, "claims"), *claim;
-  if (!cJSON_IsObject(root) || !cJSON_IsArray(claims) || cJSON_GetArraySize(root) != 1) {
-    CFAIL(&c, root, "claims.json is {\"claims\": [ … ]} and nothing else");
+  int keys = cJSON_GetArraySize(root) - (cJSON_GetObjectItemCaseSensitive(root, "quiz_unchecked") != NULL);
+  if (!cJSON_IsObject(root) || !cJSON_IsArray(claims) || keys != 1) {
+    CFAIL(&c, root, "claims.json is {\"claims\": [ … ], \"quiz_unchecked\": { … }} and nothing else");
     goto end;
   }
   cJSON_ArrayForEach(claim, claims) {
@@ -358,14 +449,19 @@ int lesson_claims_compile(const char *claims_path, const char *md_path, const ch
         CFAIL(&c, id, "claim id '%s' is used twice; ids must be unique in the lesson", id->valuestring);
     }
   }
+  check_quiz_coverage(&c, root, lesson_id, summary);
 end:
-  if (c.errors == 0 && list) {
+  if (c.errors == 0 && list && summary) {
     *out = list;
-    list = NULL;
+    *quiz = summary;
+    list = summary = NULL;
   }
   cJSON_Delete(list);
+  cJSON_Delete(summary);
   cJSON_Delete(root);
   lesson_jsonpos_free(c.map);
+  lesson_quizref_free(c.quiz);
+  free(c.bound);
   free(c.norm);
   free(c.norm_line);
   free(text);

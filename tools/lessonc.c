@@ -2,7 +2,8 @@
  * (WEB/ID.json without answers, WEB/ID.offline.json with the key sealed for
  * offline self-study, WEB/index.json),
  * the server's answer keys (KEYS/ID.key.json) and, with --claims FILE, the
- * lessons' claims as checks for claimcheck. Every error is printed as
+ * lessons' claims (on the text and on the quiz's answers) as checks for
+ * claimcheck. Every error is printed as
  * FILE:LINE: message; nothing is written unless every lesson is valid, and
  * each file is written to a temporary name and renamed into place. */
 #include <errno.h>
@@ -26,10 +27,10 @@ typedef struct {
 
 static const char usage[] =
     "usage: lessonc [--check] --web DIR --keys DIR [--claims FILE] LESSON_DIR...\n"
-    "  Compiles each LESSON_DIR (lesson.md + quiz.json + optional claims.json; format in lessons/README.md).\n"
+    "  Compiles each LESSON_DIR (lesson.md + quiz.json + claims.json; format in lessons/README.md).\n"
     "  --web DIR   where ID.json, ID.offline.json and index.json go (public)\n"
     "  --keys DIR  where ID.key.json goes (the answer keys; keep it off the web root)\n"
-    "  --claims FILE  where every lesson's compiled claims go (the checks claimcheck runs)\n"
+    "  --claims FILE  where every lesson's compiled claims and quiz coverage go (the checks claimcheck runs)\n"
     "  --check     validate only, write nothing (--web and --keys not needed)\n";
 
 /* The lesson id is the folder's name: "lessons/01-cuda-intuition/" -> "01-cuda-intuition". */
@@ -87,9 +88,9 @@ end:
 }
 
 /* Builds the public bundle (*bundle) and the answer key (*key) of one lesson. */
-static int compile_lesson(const char *dir, cJSON **bundle, cJSON **key, cJSON **claims) {
+static int compile_lesson(const char *dir, cJSON **bundle, cJSON **key, cJSON **claims, cJSON **coverage) {
   char md[4096], qz[4096], cl[4096], id[64];
-  *bundle = *key = *claims = NULL;
+  *bundle = *key = *claims = *coverage = NULL;
   snprintf(md, sizeof md, "%s%slesson.md", dir, dir[strlen(dir) - 1] == '/' ? "" : "/");
   snprintf(qz, sizeof qz, "%s%squiz.json", dir, dir[strlen(dir) - 1] == '/' ? "" : "/");
   snprintf(cl, sizeof cl, "%s%sclaims.json", dir, dir[strlen(dir) - 1] == '/' ? "" : "/");
@@ -97,7 +98,8 @@ static int compile_lesson(const char *dir, cJSON **bundle, cJSON **key, cJSON **
   int bad = lesson_id(dir, id, sizeof id, md);
   bad |= lesson_md_compile(md, &doc);
   bad |= load_quiz(qz, &quiz);
-  if (!bad) bad |= lesson_claims_compile(cl, md, id, claims); /* quotes are looked up in a valid lesson.md */
+  /* quotes are looked up in a valid lesson.md and quiz.json */
+  if (!bad) bad |= lesson_claims_compile(cl, md, qz, id, claims, coverage);
   if (!bad) {
     cJSON *b = cJSON_CreateObject(), *pub = lab_quiz_public(quiz);
     *key = lab_quiz_key(quiz, id);
@@ -119,7 +121,8 @@ static int compile_lesson(const char *dir, cJSON **bundle, cJSON **key, cJSON **
   cJSON_Delete(quiz);
   if (bad) {
     cJSON_Delete(*claims);
-    *claims = NULL;
+    cJSON_Delete(*coverage);
+    *claims = *coverage = NULL;
   }
   return bad ? -1 : 0;
 }
@@ -141,9 +144,10 @@ static int stage(output *o, const char *dir, const char *name, const cJSON *json
   return ok ? 0 : -1;
 }
 
-/* claims (when given): every lesson's claims, the checks claimcheck runs. */
+/* claims (when given): every lesson's claims, the checks claimcheck runs,
+ * and each quiz's coverage (questions backed by claims, marked conceptual). */
 static int write_all(const char *web, const char *keys, const char *claims, cJSON *const *bundles, cJSON *const *keyv,
-                     cJSON *const *claimv, int n) {
+                     cJSON *const *claimv, cJSON *const *coverv, int n) {
   static output outs[MAX_OUTPUTS];
   int k = 0, rc = 0;
   cJSON *index = cJSON_CreateObject();
@@ -179,9 +183,11 @@ static int write_all(const char *web, const char *keys, const char *claims, cJSO
     cJSON_Delete(offline);
   }
   cJSON *checks = cJSON_CreateObject(), *all = cJSON_AddArrayToObject(checks, "claims");
+  cJSON *quizzes = cJSON_AddArrayToObject(checks, "quiz");
   for (int i = 0; rc == 0 && i < n; i++) {
     const cJSON *c;
     cJSON_ArrayForEach(c, claimv[i]) cJSON_AddItemToArray(all, cJSON_Duplicate(c, 1));
+    cJSON_AddItemToArray(quizzes, cJSON_Duplicate(coverv[i], 1));
   }
   if (rc == 0 && claims) rc = stage(&outs[k++], NULL, claims, checks, 1);
   cJSON_Delete(checks);
@@ -231,15 +237,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   cJSON **bundles = calloc((size_t)n, sizeof *bundles), **keyv = calloc((size_t)n, sizeof *keyv);
-  cJSON **claimv = calloc((size_t)n, sizeof *claimv);
-  int bad = !bundles || !keyv || !claimv;
-  for (int i = 0; !(!bundles || !keyv || !claimv) && i < n; i++) {
+  cJSON **claimv = calloc((size_t)n, sizeof *claimv), **coverv = calloc((size_t)n, sizeof *coverv);
+  int bad = !bundles || !keyv || !claimv || !coverv;
+  for (int i = 0; !(!bundles || !keyv || !claimv || !coverv) && i < n; i++) {
     if (argv[first + i][0] == '-') {
       fprintf(stderr, "lessonc: options go before the lesson folders ('%s')\n%s", argv[first + i], usage);
       bad = 2;
       break;
     }
-    if (compile_lesson(argv[first + i], &bundles[i], &keyv[i], &claimv[i])) {
+    if (compile_lesson(argv[first + i], &bundles[i], &keyv[i], &claimv[i], &coverv[i])) {
       bad = 1;
       continue;
     }
@@ -248,15 +254,17 @@ int main(int argc, char **argv) {
       if (bundles[j] && strcmp(cJSON_GetObjectItemCaseSensitive(bundles[j], "id")->valuestring, id) == 0)
         bad = lesson_report(argv[first + i], 1, "lesson '%s' is given twice; name each folder once", id) ? 1 : 0;
   }
-  if (!bad && !check_only && write_all(web, keys, claims, bundles, keyv, claimv, n)) bad = 1;
-  for (int i = 0; bundles && keyv && claimv && i < n; i++) {
+  if (!bad && !check_only && write_all(web, keys, claims, bundles, keyv, claimv, coverv, n)) bad = 1;
+  for (int i = 0; bundles && keyv && claimv && coverv && i < n; i++) {
     cJSON_Delete(bundles[i]);
     cJSON_Delete(keyv[i]);
     cJSON_Delete(claimv[i]);
+    cJSON_Delete(coverv[i]);
   }
   free(bundles);
   free(keyv);
   free(claimv);
+  free(coverv);
   if (bad == 1) fprintf(stderr, "lessonc: errors found; nothing was written\n");
   return bad;
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Tests for lesson claims (lessons/README.md, "claims.json"): lessonc binds a
-# claim to its lesson line and rejects malformed ones with FILE:LINE and
-# what to do; claimcheck passes a true claim, fails a false one with the
-# lesson line and the numbers, and reports a pending one as TODO.
+# claim to its lesson line (or, for a quiz claim, to the quiz line it quotes),
+# requires every quiz question to be backed or marked conceptual, and rejects
+# malformed claims with FILE:LINE and what to do; claimcheck passes a true
+# claim, fails a false one with the lesson line and the numbers, reports a
+# pending one as TODO and counts each lesson's quiz items.
 # Usage: tests/tools/claims.sh BUILD/bin/lessonc (from the repository root). Prints TAP.
 set -u
 LESSONC=${1:?usage: tests/tools/claims.sh PATH/TO/lessonc}
@@ -29,8 +31,12 @@ and the layer runs there.
 
 ::: experiment placement
 '
-QUIZ='{"pass_pct": 75, "questions": [{"id": "q1", "prompt": "Pick b.", "options": [{"id": "a", "text": "A"},
- {"id": "b", "text": "B"}], "correct": ["b"], "explanation": "Because."}]}'
+QUIZ='{"pass_pct": 75, "questions": [
+ {"id": "q1", "prompt": "Where does the layer run?",
+  "options": [{"id": "a", "text": "On the CPU"}, {"id": "b", "text": "On the GPU, with all five tensors"}],
+  "correct": ["b"],
+  "explanation": "Every tensor was moved, so the layer runs on cuda:0."}]}'
+CONCEPTUAL='"quiz_unchecked": {"q1": "conceptual: the test quiz asks nothing an experiment decides"}'
 
 # lesson NAME CLAIMS_JSON: a lesson folder whose claims.json is CLAIMS_JSON.
 lesson() {
@@ -41,7 +47,12 @@ lesson() {
 }
 # claim EXPECT [EXTRA]: one claim on the quoted sentence with these conditions.
 claim() {
-  printf '{\n  "claims": [\n    {\n      "id": "five-on-gpu",\n      "quote": "all five tensors end up on the GPU and the layer runs there.",\n      "experiment": "placement",\n      "profiles": ["t4", "h100-sxm"],%s\n      "expect": %s\n    }\n  ]\n}\n' "${2:-}" "$1"
+  printf '{\n  "claims": [\n    {\n      "id": "five-on-gpu",\n      "quote": "all five tensors end up on the GPU and the layer runs there.",\n      "experiment": "placement",\n      "profiles": ["t4", "h100-sxm"],%s\n      "expect": %s\n    }\n  ],\n  %s\n}\n' "${2:-}" "$1" "$CONCEPTUAL"
+}
+# qclaim QUESTION QUOTE EXPECT [EXPERIMENT]: one claim backing a quiz question
+# (lines: 5 "quiz", 6 "quote", 7 "experiment").
+qclaim() {
+  printf '{\n  "claims": [\n    {\n      "id": "quiz-on-gpu",\n      "quiz": "%s",\n      "quote": "%s",\n      "experiment": "%s",\n      "profiles": ["t4", "h100-sxm"],\n      "expect": %s\n    }\n  ]\n}\n' "$1" "$2" "${4:-placement}" "$3"
 }
 compile() { "$LESSONC" --web "$TMP/web" --keys "$TMP/keys" --claims "$TMP/$1.checks.json" "$TMP/$1" >"$TMP/out" 2>&1; }
 # rejects NAME LINE MESSAGE_PART: lessonc fails with claims.json:LINE and the message, writing nothing.
@@ -100,7 +111,7 @@ check "a failing pending claim is reported as TODO and does not fail" \
 
 # A refused run: the claim holds when the run is refused with that code.
 lesson refusal '{"claims": [{"id": "too-big", "quote": "Some text first.", "experiment": "allocator",
-  "params": {"layers": 32, "weight_mib": 1024}, "profiles": ["t4"], "refused": "invalid_param"}]}'
+  "params": {"layers": 32, "weight_mib": 1024}, "profiles": ["t4"], "refused": "invalid_param"}], '"$CONCEPTUAL"'}'
 compile refusal
 "$CHECK" "$TMP/refusal.checks.json" >"$TMP/out" 2>&1
 check "a claim that a run is refused passes when it is" '[ $? = 0 ] && grep -q "^# pass 1$" "$TMP/out"'
@@ -157,10 +168,80 @@ rejects badparam 8 "placement: "
 lesson badkey "$(claim '[{"left": "metrics.copy_ms", "op": "<", "value": 5, "within": 2}]')"
 rejects badkey 8 "unknown key 'within' in a condition"
 lesson notrefused '{"claims": [{"id": "fits", "quote": "Some text first.", "experiment": "allocator",
-  "params": {"layers": 2}, "profiles": ["t4"], "refused": "invalid_param"}]}'
+  "params": {"layers": 2}, "profiles": ["t4"], "refused": "invalid_param"}], '"$CONCEPTUAL"'}'
 rejects notrefused 2 "accepts these parameters"
 lesson dupid "$(claim '[{"left": "metrics.copy_ms", "op": "<", "value": 5}]' | python3 -c 'import json,sys; d=json.load(sys.stdin); d["claims"].append(dict(d["claims"][0])); print(json.dumps(d, indent=1))')"
 rejects dupid 20 "is used twice"
+
+# ---- claims on the quiz ----------------------------------------------------
+ON_GPU='[{"left": "metrics.tensors_on_gpu", "op": "==", "value": 5}]'
+check "the real lessons' quiz items are each backed by a claim or marked conceptual" 'python3 - "$TMP/real.json" <<PY
+import json, sys, glob
+d = json.load(open(sys.argv[1]))
+cov = {q["lesson"]: q for q in d["quiz"]}
+assert set(cov) == {p.split("/")[1] for p in glob.glob("lessons/*/quiz.json")}, cov.keys()
+for lesson, q in cov.items():
+    ids = [x["id"] for x in json.load(open(q["file"]))["questions"]]
+    bound = {c["quiz"] for c in d["claims"] if c["lesson"] == lesson and "quiz" in c}
+    assert q["questions"] == len(ids) and q["bound"] == len(bound) and q["conceptual"] == len(q["unchecked"]), q
+    assert bound | set(q["unchecked"]) == set(ids) and not bound & set(q["unchecked"]), (lesson, bound, q["unchecked"])
+    assert all(v.startswith("conceptual: ") for v in q["unchecked"].values())
+PY'
+
+# A quiz claim is bound to the quiz line it quotes: the explanation (line 5)
+# or a right option (line 3); the lesson's counts name the quiz items.
+lesson qgood "$(qclaim q1 "the layer runs on cuda:0." "$ON_GPU")"
+compile qgood
+"$CHECK" "$TMP/qgood.checks.json" >"$TMP/out" 2>&1
+check "a true quiz claim passes, bound to the quiz line it quotes, and the quiz items are counted" \
+  '[ $? = 0 ] && grep -qF "ok 1 - $TMP/qgood/quiz.json:5 claim '"'quiz-on-gpu'"' on t4" "$TMP/out" && grep -qF "# lesson qgood: 1 claims (0 on the text, 1 on the quiz), 2 checks; 1 quiz items: 1 bound, 0 conceptual" "$TMP/out"'
+lesson qoption "$(qclaim q1 "On the GPU, with all five tensors" "$ON_GPU")"
+compile qoption
+check "a quiz claim may quote the right option instead" 'python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))[\"claims\"][0]
+assert (c[\"line\"], c[\"quiz_part\"], c[\"quiz\"]) == (3, \"option '"'b'"'\", \"q1\"), c" "$TMP/qoption.checks.json"'
+lesson qwrong "$(qclaim q1 "the layer runs on cuda:0." '[{"left": "metrics.tensors_on_cpu", "op": ">", "value": 0}]')"
+compile qwrong
+"$CHECK" "$TMP/qwrong.checks.json" >"$TMP/out" 2>&1
+check "a quiz answer the experiment contradicts fails with the quiz line and the numbers" \
+  '[ $? = 1 ] && grep -qF "not ok 1 - $TMP/qwrong/quiz.json:5: claim '"'quiz-on-gpu'"' on t4: metrics.tensors_on_cpu = 0 is not > 0" "$TMP/out" && grep -qF "the quiz says (question q1, the explanation)" "$TMP/out"'
+lesson qconcept "$(claim "$ON_GPU")"
+compile qconcept
+"$CHECK" "$TMP/qconcept.checks.json" >"$TMP/out" 2>&1
+check "a conceptual quiz item is counted and its reason printed" \
+  '[ $? = 0 ] && grep -qF "1 quiz items: 0 bound, 1 conceptual" "$TMP/out" && grep -qF "quiz item '"'q1'"' unchecked, conceptual: the test quiz" "$TMP/out"'
+
+# Bad quiz bindings: FILE:LINE and what to do; nothing written.
+lesson qedited "$(qclaim q1 "the layer runs on cuda:0." "$ON_GPU")"
+sed -i 's/the layer runs on cuda:0/the layer runs there/' "$TMP/qedited/quiz.json"
+rejects qedited 6 "the quote is not in the right answer or the explanation of quiz question 'q1' ($TMP/qedited/quiz.json:2)"
+lesson qwrongopt "$(qclaim q1 "On the CPU" "$ON_GPU")"
+rejects qwrongopt 6 "option 'a' of question 'q1', which is not a right answer"
+lesson qprompt "$(qclaim q1 "Where does the layer run?" "$ON_GPU")"
+rejects qprompt 6 "the quote is in the prompt of question 'q1'"
+lesson qunknown "$(qclaim q7 "the layer runs on cuda:0." "$ON_GPU")"
+rejects qunknown 5 "unknown quiz question 'q7' in \"quiz\"; the questions of $TMP/qunknown/quiz.json are: q1"
+lesson qbadexp "$(qclaim q1 "the layer runs on cuda:0." "$ON_GPU" warp_drive)"
+rejects qbadexp 7 "must name an experiment of the registry (gpulab experiments --names); there is no 'warp_drive'"
+lesson qbadunchecked "$(claim "$ON_GPU" | sed 's/"conceptual: the test/"the test/')"
+rejects qbadunchecked 11 "question 'q1': write \"conceptual: why no experiment can decide it\""
+lesson qboth "$(qclaim q1 "the layer runs on cuda:0." "$ON_GPU" | sed 's/^  \]$/  ],\n  '"$CONCEPTUAL"'/')"
+rejects qboth 12 "question 'q1' is backed by 1 claim and marked conceptual"
+lesson qghost "$(claim "$ON_GPU" | sed 's/"q1": "conceptual/"q2": "conceptual/')"
+rejects qghost 11 "unknown quiz question 'q2' in \"quiz_unchecked\""
+# unbound NAME: lessonc fails at quiz.json:2, the question no claim backs.
+unbound() {
+  compile "$1"
+  local rc=$?
+  if [ $rc = 1 ] && grep -qF "$TMP/$1/quiz.json:2: quiz question 'q1' is neither backed by a claim nor marked conceptual" "$TMP/out" &&
+    [ ! -e "$TMP/$1.checks.json" ]; then ok "$2"; else not_ok "$2"; fi
+}
+lesson qunbound "$(claim "$ON_GPU" | sed 's/^  \],$/  ]/; /quiz_unchecked/d')"
+unbound qunbound "a quiz question with neither a claim nor a conceptual mark fails at its quiz line"
+lesson qnoclaims "$(claim "$ON_GPU")"
+rm "$TMP/qnoclaims/claims.json"
+unbound qnoclaims "a lesson without claims.json fails at its first quiz question"
 
 echo "1..$N"
 exit $((FAILED > 0))

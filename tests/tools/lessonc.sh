@@ -40,11 +40,16 @@ GOOD_QUIZ='{
 }
 '
 
-# lesson NAME MD QUIZ: makes $TMP/NAME/{lesson.md,quiz.json}; "-" leaves a file out.
+# Every quiz question is backed by a claim or marked conceptual in claims.json
+# (tests/tools/claims.sh tests that); here question q1 is marked conceptual.
+NO_CLAIMS='{"claims": [], "quiz_unchecked": {"q1": "conceptual: a test question that no experiment decides"}}'
+
+# lesson NAME MD QUIZ: makes $TMP/NAME/{lesson.md,quiz.json,claims.json}; "-" leaves a file out.
 lesson() {
   mkdir -p "$TMP/$1"
   [ "$2" = - ] || printf '%s' "$2" >"$TMP/$1/lesson.md"
   [ "$3" = - ] || printf '%s' "$3" >"$TMP/$1/quiz.json"
+  printf '%s' "$NO_CLAIMS" >"$TMP/$1/claims.json"
 }
 
 # expect_fail NAME WHERE MESSAGE_PART [DIRS...]: lessonc must exit 1, print

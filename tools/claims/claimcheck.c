@@ -2,8 +2,10 @@
  * and prints TAP: each claim on each profile it names, through the
  * simulator in this process; with --gpu, each claim that holds on every
  * profile once on this machine's GPU through `gpulab run --backend cuda`.
- * A failure names the lesson line the claim backs and the numbers that
- * broke it; a claim marked "pending" that fails is reported as TODO. */
+ * A failure names the lesson (or quiz) line the claim backs and the numbers
+ * that broke it; a claim marked "pending" that fails is reported as TODO.
+ * Each lesson ends with its counts: claims on the text and on the quiz,
+ * checks, and quiz items bound or marked conceptual. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -260,9 +262,38 @@ static void one(const cJSON *claim, const char *profile, tally *t) {
   }
   t->fail++;
   printf("not ok %d - %s:%d: claim '%s' on %s: %s\n", t->n, file, line, id, on, why);
-  printf("#   the lesson says: \"%s\"\n", cJSON_GetObjectItemCaseSensitive(claim, "quote")->valuestring);
+  const cJSON *quiz = cJSON_GetObjectItemCaseSensitive(claim, "quiz");
+  if (quiz)
+    printf("#   the quiz says (question %s, %s): \"%s\"\n", quiz->valuestring,
+           cJSON_GetObjectItemCaseSensitive(claim, "quiz_part")->valuestring,
+           cJSON_GetObjectItemCaseSensitive(claim, "quote")->valuestring);
+  else
+    printf("#   the lesson says: \"%s\"\n", cJSON_GetObjectItemCaseSensitive(claim, "quote")->valuestring);
   printf("#   the claim: %s:%d\n", cJSON_GetObjectItemCaseSensitive(claim, "claims_file")->valuestring,
          (int)cJSON_GetObjectItemCaseSensitive(claim, "claims_line")->valuedouble);
+}
+
+/* "# lesson ID: …" with the lesson's counts, then each quiz item no claim
+ * backs and why (lessonc wrote the coverage beside the claims). */
+static void lesson_summary(const cJSON *root, const char *lesson, int text_claims, int quiz_claims, int checks) {
+  const cJSON *cov, *u, *found = NULL;
+  cJSON_ArrayForEach(cov, cJSON_GetObjectItemCaseSensitive(root, "quiz")) {
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(cov, "lesson");
+    if (cJSON_IsString(l) && !strcmp(l->valuestring, lesson)) found = cov;
+  }
+  printf("# lesson %s: %d claims (%d on the text, %d on the quiz), %d checks", lesson, text_claims + quiz_claims,
+         text_claims, quiz_claims, checks);
+  if (!found) {
+    printf("\n");
+    return;
+  }
+  printf("; %d quiz items: %d bound, %d conceptual\n",
+         (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(found, "questions")),
+         (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(found, "bound")),
+         (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(found, "conceptual")));
+  cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(found, "unchecked"))
+    printf("#   %s quiz item '%s' unchecked, %s\n", cJSON_GetObjectItemCaseSensitive(found, "file")->valuestring,
+           u->string, u->valuestring);
 }
 
 int main(int argc, char **argv) {
@@ -287,15 +318,16 @@ int main(int argc, char **argv) {
   }
   tally t = {0};
   const char *lesson = "";
-  int lesson_claims = 0, lesson_start = 0;
+  int text_claims = 0, quiz_claims = 0, lesson_start = 0;
   cJSON_ArrayForEach(c, claims) {
     const char *l = cJSON_GetObjectItemCaseSensitive(c, "lesson")->valuestring;
     if (only && strcmp(l, only)) continue;
     if (strcmp(l, lesson)) {
-      if (lesson[0]) printf("# lesson %s: %d claims, %d checks\n", lesson, lesson_claims, t.n - lesson_start);
-      lesson = l, lesson_claims = 0, lesson_start = t.n;
+      if (lesson[0]) lesson_summary(root, lesson, text_claims, quiz_claims, t.n - lesson_start);
+      lesson = l, text_claims = quiz_claims = 0, lesson_start = t.n;
     }
-    lesson_claims++;
+    if (cJSON_GetObjectItemCaseSensitive(c, "quiz")) quiz_claims++;
+    else text_claims++;
     if (!gpu_bin) {
       cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(c, "profiles")) one(c, p->valuestring, &t);
     } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "all_profiles")) &&
@@ -311,7 +343,7 @@ int main(int argc, char **argv) {
              some ? "it names some profiles only" : "it is about simulated results only");
     }
   }
-  if (lesson[0]) printf("# lesson %s: %d claims, %d checks\n", lesson, lesson_claims, t.n - lesson_start);
+  if (lesson[0]) lesson_summary(root, lesson, text_claims, quiz_claims, t.n - lesson_start);
   printf("1..%d\n# pass %d\n# fail %d\n# todo %d\n# skipped %d\n", t.n, t.pass, t.fail, t.todo, t.skip);
   for (int i = 0; i < n_cached; i++) {
     free(cache[i].key);
