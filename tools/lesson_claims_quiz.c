@@ -66,21 +66,26 @@ int lesson_quizref_find(const lesson_quizref *q, const char *qid) {
 
 static bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
 
-/* How often needle (white space already collapsed) occurs in s, whose runs
- * of white space count as one space. */
-static int occurrences(const char *s, const char *needle) {
-  size_t n = strlen(s);
-  char *norm = malloc(n + 1);
+/* s with every run of white space made one space, trimmed (caller frees),
+ * as lesson_claims.c compares quotes with the lesson's text. */
+static char *collapse(const char *s) {
   size_t o = 0;
-  int count = 0;
-  if (!norm) return 0;
-  for (size_t i = 0; i < n; i++) {
-    if (is_space(s[i]) && (o == 0 || norm[o - 1] == ' ')) continue;
-    norm[o++] = is_space(s[i]) ? ' ' : s[i];
+  char *out = malloc(strlen(s) + 1);
+  for (const char *p = s; out && *p; p++) {
+    if (is_space(*p) && (o == 0 || out[o - 1] == ' ')) continue;
+    out[o++] = is_space(*p) ? ' ' : *p;
   }
-  while (o > 0 && norm[o - 1] == ' ') o--;
-  norm[o] = '\0';
-  for (const char *p = strstr(norm, needle); p; p = strstr(p + 1, needle)) count++;
+  if (!out) return NULL;
+  while (o > 0 && out[o - 1] == ' ') o--;
+  out[o] = '\0';
+  return out;
+}
+
+/* How often needle (already collapsed) occurs in s. */
+static int occurrences(const char *s, const char *needle) {
+  char *norm = collapse(s);
+  int count = 0;
+  for (const char *p = norm ? strstr(norm, needle) : NULL; p; p = strstr(p + 1, needle)) count++;
   free(norm);
   return count;
 }
@@ -97,15 +102,8 @@ int lesson_quizref_quote(const lesson_quizref *q, int index, const char *quote, 
   const cJSON *qn = cJSON_GetArrayItem(q->questions, index), *opt;
   const char *qid = cJSON_GetObjectItemCaseSensitive(qn, "id")->valuestring;
   int qline = lesson_jsonpos_line(q->map, qn), count = 0, line = 0;
-  char *nq = malloc(strlen(quote) + 1);
-  size_t o = 0;
+  char *nq = collapse(quote);
   if (!nq) return snprintf(why, wn, "out of memory"), 0;
-  for (const char *p = quote; *p; p++) {
-    if (is_space(*p) && (o == 0 || nq[o - 1] == ' ')) continue;
-    nq[o++] = is_space(*p) ? ' ' : *p;
-  }
-  while (o > 0 && nq[o - 1] == ' ') o--;
-  nq[o] = '\0';
   if (!nq[0]) {
     free(nq);
     return snprintf(why, wn, "the quote is empty: copy the words of question '%s' that this claim backs", qid), 0;
