@@ -5,11 +5,13 @@
 // bar reaches its end, and the answer shows the idle step's finding (idle
 // 70 %, .item()) with its lesson link and its experiment pre-filled; a .gz
 // is inflated in the worker; a file that is no trace shows the doctor's
-// stable code. Every request is watched: none carries the file anywhere.
+// stable code, a gzip bomb too; a large read keeps the page painting and
+// stops on Cancel. Every request is watched: none carries the file anywhere.
 // Screenshots at 390 and 1280 px wide go to build/screenshots/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 import { REPO, browserTest, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
@@ -83,7 +85,7 @@ browserTest('a trace is read offline in the browser: progress, findings, lesson 
     assert.equal(await page.locator('table.doctor-steps tbody tr').count(), 5);
     await page.evaluate(() => document.getElementById('doctor-drop').scrollIntoView({ block: 'start' }));
     await page.screenshot({ path: path.join(shots, `doctor-${tag}.png`), fullPage: false });
-    await page.locator('#doctor-summary').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById('doctor-findings').scrollIntoView({ block: 'start' }));
     await page.screenshot({ path: path.join(shots, `doctor-${tag}-answer.png`), fullPage: false });
     await idle.screenshot({ path: path.join(shots, `doctor-${tag}-finding.png`) });
     if (width === 1280) {
@@ -115,6 +117,34 @@ browserTest('a trace is read offline in the browser: progress, findings, lesson 
     await answered(page, 'failed');
     assert.match(await page.locator('#doctor-error').textContent(), /^doctor_truncated: /);
     await page.screenshot({ path: path.join(shots, `doctor-${tag}-error.png`), fullPage: false });
+
+    if (width === 1280) {
+      // a gzip bomb (80 MiB of blanks in 80 KB) is refused as one, by the same rule as the server's
+      await drop(page, gzipSync(Buffer.alloc(80 << 20, 0x20)), 'bomb.json.gz', 'application/gzip');
+      await answered(page, 'failed');
+      assert.match(await page.locator('#doctor-error').textContent(), /^doctor_gzip_bomb: /);
+      // a large trace (200 MB, made in the page) reads in the worker: the page
+      // keeps painting frames, and Cancel stops the read
+      await page.evaluate(() => {
+        const ev = '{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":1,"dur":1},'.repeat(14000);
+        const chunk = new TextEncoder().encode(ev);
+        const parts = ['{"traceEvents":['];
+        for (let n = 0; n < (200 << 20) / chunk.length; n++) parts.push(chunk);
+        parts.push('{"ph":"X","name":"end","ts":2,"dur":1}]}');
+        const t = new DataTransfer();
+        t.items.add(new File(parts, 'big.json', { type: 'application/json' }));
+        document.getElementById('doctor-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: t, bubbles: true, cancelable: true }));
+      });
+      await until(async () => Number(await page.locator('#doctor-progress').getAttribute('value')) > 0, 30000, 'the first progress');
+      const frame = await page.evaluate(() => new Promise((r) => { const t0 = performance.now(); requestAnimationFrame(() => r(performance.now() - t0)); }));
+      assert.ok(frame < 1000, `a frame while reading came after ${frame} ms`);
+      assert.match(await page.locator('#doctor-progress-text').textContent(), /Reading .* of 2\d\d\.\d MB/);
+      await page.screenshot({ path: path.join(shots, 'doctor-laptop-reading.png'), fullPage: false });
+      await page.click('#doctor-cancel');
+      assert.equal(await page.locator('#doctor-status').getAttribute('data-state'), 'cancelled');
+      assert.equal(await page.evaluate(() => globalThis.gpulabDoctor.worker), null, 'the worker is gone');
+      assert.equal(await page.locator('#doctor-out article').count(), 0);
+    }
 
     // nothing was sent: the server is gone, and no request carried a body or went to /api/doctor
     assert.deepEqual(sent.filter((r) => r.method !== 'GET' || r.body > 0 || /\/api\/doctor/.test(r.url)), []);

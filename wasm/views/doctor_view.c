@@ -163,7 +163,7 @@ void ui_view_doctor_answer(ui_buf *b, const cJSON *env) {
   summary(b, env);
   steps_table(b, env);
   timeline(b, env);
-  ui_buf_raw(b, "<h2>What it shows</h2>");
+  ui_buf_raw(b, "<h2 id=\"doctor-findings\">What it shows</h2>");
   int i = 0;
   cJSON_ArrayForEach(f, ui_json_arr(env, "findings")) one_finding(b, f, i++);
   if (!i) ui_buf_raw(b, "<p>Nothing stood out in this trace.</p>");
