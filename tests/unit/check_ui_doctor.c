@@ -52,16 +52,20 @@ END_TEST
 
 START_TEST(ui_doctor_timeline_in_the_answer_draws_the_lane_chart) {
   cJSON *env = cJSON_Parse("{\"doctor\":1,\"trace\":{\"events\":4,\"gpu_events\":2,\"span_ms\":1,\"profiler_steps\":1},"
-                           "\"steps\":[],\"findings\":[],\"timeline_of\":{\"step\":\"ProfilerStep#2\"},\"timeline\":["
+                           "\"steps\":[],\"findings\":[],\"timeline_of\":{\"step\":\"ProfilerStep#2\",\"why\":\"the least "
+                           "busy step\",\"spans_left_out\":3},\"timeline\":["
                            "{\"lane\":\"cpu\",\"label\":\"aten::item\",\"start_us\":0,\"end_us\":700},"
-                           "{\"lane\":\"gpu\",\"label\":\"gemm <b>\",\"start_us\":0,\"end_us\":300},"
-                           "{\"lane\":\"gpu\",\"label\":\"relu\",\"start_us\":710,\"end_us\":800}]}");
+                           "{\"lane\":\"gpu:0/stream7\",\"label\":\"gemm <b>\",\"start_us\":0,\"end_us\":300},"
+                           "{\"lane\":\"gpu:0/stream7\",\"label\":\"relu\",\"start_us\":710,\"end_us\":800}]}");
   char *h = render(env);
   const char *why = test_ui_markup_problem(h);
   ck_assert_msg(why == NULL, "%s", why ? why : "");
   ck_assert_ptr_nonnull(strstr(h, "chart-timeline"));
   ck_assert_ptr_nonnull(strstr(h, "ProfilerStep#2 on a timeline"));
   ck_assert_ptr_nonnull(strstr(h, "relu"));
+  ck_assert_ptr_nonnull(strstr(h, "GPU 0, stream 7"));
+  ck_assert_ptr_nonnull(strstr(h, "CPU (host)"));
+  ck_assert_ptr_nonnull(strstr(h, "the least busy step (3 shorter spans left out.)"));
   ck_assert_ptr_null(strstr(h, "<b>"));
   free(h);
 }

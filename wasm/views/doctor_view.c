@@ -68,18 +68,27 @@ static void steps_table(ui_buf *b, const cJSON *env) {
   ui_buf_raw(b, "</tbody></table></div>");
 }
 
-/* The answer's "timeline" (one step's spans, lanes as the experiments
- * draw them) with the chart the experiments use. */
+/* The answer's "timeline" (one step's spans, lanes "cpu" and
+ * "gpu:N/streamK" as the experiments' envelopes have them) with the chart
+ * the experiments use; "timeline_of" says which step and why that one. */
 static void timeline(ui_buf *b, const cJSON *env) {
   if (!cJSON_GetArraySize(ui_json_arr(env, "timeline"))) return;
+  const cJSON *of = ui_json_obj(env, "timeline_of");
   char title[160];
-  const cJSON *step = cJSON_GetObjectItemCaseSensitive(ui_json_obj(env, "timeline_of"), "step");
+  const cJSON *step = cJSON_GetObjectItemCaseSensitive(of, "step");
   if (cJSON_IsString(step)) snprintf(title, sizeof title, "%.64s on a timeline", step->valuestring);
   else if (cJSON_IsNumber(step)) snprintf(title, sizeof title, "Step %.0f on a timeline", step->valuedouble);
   else snprintf(title, sizeof title, "One step on a timeline");
+  ui_buf_raw(b, "<h2 id=\"doctor-timeline\">The step, span by span</h2>");
+  if (str(of, "why")[0] || num(of, "spans_left_out") > 0) {
+    ui_buf_raw(b, "<p class=\"muted\">");
+    ui_buf_text(b, str(of, "why"));
+    if (num(of, "spans_left_out") > 0) ui_buf_textf(b, " (%.0f shorter spans left out.)", num(of, "spans_left_out"));
+    ui_buf_raw(b, "</p>");
+  }
   ui_result_timeline(b, env, title,
-                     "The host's calls and the GPU's kernels and copies of one profiler step, lane by lane; a gap "
-                     "in the GPU's lane is time it sat idle.");
+                     "The host's calls and the GPU's kernels and copies in one profiler step, lane by lane; a gap "
+                     "in a GPU lane is time that stream sat idle.");
 }
 
 static void fact(ui_buf *b, const cJSON *f) {
@@ -235,6 +244,10 @@ static void on_doctor(int event, double a, double bytes, const char *text, size_
 void ui_doctor_show(const ui_device_state *dev, bool focus) {
   ui_buf b;
   st.dev = dev;
+  if (st.reading) { /* back on the page mid-read: its progress bar is gone with the old page */
+    ui_doctor_cancel();
+    st.reading = false;
+  }
   ui_buf_init(&b);
   ui_buf_raw(&b,
              "<header class=\"lesson-head\"><p class=\"kicker\">Your own training loop</p>"
