@@ -119,6 +119,14 @@ browserTest('a trace is read offline in the browser: progress, findings, lesson 
     await page.screenshot({ path: path.join(shots, `doctor-${tag}-error.png`), fullPage: false });
 
     if (width === 1280) {
+      // not JSON at all, and a name over 64 KiB
+      await drop(page, Buffer.from('{"traceEvents": [}'), 'bad.json', 'application/json');
+      await answered(page, 'failed');
+      assert.match(await page.locator('#doctor-error').textContent(), /^doctor_not_trace: Not JSON at byte \d+/);
+      await drop(page, Buffer.from(`{"traceEvents": [{"ph": "X", "name": "${'a'.repeat(70000)}", "ts": 1, "dur": 1}]}`),
+        'long.json', 'application/json');
+      await answered(page, 'failed');
+      assert.match(await page.locator('#doctor-error').textContent(), /^doctor_name_too_long: /);
       // a gzip bomb (80 MiB of blanks in 80 KB) is refused as one, by the same rule as the server's
       await drop(page, gzipSync(Buffer.alloc(80 << 20, 0x20)), 'bomb.json.gz', 'application/gzip');
       await answered(page, 'failed');
