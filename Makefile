@@ -82,7 +82,11 @@ KERN_SRC := $(if $(filter cuda,$(MODE)),$(wildcard kernels/*.cu),kernels/none.c)
 # screen, and the simulation module (gpulab_sim.wasm: every simulator and
 # the browser's CPU matmul) in a Web Worker from the first run on.
 WASM_SIM_MAIN := wasm/sim/sim_main.c
-WASM_SRC := $(filter-out $(WASM_SIM_MAIN),$(wildcard wasm/*.c wasm/*/*.c))
+# The doctor module (gpulab_doctor.wasm: lab/doctor_* and the reader's entry
+# points) is loaded by web/doctor_worker.js only when a learner gives the
+# page a trace to read (#doctor): in neither of the other two.
+WASM_DOCTOR_SRC := $(wildcard wasm/doctor/*.c)
+WASM_SRC := $(filter-out $(WASM_SIM_MAIN) $(WASM_DOCTOR_SRC),$(wildcard wasm/*.c wasm/*/*.c))
 WASM_SIM_SRC := $(WASM_SIM_MAIN) wasm/sim/sim_run.c
 UNIT_SRC := $(wildcard tests/unit/*.c)
 LESSONS := $(wildcard lessons/*/lesson.md)
@@ -101,6 +105,7 @@ WEB := $(BUILD)/web
 WEB_FILES := $(patsubst web/%,$(WEB)/%,$(shell find web -type f 2>/dev/null))
 WASM_OUT := $(WEB)/gpulab.js
 WASM_SIM_OUT := $(WEB)/gpulab_sim.js
+WASM_DOCTOR_OUT := $(WEB)/gpulab_doctor.js
 UNIT_BIN := $(BUILD)/tests/check_all
 FIDELITY_BIN := $(BUILD)/tests/fidelity
 
@@ -300,7 +305,7 @@ WASM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulab -s ALLOW_MEMORY_GROW
   -s EXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,stringToUTF8,lengthBytesUTF8 \
   -s EXPORTED_FUNCTIONS=_main,_malloc,_free
 
-wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT) $(WASM_SIM_OUT))
+wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT) $(WASM_SIM_OUT) $(WASM_DOCTOR_OUT))
 
 # The page's client is built for size (-Oz): its wasm is most of a first
 # visit's bytes (137 KB brotli at -O2, 126 KB at -Oz). The simulator
@@ -321,6 +326,18 @@ $(WASM_SIM_OUT): $(WASM_SIM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/sim/*.h
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Iwasm/sim $(WASM_SIM_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_SIM_LDFLAGS) -o $@
+
+# The doctor module, loaded by web/doctor_worker.js when the learner gives
+# #doctor a trace: -O2, as it reads traces of hundreds of MB in the browser
+# (make bench times it, bench/doctor_bench.py). Only the doctor's entry
+# points are exported; the linker drops the rest of lab/.
+WASM_DOCTOR_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulabDoctor -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=worker \
+  -s DYNAMIC_EXECUTION=0 -s EXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
+  -s EXPORTED_FUNCTIONS=_gpulab_doctor_begin,_gpulab_doctor_feed,_gpulab_doctor_inflated,_gpulab_doctor_gzip_failed,_gpulab_doctor_end,_gpulab_doctor_text,_malloc,_free
+$(WASM_DOCTOR_OUT): $(WASM_DOCTOR_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h) third_party/cjson/cJSON.c
+	@mkdir -p $(dir $@)
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_DOCTOR_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
+	  -Wno-error=unused-command-line-argument $(WASM_DOCTOR_LDFLAGS) -o $@
 
 # Static files precompressed (FILE.gz, FILE.br) for the server to send to
 # clients that accept them; incremental, after everything in the web root.

@@ -1,6 +1,7 @@
 """gpulab doctor on a large generated trace beside Python's json.load of the
 same file (what HTA and most trace readers do first): wall time and peak
-RSS of each, as separate processes measured with wait4.
+RSS of each, as separate processes measured with wait4; then the same file
+read by the page's reader in headless Chromium (bench/doctor_browser.mjs).
 Usage: python3 bench/doctor_bench.py GPULAB_BIN MB
 The trace is Kineto-shaped (steps, cpu_ops, cudaLaunchKernel, kernels with
 stream args and ac2g flows), written to a temporary file and removed."""
@@ -60,6 +61,16 @@ def main():
         pt, prss, prc = measure(["/usr/bin/python3", "-c", "import json, sys; json.load(open(sys.argv[1]))", path])
         print(f"  python3 json.load (peer)    {pt:8.2f} s  {prss:8.0f} MiB peak RSS  exit {prc}")
         print(f"  doctor/peer: time {dt / pt:.2f}x, memory {rss / prss:.3f}x")
+        # The same file through the page's reader (#doctor) in headless
+        # Chromium: the doctor module in a Web Worker (bench/doctor_browser.mjs).
+        build = os.path.dirname(os.path.dirname(os.path.abspath(bin_)))
+        if os.path.exists(os.path.join(build, "web", "gpulab_doctor.js")) and os.path.exists("/usr/bin/chromium"):
+            here = os.path.dirname(os.path.abspath(__file__))
+            r = subprocess.run(["node", os.path.join(here, "doctor_browser.mjs"), build, path])
+            if r.returncode:
+                print(f"  page reader: exit {r.returncode}")
+        else:
+            print("  page reader: skipped (no gpulab_doctor.js in the build, or no /usr/bin/chromium)")
 
 
 if __name__ == "__main__":

@@ -94,7 +94,9 @@ else
 fi
 
 # gpulab doctor reads a large trace in bounded memory; the peer is Python's
-# json.load of the same file (bench/doctor_bench.py). DOCTOR_BENCH_MB sets the size.
+# json.load of the same file (bench/doctor_bench.py); then the page's reader
+# (#doctor) reads it in headless Chromium (bench/doctor_browser.mjs).
+# DOCTOR_BENCH_MB sets the size.
 /usr/bin/python3 bench/doctor_bench.py "$bin" "${DOCTOR_BENCH_MB:-500}"
 
 # On a GPU machine: real runs beside PyTorch's, in the same run.

@@ -33,6 +33,14 @@ int lab_doctor_feed(lab_doctor *d, const char *buf, size_t n, lab_error *err);
  * (doctor_truncated, doctor_not_trace, doctor_no_events, …). */
 cJSON *lab_doctor_finish(lab_doctor *d, lab_error *err);
 
+/* A .gz trace inflated so far: in_bytes compressed gave out_bytes. -1 with
+ * doctor_gzip_bomb when it inflates more than LAB_DOCTOR_GZIP_MAX_RATIO
+ * times past 64 MiB, else 0 (lab/doctor_gzip.c; no zlib in lab/). */
+int lab_doctor_gzip_check(double in_bytes, double out_bytes, lab_error *err);
+/* Records doctor_bad_gzip: cut short after in_bytes, or damaged (why: the
+ * inflater's words, may be NULL). Returns -1. */
+int lab_doctor_gzip_fail(double in_bytes, int cut_short, const char *why, lab_error *err);
+
 /* The whole trace in one buffer (tests, fuzzing, the browser). */
 cJSON *lab_doctor_read(const char *buf, size_t n, lab_error *err);
 

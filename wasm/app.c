@@ -22,6 +22,7 @@
 #include "views/device.h"
 #include "views/experiment.h"
 #include "views/experiment_run.h"
+#include "views/doctor_view.h"
 #include "views/explain_view.h"
 #include "json.h"
 #include "views/json_get.h"
@@ -351,6 +352,15 @@ static void go(const char *hash, bool by_learner) {
     ui_explain_show(&app.dev, by_learner);
     return;
   }
+  if (ui_doctor_route(hash)) { /* "#doctor": the read-your-profile page replaces the lesson */
+    app.lesson_gen++;
+    cJSON_Delete(app.lesson);
+    app.lesson = NULL;
+    render_nav();
+    ui_lab_leave();
+    ui_doctor_show(&app.dev, by_learner);
+    return;
+  }
   if (ui_lab_route(hash)) { /* "#lab[/NAME]": the experiments page replaces the lesson */
     app.lesson_gen++;       /* a lesson still loading must not cover it */
     cJSON_Delete(app.lesson);
@@ -422,6 +432,7 @@ static void on_action(const char *action, const char *arg, void *ctx) {
   if (ui_quiz_app_action(action, arg, &app.dev, app.health_ok ? app.version : NULL)) return;
   if (ui_exp_action(action, arg)) return;
   if (ui_explain_action(action, arg)) return;
+  if (ui_doctor_action(action, arg)) return;
   if (ui_class_app_action(action, arg) || ui_class_queue_action(action, arg)) return;
   if (strcmp(action, "widget-used") == 0) want_profiles();
   else if (strcmp(action, "recheck") == 0) check_device();
@@ -447,6 +458,7 @@ void ui_app_shutdown(void) {
   ui_class_app_shutdown();
   ui_exp_shutdown();
   ui_explain_shutdown();
+  ui_doctor_shutdown();
   cJSON_Delete(app.device);
   cJSON_Delete(app.sim_env);
   cJSON_Delete(app.index);

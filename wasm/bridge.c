@@ -296,6 +296,90 @@ EM_JS(void, js_simulate, (int slot, const char *experiment, const char *params, 
   });
 });
 
+/* The trace reader (bridge.h, ui_on_doctor): one worker per file, ended
+ * when its answer is in or on a cancel, so the wasm memory a large trace
+ * grew goes back to the browser. Listeners on the document, added once. */
+EM_JS(void, js_doctor_listen, (void), {
+  const dr = globalThis.gpulabDoctor = {worker : null};
+  function tell(event, a, b, text) {
+    const n = lengthBytesUTF8(text) + 1, p = _malloc(n);
+    stringToUTF8(text, p, n);
+    _ui_bridge_doctor(event, a, b, p, n - 1);
+    _free(p);
+  }
+  dr.stop = function() {
+    if (dr.worker) dr.worker.terminate();
+    dr.worker = null;
+  };
+  function start(file) {
+    if (!file) return;
+    dr.stop();
+    tell(0, 0, file.size, file.name || "");
+    let w;
+    try {
+      w = dr.worker = new Worker("doctor_worker.js");
+    } catch (e) {
+      tell(2, 0, 0, "");
+      return;
+    }
+    w.onmessage = function(ev) {
+      if (dr.worker !== w) return;
+      const d = ev.data;
+      if (d.type === "progress") return tell(1, d.read, d.size, "");
+      dr.stop();
+      dr.wasmBytes = d.wasm_bytes; /* read by make bench (bench/doctor_browser.mjs) */
+      tell(2, d.status, 0, d.text || "");
+    };
+    w.onerror = function(ev) { /* the module did not load: offline before the service worker kept it */
+      if (ev && ev.preventDefault) ev.preventDefault();
+      if (dr.worker !== w) return;
+      dr.stop();
+      tell(2, 0, 0, "");
+    };
+    w.postMessage({file : file});
+  }
+  document.addEventListener("change", function(ev) {
+    const el = ev.target;
+    if (el && el.id === "doctor-file" && el.files && el.files.length) start(el.files[0]);
+  });
+  function zone(ev) { return ev.target instanceof Element ? ev.target.closest("#doctor-drop") : null; }
+  ["dragenter", "dragover"].forEach(function(type) {
+    document.addEventListener(type, function(ev) {
+      const z = zone(ev);
+      if (!z) return;
+      ev.preventDefault();
+      z.classList.add("drop-over");
+    });
+  });
+  document.addEventListener("dragleave", function(ev) {
+    const z = zone(ev);
+    if (z) z.classList.remove("drop-over");
+  });
+  document.addEventListener("drop", function(ev) {
+    const z = zone(ev);
+    if (!z) return;
+    ev.preventDefault();
+    z.classList.remove("drop-over");
+    if (ev.dataTransfer && ev.dataTransfer.files.length) start(ev.dataTransfer.files[0]);
+  });
+});
+EM_JS(void, js_doctor_cancel, (void), {
+  if (globalThis.gpulabDoctor) globalThis.gpulabDoctor.stop();
+});
+static ui_doctor_cb doctor_cb;
+static void *doctor_ctx;
+EMSCRIPTEN_KEEPALIVE void ui_bridge_doctor(int event, double a, double b, const char *text, int len);
+void ui_bridge_doctor(int event, double a, double b, const char *text, int len) {
+  if (doctor_cb) doctor_cb(event, a, b, text, len > 0 ? (size_t)len : 0, doctor_ctx);
+}
+void ui_on_doctor(ui_doctor_cb cb, void *ctx) {
+  static int listening_doctor;
+  if (!listening_doctor) js_doctor_listen();
+  listening_doctor = 1;
+  doctor_cb = cb;
+  doctor_ctx = ctx;
+}
+void ui_doctor_cancel(void) { js_doctor_cancel(); }
 static void start_fetch(const char *method, const char *url, const char *body, int timeout_ms, ui_fetch_cb cb,
                         void *ctx) {
   for (int i = 0; i < MAX_PENDING; i++) {

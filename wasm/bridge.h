@@ -75,6 +75,20 @@ int ui_dom_value(const char *id, char *buf, size_t n);
 typedef void (*ui_later_cb)(void *ctx);
 void ui_later(int delay_ms, ui_later_cb cb, void *ctx);
 
+/* The page's trace reader (#doctor): once the page has an
+ * <input type=file id="doctor-file"> and a drop zone id="doctor-drop", a
+ * file chosen or dropped there is read by the doctor module in a Web Worker
+ * (web/doctor_worker.js; the file never leaves the browser) and cb hears of
+ * it: UI_DOCTOR_START (a = 0, b = the file's size in bytes, text = its
+ * name), UI_DOCTOR_PROGRESS (a bytes read of b), then once UI_DOCTOR_DONE
+ * (a = 200 and the answer's JSON, 400/413/500 and {"error":…}, or 0 when the
+ * reader could not run; text lives only for the call). */
+enum { UI_DOCTOR_START, UI_DOCTOR_PROGRESS, UI_DOCTOR_DONE };
+typedef void (*ui_doctor_cb)(int event, double a, double b, const char *text, size_t len, void *ctx);
+void ui_on_doctor(ui_doctor_cb cb, void *ctx);
+/* Stops the read under way (the worker ends); cb hears nothing more of it. */
+void ui_doctor_cancel(void);
+
 /* localStorage; get returns the value's length, or -1 when absent or unavailable. */
 int ui_storage_get(const char *key, char *buf, size_t n);
 void ui_storage_set(const char *key, const char *value);

@@ -8,11 +8,13 @@
 // fails. Bump VERSION when the list of shell files changes.
 "use strict";
 
-const VERSION = "gpulab-v3";
-// The UI module (gpulab.js/.wasm) and the simulation module that a Web
-// Worker loads on the first simulation (sim_worker.js, gpulab_sim.js/.wasm).
+const VERSION = "gpulab-v4";
+// The UI module (gpulab.js/.wasm), the simulation module that a Web
+// Worker loads on the first simulation (sim_worker.js, gpulab_sim.js/.wasm)
+// and the trace reader of #doctor (doctor_worker.js, gpulab_doctor.js/.wasm).
 const SHELL = ["/", "/index.html", "/app.js", "/style.css", "/gpulab.js", "/gpulab.wasm", "/favicon.svg",
-  "/sim_worker.js", "/gpulab_sim.js", "/gpulab_sim.wasm", "/lessons/index.json"];
+  "/sim_worker.js", "/gpulab_sim.js", "/gpulab_sim.wasm", "/doctor_worker.js", "/gpulab_doctor.js",
+  "/gpulab_doctor.wasm", "/lessons/index.json"];
 
 // The lesson ids from lessons/index.json (ids are checked: they become URLs).
 async function lessonFiles(cache) {

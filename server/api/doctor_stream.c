@@ -2,7 +2,7 @@
  * request body for POST /api/doctor) into lab/doctor.h: gzip (and zlib) are
  * recognised by their first bytes and inflated as they come; a stream that
  * inflates more than LAB_DOCTOR_GZIP_MAX_RATIO times its size past 64 MiB
- * is refused as a gzip bomb. */
+ * is refused as a gzip bomb (the rule and its words: lab/doctor_gzip.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -10,7 +10,6 @@
 #include "doctor_stream.h"
 
 #define CHUNK (256 * 1024)
-#define BOMB_FLOOR (64.0 * 1024 * 1024)
 
 typedef struct reader {
   srv_doctor_read_fn read;
@@ -44,16 +43,13 @@ static int feed_gzip(reader *r, size_t first, lab_error *err) {
         rc = Z_OK;
       }
       if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
-        ret = lab_fail(err, LAB_E_DOCTOR_BAD_GZIP, NULL, "The .gz data is damaged after %.0f compressed bytes (%s).",
-                       r->in_total, z.msg ? z.msg : "inflate failed");
+        ret = lab_doctor_gzip_fail(r->in_total, 0, z.msg, err);
         goto done;
       }
       size_t got = CHUNK - z.avail_out;
       r->out_total += (double)got;
-      if (r->out_total > BOMB_FLOOR && r->out_total > LAB_DOCTOR_GZIP_MAX_RATIO * r->in_total) {
-        ret = lab_fail(err, LAB_E_DOCTOR_GZIP_BOMB, NULL,
-                       "The .gz inflated to %.0f MiB from %.0f KiB (over %d times): a gzip bomb, not a trace.",
-                       r->out_total / 1048576, r->in_total / 1024, LAB_DOCTOR_GZIP_MAX_RATIO);
+      if (lab_doctor_gzip_check(r->in_total, r->out_total, err)) {
+        ret = -1;
         goto done;
       }
       if (got && lab_doctor_feed(r->doc, (const char *)r->out, got, err)) {
@@ -64,7 +60,7 @@ static int feed_gzip(reader *r, size_t first, lab_error *err) {
     }
   }
   if (rc != Z_STREAM_END)
-    ret = lab_fail(err, LAB_E_DOCTOR_BAD_GZIP, NULL, "The .gz file ends early after %.0f bytes: it was cut short.", r->in_total);
+    ret = lab_doctor_gzip_fail(r->in_total, 1, NULL, err);
 done:
   inflateEnd(&z);
   return ret;

@@ -1,7 +1,7 @@
 // Accessibility and first-screen layout in a real Chromium: axe-core 4
 // (tests/e2e/node_modules/axe-core, injected into the page) finds no serious
-// or critical violation on lesson 1, lesson 2, #lab, the quiz after scoring
-// and the instructor page, at phone and laptop width; on a 390×844 phone
+// or critical violation on lesson 1, lesson 2, #lab, #doctor (empty, and
+// with a trace's answer), the quiz after scoring and the instructor page, at phone and laptop width; on a 390×844 phone
 // the lesson's title is within the first screen and a half, the table of
 // contents starts collapsed, the GPU status is one line with its details one
 // click away, and no element id appears twice.
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import { browserTest, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
+import { REPO, browserTest, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -53,12 +53,19 @@ browserTest('no serious or critical axe violation on every page and state, phone
     const page = await context.newPage();
     page.setDefaultTimeout(20000);
     const problems = watchPage(page);
-    for (const hash of [`#lesson/${lessons[0].id}`, `#lesson/${lessons[1].id}`, '#lab']) {
+    for (const hash of [`#lesson/${lessons[0].id}`, `#lesson/${lessons[1].id}`, '#lab', '#doctor']) {
       await page.goto(`${server.url}/${hash}`);
       await settled(page);
       assert.deepEqual(await axe(page), [], `${hash} at ${viewport.width}px`);
       assert.deepEqual(await duplicateIds(page), [], `${hash}: duplicate ids`);
     }
+    // The profile reader with an answer (the doctor's steps table and findings).
+    await page.goto(`${server.url}/#doctor`);
+    await settled(page);
+    await page.setInputFiles('#doctor-file', path.join(REPO, 'tests/doctor/fixtures/idle_item.json'));
+    await page.locator('#doctor-status[data-state="done"]').waitFor();
+    assert.deepEqual(await axe(page), [], `#doctor with an answer at ${viewport.width}px`);
+    assert.deepEqual(await duplicateIds(page), [], '#doctor: duplicate ids');
     // The quiz after scoring (every question answered with its first option).
     await page.goto(`${server.url}/#lesson/${lessons[0].id}/quiz`);
     await settled(page);

@@ -42,6 +42,7 @@ browserTest('a first visit costs no more than the budget on the wire and stamps 
   assert.ok(paths.some((p) => /^\/lessons\/[a-z0-9-]+\.json$/.test(p)), `the lesson from the web root: ${paths}`);
   assert.ok(!paths.some((p) => p.startsWith('/api/lessons') || p === '/api/profiles'), `no API lesson or profiles: ${paths}`);
   assert.ok(!paths.some((p) => /^\/(gpulab_sim\.(js|wasm)|sim_worker\.js)$/.test(p)), `no simulation module before a run: ${paths}`);
+  assert.ok(!paths.some((p) => /^\/(gpulab_doctor\.(js|wasm)|doctor_worker\.js)$/.test(p)), `no trace reader before a file: ${paths}`);
   const total = got.reduce((a, r) => a + r.bytes, 0);
   const list = got.map((r) => `${r.path} ${r.bytes}`).join(', ');
   assert.ok(total <= BUDGET_BYTES, `first load ${total} bytes > ${BUDGET_BYTES}: ${list}`);

@@ -80,6 +80,14 @@ void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fe
   ui_fetch(url, timeout_ms, cb, ctx);
 }
 
+/* The page's trace reader: the fake reads nothing (check_ui_doctor.c
+ * draws the doctor's answers). */
+void ui_on_doctor(ui_doctor_cb cb, void *ctx) {
+  (void)cb;
+  (void)ctx;
+}
+void ui_doctor_cancel(void) {}
+
 /* The simulation module, run natively and answered at once (the browser's
  * comes later, from a Web Worker; callers handle both). */
 static char *sim_calibrated;

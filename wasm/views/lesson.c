@@ -70,6 +70,7 @@ void ui_view_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, c
   if (shown == 0) ui_buf_raw(b, "<p class=\"muted\">No lessons are installed on this server yet.</p>");
   ui_buf_raw(b, "<p class=\"nav-lab\"><a href=\"#lab\">All experiments</a> — run any of them on its own</p>");
   ui_buf_raw(b, "<p class=\"nav-lab\"><a href=\"#explain\">Paste your error</a> — explained in your browser</p>");
+  ui_buf_raw(b, "<p class=\"nav-lab\"><a href=\"#doctor\">Read your profile</a> — your torch.profiler trace, read in your browser</p>");
 }
 
 void ui_view_lesson(ui_buf *b, const cJSON *bundle) {
