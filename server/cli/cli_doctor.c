@@ -36,6 +36,10 @@ static void print_text(const cJSON *env) {
       else printf("-\n");
     }
   }
+  const cJSON *of = cJSON_GetObjectItemCaseSensitive(env, "timeline_of");
+  if (of)
+    printf("\nTimeline of %s (%s): %.0f spans, %.0f left out (see --json).\n", s(of, "step"), s(of, "why"), num(of, "spans"),
+           num(of, "spans_left_out"));
   int i = 0;
   cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(env, "findings")) {
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(x, "lesson"), *e = cJSON_GetObjectItemCaseSensitive(x, "experiment");
