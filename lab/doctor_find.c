@@ -37,9 +37,11 @@ static int by_gpu_ts(const void *x, const void *y) {
   double a = ((const dr_gpu *)x)->ts, b = ((const dr_gpu *)y)->ts;
   return (a > b) - (a < b);
 }
+/* by start, the longest first at one start: an outer call before those inside it */
 static int by_host_ts(const void *x, const void *y) {
-  double a = ((const dr_host *)x)->ts, b = ((const dr_host *)y)->ts;
-  return (a > b) - (a < b);
+  const dr_host *p = x, *q = y;
+  if (p->ts != q->ts) return (p->ts > q->ts) - (p->ts < q->ts);
+  return (p->dur < q->dur) - (p->dur > q->dur);
 }
 static int by_step_ts(const void *x, const void *y) {
   double a = ((const dr_step *)x)->ts, b = ((const dr_step *)y)->ts;

@@ -2,7 +2,8 @@
  * experiments draw ([{lane, label, start_us, end_us}], µs from the step's
  * start; lanes "cpu" and "gpu:N/streamK"), from the records the reader kept.
  * The host lane is flat: an outer call (.item(), a synchronize) hides the
- * calls inside it. At most DR_MAX_TIMELINE_SPANS spans: the shortest go. */
+ * calls inside it. At most DR_MAX_TIMELINE_SPANS spans, kept in a fixed
+ * heap as the records pass: the shortest go. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,54 +22,77 @@ static int by_start_longest(const void *x, const void *y) {
   if (a->s != b->s) return (a->s > b->s) - (a->s < b->s);
   return (a->e < b->e) - (a->e > b->e);
 }
-static int by_length(const void *x, const void *y) {
-  const tl_span *a = x, *b = y;
-  double la = a->e - a->s, lb = b->e - b->s;
-  return (la < lb) - (la > lb);
-}
 
 static double clip(double v, double a, double b) { return v < a ? a : v > b ? b : v; }
 
-/* Adds to out the host calls overlapping [a, b), each clipped to it, the
- * lane kept flat; returns how many; *hidden counts the calls inside others. */
-static long host_spans(const lab_doctor *d, double a, double b, tl_span *out, long *hidden) {
-  long n = 0;
-  for (long i = 0; i < d->nhost; i++) { /* sorted by ts; one pass over at most the cap */
-    const dr_host *h = &d->host[i];
-    if (h->ts >= b) break;
-    if (h->ts + h->dur <= a) continue;
-    out[n++] = (tl_span){clip(h->ts, a, b), clip(h->ts + h->dur, a, b), h->name, 0, -1};
+/* The spans kept so far: a min-heap on length of at most DR_MAX_TIMELINE_SPANS,
+ * so memory stays fixed whatever the step holds. */
+typedef struct keep {
+  tl_span *h;
+  long n, left_out;
+} keep;
+
+static double len(const tl_span *x) { return x->e - x->s; }
+
+static void heap_down(keep *k, long i) {
+  for (;;) {
+    long l = 2 * i + 1, r = l + 1, m = i;
+    if (l < k->n && len(&k->h[l]) < len(&k->h[m])) m = l;
+    if (r < k->n && len(&k->h[r]) < len(&k->h[m])) m = r;
+    if (m == i) return;
+    tl_span t = k->h[i];
+    k->h[i] = k->h[m];
+    k->h[m] = t;
+    i = m;
   }
-  qsort(out, (size_t)n, sizeof *out, by_start_longest);
-  long k = 0;
-  double end = a;
-  for (long i = 0; i < n; i++) {
-    if (k && out[i].s < end) {
-      (*hidden)++;
-      continue;
+}
+
+static void offer(keep *k, tl_span x) {
+  if (k->n < DR_MAX_TIMELINE_SPANS) {
+    long i = k->n++;
+    k->h[i] = x;
+    while (i > 0 && len(&k->h[(i - 1) / 2]) > len(&k->h[i])) {
+      tl_span t = k->h[i];
+      k->h[i] = k->h[(i - 1) / 2];
+      k->h[(i - 1) / 2] = t;
+      i = (i - 1) / 2;
     }
-    out[k++] = out[i];
-    end = out[i].e;
+    return;
   }
-  return k;
+  k->left_out++;
+  if (len(&x) <= len(&k->h[0])) return; /* the shortest goes: this one */
+  k->h[0] = x;
+  heap_down(k, 0);
 }
 
 int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const char *step, const char *why) {
-  tl_span *sp = malloc(((size_t)d->nhost + (size_t)d->ngpu + 1) * sizeof *sp);
-  if (!sp) return -1;
-  long hidden = 0, n = host_spans(d, a, b, sp, &hidden);
+  keep k = {malloc(DR_MAX_TIMELINE_SPANS * sizeof(tl_span)), 0, 0};
+  if (!k.h) return -1;
+  /* host calls, sorted by start and the longest first at one start: a call
+   * that starts before the last kept one ends lies inside it, hidden */
+  double end = a;
+  int any = 0;
+  for (long i = 0; i < d->nhost; i++) {
+    const dr_host *h = &d->host[i];
+    if (h->ts >= b) break;
+    if (h->ts + h->dur <= a) continue;
+    tl_span x = {clip(h->ts, a, b), clip(h->ts + h->dur, a, b), h->name, 0, -1};
+    if (any && x.s < end) {
+      k.left_out++;
+      continue;
+    }
+    any = 1;
+    end = x.e;
+    offer(&k, x);
+  }
   for (long i = 0; i < d->ngpu; i++) {
     const dr_gpu *g = &d->gpu[i];
     if (g->ts >= b) break;
     if (g->ts + g->dur <= a) continue;
-    sp[n++] = (tl_span){clip(g->ts, a, b), clip(g->ts + g->dur, a, b), g->name, g->device, g->stream < 0 ? 0 : g->stream};
+    offer(&k, (tl_span){clip(g->ts, a, b), clip(g->ts + g->dur, a, b), g->name, g->device, g->stream < 0 ? 0 : g->stream});
   }
-  long left_out = hidden;
-  if (n > DR_MAX_TIMELINE_SPANS) {
-    qsort(sp, (size_t)n, sizeof *sp, by_length);
-    left_out += n - DR_MAX_TIMELINE_SPANS;
-    n = DR_MAX_TIMELINE_SPANS;
-  }
+  long n = k.n;
+  tl_span *sp = k.h;
   qsort(sp, (size_t)n, sizeof *sp, by_start_longest);
   cJSON *tl = cJSON_AddArrayToObject(r, "timeline");
   char lane[48];
@@ -90,7 +114,7 @@ int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const cha
     cJSON_AddStringToObject(of, "why", why);
     cJSON_AddNumberToObject(of, "start_ms", (a - d->t0) / 1000);
     cJSON_AddNumberToObject(of, "spans", (double)n);
-    cJSON_AddNumberToObject(of, "spans_left_out", (double)left_out);
+    cJSON_AddNumberToObject(of, "spans_left_out", (double)k.left_out);
   }
   free(sp);
   return tl && of ? 0 : -1;
