@@ -223,7 +223,9 @@ static cJSON *step_json(const lab_doctor *d, const window *w, double t0) {
       cJSON_AddStringToObject(o, "launched_by", name_of(d, h->name));
       cJSON_AddNumberToObject(o, "launched_at_ms", r3((h->ts - w->a) / 1000));
       cJSON_AddNumberToObject(o, "launch_to_start_us", r1(next->ts - h->ts));
-      cJSON_AddStringToObject(o, "tied_by", next->tied == DT_FLOWS ? "ac2g_flow" : "correlation");
+      cJSON_AddStringToObject(o, "tied_by", next->tied == DT_FLOWS      ? "ac2g_flow"
+                                            : next->tied == DT_EXTERNAL ? "external_id"
+                                                                        : "correlation");
     }
     cJSON_AddItemToArray(gs, o);
   }
@@ -497,7 +499,10 @@ cJSON *lab_dr_report(lab_doctor *d) {
   cJSON_AddNumberToObject(t, "host_calls_not_analysed", (double)d->dropped_host);
   if (d->have_dist) cJSON_AddNumberToObject(t, "world_size", d->dist_world);
   cJSON_AddNumberToObject(t, "gpu_ops_tied_to_launch", (double)d->tied_ops);
-  cJSON_AddStringToObject(t, "tied_by", d->tied_by == DT_CORRELATION ? "correlation" : d->tied_by == DT_FLOWS ? "ac2g_flows" : "none: gaps matched to host calls by time overlap");
+  cJSON_AddStringToObject(t, "tied_by", d->tied_by == DT_CORRELATION ? "correlation"
+                                        : d->tied_by == DT_FLOWS     ? "ac2g_flows"
+                                        : d->tied_by == DT_EXTERNAL  ? "external_id"
+                                                                     : "none: gaps matched to host calls by time overlap");
   if (d->tied_ops) cJSON_AddNumberToObject(t, "launch_to_start_median_us", r1(hist_median(d->queue_hist, d->tied_ops)));
   cJSON_AddNumberToObject(t, "flows_not_analysed", (double)d->dropped_flows);
   if (d->producer[0]) cJSON_AddStringToObject(t, "producer", d->producer);

@@ -21,7 +21,7 @@ enum { DC_MATMUL, DC_MATMUL_TC, DC_ELEMENTWISE, DC_REDUCE, DC_COMM, DC_OTHER_KER
 enum { DH_LOADER, DH_ITEM, DH_COPY, DH_SYNC, DH_COUNT, DH_RUNTIME = DH_COUNT };
 
 /* how GPU ops were tied to the runtime call that launched them */
-enum { DT_NONE, DT_CORRELATION, DT_FLOWS };
+enum { DT_NONE, DT_CORRELATION, DT_FLOWS, DT_EXTERNAL };
 
 typedef struct dr_gpu {
   double ts, dur, bytes;

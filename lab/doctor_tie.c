@@ -85,7 +85,7 @@ void lab_dr_tie(lab_doctor *d) {
   for (long i = 0; i < d->nhost; i++)
     if (d->host[i].corr) idx[k++] = (keyed_call){d->host[i].corr, (int32_t)i};
   qsort(idx, (size_t)keyed, sizeof *idx, by_key);
-  long by_corr = 0;
+  long by_corr = 0, by_ext = 0;
   for (long i = 0; i < d->ngpu; i++) {
     dr_gpu *g = &d->gpu[i];
     if (!g->corr) continue;
@@ -97,10 +97,16 @@ void lab_dr_tie(lab_doctor *d) {
     }
     if (lo == keyed || idx[lo].corr != g->corr) continue;
     g->launch = idx[lo].host;
-    if (g->tied != DT_FLOWS) g->tied = DT_CORRELATION, by_corr++;
+    if (g->tied != DT_FLOWS) {
+      g->tied = g->corr < 0 ? DT_EXTERNAL : DT_CORRELATION; /* -External id: the same operator, not the same call */
+      (g->corr < 0 ? by_ext : by_corr)++;
+    }
     d->tied_ops++;
     hist_add(d->queue_hist, g->ts - d->host[g->launch].ts);
   }
-  d->tied_by = !d->tied_ops ? DT_NONE : by_corr >= by_flows ? DT_CORRELATION : DT_FLOWS;
+  d->tied_by = !d->tied_ops                              ? DT_NONE
+               : by_corr >= by_flows && by_corr >= by_ext ? DT_CORRELATION
+               : by_flows >= by_ext                      ? DT_FLOWS
+                                                         : DT_EXTERNAL;
   free(idx);
 }

@@ -242,6 +242,24 @@ START_TEST(flows_tie_a_gap_to_the_launch_of_the_op_after_it) {
 }
 END_TEST
 
+/* External id alone ties a kernel to a runtime call of the same operator */
+START_TEST(external_id_ties_when_correlation_is_missing) {
+  const char *t = "{\"traceEvents\": ["
+                  "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#0\",\"ts\":0,\"dur\":1000},"
+                  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":600,\"dur\":5,\"args\":{\"External id\":9}},"
+                  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":640,\"dur\":100,\"args\":{\"External id\":9,\"stream\":7}}]}";
+  lab_error err = {0};
+  cJSON *env = lab_doctor_read(t, strlen(t), &err);
+  ck_assert_ptr_nonnull(env);
+  ck_assert_str_eq(obj(obj(env, "trace"), "tied_by")->valuestring, "external_id");
+  const cJSON *g = cJSON_GetArrayItem(obj(cJSON_GetArrayItem(obj(env, "steps"), 0), "gaps"), 0);
+  ck_assert_double_eq_tol(onum(g, "ms"), 0.64, 1e-9);
+  ck_assert_str_eq(obj(g, "tied_by")->valuestring, "external_id");
+  ck_assert_double_eq_tol(onum(g, "launch_to_start_us"), 40, 1e-9);
+  cJSON_Delete(env);
+}
+END_TEST
+
 /* without correlation or flows nothing is tied and gaps fall back to time overlap */
 START_TEST(without_flows_gaps_fall_back_to_overlap) {
   cJSON *env = doctor_file("idle_item.json");
@@ -321,6 +339,7 @@ Suite *make_doctor_suite(void) {
   tcase_add_test(tc, names_past_the_cap_count_as_other);
   tcase_add_test(tc, flows_tie_a_gap_to_the_launch_of_the_op_after_it);
   tcase_add_test(tc, without_flows_gaps_fall_back_to_overlap);
+  tcase_add_test(tc, external_id_ties_when_correlation_is_missing);
   tcase_add_test(tc, the_idle_step_is_drawn_as_a_timeline);
   tcase_add_test(tc, a_crowded_step_keeps_its_longest_spans);
   suite_add_tcase(s, tc);
