@@ -99,7 +99,7 @@ void lab_dr_tie(lab_doctor *d) {
     g->launch = idx[lo].host;
     if (g->tied != DT_FLOWS) {
       g->tied = g->corr < 0 ? DT_EXTERNAL : DT_CORRELATION; /* -External id: the same operator, not the same call */
-      (g->corr < 0 ? by_ext : by_corr)++;
+      *(g->corr < 0 ? &by_ext : &by_corr) += 1;
     }
     d->tied_ops++;
     hist_add(d->queue_hist, g->ts - d->host[g->launch].ts);
