@@ -17,7 +17,8 @@
 #define LAB_DOCTOR_MAX_NAMES 4096         /* distinct event names kept; the rest count as "other" */
 #define LAB_DOCTOR_MAX_NAME_BYTES 256     /* a longer name is kept cut to this */
 #define LAB_DOCTOR_MAX_GPU_EVENTS (1 << 20) /* GPU events kept for the timeline analysis; later ones only counted */
-#define LAB_DOCTOR_MAX_HOST_EVENTS (1 << 18) /* blocking host calls kept (syncs, .item(), copies, data loader) */
+#define LAB_DOCTOR_MAX_HOST_EVENTS (1 << 18) /* host calls kept: blocking ones and CUDA runtime calls (launches) */
+#define LAB_DOCTOR_MAX_FLOWS (1 << 18)       /* ends of ac2g flows kept to tie GPU ops to launches */
 #define LAB_DOCTOR_MAX_STEPS 4096
 #define LAB_DOCTOR_GZIP_MAX_RATIO 200     /* inflated/compressed past this (and past 64 MiB): a gzip bomb */
 

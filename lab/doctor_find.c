@@ -16,7 +16,8 @@
 
 typedef struct gap {
   double start, len;
-  int host; /* DH_* or -1: Python or CPU work between ops */
+  int host;  /* DH_* or -1: Python or CPU work between ops */
+  long next; /* the GPU op that ends the gap (d->gpu), -1: the window's end */
 } gap;
 
 typedef struct window {
@@ -36,9 +37,11 @@ static int by_gpu_ts(const void *x, const void *y) {
   double a = ((const dr_gpu *)x)->ts, b = ((const dr_gpu *)y)->ts;
   return (a > b) - (a < b);
 }
+/* by start, the longest first at one start: an outer call before those inside it */
 static int by_host_ts(const void *x, const void *y) {
-  double a = ((const dr_host *)x)->ts, b = ((const dr_host *)y)->ts;
-  return (a > b) - (a < b);
+  const dr_host *p = x, *q = y;
+  if (p->ts != q->ts) return (p->ts > q->ts) - (p->ts < q->ts);
+  return (p->dur < q->dur) - (p->dur > q->dur);
 }
 static int by_step_ts(const void *x, const void *y) {
   double a = ((const dr_step *)x)->ts, b = ((const dr_step *)y)->ts;
@@ -85,19 +88,27 @@ static double overlap(double a0, double a1, double b0, double b1) {
 static int explain_gap(const lab_doctor *d, double maxdur, double g0, double g1) {
   double cover[DH_COUNT] = {0};
   for (long i = lower_host(d->host, d->nhost, g0 - maxdur); i < d->nhost && d->host[i].ts < g1; i++)
-    cover[d->host[i].kind] += overlap(g0, g1, d->host[i].ts, d->host[i].ts + d->host[i].dur);
+    if (d->host[i].kind < DH_COUNT) cover[d->host[i].kind] += overlap(g0, g1, d->host[i].ts, d->host[i].ts + d->host[i].dur);
   for (int k = 0; k < DH_COUNT; k++)
     if (cover[k] >= (g1 - g0) / 3) return k;
   return -1;
 }
 
-static void add_gap(window *w, double s, double e) {
+/* The host call that launched the GPU op ending the gap, when tied. */
+static const dr_host *launcher(const lab_doctor *d, const gap *g) {
+  if (g->next < 0 || d->gpu[g->next].launch < 0) return NULL;
+  return &d->host[d->gpu[g->next].launch];
+}
+
+static const char *name_of(const lab_doctor *d, int32_t id) { return id >= 0 ? d->names[id].s : "(other)"; }
+
+static void add_gap(window *w, double s, double e, long next) {
   if (e - s <= 0) return;
   int i;
   if (w->ngaps < TOP_GAPS) i = w->ngaps++;
   else if (e - s > w->gaps[TOP_GAPS - 1].len) i = TOP_GAPS - 1;
   else return;
-  w->gaps[i] = (gap){s, e - s, -1};
+  w->gaps[i] = (gap){s, e - s, -1, next};
   for (; i > 0 && w->gaps[i].len > w->gaps[i - 1].len; i--) {
     gap t = w->gaps[i];
     w->gaps[i] = w->gaps[i - 1];
@@ -111,7 +122,7 @@ static void analyse(const lab_doctor *d, window *w, double gmax, double hmax, do
     const dr_gpu *g = &d->gpu[i];
     double s = g->ts > w->a ? g->ts : w->a, e = g->ts + g->dur < w->b ? g->ts + g->dur : w->b;
     if (e <= w->a) continue;
-    if (s > end) add_gap(w, end, s);
+    if (s > end) add_gap(w, end, s, i);
     if (e > end) {
       w->busy += e - (s > end ? s : end);
       end = e;
@@ -129,8 +140,14 @@ static void analyse(const lab_doctor *d, window *w, double gmax, double hmax, do
     if (k == w->nstreams && k < MAX_STREAMS) w->stream_id[w->nstreams++] = g->stream;
     if (k < MAX_STREAMS) w->stream_us[k] += e - s;
   }
-  if (end < w->b) add_gap(w, end, w->b);
-  for (int i = 0; i < w->ngaps; i++) w->gaps[i].host = explain_gap(d, hmax, w->gaps[i].start, w->gaps[i].start + w->gaps[i].len);
+  if (end < w->b) add_gap(w, end, w->b, -1);
+  for (int i = 0; i < w->ngaps; i++) {
+    gap *g = &w->gaps[i];
+    g->host = explain_gap(d, hmax, g->start, g->start + g->len);
+    /* no blocking call covers it, but the op after it was launched by one (a blocking cudaMemcpy, a synchronize) */
+    const dr_host *h = launcher(d, g);
+    if (g->host < 0 && h && h->kind < DH_COUNT) g->host = h->kind;
+  }
 }
 
 static const char *const host_words[DH_COUNT] = {
@@ -178,7 +195,7 @@ static void size_words(double bytes, char *out, size_t cap) {
   else snprintf(out, cap, "%.0f bytes", bytes);
 }
 
-static cJSON *step_json(const window *w, double t0) {
+static cJSON *step_json(const lab_doctor *d, const window *w, double t0) {
   cJSON *s = cJSON_CreateObject();
   double wall = w->b - w->a;
   cJSON_AddStringToObject(s, "name", w->name);
@@ -199,6 +216,17 @@ static cJSON *step_json(const window *w, double t0) {
     cJSON_AddNumberToObject(o, "start_ms", r3((w->gaps[i].start - w->a) / 1000));
     cJSON_AddNumberToObject(o, "ms", r3(w->gaps[i].len / 1000));
     cJSON_AddStringToObject(o, "host", w->gaps[i].host >= 0 ? host_ids[w->gaps[i].host] : "python_or_cpu");
+    const dr_host *h = launcher(d, &w->gaps[i]);
+    if (h) {
+      const dr_gpu *next = &d->gpu[w->gaps[i].next];
+      cJSON_AddStringToObject(o, "next_gpu_op", name_of(d, next->name));
+      cJSON_AddStringToObject(o, "launched_by", name_of(d, h->name));
+      cJSON_AddNumberToObject(o, "launched_at_ms", r3((h->ts - w->a) / 1000));
+      cJSON_AddNumberToObject(o, "launch_to_start_us", r1(next->ts - h->ts));
+      cJSON_AddStringToObject(o, "tied_by", next->tied == DT_FLOWS      ? "ac2g_flow"
+                                            : next->tied == DT_EXTERNAL ? "external_id"
+                                                                        : "correlation");
+    }
     cJSON_AddItemToArray(gs, o);
   }
   return s;
@@ -211,7 +239,7 @@ static cJSON *params_int(const char *k, double v, const char *k2, double v2) {
   return p;
 }
 
-static void idle_finding(cJSON *list, const window *w, char *text) {
+static void idle_finding(cJSON *list, const lab_doctor *d, const window *w, char *text) {
   const gap *g = &w->gaps[0];
   double wall = w->b - w->a, idle = wall - w->busy;
   static const teach by_host[DH_COUNT + 1] = {
@@ -230,6 +258,12 @@ static void idle_finding(cJSON *list, const window *w, char *text) {
            : h == DH_SYNC  ? "A synchronize stops the host from queuing more work; keep them out of the step (time with CUDA events)."
            : h == DH_COPY  ? "A blocking copy waits for the GPU and for the bytes; keep results on the GPU, or copy asynchronously."
                            : "The host cannot queue kernels fast enough: fewer, larger operations, torch.compile or CUDA graphs help.");
+  const dr_host *lh = w->ngaps ? launcher(d, g) : NULL;
+  size_t o = strlen(text);
+  if (lh && o < TEXT_MAX)
+    snprintf(text + o, TEXT_MAX - o, " The GPU op after the gap (%s) was launched by %s %.2f ms %s the gap began.",
+             name_of(d, d->gpu[g->next].name), name_of(d, lh->name), fabs(lh->ts - g->start) / 1000,
+             lh->ts >= g->start ? "after" : "before");
   cJSON *params = h == DH_ITEM ? params_int("log_every", 10, NULL, 0)
                   : h == DH_LOADER || h == DH_COPY ? cJSON_CreateObject() : NULL;
   if (h == DH_LOADER || h == DH_COPY) cJSON_AddBoolToObject(params, "pinned", 1);
@@ -240,6 +274,10 @@ static void idle_finding(cJSON *list, const window *w, char *text) {
   cJSON_AddNumberToObject(facts, "idle_pct", r1(pct(idle, wall)));
   cJSON_AddNumberToObject(facts, "largest_gap_ms", r3(w->ngaps ? g->len / 1000 : 0));
   cJSON_AddStringToObject(facts, "host", h >= 0 ? host_ids[h] : "python_or_cpu");
+  if (lh) {
+    cJSON_AddStringToObject(facts, "launched_by", name_of(d, lh->name));
+    cJSON_AddNumberToObject(facts, "launched_after_gap_start_ms", r3((lh->ts - g->start) / 1000));
+  }
 }
 
 static void gpu_time_finding(cJSON *list, const window *all, char *text) {
@@ -316,6 +354,7 @@ static void launch_finding(cJSON *list, const lab_doctor *d, const window *all, 
   cJSON_AddNumberToObject(facts, "kernels", (double)all->kernels);
   cJSON_AddNumberToObject(facts, "median_kernel_us", r1(med));
   cJSON_AddNumberToObject(facts, "launch_cost_us", r1(short_us));
+  if (d->tied_ops) cJSON_AddNumberToObject(facts, "launch_to_start_median_us", r1(hist_median(d->queue_hist, d->tied_ops)));
 }
 
 static int by_total(const void *x, const void *y) {
@@ -384,6 +423,18 @@ static void device_finding(cJSON *list, const lab_doctor *d, char *text) {
   }
 }
 
+/* gpulab's own exports say where their numbers come from (otherData.source):
+ * a simulated trace's findings are about the simulation. */
+static void simulated_finding(cJSON *list, const lab_doctor *d, char *text) {
+  snprintf(text, TEXT_MAX,
+           "This trace was written by %s's simulator, not recorded by torch.profiler (its source: \"%s\"). Every number "
+           "below is about that simulation, not a measurement of a GPU.",
+           d->producer[0] ? d->producer : "gpulab", d->source);
+  cJSON *facts = finding(list, "simulated_trace", "measured", "A simulated trace, not a measurement", text,
+                         (teach){"02-cuda-toolbox", "profiling", "profile"}, NULL);
+  cJSON_AddStringToObject(facts, "source", d->source);
+}
+
 static void sum_into(window *all, const window *w) {
   all->busy += w->busy;
   all->kernels += w->kernels;
@@ -400,6 +451,7 @@ cJSON *lab_dr_report(lab_doctor *d) {
   if (d->ngpu) qsort(d->gpu, (size_t)d->ngpu, sizeof *d->gpu, by_gpu_ts); /* NULL until the first record */
   if (d->nhost) qsort(d->host, (size_t)d->nhost, sizeof *d->host, by_host_ts);
   if (d->nsteps) qsort(d->steps, (size_t)d->nsteps, sizeof *d->steps, by_step_ts);
+  lab_dr_tie(d);
   double gmax = 0, hmax = 0;
   for (long i = 0; i < d->ngpu; i++) gmax = d->gpu[i].dur > gmax ? d->gpu[i].dur : gmax;
   for (long i = 0; i < d->nhost; i++) hmax = d->host[i].dur > hmax ? d->host[i].dur : hmax;
@@ -446,19 +498,37 @@ cJSON *lab_dr_report(lab_doctor *d) {
   cJSON_AddNumberToObject(t, "gpu_events_not_analysed", (double)d->dropped_gpu);
   cJSON_AddNumberToObject(t, "host_calls_not_analysed", (double)d->dropped_host);
   if (d->have_dist) cJSON_AddNumberToObject(t, "world_size", d->dist_world);
+  cJSON_AddNumberToObject(t, "gpu_ops_tied_to_launch", (double)d->tied_ops);
+  cJSON_AddStringToObject(t, "tied_by", d->tied_by == DT_CORRELATION ? "correlation"
+                                        : d->tied_by == DT_FLOWS     ? "ac2g_flows"
+                                        : d->tied_by == DT_EXTERNAL  ? "external_id"
+                                                                     : "none: gaps matched to host calls by time overlap");
+  if (d->tied_ops) cJSON_AddNumberToObject(t, "launch_to_start_median_us", r1(hist_median(d->queue_hist, d->tied_ops)));
+  cJSON_AddNumberToObject(t, "flows_not_analysed", (double)d->dropped_flows);
+  if (d->producer[0]) cJSON_AddStringToObject(t, "producer", d->producer);
+  if (d->source[0]) cJSON_AddStringToObject(t, "source", d->source);
   cJSON *steps = cJSON_AddArrayToObject(r, "steps");
-  for (int i = 0; i < nwin && i < MAX_STEPS_OUT; i++) cJSON_AddItemToArray(steps, step_json(&w[i], d->t0));
+  for (int i = 0; i < nwin && i < MAX_STEPS_OUT; i++) cJSON_AddItemToArray(steps, step_json(d, &w[i], d->t0));
   cJSON *list = cJSON_AddArrayToObject(r, "findings");
+  if (!strncmp(d->source, "simulated", 9)) simulated_finding(list, d, text);
   if (!d->gpu_events) {
     cpu_only_finding(list, d, w, nwin, text);
   } else {
     const window *ww = &w[worst];
-    if (pct(ww->busy, ww->b - ww->a) < 80) idle_finding(list, ww, text);
+    if (pct(ww->busy, ww->b - ww->a) < 80) idle_finding(list, d, ww, text);
     if (all->kernels >= 20 && all->short_kernels >= all->kernels / 2.0) launch_finding(list, d, all, nwin, short_us, text);
     if (all->cls_n[DC_H2D_PAGEABLE] || all->cls_n[DC_H2D_PINNED]) copy_finding(list, all, nwin, d->nsteps > 0, text);
     gpu_time_finding(list, all, text);
   }
   if (d->dev_name[0] || d->have_memory) device_finding(list, d, text);
+  const window *tw = &w[worst];
+  const char *why = !d->nsteps ? "the trace has no ProfilerStep"
+                    : !d->gpu_events ? "the first profiler step: a trace without GPU events has no idle time to choose by"
+                                     : "the step in which the GPU was idle the largest share of the time";
+  if (lab_dr_timeline(d, r, tw->a, tw->b, tw->name, why)) {
+    cJSON_Delete(r);
+    r = NULL;
+  }
   free(w);
   free(text);
   return r;

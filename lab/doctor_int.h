@@ -15,20 +15,35 @@ enum { DR_KERNEL, DR_MEMCPY, DR_MEMSET };
 /* GPU work classes, by kernel name or copy direction */
 enum { DC_MATMUL, DC_MATMUL_TC, DC_ELEMENTWISE, DC_REDUCE, DC_COMM, DC_OTHER_KERNEL, DC_H2D_PAGEABLE, DC_H2D_PINNED,
        DC_D2H, DC_D2D, DC_COPY_OTHER, DC_MEMSET, DC_COUNT };
-/* what the host was doing: by priority when a gap is explained */
-enum { DH_LOADER, DH_ITEM, DH_COPY, DH_SYNC, DH_COUNT };
+/* what the host was doing: by priority when a gap is explained; DH_RUNTIME
+ * (any other CUDA runtime or driver call: launches, async copies) is kept to
+ * tie GPU ops to their launch and to draw the host lane, never to explain */
+enum { DH_LOADER, DH_ITEM, DH_COPY, DH_SYNC, DH_COUNT, DH_RUNTIME = DH_COUNT };
+
+/* how GPU ops were tied to the runtime call that launched them */
+enum { DT_NONE, DT_CORRELATION, DT_FLOWS, DT_EXTERNAL };
 
 typedef struct dr_gpu {
   double ts, dur, bytes;
+  int64_t corr;   /* args.correlation (or -External id, or the ac2g flow's id); 0: none */
   int32_t name, stream;
-  uint8_t kind, cls;
+  int32_t launch; /* index of the host call that launched it (d->host, sorted by ts); -1: not tied */
+  int16_t device;
+  uint8_t kind, cls, tied; /* tied: DT_* */
 } dr_gpu;
 
 typedef struct dr_host {
   double ts, dur;
+  int64_t corr;
   int32_t name;
   uint8_t kind;
 } dr_host;
+
+/* one end of an ac2g flow (ph s: at the runtime call, ph f: at the GPU op) */
+typedef struct dr_flow {
+  double ts, id;
+  uint8_t start;
+} dr_flow;
 
 typedef struct dr_step {
   double ts, dur;
@@ -53,8 +68,8 @@ struct lab_doctor {
   char root_key[32], key[32], arg_key[32];
   /* the event being read */
   char ph, cat[48], name[LAB_DOCTOR_MAX_NAME_BYTES + 1];
-  double ts, dur, bytes, stream, alloc, reserved;
-  int have_ts, have_dur, have_stream, have_bytes, have_alloc, have_reserved;
+  double ts, dur, bytes, stream, alloc, reserved, corr, ext_id, flow_id, device;
+  int have_ts, have_dur, have_stream, have_bytes, have_alloc, have_reserved, have_corr, have_ext, have_flow_id, have_device;
   /* what was read */
   long events, x_events, gpu_events, host_events, memory_events, dropped_gpu, dropped_host, dropped_steps;
   long names_other; /* events whose name did not fit in the name table */
@@ -63,6 +78,12 @@ struct lab_doctor {
   long ngpu, capgpu;
   dr_host *host;
   long nhost, caphost;
+  dr_flow *flows;
+  long nflows, capflows, dropped_flows;
+  /* set by lab_dr_tie: how many GPU ops are tied to their launch, and how */
+  long tied_ops;
+  int tied_by;
+  uint32_t *queue_hist; /* launch -> GPU start, 0.1 us bins */
   dr_step steps[LAB_DOCTOR_MAX_STEPS];
   long nsteps;
   dr_name *names;  /* LAB_DOCTOR_MAX_NAMES */
@@ -72,6 +93,8 @@ struct lab_doctor {
   long kernels, launches;
   double peak_alloc, peak_reserved;
   int have_memory;
+  /* otherData of a trace gpulab wrote (lab/trace_export.c) */
+  char producer[32], source[160];
   /* deviceProperties[0] */
   char dev_name[128];
   double dev_mem;
@@ -81,5 +104,15 @@ struct lab_doctor {
 
 /* The findings for what was read (doctor_find.c); NULL when out of memory. */
 cJSON *lab_dr_report(lab_doctor *d);
+
+/* Ties each GPU op to the host call that launched it (doctor_tie.c), by
+ * args.correlation, else by the ac2g flows; the records are sorted by ts. */
+void lab_dr_tie(lab_doctor *d);
+
+/* The chosen window [a, b) as an experiment-style timeline (doctor_timeline.c):
+ * adds "timeline" and "timeline_of" to r; 0, or -1 when out of memory. */
+int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const char *step, const char *why);
+
+#define DR_MAX_TIMELINE_SPANS 2000
 
 #endif

@@ -96,16 +96,38 @@ static int host_kind(const char *cat, const char *n) {
       !strcasecmp(cat, "Driver")) {
     if (contains(n, "Synchronize")) return DH_SYNC;
     if (!strcmp(n, "cudaMemcpy") || !strcmp(n, "cuMemcpyDtoH_v2") || !strcmp(n, "cudaMemcpy2D")) return DH_COPY;
-    return -1;
+    return DH_RUNTIME;
   }
   if (!strcmp(n, "aten::_local_scalar_dense") || !strcmp(n, "aten::item")) return DH_ITEM;
   if (contains(n, "DataLoader") && contains(n, "__next__")) return DH_LOADER;
   return -1;
 }
 
+/* The key that ties a GPU op to its launch: args.correlation (CUPTI's id,
+ * which Kineto writes on both the runtime call and the GPU op), else the
+ * External id of the operator both belong to (negated, a space of its own). */
+static int64_t corr_key(const lab_doctor *d) {
+  if (d->have_corr && d->corr >= 1 && d->corr < 9e15) return (int64_t)d->corr;
+  if (d->have_ext && d->ext_id >= 1 && d->ext_id < 9e15) return -(int64_t)d->ext_id;
+  return 0;
+}
+
+static int flow_end(lab_doctor *d) {
+  if (!d->have_ts || !d->have_flow_id || strcmp(d->cat, "ac2g")) return 0;
+  int g = grow((void **)&d->flows, &d->capflows, d->nflows + 1, sizeof *d->flows, LAB_DOCTOR_MAX_FLOWS);
+  if (g < 0) return fail(d, LAB_E_NOMEM, "out of memory while reading the trace's flows");
+  if (g > 0) {
+    d->dropped_flows++;
+    return 0;
+  }
+  d->flows[d->nflows++] = (dr_flow){d->ts, d->flow_id, (uint8_t)(d->ph == 's')};
+  return 0;
+}
+
 static int end_event(lab_doctor *d) {
   d->events++;
   const char *cat = d->cat, *n = d->name;
+  if (d->ph == 's' || d->ph == 'f') return flow_end(d);
   if ((d->ph == 'i' || d->ph == 'I') && !strcmp(n, "[memory]")) {
     d->memory_events++;
     if (d->have_alloc && d->alloc > d->peak_alloc) d->peak_alloc = d->alloc;
@@ -145,6 +167,10 @@ static int end_event(lab_doctor *d) {
     r->dur = dur;
     r->bytes = d->have_bytes ? d->bytes : 0;
     r->name = id;
+    r->corr = corr_key(d);
+    r->launch = -1;
+    r->tied = DT_NONE;
+    r->device = (int16_t)(d->have_device && d->device >= 0 && d->device < 32767 ? (int)d->device : 0);
     r->stream = d->have_stream ? as_int(d->stream) : 0;
     r->kind = (uint8_t)kind;
     r->cls = (uint8_t)(kind == DR_KERNEL ? kernel_class(n) : kind == DR_MEMSET ? DC_MEMSET : copy_class(n));
@@ -174,7 +200,7 @@ static int end_event(lab_doctor *d) {
     d->dropped_host++;
     return 0;
   }
-  d->host[d->nhost++] = (dr_host){ts, dur, id, (uint8_t)hk};
+  d->host[d->nhost++] = (dr_host){ts, dur, corr_key(d), id, (uint8_t)hk};
   return 0;
 }
 
@@ -200,6 +226,7 @@ static int on_open(void *ctx, int is_object) {
     d->ph = 0;
     d->cat[0] = d->name[0] = 0;
     d->have_ts = d->have_dur = d->have_stream = d->have_bytes = d->have_alloc = d->have_reserved = 0;
+    d->have_corr = d->have_ext = d->have_flow_id = d->have_device = 0;
     d->key[0] = 0;
   } else if (d->depth == ev_depth(d) + 1 && is_object && !strcmp(d->key, "args")) {
     d->in_args = 1;
@@ -236,6 +263,7 @@ static int on_key(void *ctx, const char *s, size_t n) {
   else if (d->in_args && d->depth == ev_depth(d) + 1) copy_key(d->arg_key, sizeof d->arg_key, s, n);
   else if (d->devprops_depth && d->depth == d->devprops_depth + 1) copy_key(d->key, sizeof d->key, s, n);
   else if (d->have_dist && d->depth == 2 && !strcmp(d->root_key, "distributedInfo")) copy_key(d->key, sizeof d->key, s, n);
+  else if (d->depth == 2 && d->root_is_object && !strcmp(d->root_key, "otherData")) copy_key(d->key, sizeof d->key, s, n);
   return 0;
 }
 
@@ -247,6 +275,9 @@ static int on_string(void *ctx, const char *s, size_t n) {
     else if (!strcmp(d->key, "name")) copy_key(d->name, sizeof d->name, s, n);
   } else if (d->devprops_depth && d->depth == d->devprops_depth + 1 && d->dev_index == 1 && !strcmp(d->key, "name")) {
     copy_key(d->dev_name, sizeof d->dev_name, s, n);
+  } else if (d->depth == 2 && d->root_is_object && !strcmp(d->root_key, "otherData")) {
+    if (!strcmp(d->key, "producer")) copy_key(d->producer, sizeof d->producer, s, n);
+    else if (!strcmp(d->key, "source")) copy_key(d->source, sizeof d->source, s, n);
   }
   return 0;
 }
@@ -262,10 +293,16 @@ static int on_number(void *ctx, double v) {
       if (v < 0 || v > 1e15) return fail(d, LAB_E_DOCTOR_BAD_NUMBER, "an event's dur is negative or out of range");
       d->dur = v;
       d->have_dur = 1;
+    } else if (!strcmp(d->key, "id")) {
+      d->flow_id = v;
+      d->have_flow_id = 1;
     }
   } else if (d->in_args && d->depth == ev_depth(d) + 1) {
     const char *k = d->arg_key;
     if (!strcmp(k, "stream")) d->stream = v, d->have_stream = 1;
+    else if (!strcmp(k, "correlation")) d->corr = v, d->have_corr = 1;
+    else if (!strcmp(k, "External id")) d->ext_id = v, d->have_ext = 1;
+    else if (!strcmp(k, "device")) d->device = v, d->have_device = 1;
     else if (!strcmp(k, "bytes")) {
       if (v < 0) return fail(d, LAB_E_DOCTOR_BAD_NUMBER, "a copy's bytes is negative");
       d->bytes = v, d->have_bytes = 1;
@@ -293,9 +330,10 @@ lab_doctor *lab_doctor_new(void) {
   d->slots = malloc(DR_NAME_SLOTS * sizeof *d->slots);
   d->kernel_hist = calloc(DR_HIST_BINS, sizeof *d->kernel_hist);
   d->launch_hist = calloc(DR_HIST_BINS, sizeof *d->launch_hist);
+  d->queue_hist = calloc(DR_HIST_BINS, sizeof *d->queue_hist);
   lab_dj_sink sink = {d, on_open, on_close, on_key, on_string, on_number, NULL};
   d->json = lab_dj_new(&sink);
-  if (!d->names || !d->slots || !d->kernel_hist || !d->launch_hist || !d->json) {
+  if (!d->names || !d->slots || !d->kernel_hist || !d->launch_hist || !d->queue_hist || !d->json) {
     lab_doctor_free(d);
     return NULL;
   }
@@ -310,8 +348,10 @@ void lab_doctor_free(lab_doctor *d) {
   free(d->slots);
   free(d->kernel_hist);
   free(d->launch_hist);
+  free(d->queue_hist);
   free(d->gpu);
   free(d->host);
+  free(d->flows);
   lab_dj_free(d->json);
   free(d);
 }

@@ -2,7 +2,10 @@
  * one process per device ("host", "GPU 0", ...), one thread per timeline
  * lane — split into sub-threads where a lane's spans overlap, since spans on
  * one thread must nest — complete (X) events in µs from the run's start,
- * flow arrows from each launch to its kernel, and memory counters. */
+ * named and categorised as PyTorch's profiler (Kineto) writes them
+ * (trace_kineto.c) so that a Kineto reader such as `gpulab doctor` reads
+ * them, ProfilerStep spans, ac2g flows from each launch to its GPU op, and
+ * memory as counters and as "[memory]" events. */
 #include "trace_export.h"
 
 #include <math.h>
@@ -12,6 +15,7 @@
 
 #include "cjson_compat.h"
 #include "envelope.h"
+#include "trace_kineto.h"
 
 #define MAX_LANES 64   /* distinct lane names kept apart; more share the last one */
 #define MAX_TRACKS 512 /* threads, sub-threads included */
@@ -22,6 +26,10 @@ typedef struct {
   const char *lane, *label;
   double start_us, end_us;
   int tid;
+  int step;     /* a ProfilerStep span we add (label is the builder's step name); 0: a timeline span */
+  int partner;  /* host span: the GPU span it launches; GPU span: its launch; -1: none */
+  long corr;    /* correlation id (and flow id), 0: none */
+  lab_tk_kind k;
 } span;
 
 typedef struct {
@@ -39,6 +47,7 @@ typedef struct {
 typedef struct {
   span *spans;
   int n;
+  char (*step_names)[32];
   track tracks[MAX_TRACKS];
   int n_tracks;
   process procs[MAX_LANES];
@@ -188,14 +197,24 @@ static void metadata_events(cJSON *events, const builder *b, const cJSON *env) {
 static void complete_events(cJSON *events, const builder *b) {
   for (int i = 0; i < b->n; i++) {
     const span *sp = &b->spans[i];
-    cJSON *e = event(events, "X", sp->label, b->tracks[sp->tid].pid, sp->tid + 1);
+    cJSON *e = event(events, "X", sp->step ? sp->label : sp->k.name, b->tracks[sp->tid].pid, sp->tid + 1);
     if (!e) return;
-    /* One category for slices and flows alike: DevTools binds a flow to the
-     * slice of its thread that starts at its ts in the same category. */
-    cJSON_AddStringToObject(e, "cat", "gpulab");
+    cJSON_AddStringToObject(e, "cat", sp->step ? "user_annotation" : sp->k.cat);
     cJSON_AddNumberToObject(e, "ts", sp->start_us);
     cJSON_AddNumberToObject(e, "dur", sp->end_us - sp->start_us);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(e, "args"), "lane", sp->lane);
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    if (sp->step) continue;
+    cJSON_AddStringToObject(args, "lane", sp->lane);
+    cJSON_AddStringToObject(args, "label", sp->label);
+    if (sp->k.device >= 0 && lab_tk_is_gpu(sp->k.cat)) {
+      cJSON_AddNumberToObject(args, "device", sp->k.device);
+      cJSON_AddNumberToObject(args, "stream", sp->k.stream);
+    }
+    if (sp->corr) {
+      cJSON_AddNumberToObject(args, "correlation", (double)sp->corr);
+      cJSON_AddNumberToObject(args, "External id", (double)sp->corr);
+    }
+    if (sp->k.bytes > 0) cJSON_AddNumberToObject(args, "bytes", sp->k.bytes);
   }
 }
 
@@ -212,32 +231,54 @@ static int launches(const char *host_label, const char *dev_label) {
   return !strncmp(dev_label, l, n) && (dev_label[n] == 0 || !strncmp(dev_label + n, " (", 2));
 }
 
-static void flow_events(cJSON *events, const builder *b) {
-  char *paired = calloc((size_t)b->n + 1, 1);
-  int id = 0;
-  if (!paired) return;
+/* Pairs each launch with its GPU op and gives every host call and GPU op a
+ * correlation id, as CUPTI does: a launch and what it launched share one
+ * (all the nodes of a graph share their cudaGraphLaunch's). */
+static void correlate(builder *b) {
+  long id = 0;
+  for (int i = 0; i < b->n; i++) b->spans[i].partner = -1;
   for (int i = 0; i < b->n; i++) {
-    const span *l = &b->spans[i];
-    if (!is_host(l->lane)) continue;
+    span *l = &b->spans[i];
+    if (l->step || !is_host(l->lane)) continue;
+    int graph = !strncmp(l->label, "cudaGraphLaunch", 15);
     for (int k = 0; k < b->n; k++) {
-      const span *g = &b->spans[k];
-      if (paired[k] || is_host(g->lane) || g->start_us < l->start_us || !launches(l->label, g->label)) continue;
-      paired[k] = 1;
-      id++;
-      cJSON *s = event(events, "s", "launch", b->tracks[l->tid].pid, l->tid + 1);
-      cJSON *f = event(events, "f", "launch", b->tracks[g->tid].pid, g->tid + 1);
-      if (!s || !f) break;
-      cJSON_AddStringToObject(s, "cat", "gpulab");
-      cJSON_AddNumberToObject(s, "id", id);
-      cJSON_AddNumberToObject(s, "ts", l->start_us);
-      cJSON_AddStringToObject(f, "cat", "gpulab");
-      cJSON_AddNumberToObject(f, "id", id);
-      cJSON_AddNumberToObject(f, "ts", g->start_us);
-      cJSON_AddStringToObject(f, "bp", "e");
-      break;
+      span *g = &b->spans[k];
+      if (g->step || g->corr || is_host(g->lane) || !lab_tk_is_gpu(g->k.cat) || g->start_us < l->start_us ||
+          !launches(l->label, g->label))
+        continue;
+      if (!l->corr) {
+        l->corr = ++id;
+        l->partner = k;
+        g->partner = i;
+      }
+      g->corr = l->corr;
+      if (!graph) break;
     }
   }
-  free(paired);
+  for (int i = 0; i < b->n; i++) {
+    span *sp = &b->spans[i];
+    if (!sp->step && !sp->corr && (lab_tk_is_gpu(sp->k.cat) || !strcmp(sp->k.cat, "cuda_runtime"))) sp->corr = ++id;
+  }
+}
+
+/* Kineto's ac2g flow: s at the runtime call, f (bound to the enclosing
+ * slice) at the GPU op, id = the correlation id. */
+static void flow_events(cJSON *events, const builder *b) {
+  for (int i = 0; i < b->n; i++) {
+    const span *l = &b->spans[i];
+    if (l->step || !is_host(l->lane) || l->partner < 0) continue;
+    const span *g = &b->spans[l->partner];
+    cJSON *s = event(events, "s", "ac2g", b->tracks[l->tid].pid, l->tid + 1);
+    cJSON *f = event(events, "f", "ac2g", b->tracks[g->tid].pid, g->tid + 1);
+    if (!s || !f) break;
+    cJSON_AddStringToObject(s, "cat", "ac2g");
+    cJSON_AddNumberToObject(s, "id", (double)l->corr);
+    cJSON_AddNumberToObject(s, "ts", l->start_us);
+    cJSON_AddStringToObject(f, "cat", "ac2g");
+    cJSON_AddNumberToObject(f, "id", (double)l->corr);
+    cJSON_AddNumberToObject(f, "ts", g->start_us);
+    cJSON_AddStringToObject(f, "bp", "e");
+  }
 }
 
 static const cJSON *series(const cJSON *env, const char *id) {
@@ -307,9 +348,38 @@ static void other_data(cJSON *trace, const cJSON *env, const char *version, cons
  * overlap it on one stream. Rounding keeps every order and every nesting. */
 static double to_ns(double us) { return round(us * 1e3) / 1e3; }
 
-static int collect(builder *b, const cJSON *tl) {
+/* A ProfilerStep span on the host lane from each span labelled opener to
+ * the next (the last to the end of the host spans after it), as
+ * torch.profiler's prof.step() marks them. Spans are sorted by start. */
+static int add_steps(builder *b, const char *opener, long first) {
+  int n = b->n, k = 0;
+  b->step_names = calloc((size_t)n + 1, sizeof *b->step_names);
+  if (!b->step_names) return -1;
+  for (int i = 0; i < n; i++) {
+    if (!is_host(b->spans[i].lane) || strcmp(b->spans[i].label, opener)) continue;
+    double end = b->spans[i].end_us;
+    int j = i + 1;
+    for (; j < n; j++) {
+      if (!is_host(b->spans[j].lane)) continue;
+      if (!strcmp(b->spans[j].label, opener)) break;
+      if (b->spans[j].end_us > end) end = b->spans[j].end_us;
+    }
+    if (j < n) end = b->spans[j].start_us;
+    snprintf(b->step_names[k], sizeof b->step_names[k], "ProfilerStep#%ld", first + k);
+    span *st = &b->spans[b->n++];
+    *st = b->spans[i];
+    st->label = b->step_names[k++];
+    st->end_us = end;
+    st->step = 1;
+  }
+  if (k) qsort(b->spans, (size_t)b->n, sizeof *b->spans, by_start);
+  return 0;
+}
+
+static int collect(builder *b, const cJSON *env) {
+  const cJSON *tl = cJSON_GetObjectItemCaseSensitive(env, "timeline");
   int cap = cJSON_GetArraySize(tl);
-  b->spans = calloc((size_t)cap + 1, sizeof *b->spans);
+  b->spans = calloc(2 * (size_t)cap + 1, sizeof *b->spans); /* room for a step per span */
   if (!b->spans) return -1;
   double t0 = 0;
   const cJSON *e;
@@ -321,7 +391,8 @@ static int collect(builder *b, const cJSON *tl) {
       continue;
     span *sp = &b->spans[b->n++];
     /* A span that ends before it starts (a clock step) is drawn as an instant. */
-    *sp = (span){lane, label, s->valuedouble, en->valuedouble < s->valuedouble ? s->valuedouble : en->valuedouble, 0};
+    *sp = (span){lane, label, s->valuedouble, en->valuedouble < s->valuedouble ? s->valuedouble : en->valuedouble, 0, 0, -1, 0, {0}};
+    lab_tk_kind_of(env, lane, label, &sp->k);
     if (sp->start_us < t0) t0 = sp->start_us;
   }
   /* Times are µs from the run's start: our timelines begin at 0; one that
@@ -331,6 +402,10 @@ static int collect(builder *b, const cJSON *tl) {
     b->spans[i].end_us = to_ns(b->spans[i].end_us - t0);
   }
   qsort(b->spans, (size_t)b->n, sizeof *b->spans, by_start);
+  long first = 0;
+  const char *opener = lab_tk_step_opener(env, &first);
+  if (opener && add_steps(b, opener, first)) return -1;
+  correlate(b);
   /* The host lane first, so that it is process 1, thread 1. */
   for (int i = 0; i < b->n; i++)
     if (is_host(b->spans[i].lane)) {
@@ -351,7 +426,7 @@ cJSON *lab_trace_from_envelope(const cJSON *env, const char *version, const char
   builder *b = calloc(1, sizeof *b);
   cJSON *trace = cJSON_CreateObject();
   cJSON *events = trace ? cJSON_AddArrayToObject(trace, "traceEvents") : NULL;
-  if (!b || !events || collect(b, cJSON_GetObjectItemCaseSensitive(env, "timeline"))) {
+  if (!b || !events || collect(b, env)) {
     cJSON_Delete(trace);
     trace = NULL;
     lab_fail(err, LAB_E_NOMEM, NULL, NULL);
@@ -364,12 +439,18 @@ cJSON *lab_trace_from_envelope(const cJSON *env, const char *version, const char
     meta(events, "process_name", counter_pid, 0, "name", cJSON_CreateString("GPU memory (allocator)"));
     meta(events, "process_sort_index", counter_pid, 0, "sort_index", cJSON_CreateNumber(counter_pid));
   }
+  if (counters) lab_tk_memory_events(events, env, counter_pid, 0);
   complete_events(events, b);
   flow_events(events, b);
+  cJSON_AddNumberToObject(trace, "schemaVersion", 1);
+  lab_tk_device_properties(trace, env);
   cJSON_AddStringToObject(trace, "displayTimeUnit", "ms");
   other_data(trace, env, version, date, counters);
 end:
-  if (b) free(b->spans);
+  if (b) {
+    free(b->spans);
+    free(b->step_names);
+  }
   free(b);
   return trace;
 }

@@ -22,6 +22,33 @@ static double num(const cJSON *o, const char *k) {
   return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+#define SKETCH_W 64
+#define SKETCH_LANES 6
+
+/* The chosen step's timeline as one row of characters per lane: # busy. */
+static void print_sketch(const cJSON *tl, double wall_us) {
+  const cJSON *x;
+  double end = wall_us;
+  cJSON_ArrayForEach(x, tl) end = num(x, "end_us") > end ? num(x, "end_us") : end;
+  if (end <= 0) return;
+  char lanes[SKETCH_LANES][32], rows[SKETCH_LANES][SKETCH_W + 1];
+  int n = 0;
+  cJSON_ArrayForEach(x, tl) {
+    int l = 0;
+    while (l < n && strcmp(lanes[l], s(x, "lane"))) l++;
+    if (l == n) {
+      if (n == SKETCH_LANES) continue;
+      snprintf(lanes[n], sizeof lanes[n], "%s", s(x, "lane"));
+      memset(rows[n], '.', SKETCH_W);
+      rows[n++][SKETCH_W] = 0;
+    }
+    int a = (int)(num(x, "start_us") / end * SKETCH_W), b = (int)(num(x, "end_us") / end * SKETCH_W);
+    for (int c = a; c <= b && c < SKETCH_W; c++) rows[l][c] = '#';
+  }
+  for (int l = 0; l < n; l++) printf("  %-16s |%s|\n", lanes[l], rows[l]);
+  printf("  %-16s 0%*.*f ms\n", "", SKETCH_W - 2, 3, end / 1000);
+}
+
 static void print_text(const cJSON *env) {
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(env, "trace"), *x, *p;
   printf("Read %.0f events (%.0f on the GPU) over %.3f ms, %.0f profiler steps.\n", num(t, "events"), num(t, "gpu_events"),
@@ -36,6 +63,13 @@ static void print_text(const cJSON *env) {
       else printf("-\n");
     }
   }
+  const cJSON *of = cJSON_GetObjectItemCaseSensitive(env, "timeline_of");
+  if (of)
+    printf("\nTimeline of %s (%s): %.0f spans, %.0f left out (see --json).\n", s(of, "step"), s(of, "why"), num(of, "spans"),
+           num(of, "spans_left_out"));
+  double wall = 0;
+  cJSON_ArrayForEach(x, steps) if (of && !strcmp(s(x, "name"), s(of, "step"))) wall = num(x, "wall_ms") * 1000;
+  print_sketch(cJSON_GetObjectItemCaseSensitive(env, "timeline"), wall);
   int i = 0;
   cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(env, "findings")) {
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(x, "lesson"), *e = cJSON_GetObjectItemCaseSensitive(x, "experiment");

@@ -2,7 +2,8 @@
 // and --json, plain and .gz and on standard input; a fresh CPU trace from
 // Debian's python3-torch when it is installed (skipped, saying so, when
 // not); bad inputs exit 1 with their error codes (truncated, not a trace,
-// a damaged .gz, a gzip bomb); usage errors exit 2.
+// a damaged .gz, a gzip bomb); usage errors exit 2; the idle step drawn in
+// text and JSON; gpulab's own exported trace read as a simulation.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +34,33 @@ test('doctor_names_the_idle_step_behind_item_in_text_and_json', T, () => {
   assert.equal(status, 0);
   assert.equal(find(env, 'gpu_idle').facts.step, 'ProfilerStep#12');
   assert.equal(find(env, 'gpu_idle').facts.host, 'item');
+});
+
+test('doctor_draws_the_idle_step_and_says_so_in_text', T, () => {
+  const r = doctor([join(FIX, 'idle_item.json')]);
+  assert.match(r.stdout, /Timeline of ProfilerStep#12 \(the step in which the GPU was idle[^)]*\): 7 spans, 2 left out/);
+  assert.match(r.stdout, /gpu:0\/stream7 +\|#+\.+\|/);
+  const { env } = json([join(FIX, 'idle_item.json')]);
+  assert.equal(env.timeline_of.step, 'ProfilerStep#12');
+  assert.equal(env.timeline.length, 7);
+  assert.ok(env.timeline.every((s) => ['cpu', 'gpu:0/stream7'].includes(s.lane) && s.end_us >= s.start_us));
+});
+
+test('doctor_reads_gpulabs_own_trace_as_a_simulation', T, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gpulab-doctor-'));
+  try {
+    const file = join(dir, 'profile.json');
+    const run = cli(['run', 'profile', '--backend', 'simulated', '--trace', file], { timeoutMs: 60000 });
+    assert.equal(run.code, 0, run.stderr);
+    const { status, env } = json([file]);
+    assert.equal(status, 0);
+    assert.equal(env.findings[0].id, 'simulated_trace');
+    assert.match(env.trace.source, /^simulated: .*not a measurement/);
+    assert.ok(find(env, 'gpu_idle'), 'the profile step waits on .item()');
+    assert.match(env.timeline_of.step, /^ProfilerStep#\d+$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('doctor_reads_gzip_and_standard_input_alike', T, () => {

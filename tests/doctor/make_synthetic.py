@@ -11,6 +11,13 @@ launch_bound.json  1 step: 400 kernels of 3 us, one every 10 us, each
 pageable_copy.json 2 steps of 20 ms, each with a 64 MiB pageable copy
                    taking 10 ms (6.7 GB/s) and a 16 MiB pinned one taking
                    0.7 ms (24.0 GB/s), then matmul kernels.
+flows_gap.json     1 step of 10 ms whose GPU ops carry no args.correlation:
+                   only the ac2g flows (s at the cudaLaunchKernel, f at the
+                   kernel) tie them. Kernel A runs 0.02-2 ms (launched at
+                   0, 20 us before it starts); the host then runs Python
+                   ops (no blocking call) and launches kernel B at 7 ms,
+                   which starts 30 us later: a 5.03 ms gap put on that
+                   launch.
 Run: python3 tests/doctor/make_synthetic.py"""
 import json
 import os
@@ -93,7 +100,29 @@ def pageable_copy():
     t.write("pageable_copy.json")
 
 
+def flows_gap():
+    t = Trace()
+    t.cpu("ProfilerStep#3", 0, 10_000, cat="user_annotation")
+
+    def launch(flow, at, kernel, start, end):
+        # a runtime call and its kernel tied only by Kineto's ac2g flow (ph s / f, id shared)
+        t.ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+                     "ts": T0 + at, "dur": 10, "args": {"cbid": 211}})
+        t.ev.append({"ph": "s", "id": flow, "pid": 100, "tid": 100, "ts": T0 + at, "cat": "ac2g", "name": "ac2g"})
+        t.ev.append({"ph": "X", "cat": "kernel", "name": kernel, "pid": 0, "tid": 7, "ts": T0 + start,
+                     "dur": end - start, "args": {"device": 0, "stream": 7}})
+        t.ev.append({"ph": "f", "id": flow, "pid": 0, "tid": 7, "ts": T0 + start, "cat": "ac2g", "name": "ac2g",
+                     "bp": "e"})
+
+    launch(41, 0, "ampere_sgemm_128x64_tn (A)", 20, 2_000)
+    t.cpu("aten::cat", 10, 3_000)
+    t.cpu("aten::index", 3_000, 3_990)
+    launch(42, 7_000, "ampere_sgemm_128x64_tn (B)", 7_030, 10_000)
+    t.write("flows_gap.json")
+
+
 if __name__ == "__main__":
     idle_item()
     launch_bound()
     pageable_copy()
+    flows_gap()

@@ -59,6 +59,7 @@ int main(void) {
       make_ui_explain_suite,
       make_ui_doctor_suite,
       make_trace_export_suite,
+      make_trace_roundtrip_suite,
       make_doctor_suite,
   };
   SRunner *sr = srunner_create(NULL);

@@ -217,6 +217,115 @@ START_TEST(names_past_the_cap_count_as_other) {
 }
 END_TEST
 
+static const cJSON *obj(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+static double onum(const cJSON *o, const char *k) { return obj(o, k)->valuedouble; }
+
+/* ac2g flows alone (no args.correlation) tie each kernel to its launch: the
+ * gap is put on the launch of the kernel after it, launch latency measured */
+START_TEST(flows_tie_a_gap_to_the_launch_of_the_op_after_it) {
+  cJSON *env = doctor_file("flows_gap.json");
+  const cJSON *t = obj(env, "trace");
+  ck_assert_str_eq(obj(t, "tied_by")->valuestring, "ac2g_flows");
+  ck_assert_double_eq(onum(t, "gpu_ops_tied_to_launch"), 2);
+  ck_assert_double_eq_tol(onum(t, "launch_to_start_median_us"), 20, 0.11);
+  const cJSON *g = cJSON_GetArrayItem(obj(cJSON_GetArrayItem(obj(env, "steps"), 0), "gaps"), 0);
+  ck_assert_double_eq_tol(onum(g, "ms"), 5.03, 1e-9);
+  ck_assert_str_eq(obj(g, "launched_by")->valuestring, "cudaLaunchKernel");
+  ck_assert_str_eq(obj(g, "next_gpu_op")->valuestring, "ampere_sgemm_128x64_tn (B)");
+  ck_assert_double_eq_tol(onum(g, "launched_at_ms"), 7, 1e-9);
+  ck_assert_double_eq_tol(onum(g, "launch_to_start_us"), 30, 1e-9);
+  ck_assert_str_eq(obj(g, "tied_by")->valuestring, "ac2g_flow");
+  const cJSON *f = finding(env, "gpu_idle");
+  ck_assert_str_eq(sfact(f, "launched_by"), "cudaLaunchKernel");
+  ck_assert_double_eq_tol(fact(f, "launched_after_gap_start_ms"), 5, 1e-9);
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* External id alone ties a kernel to a runtime call of the same operator */
+START_TEST(external_id_ties_when_correlation_is_missing) {
+  const char *t = "{\"traceEvents\": ["
+                  "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#0\",\"ts\":0,\"dur\":1000},"
+                  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":600,\"dur\":5,\"args\":{\"External id\":9}},"
+                  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":640,\"dur\":100,\"args\":{\"External id\":9,\"stream\":7}}]}";
+  lab_error err = {0};
+  cJSON *env = lab_doctor_read(t, strlen(t), &err);
+  ck_assert_ptr_nonnull(env);
+  ck_assert_str_eq(obj(obj(env, "trace"), "tied_by")->valuestring, "external_id");
+  const cJSON *g = cJSON_GetArrayItem(obj(cJSON_GetArrayItem(obj(env, "steps"), 0), "gaps"), 0);
+  ck_assert_double_eq_tol(onum(g, "ms"), 0.64, 1e-9);
+  ck_assert_str_eq(obj(g, "tied_by")->valuestring, "external_id");
+  ck_assert_double_eq_tol(onum(g, "launch_to_start_us"), 40, 1e-9);
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* without correlation or flows nothing is tied and gaps fall back to time overlap */
+START_TEST(without_flows_gaps_fall_back_to_overlap) {
+  cJSON *env = doctor_file("idle_item.json");
+  ck_assert_double_eq(onum(obj(env, "trace"), "gpu_ops_tied_to_launch"), 0);
+  ck_assert_ptr_null(obj(cJSON_GetArrayItem(obj(cJSON_GetArrayItem(obj(env, "steps"), 2), "gaps"), 0), "launched_by"));
+  ck_assert_str_eq(sfact(finding(env, "gpu_idle"), "host"), "item");
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* the idle step drawn as an experiment's timeline: lanes cpu and gpu:0/stream7,
+ * µs from the step's start, the .item() hiding the calls inside it */
+START_TEST(the_idle_step_is_drawn_as_a_timeline) {
+  cJSON *env = doctor_file("idle_item.json");
+  const cJSON *of = obj(env, "timeline_of"), *tl = obj(env, "timeline"), *sp;
+  ck_assert_str_eq(obj(of, "step")->valuestring, "ProfilerStep#12");
+  ck_assert_int_eq(cJSON_GetArraySize(tl), (int)onum(of, "spans"));
+  ck_assert_double_eq(onum(of, "spans_left_out"), 2); /* _local_scalar_dense and the synchronize inside aten::item */
+  int gpu = 0, item = 0;
+  cJSON_ArrayForEach(sp, tl) {
+    const char *lane = obj(sp, "lane")->valuestring;
+    ck_assert(!strcmp(lane, "cpu") || !strcmp(lane, "gpu:0/stream7"));
+    gpu += !strcmp(lane, "gpu:0/stream7");
+    if (!strcmp(obj(sp, "label")->valuestring, "aten::item")) {
+      item++;
+      ck_assert_double_eq_tol(onum(sp, "start_us"), 3000, 1e-6);
+      ck_assert_double_eq_tol(onum(sp, "end_us"), 10000, 1e-6);
+    }
+  }
+  ck_assert_int_eq(gpu, 3);
+  ck_assert_int_eq(item, 1);
+  cJSON_Delete(env);
+  env = doctor_file("cpu_train.json"); /* no GPU events: the first step, its host calls */
+  ck_assert_ptr_nonnull(strstr(obj(obj(env, "timeline_of"), "why")->valuestring, "first profiler step"));
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* a step of 5000 kernels is drawn with the 2000 longest, the rest counted */
+START_TEST(a_crowded_step_keeps_its_longest_spans) {
+  size_t cap = 5000 * 140 + 256, o = 0;
+  char *s = malloc(cap);
+  o += (size_t)snprintf(s + o, cap - o, "{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"ts\":0,\"dur\":20000}");
+  for (int i = 0; i < 5000; i++)
+    o += (size_t)snprintf(s + o, cap - o, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":%d,\"dur\":%d,\"args\":{\"stream\":7}}",
+                          i * 4, i % 3 ? 1 : 3);
+  o += (size_t)snprintf(s + o, cap - o, "]}");
+  lab_error err = {0};
+  cJSON *env = lab_doctor_read(s, o, &err);
+  ck_assert_ptr_nonnull(env);
+  const cJSON *of = obj(env, "timeline_of"), *sp;
+  ck_assert_double_eq(onum(of, "spans"), 2000);
+  ck_assert_double_eq(onum(of, "spans_left_out"), 3000);
+  double prev = -1;
+  int long_ones = 0;
+  cJSON_ArrayForEach(sp, obj(env, "timeline")) {
+    ck_assert(onum(sp, "start_us") >= prev); /* in time order */
+    prev = onum(sp, "start_us");
+    long_ones += onum(sp, "end_us") - onum(sp, "start_us") > 2;
+  }
+  ck_assert_int_eq(long_ones, 1667); /* every 3 us kernel (i % 3 == 0) is kept */
+  cJSON_Delete(env);
+  free(s);
+}
+END_TEST
+
 Suite *make_doctor_suite(void) {
   Suite *s = suite_create("doctor");
   TCase *tc = tcase_create("core");
@@ -228,6 +337,11 @@ Suite *make_doctor_suite(void) {
   tcase_add_test(tc, any_chunking_gives_the_same_answer);
   tcase_add_test(tc, bad_inputs_get_their_codes);
   tcase_add_test(tc, names_past_the_cap_count_as_other);
+  tcase_add_test(tc, flows_tie_a_gap_to_the_launch_of_the_op_after_it);
+  tcase_add_test(tc, without_flows_gaps_fall_back_to_overlap);
+  tcase_add_test(tc, external_id_ties_when_correlation_is_missing);
+  tcase_add_test(tc, the_idle_step_is_drawn_as_a_timeline);
+  tcase_add_test(tc, a_crowded_step_keeps_its_longest_spans);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -58,7 +58,8 @@ static int inside_slice(const slice *s, int n, int pid, int tid, double ts) {
   return 0;
 }
 
-/* Checks the trace of env by the format's rules; returns the number of X events. */
+/* Checks the trace of env by the format's rules; returns the number of X
+ * events that are timeline spans (the ProfilerStep spans added have no lane). */
 static int check_trace(const cJSON *env, const cJSON *trace, const char *what) {
   const cJSON *events = cJSON_GetObjectItemCaseSensitive(trace, "traceEvents");
   ck_assert_msg(cJSON_IsArray(events), "%s: traceEvents", what);
@@ -71,7 +72,7 @@ static int check_trace(const cJSON *env, const cJSON *trace, const char *what) {
                                                                                                         "measurement")),
                 "%s: says where it comes from, a simulation never as a measurement", what);
   slice *s = calloc(MAX_EV, sizeof *s);
-  int n = 0, flows_s = 0, flows_f = 0, ids[MAX_EV] = {0};
+  int n = 0, spans = 0, flows_s = 0, flows_f = 0, ids[MAX_EV] = {0};
   const cJSON *e;
   cJSON_ArrayForEach(e, events) {
     const char *ph = str(e, "ph");
@@ -79,7 +80,7 @@ static int check_trace(const cJSON *env, const cJSON *trace, const char *what) {
     double pid = num(e, "pid"), tid = num(e, "tid"), ts = num(e, "ts");
     ck_assert_msg(isfinite(pid) && isfinite(tid) && isfinite(ts) && ts >= 0, "%s: %s event needs pid, tid, ts >= 0",
                   what, ph);
-    ck_assert_msg(strchr("MXsfC", ph[0]) && ph[1] == 0, "%s: phase %s", what, ph);
+    ck_assert_msg(strchr("MXsfCi", ph[0]) && ph[1] == 0, "%s: phase %s", what, ph);
     if (ph[0] == 'X') {
       double dur = num(e, "dur");
       ck_assert_msg(isfinite(dur) && dur >= 0, "%s: X '%s' has dur >= 0", what, str(e, "name"));
@@ -87,6 +88,7 @@ static int check_trace(const cJSON *env, const cJSON *trace, const char *what) {
                     (int)pid, (int)tid);
       ck_assert_int_lt(n, MAX_EV);
       s[n++] = (slice){(int)pid, (int)tid, ts, dur};
+      spans += str(cJSON_GetObjectItemCaseSensitive(e, "args"), "lane") != NULL;
     } else if (ph[0] == 'C') {
       const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
       ck_assert_msg(isfinite(num(args, "allocated")) && isfinite(num(args, "reserved")), "%s: counter values", what);
@@ -123,7 +125,7 @@ static int check_trace(const cJSON *env, const cJSON *trace, const char *what) {
                     "%s: flow %s %d lies in a slice of its thread", what, ph, (int)num(e, "id"));
   }
   free(s);
-  return n;
+  return spans;
 }
 
 static int finite_spans(const cJSON *env) {
@@ -151,7 +153,8 @@ START_TEST(every_experiment_on_every_profile_exports_a_well_formed_trace) {
       int found = 0;
       cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(trace, "traceEvents")) {
         const char *lane = str(cJSON_GetObjectItemCaseSensitive(ev, "args"), "lane");
-        found |= !strcmp(str(ev, "ph"), "X") && !strcmp(str(ev, "name"), str(sp, "label")) && lane &&
+        const char *label = str(cJSON_GetObjectItemCaseSensitive(ev, "args"), "label");
+        found |= !strcmp(str(ev, "ph"), "X") && label && !strcmp(label, str(sp, "label")) && lane &&
                  !strcmp(lane, str(sp, "lane")) && fabs(num(ev, "ts") - num(sp, "start_us")) < 1e-3;
       }
       ck_assert_msg(found, "%s: span '%s' on %s is in the trace", what, str(sp, "label"), str(sp, "lane"));
@@ -199,6 +202,15 @@ START_TEST(allocator_memory_becomes_allocated_and_reserved_counters) {
   ck_assert_int_gt(cJSON_GetArraySize(pts), 0);
   ck_assert_int_eq(count_ph(t, "C"), cJSON_GetArraySize(pts));
   ck_assert_ptr_nonnull(str(cJSON_GetObjectItemCaseSensitive(t, "otherData"), "memory_counters"));
+  /* and as PyTorch writes memory: "[memory]" instant events in bytes */
+  double peak = 0, top = 0;
+  const cJSON *p;
+  cJSON_ArrayForEach(p, pts) top = fmax(top, cJSON_GetArrayItem(p, 1)->valuedouble * 1048576.0);
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(t, "traceEvents")) if (!strcmp(str(s, "ph"), "i") &&
+                                                                                 !strcmp(str(s, "name"), "[memory]"))
+      peak = fmax(peak, num(cJSON_GetObjectItemCaseSensitive(s, "args"), "Total Allocated"));
+  ck_assert_int_eq(count_ph(t, "i"), cJSON_GetArraySize(pts));
+  ck_assert_double_eq_tol(peak, top, 1);
   ck_assert(lab_trace_has_timeline(env));
   cJSON_Delete(t);
   cJSON_Delete(env);
@@ -235,6 +247,74 @@ START_TEST(overlapping_spans_of_one_lane_go_to_separate_threads) {
 }
 END_TEST
 
+static const cJSON *first_x(const cJSON *t, const char *name, const char *label) {
+  const cJSON *e;
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(t, "traceEvents")) {
+    const char *l = str(cJSON_GetObjectItemCaseSensitive(e, "args"), "label");
+    if (!strcmp(str(e, "ph"), "X") && !strcmp(str(e, "name"), name) && (!label || (l && !strcmp(l, label)))) return e;
+  }
+  return NULL;
+}
+static double arg(const cJSON *e, const char *k) { return num(cJSON_GetObjectItemCaseSensitive(e, "args"), k); }
+
+/* Kineto's categories, names and args (libkineto/src/output_json.cpp): a
+ * launch is a cuda_runtime cudaLaunchKernel sharing its correlation with
+ * the kernel, which names its device and stream; a flow's id is that
+ * correlation; deviceProperties name the profile's device. */
+START_TEST(launches_and_kernels_are_written_as_kineto_writes_them) {
+  cJSON *env = NULL, *t = simulated_trace("timing", &env);
+  const cJSON *l = first_x(t, "cudaLaunchKernel", "launch sgemm 1"), *k = first_x(t, "sgemm 1", NULL);
+  ck_assert_ptr_nonnull(l);
+  ck_assert_ptr_nonnull(k);
+  ck_assert_str_eq(str(l, "cat"), "cuda_runtime");
+  ck_assert_str_eq(str(k, "cat"), "kernel");
+  ck_assert_double_eq(arg(l, "correlation"), arg(k, "correlation"));
+  ck_assert_double_eq(arg(k, "device"), 0);
+  ck_assert_double_eq(arg(k, "stream"), 0);
+  ck_assert_str_eq(str(first_x(t, "cudaDeviceSynchronize", NULL), "cat"), "cuda_runtime");
+  const cJSON *e;
+  int flows = 0;
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(t, "traceEvents")) if (!strcmp(str(e, "ph"), "s")) {
+    ck_assert_str_eq(str(e, "cat"), "ac2g");
+    flows += num(e, "id") == arg(l, "correlation");
+  }
+  ck_assert_int_eq(flows, 1);
+  const cJSON *dp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(t, "deviceProperties"), 0);
+  ck_assert_str_eq(str(dp, "name"), lab_profile_default()->device_name);
+  ck_assert_double_eq(num(dp, "computeMajor"), lab_profile_default()->cc_major);
+  cJSON_Delete(t);
+  cJSON_Delete(env);
+  /* a graph's nodes all carry their cudaGraphLaunch's correlation */
+  t = simulated_trace("graphs", &env);
+  double c = arg(first_x(t, "cudaGraphLaunch", NULL), "correlation");
+  ck_assert(c > 0);
+  ck_assert_double_eq(arg(first_x(t, "graph node 1", NULL), "correlation"), c);
+  ck_assert_double_eq(arg(first_x(t, "graph node 5", NULL), "correlation"), c);
+  cJSON_Delete(t);
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* profile draws one training step: a ProfilerStep span holds its host spans,
+ * the .item() is aten::_local_scalar_dense, the copies are pageable memcpys with bytes */
+START_TEST(profile_step_item_and_copies_are_kineto_events) {
+  cJSON *env = NULL, *t = simulated_trace("profile", &env);
+  const cJSON *st = NULL, *e;
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(t, "traceEvents")) if (!strncmp(str(e, "name"), "ProfilerStep#", 13)) st = e;
+  ck_assert_ptr_nonnull(st);
+  ck_assert_str_eq(str(st, "cat"), "user_annotation");
+  const cJSON *item = first_x(t, "aten::_local_scalar_dense", NULL);
+  ck_assert_ptr_nonnull(item);
+  ck_assert(num(item, "ts") >= num(st, "ts") && num(item, "ts") + num(item, "dur") <= num(st, "ts") + num(st, "dur") + 1e-6);
+  const cJSON *cp = first_x(t, "Memcpy HtoD (Pageable -> Device)", "H2D copy inputs");
+  ck_assert_ptr_nonnull(cp);
+  ck_assert_str_eq(str(cp, "cat"), "gpu_memcpy");
+  ck_assert(arg(cp, "bytes") > 0);
+  cJSON_Delete(t);
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(a_trace_refuses_what_is_no_envelope) {
   cJSON *o = cJSON_Parse("{\"timeline\":[]}");
   lab_error err;
@@ -253,6 +333,8 @@ Suite *make_trace_export_suite(void) {
   tcase_add_test(tc, allocator_memory_becomes_allocated_and_reserved_counters);
   tcase_add_test(tc, overlapping_spans_of_one_lane_go_to_separate_threads);
   tcase_add_test(tc, a_trace_refuses_what_is_no_envelope);
+  tcase_add_test(tc, launches_and_kernels_are_written_as_kineto_writes_them);
+  tcase_add_test(tc, profile_step_item_and_copies_are_kineto_events);
   suite_add_tcase(s, tc);
   return s;
 }

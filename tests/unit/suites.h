@@ -62,5 +62,6 @@ Suite *make_explain_corpus_suite(void);
 Suite *make_ui_explain_suite(void);
 Suite *make_ui_doctor_suite(void);
 Suite *make_trace_export_suite(void);
+Suite *make_trace_roundtrip_suite(void);
 
 #endif

@@ -1,0 +1,112 @@
+/* `gpulab doctor`: ties each GPU op to the host call that launched it, so a
+ * gap can be put on the call that launched the op after it and launch
+ * latency (launch to start) measured. Kineto writes CUPTI's correlation id
+ * in args.correlation on both ends, and an ac2g flow (ph s at the runtime
+ * call, f at the GPU op, id = the correlation); traces without the args are
+ * tied through the flows, matched to the records by their ts. */
+#include <stdlib.h>
+
+#include "doctor_int.h"
+
+#define TS_EPS 0.0005 /* Kineto writes ts to the nanosecond: ends closer than this are one event */
+
+static int by_flow(const void *x, const void *y) {
+  const dr_flow *a = x, *b = y;
+  if (a->id != b->id) return (a->id > b->id) - (a->id < b->id);
+  return (int)b->start - (int)a->start; /* s before f */
+}
+
+/* The record at ts without a key yet (records sorted by ts), or -1. */
+static long host_at(const lab_doctor *d, double ts) {
+  long lo = 0, hi = d->nhost;
+  while (lo < hi) {
+    long m = (lo + hi) / 2;
+    if (d->host[m].ts < ts - TS_EPS) lo = m + 1;
+    else hi = m;
+  }
+  for (; lo < d->nhost && d->host[lo].ts <= ts + TS_EPS; lo++)
+    if (d->host[lo].kind == DH_RUNTIME || d->host[lo].kind == DH_COPY)
+      if (!d->host[lo].corr) return lo;
+  return -1;
+}
+static long gpu_at(const lab_doctor *d, double ts) {
+  long lo = 0, hi = d->ngpu;
+  while (lo < hi) {
+    long m = (lo + hi) / 2;
+    if (d->gpu[m].ts < ts - TS_EPS) lo = m + 1;
+    else hi = m;
+  }
+  for (; lo < d->ngpu && d->gpu[lo].ts <= ts + TS_EPS; lo++)
+    if (!d->gpu[lo].corr) return lo;
+  return -1;
+}
+
+/* Flow ids become keys of the records at their two ends that have none;
+ * returns how many GPU ops got one. Flow ids use the correlation's space, as
+ * Kineto writes them (id = correlation). */
+static long keys_from_flows(lab_doctor *d) {
+  long n = 0;
+  if (d->nflows) qsort(d->flows, (size_t)d->nflows, sizeof *d->flows, by_flow);
+  for (long i = 0; i + 1 < d->nflows; i++) {
+    const dr_flow *s = &d->flows[i], *f = &d->flows[i + 1];
+    if (!s->start || f->start || s->id != f->id || !(s->id >= 1 && s->id < 9e15)) continue;
+    long h = host_at(d, s->ts), g = gpu_at(d, f->ts);
+    if (h < 0 || g < 0) continue;
+    d->host[h].corr = d->gpu[g].corr = (int64_t)s->id;
+    d->gpu[g].tied = DT_FLOWS;
+    n++;
+    i++;
+  }
+  return n;
+}
+
+typedef struct keyed_call {
+  int64_t corr;
+  int32_t host;
+} keyed_call;
+
+static int by_key(const void *x, const void *y) {
+  int64_t a = ((const keyed_call *)x)->corr, b = ((const keyed_call *)y)->corr;
+  return (a > b) - (a < b);
+}
+
+static void hist_add(uint32_t *h, double us) {
+  double b = us * 10.0;
+  h[b <= 0 ? 0 : b >= DR_HIST_BINS - 1 ? DR_HIST_BINS - 1 : (long)b]++;
+}
+
+void lab_dr_tie(lab_doctor *d) {
+  long by_flows = keys_from_flows(d), keyed = 0;
+  for (long i = 0; i < d->nhost; i++) keyed += d->host[i].corr != 0;
+  if (!keyed) return;
+  keyed_call *idx = malloc((size_t)keyed * sizeof *idx);
+  if (!idx) return; /* no ties: gaps fall back to time overlap */
+  long k = 0;
+  for (long i = 0; i < d->nhost; i++)
+    if (d->host[i].corr) idx[k++] = (keyed_call){d->host[i].corr, (int32_t)i};
+  qsort(idx, (size_t)keyed, sizeof *idx, by_key);
+  long by_corr = 0, by_ext = 0;
+  for (long i = 0; i < d->ngpu; i++) {
+    dr_gpu *g = &d->gpu[i];
+    if (!g->corr) continue;
+    long lo = 0, hi = keyed;
+    while (lo < hi) {
+      long m = (lo + hi) / 2;
+      if (idx[m].corr < g->corr) lo = m + 1;
+      else hi = m;
+    }
+    if (lo == keyed || idx[lo].corr != g->corr) continue;
+    g->launch = idx[lo].host;
+    if (g->tied != DT_FLOWS) {
+      g->tied = g->corr < 0 ? DT_EXTERNAL : DT_CORRELATION; /* -External id: the same operator, not the same call */
+      *(g->corr < 0 ? &by_ext : &by_corr) += 1;
+    }
+    d->tied_ops++;
+    hist_add(d->queue_hist, g->ts - d->host[g->launch].ts);
+  }
+  d->tied_by = !d->tied_ops                              ? DT_NONE
+               : by_corr >= by_flows && by_corr >= by_ext ? DT_CORRELATION
+               : by_flows >= by_ext                      ? DT_FLOWS
+                                                         : DT_EXTERNAL;
+  free(idx);
+}
