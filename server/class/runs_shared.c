@@ -20,6 +20,9 @@
 #define STATUS_REFRESH_S 0.25 /* a run missing from the view makes it this fresh at most */
 #define STOP_GRACE_S 2.0      /* as the in-process queue: a running run's time to finish */
 
+/* The class's deadline as the settings watch last took it (settings_watch.h). */
+static double class_deadline(void *arg) { return ((const srv_class_runs *)arg)->deadline_s; }
+
 /* The GPUs of this server as workers of the shared queue (--workers local). */
 static int start_local(srv_class_runs *cr, const srv_class_config *cfg, lab_error *err) {
   srv_runner *runner = cr->runner;
@@ -48,7 +51,8 @@ static int start_local(srv_class_runs *cr, const srv_class_config *cfg, lab_erro
     }
     cr->slots = i + 1;
     srv_supervisor_set_gpu(cr->sup[i], cfg->gpus[i]);
-    srv_gpu_worker_opts o = {.store = cr->store, .sup = cr->sup[i], .deadline_s = cr->deadline_s};
+    srv_gpu_worker_opts o = {.store = cr->store, .sup = cr->sup[i], .deadline_s = cr->deadline_s,
+                             .deadline_now = class_deadline, .deadline_arg = cr};
     snprintf(o.who.kind, sizeof o.who.kind, "local");
     gethostname(o.who.host, sizeof o.who.host - 1);
     o.who.pid = (int)getpid();
