@@ -54,6 +54,9 @@ browserTest('a pasted oom is explained offline with the memory bar and the lesso
     await page.screenshot({ path: path.join(shots, name), fullPage: false });
     await page.locator('#explain-item-0 .explain-bar').screenshot({ path: path.join(shots, name.replace('.png', '-bar.png')) });
     if (width === 1280) {
+      // the legend's swatches are filled squares with no line sample's top border (the request's: its own 1px)
+      assert.deepEqual(await page.$$eval('#explain-item-0 .explain-legend .swatch:not(.bar-request)',
+        (els) => [...new Set(els.map((el) => getComputedStyle(el).borderTopWidth))]), ['0px']);
       // the memory experiment opens in place, pre-filled with the model the text names (gpt2-large: 774 M)
       await page.click('#explain-item-0 button[data-action="explain-open"]');
       await page.locator('#exp-memory-f-params_m').waitFor();
