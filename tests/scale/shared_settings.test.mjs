@@ -74,6 +74,30 @@ test('a running gpulab worker takes up a changed deadline for the runs it claims
   }
 });
 
+test('a server\'s own GPU workers (--workers local) take up a deadline another server changed', T, async () => {
+  const { uri } = newStore();
+  const a = await startClusterServer(uri, { env: fakeGpu(3000), workers: 'local', args: ['--deadline', '60'] });
+  let b;
+  try {
+    await workersSeen([a], 1);
+    b = await startClusterServer(uri, { args: ['--deadline', '1', '--update-class'] });
+    await waitFor(() => /class limit limits\.deadline_s changed in the store from 60 to 1 .*enforced here now/.test(a.stderr()),
+      { timeoutMs: 15000, what: 'server 1 taking up the new deadline' });
+    const jar = await joinWithJar(a, 'Cy', a.joinCode);
+    const q = await jar.request(a, '/api/experiments/timing', { method: 'POST', body: { params: {}, backend: 'cuda' } });
+    assert.equal(q.status, 202, q.text);
+    const r = await waitFor(async () => {
+      const run = (await jar.request(a, `/api/runs/${q.json.run.id}`)).json.run;
+      return ['done', 'failed'].includes(run?.status) && run;
+    }, { timeoutMs: 60000, what: 'the run ended' });
+    assert.equal(r.status, 'failed', 'the fake GPU\'s 3 s are past the new 1 s');
+    assert.equal(r.error?.code, 'deadline_exceeded', JSON.stringify(r));
+  } finally {
+    if (b) await b.stop();
+    await a.stop();
+  }
+});
+
 test('PostgreSQL restarted under a busy server: no store_unavailable once it is back', T, async () => {
   const { uri } = newStore();
   const a = await startClusterServer(uri);
