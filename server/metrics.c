@@ -160,8 +160,8 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
           "gpulab_queue_running %ld\n",
       g->queue_running);
   pthread_mutex_lock(&runs_lock);
-  put(&b, "# HELP gpulab_run_seconds Wall time of finished GPU runs this server served (worker call, queue wait "
-          "excluded; with a shared store, counted when this server answers the end of a run it queued).\n"
+  put(&b, "# HELP gpulab_run_seconds Wall time of finished GPU runs this server counted (worker call, queue wait "
+          "excluded; with a shared store, each run counted by one server only: sum over the servers).\n"
           "# TYPE gpulab_run_seconds histogram\n");
   unsigned long cum = 0;
   for (size_t i = 0; i < N_BUCKETS; i++) {
@@ -170,7 +170,7 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
   }
   put(&b, "gpulab_run_seconds_bucket{le=\"+Inf\"} %lu\ngpulab_run_seconds_sum %.6f\ngpulab_run_seconds_count %lu\n",
       run_count, run_sum_s, run_count);
-  put(&b, "# HELP gpulab_runs_total Finished GPU runs this server served, by final status.\n# TYPE gpulab_runs_total counter\n");
+  put(&b, "# HELP gpulab_runs_total Finished GPU runs this server counted, by final status (a shared store: each by one server).\n# TYPE gpulab_runs_total counter\n");
   for (int i = 0; i < N_RUN_STATUS; i++)
     put(&b, "gpulab_runs_total{status=\"%s\"} %lu\n", run_status[i], runs_by_status[i]);
   pthread_mutex_unlock(&runs_lock);

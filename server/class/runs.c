@@ -211,20 +211,19 @@ static void merge_live(srv_class_runs *cr, cJSON *run) {
   cJSON_AddItemToObject(run, "progress", progress);
 }
 
-/* A shared store's run is run by a worker anywhere: the server that queued
- * it counts it in its metrics when it first answers it finished (the
- * in-process queue counts in exec_run). The run time is the worker's
- * (gpu_ms, its wall time of the GPU call). */
+/* A shared store's run is run by a worker anywhere: the first server to
+ * find it ended counts it in its metrics (cluster_view.h: count), a poll
+ * here or any server's sweep, once across the cluster (the in-process queue
+ * counts in exec_run). The run time is the worker's (gpu_ms, its wall time
+ * of the GPU call). */
 static void count_served(srv_class_runs *cr, const cJSON *run) {
   if (!cr->view) return;
   const cJSON *id = cJSON_GetObjectItemCaseSensitive(run, "id");
   const cJSON *status = cJSON_GetObjectItemCaseSensitive(run, "status");
-  const cJSON *ms = cJSON_GetObjectItemCaseSensitive(run, "gpu_ms");
   if (!cJSON_IsNumber(id) || !cJSON_IsString(status)) return;
   const char *s = status->valuestring;
   if (strcmp(s, "done") && strcmp(s, "failed") && strcmp(s, "cancelled")) return;
-  if (srv_runs_shared_answered((int64_t)id->valuedouble))
-    srv_metrics_run(cJSON_IsNumber(ms) ? ms->valuedouble / 1000.0 : 0, s);
+  srv_cluster_view_count(cr->view, (int64_t)id->valuedouble);
 }
 
 int srv_class_runs_get(srv_class_runs *cr, int64_t session_id, int64_t run_id, cJSON **out, lab_error *err) {
@@ -251,8 +250,7 @@ int srv_class_runs_cancel(srv_class_runs *cr, int64_t session_id, int64_t run_id
   if (cr->view) { /* the store cancels it only while no worker has it, atomically */
     if (srv_store_queue_cancel(cr->store, session_id, run_id, err) != 0) return -1;
     srv_cluster_view_refresh(cr->view, 0);
-    /* counted below, here, not again by the answer */
-    if (!srv_runs_shared_answered(run_id)) return srv_class_runs_get(cr, session_id, run_id, out, err);
+    return srv_class_runs_get(cr, session_id, run_id, out, err); /* which counts it */
   } else {
     int rc = srv_queue_cancel(cr->queue, run_id, session_id);
     if (rc != 1)

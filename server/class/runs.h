@@ -104,8 +104,5 @@ int srv_runs_shared_enqueue(srv_class_runs *cr, const srv_store_session *sess, c
                             const char *params_text, double reserve_ms, int64_t *run_id, double *retry_after_s,
                             lab_error *err);
 void srv_runs_shared_status(srv_class_runs *cr, int64_t run_id, const char *stored_status, srv_queue_status *st);
-/* 1 (once) when this server queued run_id and has not yet counted its end
- * in its metrics; 0 otherwise. */
-int srv_runs_shared_answered(int64_t run_id);
 
 #endif

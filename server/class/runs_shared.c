@@ -3,7 +3,6 @@
  * server keeps — inside it (--workers local), none, or Slurm jobs. Runs
  * queue only while a worker is alive; a server never runs an experiment
  * on its own GPU outside the queue (runner.h: gpu_elsewhere). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,9 @@
 #define NO_WORKER_RETRY_S 10 /* a worker starting now needs about this long to be seen */
 #define STATUS_REFRESH_S 0.25 /* a run missing from the view makes it this fresh at most */
 #define STOP_GRACE_S 2.0      /* as the in-process queue: a running run's time to finish */
+
+/* The class's deadline as the settings watch last took it (settings_watch.h). */
+static double class_deadline(void *arg) { return ((const srv_class_runs *)arg)->deadline_s; }
 
 /* The GPUs of this server as workers of the shared queue (--workers local). */
 static int start_local(srv_class_runs *cr, const srv_class_config *cfg, lab_error *err) {
@@ -49,7 +51,8 @@ static int start_local(srv_class_runs *cr, const srv_class_config *cfg, lab_erro
     }
     cr->slots = i + 1;
     srv_supervisor_set_gpu(cr->sup[i], cfg->gpus[i]);
-    srv_gpu_worker_opts o = {.store = cr->store, .sup = cr->sup[i], .deadline_s = cr->deadline_s};
+    srv_gpu_worker_opts o = {.store = cr->store, .sup = cr->sup[i], .deadline_s = cr->deadline_s,
+                             .deadline_now = class_deadline, .deadline_arg = cr};
     snprintf(o.who.kind, sizeof o.who.kind, "local");
     gethostname(o.who.host, sizeof o.who.host - 1);
     o.who.pid = (int)getpid();
@@ -92,34 +95,6 @@ int srv_runs_shared_queued(srv_class_runs *cr, const char *backend) {
   return srv_cluster_view_alive(cr->view) > 0;
 }
 
-/* The runs this server queued and has not yet answered finished: each is
- * counted in this server's run metrics (metrics.h) once, when a learner's
- * poll here first finds it ended, so every server counts what it served
- * and the store holds the course's totals. A ring: past PENDING_MAX runs
- * unanswered the oldest is forgotten (never counted). */
-#define PENDING_MAX 4096
-static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
-static int64_t pending[PENDING_MAX];
-static unsigned pending_next;
-
-static void remember(int64_t run_id) {
-  pthread_mutex_lock(&pending_lock);
-  pending[pending_next++ % PENDING_MAX] = run_id;
-  pthread_mutex_unlock(&pending_lock);
-}
-
-int srv_runs_shared_answered(int64_t run_id) {
-  int found = 0;
-  pthread_mutex_lock(&pending_lock);
-  for (unsigned i = 0; i < PENDING_MAX && !found; i++)
-    if (pending[i] == run_id && run_id > 0) {
-      pending[i] = 0;
-      found = 1;
-    }
-  pthread_mutex_unlock(&pending_lock);
-  return found;
-}
-
 int srv_runs_shared_enqueue(srv_class_runs *cr, const srv_store_session *sess, const char *experiment,
                             const char *params_text, double reserve_ms, int64_t *run_id, double *retry_after_s,
                             lab_error *err) {
@@ -140,7 +115,6 @@ int srv_runs_shared_enqueue(srv_class_runs *cr, const srv_store_session *sess, c
   int mine = 0, waiting = 0;
   if (srv_store_queue_add(cr->store, sess->id, sess->learner_id, experiment, params_text, reserve_ms, cr->learner_cap,
                           cr->queue_max, srv_request_id(), run_id, &mine, &waiting, err) == 0) {
-    remember(*run_id);
     /* Its place is read from a look that began after it was queued: an
      * older view would put it last, which the fair order often does not. */
     srv_cluster_view_refresh_since(cr->view, lab_clock_s());

@@ -4,7 +4,9 @@
  * CUDA_VISIBLE_DEVICES, takes runs until SIGTERM or SIGINT, then lets the
  * run in progress finish for --grace seconds, hands it back otherwise, and
  * exits 0. The store's URI may come from GPULAB_STORE instead of the
- * command line (where `ps` would show its password). */
+ * command line (where `ps` would show its password). It reads the class's
+ * deadline again every second: a change (another server's --update-class)
+ * holds for the runs it claims after it. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +19,12 @@
 #include "config.h"
 #include "gpu_worker.h"
 #include "runner.h"
+#include "settings_watch.h"
 
 #define OPEN_TRIES_S 30 /* a store not reachable at start is tried this long */
 
 static volatile sig_atomic_t stop_requested;
+static _Atomic long deadline_s; /* the class's, as last read: set here, read by the claim loop */
 
 static void on_signal(int sig) {
   (void)sig;
@@ -65,6 +69,25 @@ static int read_class(srv_store *st, const char *where, srv_class_config *cfg) {
     nap(1);
   }
   return -1;
+}
+
+static double deadline_now(void *arg) {
+  (void)arg;
+  return (double)deadline_s;
+}
+
+/* Takes up a deadline changed in the store; a store that cannot be read
+ * keeps the one in use until the next look. */
+static void follow_deadline(srv_store *st, int64_t worker_id) {
+  static srv_class_config now; /* large: off the stack */
+  lab_error err = {0};
+  int exists = 0;
+  if (srv_class_read(st, &now, &exists, &err) != 0 || !exists || now.deadline_s == deadline_s) return;
+  fprintf(stderr,
+          "gpulab worker %lld: class limit limits.deadline_s changed in the store from %ld to %ld s: it holds for "
+          "the runs claimed from now on (a run on the GPU keeps the deadline it started with)\n",
+          (long long)worker_id, (long)deadline_s, now.deadline_s);
+  deadline_s = now.deadline_s;
 }
 
 /* This worker as it registers: kind, host, --gpu, CUDA_VISIBLE_DEVICES, its Slurm job. */
@@ -134,7 +157,9 @@ int srv_cmd_worker(int argc, char **argv) {
   cJSON *view = lab_device_json(&drv, &rt);
   char *view_text = view ? cJSON_PrintUnformatted(view) : NULL;
   cJSON_Delete(view);
-  srv_gpu_worker_opts o = {.store = st, .sup = sup, .runner = &runner, .deadline_s = (double)cfg.deadline_s};
+  deadline_s = cfg.deadline_s;
+  srv_gpu_worker_opts o = {.store = st, .sup = sup, .runner = &runner, .deadline_s = (double)cfg.deadline_s,
+                           .deadline_now = deadline_now};
   describe(&o.who, (int)gpu);
   o.who.device_json = view_text;
   srv_gpu_worker *w = NULL;
@@ -148,7 +173,10 @@ int srv_cmd_worker(int argc, char **argv) {
            o.who.slurm_job_id[0] ? ", Slurm job " : "", o.who.slurm_job_id,
            rt.device_count > 0 ? rt.dev[0].name : "no device seen", where);
     fflush(stdout);
-    while (!stop_requested) usleep(100 * 1000);
+    for (long tick = 1; !stop_requested; tick++) {
+      usleep(100 * 1000);
+      if (tick % (long)(SRV_SETTINGS_REFRESH_S * 10) == 0) follow_deadline(st, srv_gpu_worker_id(w));
+    }
     fprintf(stderr, "gpulab worker %lld: stopping\n", (long long)srv_gpu_worker_id(w));
     srv_gpu_worker_stop(w, (double)grace);
   } else {

@@ -1,6 +1,6 @@
 /* The background view of a shared store (see cluster_view.h). One refresher
  * thread reads the queue every REFRESH_S and the workers (and reaps dead
- * ones) every WORKERS_S; readers take the last view under a mutex. A
+ * ones, and counts finished runs) every WORKERS_S; readers take the last view under a mutex. A
  * synchronous refresh (a run just queued, not yet in the view) is single
  * flight: callers arriving meanwhile wait for it instead of querying too. */
 #include "cluster_view.h"
@@ -14,10 +14,12 @@
 #include "cjson_compat.h"
 #include "abstime.h"
 #include "clock.h"
+#include "metrics.h"
 
 #define REFRESH_S 0.5
 #define WORKERS_S 1.0
 #define DEFAULT_RUN_S 5.0 /* as queue.c: the estimate before any run finished */
+#define COUNT_MAX 64      /* finished runs one sweep counts; the next takes the rest */
 
 struct srv_cluster_view {
   srv_store *store;
@@ -112,6 +114,14 @@ void srv_cluster_view_refresh_since(srv_cluster_view *v, double since_s) {
   pthread_mutex_unlock(&v->lock);
 }
 
+void srv_cluster_view_count(srv_cluster_view *v, int64_t run_id) {
+  srv_store_counted runs[COUNT_MAX];
+  int n = 0;
+  lab_error err;
+  if (srv_store_runs_count_claim(v->store, run_id, COUNT_MAX, runs, &n, &err) != 0) return; /* the next sweep */
+  for (int i = 0; i < n; i++) srv_metrics_run(runs[i].gpu_ms / 1000.0, runs[i].status);
+}
+
 static void *refresher(void *arg) {
   srv_cluster_view *v = arg;
   double workers_at = 0;
@@ -121,6 +131,7 @@ static void *refresher(void *arg) {
     srv_cluster_view_refresh(v, REFRESH_S * 0.9);
     if (lab_clock_s() - workers_at >= WORKERS_S) {
       refresh_workers(v);
+      srv_cluster_view_count(v, 0);
       workers_at = lab_clock_s();
     }
     pthread_mutex_lock(&v->lock);

@@ -52,6 +52,12 @@ int srv_cluster_view_unusable(srv_cluster_view *v);
 cJSON *srv_cluster_view_workers(srv_cluster_view *v);
 /* GPU process restarts summed over the workers listed. */
 long srv_cluster_view_restarts(srv_cluster_view *v);
+/* Counts finished GPU runs in this server's run metrics (metrics.h), each
+ * once across every server sharing the store (store.h: runs_count_claim):
+ * run_id > 0 that run, when a poll here finds it ended; 0 every run no
+ * server has counted yet, as the refresher does every second, so a run no
+ * one polls, or polled on another server than queued it, counts too. */
+void srv_cluster_view_count(srv_cluster_view *v, int64_t run_id);
 /* Whether the store answered the last look. */
 int srv_cluster_view_store_ok(srv_cluster_view *v);
 

@@ -169,7 +169,8 @@ static void run_claimed(srv_gpu_worker *w, const srv_store_claim *c) {
   lab_error err = {0};
   cJSON *params = lab_json_parse(c->params_json, strlen(c->params_json), LAB_JSON_MAX_DEPTH, NULL), *out = NULL;
   double t0 = lab_clock_s();
-  int rc = srv_runner_gpu_job(w->o.sup, c->experiment, params, c->run_id, SUP_WAIT_S, w->o.deadline_s, &out, &err);
+  double deadline_s = w->o.deadline_now ? w->o.deadline_now(w->o.deadline_arg) : w->o.deadline_s;
+  int rc = srv_runner_gpu_job(w->o.sup, c->experiment, params, c->run_id, SUP_WAIT_S, deadline_s, &out, &err);
   double run_s = lab_clock_s() - t0;
   cJSON_Delete(params);
   int fault = rc != 0 && !w->killed && srv_worker_fault(err.code);

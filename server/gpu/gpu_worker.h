@@ -20,6 +20,12 @@ typedef struct srv_gpu_worker_opts {
   srv_runner *runner;   /* its device checks (sup's views); NULL: taken as usable (checked by its server) */
   srv_store_worker who; /* as it registers (kind, host, gpu, device view…) */
   double deadline_s;    /* per run (the class's limits.deadline_s) */
+  /* The deadline now, asked as each claimed run starts, so a change of the
+   * class's setting reaches the runs claimed after it (a run keeps the one
+   * it started with); NULL: deadline_s always. Called on the claim loop's
+   * thread. */
+  double (*deadline_now)(void *arg);
+  void *deadline_arg;
 } srv_gpu_worker_opts;
 
 /* Checks its GPU, registers the worker with what it found and starts its

@@ -77,6 +77,13 @@ typedef struct srv_store_totals {
   double waited_s;                        /* their waits summed */
 } srv_store_totals;
 
+/* A finished GPU run claimed for one process's run metrics (runs_count_claim). */
+typedef struct srv_store_counted {
+  int64_t run_id;
+  char status[16]; /* done, failed or cancelled */
+  double gpu_ms;   /* the worker's wall time of the GPU call */
+} srv_store_counted;
+
 /* One run in a queue view. */
 typedef struct srv_store_queued_run {
   int64_t run_id, session_id, learner_id;
@@ -276,6 +283,13 @@ int srv_store_queue_hand_back(srv_store *s, int64_t worker_id, int64_t run_id, c
 int srv_store_queue_cancel(srv_store *s, int64_t session_id, int64_t run_id, lab_error *err);
 /* The course's run totals (one query; callers cache it: metrics.c). */
 int srv_store_run_totals(srv_store *s, srv_store_totals *out, lab_error *err);
+/* Claims finished GPU runs that no process sharing the store has counted in
+ * its run metrics yet: run_id > 0 that run only, else up to max of them
+ * (oldest first). Each run is claimed by exactly one process, once, so the
+ * servers' counters sum to the course's finished runs. *n: how many out
+ * holds (max entries). */
+int srv_store_runs_count_claim(srv_store *s, int64_t run_id, int max, srv_store_counted *out, int *n,
+                               lab_error *err);
 /* Sleeps until a run may have been queued (LISTEN/NOTIFY) or timeout_s passed. */
 int srv_store_queue_wait(srv_store *s, double timeout_s, lab_error *err);
 /* The queue now (caller frees with srv_store_queue_view_free). */

@@ -68,6 +68,7 @@ typedef struct srv_store_ops {
   int (*queue_wait)(srv_store *s, double timeout_s, lab_error *err);
   int (*queue_snapshot)(srv_store *s, srv_store_queue_view **out, lab_error *err);
   int (*run_totals)(srv_store *s, srv_store_totals *out, lab_error *err);
+  int (*runs_count_claim)(srv_store *s, int64_t run_id, int max, srv_store_counted *out, int *n, lab_error *err);
   /* the GPU workers */
   int (*worker_add)(srv_store *s, const srv_store_worker *w, int64_t *id, lab_error *err);
   int (*worker_beat)(srv_store *s, int64_t id, int64_t run_id, long restarts, lab_error *err);

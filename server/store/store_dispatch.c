@@ -163,6 +163,12 @@ int srv_store_run_totals(srv_store *s, srv_store_totals *out, lab_error *err) {
   return SHARED_OP(run_totals, out, err);
 }
 
+int srv_store_runs_count_claim(srv_store *s, int64_t run_id, int max, srv_store_counted *out, int *n,
+                               lab_error *err) {
+  *n = 0;
+  return SHARED_OP(runs_count_claim, run_id, max, out, n, err);
+}
+
 int srv_store_queue_claim(srv_store *s, int64_t worker_id, srv_store_claim *out, int *got, lab_error *err) {
   return SHARED_OP(queue_claim, worker_id, out, got, err);
 }

@@ -68,7 +68,16 @@ static const char v3[] =
 /* A new version appends here and the old ones stay as they were: the
  * upgrade test (tests/scale/backup.test.mjs) migrates a database made with
  * the previous version's DDL and data (tests/scale/schema_v1.sql). */
-static const char *const migrations[] = {v1, v2, v3};
+/* v4: whether a server has counted the run in its run metrics (store.h:
+ * runs_count_claim). Runs finished before the upgrade count as counted: the
+ * server that served them counted them, or never will. */
+static const char v4[] =
+    "ALTER TABLE runs ADD COLUMN counted boolean NOT NULL DEFAULT true;"
+    "ALTER TABLE runs ALTER COLUMN counted SET DEFAULT false;"
+    "CREATE INDEX runs_uncounted ON runs(id) WHERE NOT counted AND backend = 'cuda'"
+    " AND status IN ('done','failed','cancelled');";
+
+static const char *const migrations[] = {v1, v2, v3, v4};
 #define MIGRATIONS (int)(sizeof migrations / sizeof migrations[0])
 
 static int applied_version(pg_store *st, PGconn *c, int *version, lab_error *err) {

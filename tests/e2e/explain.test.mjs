@@ -2,7 +2,8 @@
 // the service worker serves the app; with the server stopped, a pasted OOM
 // message is explained in the browser (the same C as `gpulab explain`, in
 // wasm): the memory bar with its labelled parts, the diagnosis, and a link
-// to lesson 1's memory section; the experiment opens pre-filled. Screenshots
+// to lesson 1's memory section; the experiment opens on the lab page
+// (#lab/memory?…) pre-filled from the text. Screenshots
 // at 390 and 1280 px wide go to build/screenshots/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -54,12 +55,23 @@ browserTest('a pasted oom is explained offline with the memory bar and the lesso
     await page.screenshot({ path: path.join(shots, name), fullPage: false });
     await page.locator('#explain-item-0 .explain-bar').screenshot({ path: path.join(shots, name.replace('.png', '-bar.png')) });
     if (width === 1280) {
-      // the memory experiment opens in place, pre-filled with the model the text names (gpt2-large: 774 M)
-      await page.click('#explain-item-0 button[data-action="explain-open"]');
+      // the legend's swatches are filled squares with no line sample's top border (the request's: its own 1px)
+      assert.deepEqual(await page.$$eval('#explain-item-0 .explain-legend .swatch:not(.bar-request)',
+        (els) => [...new Set(els.map((el) => getComputedStyle(el).borderTopWidth))]), ['0px']);
+      // the memory experiment opens on the lab page, #lab/memory, pre-filled with the model the text
+      // names (gpt2-large: 774 M) from the link's query; Back returns to the answer's page
+      const open = page.locator('#explain-item-0 a.explain-open');
+      await page.locator('#explain-item-0 .explain-links').screenshot({ path: path.join(shots, 'explain-laptop-links.png') });
+      assert.match(await open.getAttribute('href'), /^#lab\/memory\?(.*&)?params_m=774(&|$)/);
+      await open.click();
+      await until(() => page.evaluate(() => location.hash.startsWith('#lab/memory?')), 15000, 'the lab page of memory');
       await page.locator('#exp-memory-f-params_m').waitFor();
       assert.equal(await page.locator('#exp-memory-f-params_m').inputValue(), '774');
       assert.equal(await page.locator('#exp-memory-f-layers').inputValue(), '36');
-      await page.locator('#explain-item-0 .explain-exp').screenshot({ path: path.join(shots, 'explain-laptop-experiment.png') });
+      assert.equal(await page.locator('.experiment[data-experiment]').count(), 1, 'the one experiment, as #lab/NAME shows it');
+      await page.locator('.experiment[data-experiment="memory"]').screenshot({ path: path.join(shots, 'explain-laptop-experiment.png') });
+      await page.goBack();
+      await page.locator('#explain-text').waitFor();
       // a collect_env dump: the device check's layers, the driver marked as the one that failed
       await page.fill('#explain-text', readFileSync(path.join(REPO, 'tests/explain/own/026-collect_env-driver-too-old.txt'), 'utf8'));
       await page.click('button[data-action="explain-run"]');

@@ -1,6 +1,7 @@
-// What an operator watches on a cluster: the serving server counts the GPU
-// runs it served (gpulab_runs_total, gpulab_run_seconds) although workers
-// elsewhere ran them; every server shows the course's totals and queue
+// What an operator watches on a cluster: each finished GPU run is counted
+// once, by one server (gpulab_runs_total, gpulab_run_seconds: the first to
+// find it ended, a poll or its sweep), whichever server queued it, answered
+// it or ran it; every server shows the course's totals and queue
 // waits from the store; one request id runs through the request log, the
 // answer's X-Request-Id and the worker's log line for the run; HAProxy logs
 // without /dev/log and its health checks do not fill the servers' logs; the
@@ -17,7 +18,15 @@ import { missing, newStore, startClusterServer, startWorker, startHaproxy, joinW
 const T = { timeout: 120000, skip: missing() || false };
 const metrics = async (srv) => parseMetrics((await request(srv, '/metrics')).text);
 
-test('cluster_runs_are_counted_by_the_server_that_served_them_and_the_store_gives_course_totals', T, async () => {
+// The run counters summed over the servers, as Prometheus's sum() does.
+const summed = async (servers) => {
+  const ms = await Promise.all(servers.map(metrics));
+  const sum = (k) => ms.reduce((t, m) => t + (m[k] ?? 0), 0);
+  return { done: sum('gpulab_runs_total{status="done"}'), failed: sum('gpulab_runs_total{status="failed"}'),
+    count: sum('gpulab_run_seconds_count'), seconds: sum('gpulab_run_seconds_sum') };
+};
+
+test('cluster_runs_are_counted_once_across_the_servers_and_the_store_gives_course_totals', T, async () => {
   const { uri } = newStore();
   const a = await startClusterServer(uri);
   const b = await startClusterServer(uri);
@@ -40,15 +49,20 @@ test('cluster_runs_are_counted_by_the_server_that_served_them_and_the_store_give
     // The learner's cookie names the server HAProxy pinned it to: that one served the runs.
     const pinned = jar.cookies.get('GPULAB_SERVER');
     assert.ok(pinned === 'gpulab1' || pinned === 'gpulab2', `pinned to ${pinned}`);
-    const [served, other] = pinned === 'gpulab1' ? [a, b] : [b, a];
-    const m = await metrics(served);
-    assert.equal(m['gpulab_runs_total{status="done"}'], 3, 'the serving server counted its 3 runs');
-    assert.equal(m.gpulab_run_seconds_count, 3);
-    assert.ok(m.gpulab_run_seconds_sum >= 3 * 0.1, `run time summed: ${m.gpulab_run_seconds_sum}`);
-    // Polling again does not count a run twice.
+    const served = pinned === 'gpulab1' ? a : b;
+    // The poll that found each run ended counted it (or a sweep did first): 3 in all, once each.
+    const m = await summed([a, b]);
+    assert.equal(m.done, 3, 'the 3 runs counted once across the servers');
+    assert.equal(m.count, 3);
+    assert.ok(m.seconds >= 3 * 0.1, `run time summed: ${m.seconds}`);
+    // Polling again, here or there, and the servers' sweeps (every second) count none twice.
     await jar.request(lb, `/api/runs/${ids[0][0]}`);
-    assert.equal((await metrics(served))['gpulab_runs_total{status="done"}'], 3);
-    assert.equal((await metrics(other))['gpulab_runs_total{status="done"}'], 0, 'the other server served none');
+    await jar.request(a, `/api/runs/${ids[1][0]}`);
+    await jar.request(b, `/api/runs/${ids[2][0]}`);
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 1100)); // each server's sweep runs between two reads
+      assert.equal((await summed([a, b])).done, 3, 'still once each');
+    }
     // Course totals and queue waits come from the store: the same on every server (cached ≤ 5 s).
     for (const s of [a, b]) {
       const c = await waitFor(async () => {
@@ -73,6 +87,39 @@ test('cluster_runs_are_counted_by_the_server_that_served_them_and_the_store_give
     for (const s of [a, b]) assert.doesNotMatch(s.stderr(), /method=HEAD path=\/api\/health status=200/);
   } finally {
     await lb.stop();
+    await w.stop();
+    await a.stop();
+    await b.stop();
+  }
+});
+
+// A run queued on one server whose end is asked only of the other, and one
+// whose end no one asks: each is counted once, by one of the servers.
+test('a_run_queued_on_one_server_and_polled_on_another_is_counted_once', T, async () => {
+  const { uri } = newStore();
+  const a = await startClusterServer(uri);
+  const b = await startClusterServer(uri);
+  const w = await startWorker(uri, { env: fakeGpu(100) });
+  try {
+    await workersSeen([a, b], 1);
+    const jar = await joinWithJar(a, 'Grace', a.joinCode);
+    const q = await jar.request(a, '/api/experiments/timing', { method: 'POST', body: { params: {}, backend: 'cuda' } });
+    assert.equal(q.status, 202, q.text);
+    await waitFor(async () => (await jar.request(b, `/api/runs/${q.json.run.id}`)).json.run?.status === 'done',
+      { timeoutMs: 30000, what: `run ${q.json.run.id} done, asked of the other server` });
+    await waitFor(async () => (await summed([a, b])).done === 1, { timeoutMs: 15000, what: 'the run counted' });
+    const never = await jar.request(a, '/api/experiments/timing', { method: 'POST', body: { params: {}, backend: 'cuda' } });
+    assert.equal(never.status, 202, never.text);
+    await waitFor(async () => (await summed([a, b])).done === 2, { timeoutMs: 30000, what: 'the run no one polled counted' });
+    await jar.request(b, `/api/runs/${never.json.run.id}`);
+    await jar.request(a, `/api/runs/${never.json.run.id}`);
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 1100)); // each server's sweep runs between two reads
+      const m = await summed([a, b]);
+      assert.equal(m.done, 2, 'each counted once');
+      assert.equal(m.count, 2);
+    }
+  } finally {
     await w.stop();
     await a.stop();
     await b.stop();

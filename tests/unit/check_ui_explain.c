@@ -22,7 +22,7 @@ static char *render(const char *text) {
   return out;
 }
 
-START_TEST(ui_explain_oom_draws_the_bar_lesson_link_and_experiment_button) {
+START_TEST(ui_explain_oom_draws_the_bar_lesson_link_and_experiment_link) {
   char *h = render("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total capacity; 7.35 GiB already "
                    "allocated; 9.56 MiB free; 9.91 GiB reserved in total by PyTorch) <script>");
   ck_assert_ptr_nonnull(strstr(h, "<svg"));
@@ -30,7 +30,7 @@ START_TEST(ui_explain_oom_draws_the_bar_lesson_link_and_experiment_button) {
   ck_assert_ptr_nonnull(strstr(h, "class=\"bar-cache\""));
   ck_assert_ptr_nonnull(strstr(h, "10.76 GiB in all"));
   ck_assert_ptr_nonnull(strstr(h, "href=\"#lesson/01-cuda-intuition/memory\""));
-  ck_assert_ptr_nonnull(strstr(h, "data-action=\"explain-open\""));
+  ck_assert_ptr_nonnull(strstr(h, "class=\"button explain-open\" href=\"#lab/memory"));
   ck_assert_ptr_null(strstr(h, "<script>"));
   free(h);
 }
@@ -46,7 +46,7 @@ END_TEST
 Suite *make_ui_explain_suite(void) {
   Suite *s = suite_create("ui_explain");
   TCase *tc = tcase_create("view");
-  tcase_add_test(tc, ui_explain_oom_draws_the_bar_lesson_link_and_experiment_button);
+  tcase_add_test(tc, ui_explain_oom_draws_the_bar_lesson_link_and_experiment_link);
   tcase_add_test(tc, ui_explain_error_is_an_alert);
   suite_add_tcase(s, tc);
   return s;

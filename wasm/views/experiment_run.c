@@ -6,8 +6,10 @@
  * from /recorded/NAME.json (the service worker keeps them for offline use). */
 #include "experiment_run.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -591,12 +593,44 @@ static void lab_render(const char *name, const ui_device_state *dev, bool focus)
   if (focus) ui_dom_focus("lesson-title");
 }
 
-static char lab_hash[80];
+/* Sets e's fields from a "#lab/NAME?k=v&…" link's query (an explained
+ * error's experiment: explain_view.c): numbers as given, booleans 1 or 0;
+ * a name e does not take, a choice or a value that is not a number is
+ * left as it was. */
+static void prefill(const lab_experiment *e, const char *query) {
+  char id[128], key[48], text[40], val[40];
+  for (const char *q = query; q && *q;) {
+    const char *amp = strchr(q, '&'), *end = amp ? amp : q + strlen(q), *eq = memchr(q, '=', (size_t)(end - q));
+    if (eq && eq - q < (long)sizeof key && end - eq - 1 < (long)sizeof text) {
+      snprintf(key, sizeof key, "%.*s", (int)(eq - q), q);
+      snprintf(text, sizeof text, "%.*s", (int)(end - eq - 1), eq + 1);
+      char *stop;
+      double v = strtod(text, &stop);
+      for (int k = 0; k < e->n_params && text[0] && !*stop && isfinite(v); k++) {
+        const lab_param_spec *s = &e->params[k];
+        if (strcmp(s->name, key) != 0 || s->type == LAB_P_ENUM) continue;
+        ui_exp_field_id(id, sizeof id, e, s);
+        if (s->type == LAB_P_BOOL) ui_dom_set_attr(id, "checked", v != 0 ? "" : NULL);
+        else snprintf(val, sizeof val, "%.15g", v), ui_dom_set_attr(id, "value", val);
+      }
+    }
+    q = amp ? amp + 1 : NULL;
+  }
+}
+
+static char lab_hash[256]; /* "#lab/NAME", its query cut off into lab_query */
+static const char *lab_query = "";
 
 void ui_lab_show(const char *hash, const ui_device_state *dev, bool focus) {
   snprintf(lab_hash, sizeof lab_hash, "%s", hash ? hash : "#lab");
+  char *q = strchr(lab_hash, '?');
+  lab_query = q ? q + 1 : "";
+  if (q) *q = '\0';
   st.lab_shown = true;
-  lab_render(lab_name(lab_hash), dev, focus);
+  const char *name = lab_name(lab_hash);
+  lab_render(name, dev, focus);
+  const lab_experiment *one = name && name[0] ? lab_experiment_find(name) : NULL;
+  if (one && lab_query[0]) prefill(one, lab_query);
 }
 
 void ui_lab_refresh(const ui_device_state *dev) {

@@ -1,5 +1,5 @@
 /* The "Paste your error" page: the form, the explained items (memory bar as
- * SVG, diagnosis, steps, lesson link, experiment button) and the actions.
+ * SVG, diagnosis, steps, lesson link, experiment link) and the actions.
  * The explainer runs here, in the browser: nothing is sent anywhere. */
 #include "explain_view.h"
 
@@ -8,22 +8,39 @@
 #include <string.h>
 
 #include "bridge.h"
-#include "experiment.h"
-#include "experiment_run.h"
 #include "explain.h"
 #include "registry.h"
 
 static struct {
-  cJSON *env;                  /* the last answer, for the experiment buttons */
-  const ui_device_state *dev;  /* for the experiments' widgets */
-  int open;                    /* the item whose experiment is open, -1 none */
-} st = {.open = -1};
+  cJSON *env; /* the last answer */
+} st;
 
 bool ui_explain_route(const char *hash) { return hash && (!strcmp(hash, "#explain") || !strcmp(hash, "explain")); }
 
 static const char *str(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* The lab page's link to ex, "#lab/NAME", with "?k=v&…" for the answer's
+ * numbers and booleans that ex takes (the lab page fills its fields from
+ * them: experiment_run.c). Returns 1 when it carries any. */
+static int lab_href(const lab_experiment *ex, const cJSON *params, char *out, size_t n) {
+  int at = snprintf(out, n, "#lab/%s", ex->name), any = 0;
+  const cJSON *p;
+  cJSON_ArrayForEach(p, params) {
+    for (int k = 0; k < ex->n_params && at > 0 && (size_t)at < n; k++) {
+      if (strcmp(ex->params[k].name, p->string) != 0) continue;
+      const char *sep = any ? "&" : "?";
+      if (cJSON_IsBool(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%d", sep, p->string, cJSON_IsTrue(p) ? 1 : 0);
+      else if (cJSON_IsNumber(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%.15g", sep, p->string, p->valuedouble);
+      else continue;
+      any = 1;
+    }
+  }
+  if (at > 0 && (size_t)at < n) return any;
+  snprintf(out, n, "#lab/%s", ex->name); /* too many to carry: the experiment as it comes */
+  return 0;
 }
 
 /* Bar parts' colours: the page's palette by part (CSS classes in style.css). */
@@ -142,12 +159,14 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   ui_buf_raw(b, "</a> ");
   const lab_experiment *ex = lab_experiment_find(str(e, "name"));
   if (ex) {
-    ui_buf_rawf(b, "<button type=\"button\" class=\"button\" data-action=\"explain-open\" data-arg=\"%d\">", i);
-    ui_buf_raw(b, "Open the experiment: ");
+    char href[512];
+    int prefilled = lab_href(ex, cJSON_GetObjectItemCaseSensitive(e, "params"), href, sizeof href);
+    ui_buf_raw(b, "<a class=\"button explain-open\" href=\"");
+    ui_buf_text(b, href);
+    ui_buf_raw(b, "\">Open the experiment: ");
     ui_buf_text(b, ex->title);
-    const cJSON *params = cJSON_GetObjectItemCaseSensitive(e, "params");
-    if (params && params->child) ui_buf_raw(b, " (pre-filled from your text)");
-    ui_buf_raw(b, "</button>");
+    if (prefilled) ui_buf_raw(b, " (pre-filled from your text)");
+    ui_buf_raw(b, "</a>");
   }
   ui_buf_raw(b, "</p>");
   if (cJSON_GetObjectItemCaseSensitive(e, "ask"))
@@ -163,7 +182,7 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
     }
     ui_buf_raw(b, "</ul></details>");
   }
-  ui_buf_rawf(b, "<div class=\"explain-exp\" id=\"explain-exp-%d\"></div></article>", i);
+  ui_buf_raw(b, "</article>");
 }
 
 void ui_view_explain_items(ui_buf *b, const cJSON *env) {
@@ -183,7 +202,7 @@ void ui_view_explain_items(ui_buf *b, const cJSON *env) {
 
 void ui_explain_show(const ui_device_state *dev, bool focus) {
   ui_buf b;
-  st.dev = dev;
+  (void)dev; /* an answer's experiment opens on the lab page (#lab/NAME), which has the device */
   ui_buf_init(&b);
   ui_buf_raw(&b, "<header class=\"lesson-head\"><p class=\"kicker\">First-line debugging</p>"
                  "<h1 id=\"lesson-title\" tabindex=\"-1\">Paste your error</h1><p class=\"lesson-summary\">An "
@@ -206,7 +225,6 @@ static void run(void) {
   lab_error err = {0};
   cJSON_Delete(st.env);
   st.env = NULL;
-  st.open = -1;
   if (n < 0) lab_fail(&err, LAB_E_EXPLAIN_TOO_LARGE, NULL, NULL);
   else st.env = lab_explain(text, (size_t)n, &err);
   ui_buf b;
@@ -221,35 +239,9 @@ static void run(void) {
   ui_buf_free(&b);
 }
 
-/* The experiment's widget in place under its item, its fields set to the values read from the text. */
-static void open_experiment(int i) {
-  const cJSON *it = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(st.env, "items"), i);
-  const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "experiment"), *p;
-  const lab_experiment *ex = lab_experiment_find(str(e, "name"));
-  char id[128], v[64];
-  if (!ex) return;
-  if (st.open >= 0) { /* one widget per experiment on a page: close the other */
-    snprintf(id, sizeof id, "explain-exp-%d", st.open);
-    ui_dom_set_html(id, "");
-  }
-  st.open = i;
-  snprintf(id, sizeof id, "explain-exp-%d", i);
-  snprintf(v, sizeof v, "<div class=\"experiment\" data-experiment=\"%s\"></div>", ex->name);
-  ui_dom_set_html(id, v);
-  ui_exp_fill(ex->name, st.dev);
-  cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(e, "params")) {
-    for (int k = 0; k < ex->n_params; k++) {
-      if (strcmp(ex->params[k].name, p->string) != 0) continue;
-      ui_exp_field_id(id, sizeof id, ex, &ex->params[k]);
-      if (cJSON_IsBool(p)) ui_dom_set_attr(id, "checked", cJSON_IsTrue(p) ? "" : NULL);
-      else if (cJSON_IsNumber(p)) snprintf(v, sizeof v, "%g", p->valuedouble), ui_dom_set_attr(id, "value", v);
-    }
-  }
-}
-
 bool ui_explain_action(const char *action, const char *arg) {
+  (void)arg; /* its one action takes none */
   if (!strcmp(action, "explain-run")) run();
-  else if (!strcmp(action, "explain-open")) open_experiment(atoi(arg ? arg : "-1"));
   else return false;
   return true;
 }
@@ -257,5 +249,4 @@ bool ui_explain_action(const char *action, const char *arg) {
 void ui_explain_shutdown(void) {
   cJSON_Delete(st.env);
   st.env = NULL;
-  st.open = -1;
 }

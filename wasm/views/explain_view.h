@@ -14,9 +14,9 @@
 
 /* true for "#explain". */
 bool ui_explain_route(const char *hash);
-/* Draws the page into the element "lesson"; dev must outlive the page (its experiments' widgets). */
+/* Draws the page into the element "lesson" (dev: unused; the experiments open on the lab page). */
 void ui_explain_show(const ui_device_state *dev, bool focus);
-/* Handles "explain-run" and "explain-open" (arg: the item's index); false for other actions. */
+/* Handles "explain-run"; false for other actions. */
 bool ui_explain_action(const char *action, const char *arg);
 /* The answer's markup for one envelope of lab_explain (or its error). */
 void ui_view_explain_items(ui_buf *b, const cJSON *env);
