@@ -112,30 +112,20 @@ static void add_findings(cJSON *env, const lab_graphs_measure *m) {
                     m->max_abs_err);
 }
 
-/* "PREFIX N SUFFIX": appended, not printed (lab/text.h); 37 labels a run. */
-static const char *numbered(char *buf, size_t n, const char *prefix, int i, const char *suffix) {
-  lab_text t;
-  lab_text_init(&t, buf, n);
-  lab_text_add(&t, prefix);
-  lab_text_int(&t, i);
-  lab_text_add(&t, suffix);
-  return buf;
-}
-
 static void add_timeline(cJSON *env, const lab_graphs_measure *m) {
   char label[64];
   for (int i = 0; i < m->n_tl; i++) {
-    lab_env_event(env, "cpu", numbered(label, sizeof label, "launch kernel ", i + 1, ""), m->tl_launch_start[i],
+    lab_env_event(env, "cpu", lab_text_numbered(label, sizeof label, "launch kernel ", i + 1, ""), m->tl_launch_start[i],
                   m->tl_launch_end[i]);
-    lab_env_event(env, "gpu:0/stream0", numbered(label, sizeof label, "kernel ", i + 1, " (one by one)"),
+    lab_env_event(env, "gpu:0/stream0", lab_text_numbered(label, sizeof label, "kernel ", i + 1, " (one by one)"),
                   m->tl_eager_start[i], m->tl_eager_end[i]);
   }
   if (m->n_tl == 0) return;
   lab_env_event(env, "cpu", "synchronize (host waits)", m->tl_eager_sync_start, m->tl_eager_sync_end);
-  lab_env_event(env, "cpu", numbered(label, sizeof label, "cudaGraphLaunch (", m->n_tl, " kernels)"),
+  lab_env_event(env, "cpu", lab_text_numbered(label, sizeof label, "cudaGraphLaunch (", m->n_tl, " kernels)"),
                 m->tl_glaunch_start, m->tl_glaunch_end);
   for (int i = 0; i < m->n_tl; i++)
-    lab_env_event(env, "gpu:0/stream0", numbered(label, sizeof label, "graph node ", i + 1, ""), m->tl_graph_start[i],
+    lab_env_event(env, "gpu:0/stream0", lab_text_numbered(label, sizeof label, "graph node ", i + 1, ""), m->tl_graph_start[i],
                   m->tl_graph_end[i]);
   lab_env_event(env, "cpu", "synchronize after the graph", m->tl_graph_sync_start, m->tl_graph_sync_end);
 }

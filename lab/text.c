@@ -38,3 +38,12 @@ void lab_text_int(lab_text *t, long v) {
   if (v < 0) digits[--i] = '-';
   add_n(t, digits + i, sizeof digits - i);
 }
+
+const char *lab_text_numbered(char *buf, size_t n, const char *prefix, long i, const char *suffix) {
+  lab_text t;
+  lab_text_init(&t, buf, n);
+  lab_text_add(&t, prefix);
+  lab_text_int(&t, i);
+  lab_text_add(&t, suffix);
+  return buf;
+}

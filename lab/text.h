@@ -22,5 +22,7 @@ void lab_text_init(lab_text *t, char *buf, size_t cap);
 void lab_text_add(lab_text *t, const char *s);
 /* Appends v in decimal, as "%ld" writes it. */
 void lab_text_int(lab_text *t, long v);
+/* "PREFIX" i "SUFFIX" into buf[0..n) (a timeline's "kernel 3"); returns buf. */
+const char *lab_text_numbered(char *buf, size_t n, const char *prefix, long i, const char *suffix);
 
 #endif

@@ -23,6 +23,9 @@ START_TEST(text_writes_what_snprintf_writes) {
     ck_assert_uint_eq(t.len, strlen(want));
     ck_assert(!t.cut);
   }
+  char label[16];
+  ck_assert_str_eq(lab_text_numbered(label, sizeof label, "graph node ", 12, ""), "graph node 12");
+  ck_assert_str_eq(lab_text_numbered(label, 8, "kernel ", 123, " (one by one)"), "kernel ");
 }
 END_TEST
 
