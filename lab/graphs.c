@@ -17,6 +17,7 @@
 #include "stats.h"
 #include "sim_measure.h"
 #include "stream_sim.h"
+#include "text.h"
 #include "view.h"
 
 LAB_PARAMS_DEFINE(graphs)
@@ -114,19 +115,18 @@ static void add_findings(cJSON *env, const lab_graphs_measure *m) {
 static void add_timeline(cJSON *env, const lab_graphs_measure *m) {
   char label[64];
   for (int i = 0; i < m->n_tl; i++) {
-    snprintf(label, sizeof label, "launch kernel %d", i + 1);
-    lab_env_event(env, "cpu", label, m->tl_launch_start[i], m->tl_launch_end[i]);
-    snprintf(label, sizeof label, "kernel %d (one by one)", i + 1);
-    lab_env_event(env, "gpu:0/stream0", label, m->tl_eager_start[i], m->tl_eager_end[i]);
+    lab_env_event(env, "cpu", lab_text_numbered(label, sizeof label, "launch kernel ", i + 1, ""), m->tl_launch_start[i],
+                  m->tl_launch_end[i]);
+    lab_env_event(env, "gpu:0/stream0", lab_text_numbered(label, sizeof label, "kernel ", i + 1, " (one by one)"),
+                  m->tl_eager_start[i], m->tl_eager_end[i]);
   }
   if (m->n_tl == 0) return;
   lab_env_event(env, "cpu", "synchronize (host waits)", m->tl_eager_sync_start, m->tl_eager_sync_end);
-  snprintf(label, sizeof label, "cudaGraphLaunch (%d kernels)", m->n_tl);
-  lab_env_event(env, "cpu", label, m->tl_glaunch_start, m->tl_glaunch_end);
-  for (int i = 0; i < m->n_tl; i++) {
-    snprintf(label, sizeof label, "graph node %d", i + 1);
-    lab_env_event(env, "gpu:0/stream0", label, m->tl_graph_start[i], m->tl_graph_end[i]);
-  }
+  lab_env_event(env, "cpu", lab_text_numbered(label, sizeof label, "cudaGraphLaunch (", m->n_tl, " kernels)"),
+                m->tl_glaunch_start, m->tl_glaunch_end);
+  for (int i = 0; i < m->n_tl; i++)
+    lab_env_event(env, "gpu:0/stream0", lab_text_numbered(label, sizeof label, "graph node ", i + 1, ""), m->tl_graph_start[i],
+                  m->tl_graph_end[i]);
   lab_env_event(env, "cpu", "synchronize after the graph", m->tl_graph_sync_start, m->tl_graph_sync_end);
 }
 
@@ -184,24 +184,23 @@ cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, con
   double iqr = fmax(m->eager.iqr_pct, m->graph.iqr_pct);
   bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
   char method[1200];
+  lab_text t; /* appended, not printed (lab/text.h) */
+  lab_text_init(&t, method, sizeof method);
   if (simulated)
-    snprintf(method, sizeof method,
-             "Simulated: launched one by one, each kernel costs the host launch_us (±8%% jitter) and runs at "
-             "least kernel_min_us on the GPU (the stream model); as a graph, one launch plus 0.02 µs per node "
-             "on the host and graph_node_us of GPU dispatch per node. A kernel's own work is a 0.6 µs "
-             "memory round trip plus 8 bytes per element at the memory bandwidth (both estimates). "
-             "Capture costs 0.7 and instantiate 0.6 launches per kernel. GPU spans are rounded to 0.5 µs, as a "
-             "GPU run's events would read them. Medians of the samples.%s",
-             lab_view_sentence(true, pytorch));
+    lab_text_add(&t, "Simulated: launched one by one, each kernel costs the host launch_us (±8% jitter) and runs at "
+                     "least kernel_min_us on the GPU (the stream model); as a graph, one launch plus 0.02 µs per node "
+                     "on the host and graph_node_us of GPU dispatch per node. A kernel's own work is a 0.6 µs "
+                     "memory round trip plus 8 bytes per element at the memory bandwidth (both estimates). "
+                     "Capture costs 0.7 and instantiate 0.6 launches per kernel. GPU spans are rounded to 0.5 µs, "
+                     "as a GPU run's events would read them. Medians of the samples.");
   else
-    snprintf(method, sizeof method,
-             "Each sample runs the whole chain once, from the same random normal buffer: the host clock spans "
-             "the first launch call to the return of cudaStreamSynchronize (per-kernel = that / kernels), and "
-             "CUDA events bracket the chain on the stream. Capture (stream capture) and cudaGraphInstantiate "
-             "are timed once on the host clock; two warm-ups per mode come first. The timeline is one extra "
-             "short chain whose kernels stamp %%globaltimer, aligned to the host clock at the first kernel's "
-             "start. Both buffers are checked against a CPU reference. Medians of the samples.%s",
-             lab_view_sentence(false, false));
+    lab_text_add(&t, "Each sample runs the whole chain once, from the same random normal buffer: the host clock spans "
+                     "the first launch call to the return of cudaStreamSynchronize (per-kernel = that / kernels), and "
+                     "CUDA events bracket the chain on the stream. Capture (stream capture) and cudaGraphInstantiate "
+                     "are timed once on the host clock; two warm-ups per mode come first. The timeline is one extra "
+                     "short chain whose kernels stamp %globaltimer, aligned to the host clock at the first kernel's "
+                     "start. Both buffers are checked against a CPU reference. Medians of the samples.");
+  lab_text_add(&t, lab_view_sentence(simulated, simulated && pytorch));
   lab_env_stats(env, m->samples, m->warmup, "graph_per_kernel_us", iqr, method);
   if (m->validated >= 0) lab_env_validation(env, m->validated, m->max_abs_err);
   return env;

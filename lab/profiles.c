@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cjson_compat.h"
+#include "text.h"
 
 const char *const lab_src_kind_names[LAB_SRC_KINDS] = {"datasheet", "measured", "derived", "estimate"};
 
@@ -89,14 +90,13 @@ int lab_profile_check_sources(const lab_profile *p, char *why, size_t n) {
 }
 
 void lab_profile_estimates(const lab_profile *p, char *buf, size_t n) {
-  size_t used = 0;
-  if (n) buf[0] = '\0';
-  for (int i = 0; i < N_FIELDS && used + 1 < n; i++) {
+  lab_text t; /* every simulation's method names them: appended, not printed */
+  lab_text_init(&t, buf, n);
+  for (int i = 0; i < N_FIELDS && !t.cut; i++) {
     const lab_src *s = lab_profile_src(p, all_fields[i]);
     if (!s || s->kind != LAB_SRC_ESTIMATE || listed(p->calibrated_fields, all_fields[i])) continue;
-    int w = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", all_fields[i]);
-    if (w < 0 || (size_t)w >= n - used) break;
-    used += (size_t)w;
+    if (t.len) lab_text_add(&t, ", ");
+    lab_text_add(&t, all_fields[i]);
   }
 }
 

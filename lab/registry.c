@@ -7,6 +7,7 @@
 
 #include "cjson_compat.h"
 #include "experiments.h"
+#include "text.h"
 
 #define LAB_X_DECL(stem, kern) extern const lab_experiment lab_exp_##stem; LAB_CPU_MS(stem);
 LAB_EXPERIMENTS(LAB_X_DECL)
@@ -112,17 +113,22 @@ static void note_sources(const lab_experiment *e, const lab_profile *prof, cJSON
   cJSON *stats = cJSON_GetObjectItemCaseSensitive(env, "stats");
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(stats, "method");
   char est[600], text[2600];
+  lab_text t; /* appended, not printed: this runs after every simulation (lab/text.h) */
   lab_profile_estimates(prof, est, sizeof est);
-  int n = snprintf(text, sizeof text, "%s", cJSON_IsString(m) ? m->valuestring : "Simulated from the profile.");
-  if (n >= 0 && (size_t)n < sizeof text && !has_param(e, "view"))
-    n += snprintf(text + n, sizeof text - (size_t)n, " Launch costs are modelled as raw CUDA's (the view a GPU run reads).");
-  if (n >= 0 && (size_t)n < sizeof text && !prof->src)
-    snprintf(text + n, sizeof text - (size_t)n, " Profile %s: figures read from a profile file%s.", prof->name,
-             prof->calibrated_fields[0] ? " (some fitted by gpulab calibrate)" : "");
-  else if (n >= 0 && (size_t)n < sizeof text)
-    snprintf(text + n, sizeof text - (size_t)n, " Profile %s: %s%s.", prof->name,
-             est[0] ? "figures with no published source, used as estimates: " : "every figure has a published source",
-             est);
+  lab_text_init(&t, text, sizeof text);
+  lab_text_add(&t, cJSON_IsString(m) ? m->valuestring : "Simulated from the profile.");
+  if (!has_param(e, "view")) lab_text_add(&t, " Launch costs are modelled as raw CUDA's (the view a GPU run reads).");
+  lab_text_add(&t, " Profile ");
+  lab_text_add(&t, prof->name);
+  if (!prof->src) {
+    lab_text_add(&t, ": figures read from a profile file");
+    if (prof->calibrated_fields[0]) lab_text_add(&t, " (some fitted by gpulab calibrate)");
+  } else {
+    lab_text_add(&t, est[0] ? ": figures with no published source, used as estimates: "
+                            : ": every figure has a published source");
+    lab_text_add(&t, est);
+  }
+  lab_text_add(&t, ".");
   if (cJSON_IsObject(stats)) cJSON_ReplaceItemInObjectCaseSensitive(stats, "method", cJSON_CreateString(text));
 }
 

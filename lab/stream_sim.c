@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cjson_compat.h"
+#include "text.h"
 
 #define CPU_LANE "cpu"
 #define DEFAULT_GPU_LANE "gpu:0/stream0"
@@ -56,7 +57,10 @@ void lab_stream_host(lab_stream_sim *s, const char *label, double us) {
 double lab_stream_kernel(lab_stream_sim *s, const char *label, double gpu_us) {
   if (recording(s)) {
     char buf[96];
-    snprintf(buf, sizeof buf, "launch %s", label ? label : "kernel");
+    lab_text t;
+    lab_text_init(&t, buf, sizeof buf);
+    lab_text_add(&t, "launch ");
+    lab_text_add(&t, label ? label : "kernel");
     record(s, CPU_LANE, buf, s->host_us, s->host_us + s->launch_us);
   }
   s->host_us += s->launch_us;
@@ -96,7 +100,6 @@ double lab_copy_us(const lab_profile *prof, double bytes, double gbps) {
 }
 
 double lab_stream_copy(lab_stream_sim *s, const char *label, double bytes, double gbps, int pinned) {
-  char buf[96] = "";
   /* From pageable memory the driver first copies into its own pinned
    * staging buffer: one more fixed cost on top of the transfer itself. */
   double run = lab_copy_us(s->prof, bytes, gbps) + (pinned ? 0 : s->prof->copy_latency_us);
@@ -105,9 +108,13 @@ double lab_stream_copy(lab_stream_sim *s, const char *label, double bytes, doubl
   double start = max2(s->host_us, s->gpu_free_us);
   s->gpu_free_us = start + run;
   if (!pinned) s->host_us = s->gpu_free_us; /* a pageable cudaMemcpy returns only when the copy is done */
-  if (recording(s)) {
-    if (pinned) snprintf(buf, sizeof buf, "enqueue %s", label ? label : "copy");
-    else snprintf(buf, sizeof buf, "%s (host waits: pageable)", label ? label : "copy");
+  if (recording(s)) { /* named only when kept; appended, not printed (lab/text.h) */
+    char buf[96];
+    lab_text t;
+    lab_text_init(&t, buf, sizeof buf);
+    lab_text_add(&t, pinned ? "enqueue " : "");
+    lab_text_add(&t, label ? label : "copy");
+    lab_text_add(&t, pinned ? "" : " (host waits: pageable)");
     record(s, CPU_LANE, buf, issue, s->host_us);
   }
   record(s, s->gpu_lane, label, start, s->gpu_free_us);
@@ -137,8 +144,11 @@ void lab_streams_init(lab_streams_sim *s, const lab_profile *prof, int n_streams
 
 static void record_lane(lab_streams_sim *s, const char *lane, const char *label, double start_us, double end_us) {
   char name[96];
+  lab_text t; /* appended, not printed (lab/text.h) */
   if (!s->timeline) return;
-  snprintf(name, sizeof name, "%s%s", s->prefix ? s->prefix : "", lane);
+  lab_text_init(&t, name, sizeof name);
+  lab_text_add(&t, s->prefix);
+  lab_text_add(&t, lane);
   cJSON *e = cJSON_CreateObject();
   if (!e) return;
   cJSON_AddStringToObject(e, "lane", name);
@@ -163,9 +173,14 @@ double lab_streams_op(lab_streams_sim *s, int stream, lab_engine engine, const c
   s->engine_free_us[engine] = end;
   s->engine_busy_us[engine] += run_us;
   if (host_waits) s->host_us = end;
-  snprintf(lane, sizeof lane, "gpu:0/stream%d", stream);
-  record_lane(s, lane, label, start, end);
-  if (s->draw_engines) record_lane(s, engine_lane[engine], label, start, end);
+  if (s->timeline) { /* the lane is named only for a timeline: most ops are samples, never drawn */
+    lab_text t;
+    lab_text_init(&t, lane, sizeof lane);
+    lab_text_add(&t, "gpu:0/stream");
+    lab_text_int(&t, stream);
+    record_lane(s, lane, label, start, end);
+    if (s->draw_engines) record_lane(s, engine_lane[engine], label, start, end);
+  }
   if (start_us) *start_us = start;
   return end;
 }

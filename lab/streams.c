@@ -18,6 +18,7 @@
 #include "sim_measure.h"
 #include "stats.h"
 #include "stream_sim.h"
+#include "text.h"
 
 #define MIB 1048576.0
 
@@ -86,11 +87,22 @@ static void add_run(cJSON *env, const lab_streams_run *r, const char *prefix, in
   for (int i = 0; i < r->n_spans; i++) {
     const lab_streams_span *s = &r->span[i];
     int bad = stale && s->stage == LAB_ST_KERNEL && s->chunk < LAB_STREAMS_MAX_CHUNKS && stale[s->chunk];
-    snprintf(label, sizeof label, "%s %d%s", stage_name[s->stage], s->chunk, bad ? " (read stale data)" : "");
-    snprintf(lane, sizeof lane, "%sgpu:0/stream%d", prefix, s->stream);
+    lab_text t; /* appended, not printed: every span of every drawn run (lab/text.h) */
+    lab_text_init(&t, label, sizeof label);
+    lab_text_add(&t, stage_name[s->stage]);
+    lab_text_add(&t, " ");
+    lab_text_int(&t, s->chunk);
+    lab_text_add(&t, bad ? " (read stale data)" : "");
+    lab_text_init(&t, lane, sizeof lane);
+    lab_text_add(&t, prefix);
+    lab_text_add(&t, "gpu:0/stream");
+    lab_text_int(&t, s->stream);
     lab_env_event(env, lane, label, s->start_us, s->end_us);
     if (engines) {
-      snprintf(lane, sizeof lane, "%sgpu:0/%s", prefix, engine[s->stage]);
+      lab_text_init(&t, lane, sizeof lane);
+      lab_text_add(&t, prefix);
+      lab_text_add(&t, "gpu:0/");
+      lab_text_add(&t, engine[s->stage]);
       lab_env_event(env, lane, label, s->start_us, s->end_us);
     }
   }

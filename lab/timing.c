@@ -17,6 +17,7 @@
 #include "sim_measure.h"
 #include "stats.h"
 #include "stream_sim.h"
+#include "text.h"
 #include "units.h"
 #include "view.h"
 
@@ -146,35 +147,35 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
   for (int i = 0; i < m->n_runs; i++) lab_series_point(runs, i + 1, m->run_ms[i]);
   for (int i = 0; i < m->n_launches; i++) {
     char label[48];
-    snprintf(label, sizeof label, "launch sgemm %d", i + 1);
-    lab_env_event(env, "cpu", label, m->launch_start_us[i], m->launch_end_us[i]);
-    snprintf(label, sizeof label, "sgemm %d", i + 1);
-    lab_env_event(env, "gpu:0/stream0", label, m->gpu_start_us[i], m->gpu_end_us[i]);
+    /* appended, not printed (lab/text.h) */
+    lab_env_event(env, "cpu", lab_text_numbered(label, sizeof label, "launch sgemm ", i + 1, ""),
+                  m->launch_start_us[i], m->launch_end_us[i]);
+    lab_env_event(env, "gpu:0/stream0", lab_text_numbered(label, sizeof label, "sgemm ", i + 1, ""),
+                  m->gpu_start_us[i], m->gpu_end_us[i]);
   }
   lab_env_event(env, "cpu", "synchronize (host waits)", m->sync_start_us, m->sync_end_us);
   lab_timing_findings(env, m);
   bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
   char method[1300];
+  lab_text t; /* appended, not printed (lab/text.h) */
+  lab_text_init(&t, method, sizeof method);
   if (simulated)
-    snprintf(method, sizeof method,
-             "Simulated with the stream model of the profile: each launch costs the host launch_us (±8%% "
-             "jitter) and returns; the GPU runs the sgemms in order, each taking 2·N³ flop at fp32 peak × "
-             "efficiency (lower for small matrices, ±1.5%% jitter); a synchronize waits for the GPU and costs "
-             "sync_us; events span the batch from the first sgemm's start to the last one's end, waits for "
-             "launches included, at 0.5 µs resolution; the GPU's own time is the sgemms back to back; the first "
-             "run adds cold_start_ms (a fresh process loading cuBLAS). Medians of the samples.%s",
-             lab_view_sentence(true, pytorch));
+    lab_text_add(&t, "Simulated with the stream model of the profile: each launch costs the host launch_us (±8% "
+                     "jitter) and returns; the GPU runs the sgemms in order, each taking 2·N³ flop at fp32 peak × "
+                     "efficiency (lower for small matrices, ±1.5% jitter); a synchronize waits for the GPU and costs "
+                     "sync_us; events span the batch from the first sgemm's start to the last one's end, waits for "
+                     "launches included, at 0.5 µs resolution; the GPU's own time is the sgemms back to back; the first "
+                     "run adds cold_start_ms (a fresh process loading cuBLAS). Medians of the samples.");
   else
-    snprintf(method, sizeof method,
-             "Each sample is one batch of sgemms launched as a program launches them: the host clock is read "
-             "before the first launch, after the last launch (no synchronize) and after the synchronize; CUDA "
-             "events bracket the same batch. A second batch per sample is queued behind a kernel that waits "
-             "for a host-written flag until all of it is queued, and its events give the GPU's own time (per "
-             "sgemm and TFLOPS). The cold run is the first batch of a fresh process (cuBLAS handle and first "
-             "use; the context's creation timed apart), then two warm-ups. The timeline is one more warm "
-             "batch with an event after each sgemm: each starts at the later of its launch and the previous "
-             "one's end. Medians of the samples.%s",
-             lab_view_sentence(false, false));
+    lab_text_add(&t, "Each sample is one batch of sgemms launched as a program launches them: the host clock is read "
+                     "before the first launch, after the last launch (no synchronize) and after the synchronize; CUDA "
+                     "events bracket the same batch. A second batch per sample is queued behind a kernel that waits "
+                     "for a host-written flag until all of it is queued, and its events give the GPU's own time (per "
+                     "sgemm and TFLOPS). The cold run is the first batch of a fresh process (cuBLAS handle and first "
+                     "use; the context's creation timed apart), then two warm-ups. The timeline is one more warm "
+                     "batch with an event after each sgemm: each starts at the later of its launch and the previous "
+                     "one's end. Medians of the samples.");
+  lab_text_add(&t, lab_view_sentence(simulated, simulated && pytorch));
   lab_env_stats(env, m->samples, m->warmup, "events_ms", m->iqr_pct, method);
   if (m->validated >= 0) lab_env_validation(env, m->validated, m->max_abs_err);
   return env;

@@ -20,6 +20,7 @@ int main(void) {
       make_params_suite,
       make_json_suite,
       make_utf8_suite,
+      make_text_suite,
       make_conn_limit_suite,
       make_openapi_suite,
       make_envelope_suite,
