@@ -45,7 +45,10 @@ START_TEST(ui_doctor_idle_item_shows_steps_findings_lesson_and_experiment) {
   ck_assert_ptr_nonnull(strstr(h, "href=\"#lesson/01-cuda-intuition/async\""));
   ck_assert_ptr_nonnull(strstr(h, "data-action=\"doctor-open\""));
   ck_assert_ptr_nonnull(strstr(h, "from your trace"));
-  ck_assert_ptr_null(strstr(h, "chart-timeline")); /* no "timeline" in this answer: no chart */
+  ck_assert_ptr_nonnull(strstr(h, "href=\"#lab/profile?log_every=10\"")); /* its page, pre-filled too */
+  /* the doctor draws its idlest step, ProfilerStep#12, with the experiments' lane chart */
+  ck_assert_ptr_nonnull(strstr(h, "chart-timeline"));
+  ck_assert_ptr_nonnull(strstr(h, "ProfilerStep#12"));
   free(h);
 }
 END_TEST

@@ -152,8 +152,10 @@ static void one_finding(ui_buf *b, const cJSON *f, int i) {
       }
       ui_buf_raw(b, ", from your trace)");
     }
+    char href[512];
+    ui_lab_href(ex, params, href, sizeof href); /* its own page, with the trace's numbers too */
     ui_buf_raw(b, "</button> <a class=\"muted\" href=\"");
-    ui_buf_text(b, str(e, "href"));
+    ui_buf_text(b, href);
     ui_buf_raw(b, "\">its page</a>");
   }
   ui_buf_rawf(b, "</p><div class=\"explain-exp\" id=\"doctor-exp-%d\"></div></article>", i);

@@ -593,6 +593,27 @@ static void lab_render(const char *name, const ui_device_state *dev, bool focus)
   if (focus) ui_dom_focus("lesson-title");
 }
 
+/* The lab page's link to ex, "#lab/NAME", with "?k=v&…" for the answer's
+ * numbers and booleans that ex takes (the lab page fills its fields from
+ * them: experiment_run.c). Returns 1 when it carries any. */
+int ui_lab_href(const lab_experiment *ex, const cJSON *params, char *out, size_t n) {
+  int at = snprintf(out, n, "#lab/%s", ex->name), any = 0;
+  const cJSON *p;
+  cJSON_ArrayForEach(p, params) {
+    for (int k = 0; k < ex->n_params && at > 0 && (size_t)at < n; k++) {
+      if (strcmp(ex->params[k].name, p->string) != 0) continue;
+      const char *sep = any ? "&" : "?";
+      if (cJSON_IsBool(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%d", sep, p->string, cJSON_IsTrue(p) ? 1 : 0);
+      else if (cJSON_IsNumber(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%.15g", sep, p->string, p->valuedouble);
+      else continue;
+      any = 1;
+    }
+  }
+  if (at > 0 && (size_t)at < n) return any;
+  snprintf(out, n, "#lab/%s", ex->name); /* too many to carry: the experiment as it comes */
+  return 0;
+}
+
 /* Sets e's fields from a "#lab/NAME?k=v&…" link's query (an explained
  * error's experiment: explain_view.c): numbers as given, booleans 1 or 0;
  * a name e does not take, a choice or a value that is not a number is

@@ -7,6 +7,7 @@
 #define UI_EXPERIMENT_RUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "device.h"
 
@@ -15,6 +16,14 @@
 void ui_exp_fill(const char *name, const ui_device_state *dev);
 /* Handles "exp-run" (arg: the experiment); false for other actions. */
 bool ui_exp_action(const char *action, const char *arg);
+
+struct cJSON;
+struct lab_experiment;
+
+/* Writes ex's lab page link, "#lab/NAME?k=v&…", carrying the numbers and
+ * yes/no values of params that ex takes (the page fills its fields from
+ * them). Returns 1 when it carries any, 0 for the bare "#lab/NAME". */
+int ui_lab_href(const struct lab_experiment *ex, const struct cJSON *params, char *out, size_t n);
 
 /* true for "#lab" and "#lab/NAME". */
 bool ui_lab_route(const char *hash);

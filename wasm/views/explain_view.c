@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bridge.h"
+#include "experiment_run.h"
 #include "explain.h"
 #include "registry.h"
 
@@ -20,27 +21,6 @@ bool ui_explain_route(const char *hash) { return hash && (!strcmp(hash, "#explai
 static const char *str(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-/* The lab page's link to ex, "#lab/NAME", with "?k=v&…" for the answer's
- * numbers and booleans that ex takes (the lab page fills its fields from
- * them: experiment_run.c). Returns 1 when it carries any. */
-static int lab_href(const lab_experiment *ex, const cJSON *params, char *out, size_t n) {
-  int at = snprintf(out, n, "#lab/%s", ex->name), any = 0;
-  const cJSON *p;
-  cJSON_ArrayForEach(p, params) {
-    for (int k = 0; k < ex->n_params && at > 0 && (size_t)at < n; k++) {
-      if (strcmp(ex->params[k].name, p->string) != 0) continue;
-      const char *sep = any ? "&" : "?";
-      if (cJSON_IsBool(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%d", sep, p->string, cJSON_IsTrue(p) ? 1 : 0);
-      else if (cJSON_IsNumber(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%.15g", sep, p->string, p->valuedouble);
-      else continue;
-      any = 1;
-    }
-  }
-  if (at > 0 && (size_t)at < n) return any;
-  snprintf(out, n, "#lab/%s", ex->name); /* too many to carry: the experiment as it comes */
-  return 0;
 }
 
 /* Bar parts' colours: the page's palette by part (CSS classes in style.css). */
@@ -160,7 +140,7 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   const lab_experiment *ex = lab_experiment_find(str(e, "name"));
   if (ex) {
     char href[512];
-    int prefilled = lab_href(ex, cJSON_GetObjectItemCaseSensitive(e, "params"), href, sizeof href);
+    int prefilled = ui_lab_href(ex, cJSON_GetObjectItemCaseSensitive(e, "params"), href, sizeof href);
     ui_buf_raw(b, "<a class=\"button explain-open\" href=\"");
     ui_buf_text(b, href);
     ui_buf_raw(b, "\">Open the experiment: ");
