@@ -83,6 +83,13 @@ browserTest('a trace is read offline in the browser: progress, findings, lesson 
     assert.equal(await idle.locator('a.explain-lesson').getAttribute('href'), '#lesson/01-cuda-intuition/async');
     assert.match(await idle.locator('button[data-action="doctor-open"]').textContent(), /log_every = 10, from your trace/);
     assert.equal(await page.locator('table.doctor-steps tbody tr').count(), 5);
+    // the idlest step drawn as the experiments draw their timelines: the host lane and the GPU's stream
+    assert.equal(await page.locator('#doctor-timeline').count(), 1);
+    const tl = page.locator('.chart-timeline').first();
+    await tl.waitFor();
+    assert.match(await page.locator('#doctor-out').textContent(), /ProfilerStep#12 on a timeline/);
+    await tl.scrollIntoViewIfNeeded();
+    await tl.screenshot({ path: path.join(shots, `doctor-${tag}-timeline.png`) });
     await page.evaluate(() => document.getElementById('doctor-drop').scrollIntoView({ block: 'start' }));
     await page.screenshot({ path: path.join(shots, `doctor-${tag}.png`), fullPage: false });
     await page.evaluate(() => document.getElementById('doctor-findings').scrollIntoView({ block: 'start' }));

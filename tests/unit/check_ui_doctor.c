@@ -49,6 +49,7 @@ START_TEST(ui_doctor_idle_item_shows_steps_findings_lesson_and_experiment) {
   /* the doctor draws its idlest step, ProfilerStep#12, with the experiments' lane chart */
   ck_assert_ptr_nonnull(strstr(h, "chart-timeline"));
   ck_assert_ptr_nonnull(strstr(h, "ProfilerStep#12"));
+  ck_assert_ptr_nonnull(strstr(h, "time since the step began")); /* not "since the first launch" */
   free(h);
 }
 END_TEST

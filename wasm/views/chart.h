@@ -80,6 +80,7 @@ typedef struct ui_timeline_chart {
   int n;
   const ui_mark *marks; /* x in µs */
   int n_marks;
+  const char *x_title; /* NULL: "time since the first launch" (an experiment's run) */
 } ui_timeline_chart;
 
 void ui_chart_lines(ui_buf *b, const ui_line_chart *c);

@@ -137,7 +137,7 @@ void ui_chart_timeline(ui_buf *b, const ui_timeline_chart *c) {
   ui_box bx = {112, 20 + 34.0 * c->n_marks, BAR_W - 18, h - 52};
   ui_svg_begin(b, "chart-timeline", BAR_W, h, c->summary);
   ui_axis_fit(&ax, UI_SCALE_LINEAR, 0, end > 0 ? end : 1, 6, true);
-  ui_axis_x(b, &bx, &ax, UI_UNIT_US, "time since the first launch");
+  ui_axis_x(b, &bx, &ax, UI_UNIT_US, c->x_title ? c->x_title : "time since the first launch");
   for (int l = 0; l < n_lanes; l++) {
     double y = bx.y0 + 10 + l * 52;
     /* "GPU 0, stream 0" goes on two lines, so the label column stays narrow */

@@ -125,7 +125,10 @@ void ui_result_timeline_part(ui_buf *b, const cJSON *env, const char *title, con
     n++;
   }
   if (n == 0) goto end;
-  ui_timeline_chart c = {.summary = summary, .spans = spans, .n = n, .marks = marks, .n_marks = n_marks};
+  /* a doctor's answer says which part of the learner's trace it draws: its times start there, not at a launch */
+  const cJSON *of = ui_json_obj(env, "timeline_of");
+  const char *x_title = !of ? NULL : ui_json_str(of, "step") ? "time since the step began" : "time since the trace began";
+  ui_timeline_chart c = {.summary = summary, .spans = spans, .n = n, .marks = marks, .n_marks = n_marks, .x_title = x_title};
   ui_res_figure_begin(b, title);
   ui_chart_timeline(b, &c);
   ui_res_numbers_begin(b);
