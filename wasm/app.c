@@ -317,7 +317,7 @@ static void render_rest(void *ctx) {
  * and painted the text without them (60-100 ms in a Chrome trace on a busy
  * 2-core machine), and then again with them. data-first-screen on the
  * lesson marks that point: the page's ready point (web/app.js). The rest
- * (the other sections, the quiz, the report: 4/5 of lesson 1's 45 KB of
+ * (the other sections, the quiz, the report: nine tenths of lesson 1's
  * markup, 20-40 ms of parsing on that machine) follows in render_rest. A
  * learner routed to a section gets the whole lesson at once, so that
  * section is there to move to. */
