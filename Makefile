@@ -291,6 +291,15 @@ $(WEB)/%: web/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# The page preloads the first lesson of the index, the one a first visit
+# opens, so its bytes leave with the page's (web/app.js asks it at once).
+$(WEB)/index.html: web/index.html $(WEB)/lessons/index.json
+	@mkdir -p $(dir $@)
+	id=$$(sed -n 's/^[[:space:]]*"id":[[:space:]]*"\([a-z0-9-]*\)".*/\1/p' $(WEB)/lessons/index.json | head -n 1); \
+	if [ -n "$$id" ]; then \
+	  sed "s|<!-- gpulab:first-lesson -->|<link rel=\"preload\" href=\"/lessons/$$id.json\" as=\"fetch\" crossorigin data-first-lesson>|" $< > $@; \
+	else cp $< $@; fi
+
 lessons: $(WEB)/lessons/index.json
 
 $(WEB)/lessons/index.json: $(LESSONC) $(wildcard lessons/*/*)

@@ -8,10 +8,14 @@
 //    blocked for these loads so no answer hides inside it. One more load
 //    with the worker on, counted by a TCP proxy in front of the server,
 //    gives what caching the app for offline use adds.
-//  - Ready: the page stamps performance.now() itself when the lesson and
-//    the GPU panel are filled (web/app.js, window.gpulabReady), read after
-//    the fact, so the figure holds none of this tool's polling; the peer's
-//    is its load event (Navigation Timing). Median of 5 fresh contexts each.
+//  - Ready: the page stamps performance.now() itself when the GPU panel is
+//    filled and the lesson's first screen is drawn with its widgets
+//    (web/app.js, window.gpulabReady), read after the fact, so the figure
+//    holds none of this tool's polling; the peer's is its load event
+//    (Navigation Timing). PAIRS fresh contexts each, interleaved (static,
+//    app, static, app …) so a machine that other work slows slows both
+//    alike; median and interquartile range of each, the ratio of the
+//    medians, and the page's own marks (gpulab:app, gpulab:main) beside.
 //  - Lighthouse (npm lighthouse, bench/package.json) on the app, mobile
 //    defaults, driving Debian's Chromium through CHROME_PATH.
 // Usage: node bench/client.mjs BUILD
@@ -73,7 +77,13 @@ const base = `http://127.0.0.1:${proxy.address().port}`;
 
 const browser = await chromium.launch({ executablePath: CHROMIUM,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
-const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const PAIRS = 9;
+// The q-quantile, interpolated between the two nearest values.
+const quantile = (xs, q) => {
+  const s = xs.slice().sort((a, b) => a - b), i = (s.length - 1) * q, lo = Math.floor(i);
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (i - lo);
+};
+const median = (xs) => quantile(xs, 0.5);
 
 // One cold load in a fresh context: the page's own ready stamp, and every
 // response with its bytes on the wire, until the network is idle.
@@ -91,6 +101,8 @@ async function load(url, readyMs, { worker = false } = {}) {
   wire = 0;
   await page.goto(url);
   const ms = await readyMs(page);
+  const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark')
+    .filter((m) => m.name.startsWith('gpulab:')).map((m) => [m.name, m.startTime])));
   await page.waitForLoadState('networkidle');
   let afterWorker = null;
   if (worker) {
@@ -103,7 +115,7 @@ async function load(url, readyMs, { worker = false } = {}) {
     afterWorker = wire;
   }
   await ctx.close();
-  return { ms, bytes: responses.reduce((a, r) => a + r.bytes, 0), responses, afterWorker };
+  return { ms, marks, bytes: responses.reduce((a, r) => a + r.bytes, 0), responses, afterWorker };
 }
 
 // The app's own stamp (web/app.js), read once it is there. One small
@@ -162,9 +174,9 @@ async function lighthouse(url) {
 
 try {
   const app = [], peer = [];
-  for (let i = 0; i < 5; i++) {
-    app.push(await load(`${base}/`, appReady));
+  for (let i = 0; i < PAIRS; i++) {
     peer.push(await load(`${base}/${staticName}`, staticReady));
+    app.push(await load(`${base}/`, appReady));
   }
   const withWorker = await load(`${base}/`, appReady, { worker: true });
   const a = app[0], p = peer[0];
@@ -175,10 +187,16 @@ try {
   for (const r of a.responses.slice().sort((x, y) => y.bytes - x.bytes))
     console.log(`    ${String(r.bytes).padStart(7)}  ${r.path}${r.encoding ? ` (${r.encoding})` : ''}`);
   console.log(`  a first visit with the service worker caching the app for offline use, counted by a TCP proxy: ${kb(withWorker.afterWorker)}`);
+  const spread = (xs) => `median ${median(xs).toFixed(0)} ms (IQR ${quantile(xs, 0.25).toFixed(0)}-${quantile(xs, 0.75).toFixed(0)})`;
   const ta = median(app.map((r) => r.ms)), tp = median(peer.map((r) => r.ms));
-  console.log(`  ready (stamped in the page, performance.now()): median ${ta.toFixed(0)} ms of 5 fresh contexts [${app.map((r) => r.ms.toFixed(0)).join(', ')}]; ` +
-    `peer static page load event ${tp.toFixed(0)} ms [${peer.map((r) => r.ms.toFixed(0)).join(', ')}], ratio ${(ta / tp).toFixed(2)}x ` +
-    `(budget ${BUDGET_READY_RATIO}x: ${ta / tp <= BUDGET_READY_RATIO ? 'met' : 'MISSED'})`);
+  console.log(`  ready (stamped in the page, performance.now()), ${PAIRS} fresh contexts each, interleaved: ` +
+    `app ${spread(app.map((r) => r.ms))} [${app.map((r) => r.ms.toFixed(0)).join(', ')}]; ` +
+    `peer static page load event ${spread(peer.map((r) => r.ms))} [${peer.map((r) => r.ms.toFixed(0)).join(', ')}]; ` +
+    `ratio of medians ${(ta / tp).toFixed(2)}x (budget ${BUDGET_READY_RATIO}x: ${ta / tp <= BUDGET_READY_RATIO ? 'met' : 'MISSED'})`);
+  const at = (name) => app.map((r) => r.marks[name]).filter((v) => typeof v === 'number');
+  if (at('gpulab:app').length && at('gpulab:main').length)
+    console.log(`    the page's marks, median: app.js runs ${median(at('gpulab:app')).toFixed(0)} ms, ` +
+      `wasm instantiated and main() starts ${median(at('gpulab:main')).toFixed(0)} ms, ready ${ta.toFixed(0)} ms`);
   const lh = await lighthouse(`http://127.0.0.1:${port}/`); // straight to the server: the proxy only counts
   if (lh.skipped) console.log(`  Lighthouse: skipped: ${lh.skipped}`);
   else console.log(`  Lighthouse ${lh.version} (mobile): Performance ${lh.performance} (budget ${BUDGET_LIGHTHOUSE}: ` +

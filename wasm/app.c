@@ -50,6 +50,7 @@ static struct {
   char want_lesson[UI_ID_MAX], want_section[UI_ID_MAX];
   bool focus_lesson; /* the learner navigated: move focus to what they chose */
   intptr_t lesson_gen;
+  int sections_shown; /* of the lesson's sections, how many are on the page; -1: all */
   bool profiles_asked; /* GET /api/profiles is sent once, when a widget is on the page */
 } app;
 
@@ -115,13 +116,21 @@ static void on_health(int status, const char *body, size_t len, void *ctx) {
 
 /* ---- the device panel and the experiment cards ------------------------------ */
 
-static void render_experiments(void) {
+/* The widgets of the sections from the from-th on that are on the page. */
+static void fill_experiments(int from) {
   const cJSON *s, *name;
+  int i = 0;
   cJSON_ArrayForEach(s, ui_json_arr(app.lesson, "sections")) {
+    if (app.sections_shown >= 0 && i >= app.sections_shown) break;
+    if (i++ < from) continue;
     cJSON_ArrayForEach(name, ui_json_arr(s, "experiments")) {
       if (cJSON_IsString(name)) ui_exp_fill(name->valuestring, &app.dev);
     }
   }
+}
+
+static void render_experiments(void) {
+  fill_experiments(0);
   ui_lab_refresh(&app.dev);
 }
 
@@ -269,6 +278,7 @@ static void lesson_message(const char *title, const char *text) {
   ui_view_lesson_message(&b, title, text);
   show("lesson", &b);
   set_busy("lesson", false);
+  ui_dom_set_attr("lesson", "data-first-screen", NULL);
 }
 
 static void show_section(void) {
@@ -283,32 +293,58 @@ static void show_section(void) {
   app.want_section[0] = '\0';
 }
 
-/* The lesson's widgets are filled in the same task as its text. A task of
- * their own (setTimeout 0 or a MessageChannel message) came after Chromium
- * had styled, laid out and painted the whole lesson once without them (a
- * frame was due: 60-100 ms in a Chrome trace on a busy 2-core machine),
- * and then again with them. The lesson is busy until they are in, so the
- * page's ready point includes them. */
-static void fill_widgets(void *ctx) {
-  if ((intptr_t)ctx != app.lesson_gen || !app.lesson) return; /* another lesson or page since */
-  render_experiments();
+/* The rest of the lesson, below its first screen: its other sections with
+ * their widgets, the quiz and the report, added at the end of the lesson
+ * after the first screen has been drawn (ui_later: two frames, then a
+ * timer). The lesson stays busy until they are in. */
+static void render_rest(void *ctx) {
+  ui_buf b;
+  int from = app.sections_shown;
+  if ((intptr_t)ctx != app.lesson_gen || !app.lesson || from < 0) return; /* another lesson or page since */
+  ui_buf_init(&b);
+  ui_view_lesson_sections(&b, app.lesson, from, -1);
+  ui_quiz_app_tail(&b, app.lesson);
+  app.sections_shown = -1;
+  if (b.failed) ui_dom_set_html("lesson", "<p>Out of memory while drawing this part of the page. Reload the page.</p>");
+  else ui_dom_append_html("lesson", ui_buf_str(&b));
+  ui_buf_free(&b);
+  fill_experiments(from);
   set_busy("lesson", false);
-  show_section();
 }
 
+/* A lesson is drawn in two steps. Its first screen (title, summary, the
+ * first section) goes in first, with that section's widgets filled in the
+ * same task: a task of their own came after Chromium had styled, laid out
+ * and painted the text without them (60-100 ms in a Chrome trace on a busy
+ * 2-core machine), and then again with them. data-first-screen on the
+ * lesson marks that point: the page's ready point (web/app.js). The rest
+ * (the other sections, the quiz, the report: nine tenths of lesson 1's
+ * markup, 20-40 ms of parsing on that machine) follows in render_rest. A
+ * learner routed to a section gets the whole lesson at once, so that
+ * section is there to move to. */
 static void render_lesson(void) {
   ui_buf b;
   char title[200];
+  bool whole = app.want_section[0] != '\0';
   ui_buf_init(&b);
-  ui_view_lesson(&b, app.lesson);
-  ui_quiz_app_tail(&b, app.lesson);
+  ui_view_lesson_head(&b, app.lesson);
+  ui_view_lesson_sections(&b, app.lesson, 0, whole ? -1 : 1);
+  if (whole) ui_quiz_app_tail(&b, app.lesson);
+  app.sections_shown = whole ? -1 : 1;
   show("lesson", &b);
   ui_lab_leave();
   render_nav();
   snprintf(title, sizeof title, "%s — gpulab", ui_json_str(app.lesson, "title"));
   ui_dom_set_title(title);
   ui_storage_set(STORE_LESSON, ui_json_str(app.lesson, "id"));
-  fill_widgets((void *)app.lesson_gen);
+  render_experiments();
+  if (whole) {
+    set_busy("lesson", false);
+  } else {
+    ui_dom_set_attr("lesson", "data-first-screen", "drawn");
+    ui_later(0, render_rest, (void *)app.lesson_gen);
+  }
+  show_section();
 }
 
 /* ctx carries the request's generation: answers to superseded requests are dropped. */
@@ -335,6 +371,7 @@ static void load_lesson(void) {
   char url[128];
   snprintf(url, sizeof url, "/lessons/%s.json", app.want_lesson);
   set_busy("lesson", true);
+  ui_dom_set_attr("lesson", "data-first-screen", NULL);
   app.lesson_gen++;
   ui_fetch(url, UI_API_TIMEOUT_MS, on_lesson, (void *)app.lesson_gen);
 }
@@ -387,6 +424,7 @@ static void go(const char *hash, bool by_learner) {
   }
   snprintf(app.want_section, sizeof app.want_section, "%s", r.section);
   if (app.lesson && strcmp(ui_json_str(app.lesson, "id"), id) == 0) {
+    if (app.want_section[0]) render_rest((void *)app.lesson_gen); /* below the first screen: maybe not drawn yet */
     show_section();
     return;
   }

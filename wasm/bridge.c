@@ -85,6 +85,11 @@ EM_JS(void, js_set_html, (const char *id, const char *html), {
   if (el) el.innerHTML = UTF8ToString(html);
 });
 
+EM_JS(void, js_append_html, (const char *id, const char *html), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (el) el.insertAdjacentHTML("beforeend", UTF8ToString(html));
+});
+
 EM_JS(void, js_set_text, (const char *id, const char *text), {
   const el = document.getElementById(UTF8ToString(id));
   if (el) el.textContent = UTF8ToString(text);
@@ -450,6 +455,7 @@ void ui_bridge_action(const char *action, const char *arg) {
 }
 
 void ui_dom_set_html(const char *id, const char *html) { js_set_html(id, html); }
+void ui_dom_append_html(const char *id, const char *html) { js_append_html(id, html); }
 void ui_dom_set_text(const char *id, const char *text) { js_set_text(id, text); }
 void ui_dom_set_attr(const char *id, const char *name, const char *value) { js_set_attr(id, name, value); }
 void ui_dom_fill(const char *selector, const char *html) { js_fill(selector, html); }

@@ -39,6 +39,8 @@ void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx)
 
 /* Element by id; a missing element is ignored. html is inserted as markup. */
 void ui_dom_set_html(const char *id, const char *html);
+/* Adds markup at the end of the element's content, keeping what is there. */
+void ui_dom_append_html(const char *id, const char *html);
 void ui_dom_set_text(const char *id, const char *text);
 /* Sets (value != NULL) or removes an attribute. */
 void ui_dom_set_attr(const char *id, const char *name, const char *value);

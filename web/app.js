@@ -5,6 +5,11 @@
 // client could not start, if it cannot.
 (function () {
   "use strict";
+  // Marks in the page's performance timeline (`make bench` prints them):
+  // gpulab:app when this file runs, gpulab:main when the wasm is
+  // instantiated and main() starts, gpulab:ready at the ready point.
+  var mark = function (name) { if (window.performance && performance.mark) performance.mark(name); };
+  mark("gpulab:app");
 
   function fail(message) {
     var status = document.getElementById("status");
@@ -53,7 +58,9 @@
     var api = url.indexOf("/api/") === 0;
     // A static file is revalidated by its ETag all the same (the server
     // sends it with Cache-Control: no-cache); the default cache mode lets
-    // this request take the index.html's preload of it.
+    // this request take the index.html's preload of it. The API is not
+    // preloaded: a preload cannot be aborted, and a server that accepts and
+    // never answers would keep the connection (tests/e2e/stall.test.mjs).
     var p = fetch(url, { headers: { "Accept": "application/json" }, cache: api ? "no-store" : "default", signal: ctl ? ctl.signal : undefined })
       .then(function (r) { return r.text().then(function (t) { return [r.status, t, r.headers.get("Retry-After")]; }); })
       .catch(function () { return [0, ""]; });
@@ -61,15 +68,38 @@
     early[url] = p;
     return p;
   }
+  // The client's wasm, compiled while its program (gpulab.js) loads and
+  // runs, not after: streamed (the server sends application/wasm) from the
+  // index.html's preload of it; instantiated in createGpulab below.
+  var wasm = null;
+  if (typeof WebAssembly === "object" && typeof fetch === "function") {
+    var bytes = function () { return fetch("gpulab.wasm", { credentials: "same-origin" }); };
+    wasm = (typeof WebAssembly.compileStreaming === "function" ? WebAssembly.compileStreaming(bytes()) : Promise.reject(null))
+      .catch(function () { // a server that sends another MIME type: compiled from the bytes
+        return bytes().then(function (r) {
+          if (!r.ok) throw new Error("gpulab.wasm: HTTP " + r.status);
+          return r.arrayBuffer();
+        }).then(function (b) { return WebAssembly.compile(b); });
+      });
+    wasm.catch(function () { /* reported when the client instantiates it */ });
+  }
+
   if (typeof fetch === "function") {
     ["/api/device", "/api/health"].forEach(ask);
     // The lesson the client will open: the one in the address, else the last
-    // one read, else the first of the index (wasm/app.c, go()).
+    // one read, else the first of the index (wasm/app.c, go()). The index is
+    // asked before the storage is read: the first read of localStorage
+    // opens it (2-20 ms on a busy machine) while the index is on its way.
     var m = /^#lesson\/([a-z0-9-]{1,63})/.exec(location.hash);
+    var lessons = ask("/lessons/index.json");
     var last = null;
     try { last = localStorage.getItem("gpulab.lesson"); } catch (e) { /* storage off */ }
-    var lessons = ask("/lessons/index.json");
+    // The first lesson's preload (index.html, written by make): asked at
+    // once when it is the one to open, without waiting for the index.
+    var first = document.querySelector("link[data-first-lesson]");
+    var firstId = first ? /^\/lessons\/([a-z0-9-]{1,63})\.json$/.exec(first.getAttribute("href") || "") : null;
     if (m) ask("/lessons/" + m[1] + ".json");
+    else if ((!location.hash || location.hash === "#") && firstId && (!last || last === firstId[1])) ask(firstId[0]);
     else if (!location.hash || location.hash === "#") {
       early["/lessons/*"] = lessons.then(function (res) {
         var index = null;
@@ -86,27 +116,33 @@
   // loads async, so the requests above leave as soon as it arrives, not
   // after the parse and the stylesheet.
   function start() {
-    // The app's ready point, stamped inside the page: the moment the lesson
-    // and the GPU panel are both filled (aria-busy turns false on each), as
-    // performance.now() in window.gpulabReady and data-ready-ms on <html>.
-    // `make bench` reads it afterwards (bench/client.mjs), so the figure holds
-    // no polling or round trip of the tool that reads it.
+    // The app's ready point, stamped inside the page: the moment the GPU
+    // panel is filled (its aria-busy turns false) and the lesson's first
+    // screen is drawn with its widgets (data-first-screen on the lesson;
+    // the client adds the rest of the lesson a frame or two later and
+    // clears the lesson's aria-busy then; a lesson drawn whole, or a
+    // message in its place, clears aria-busy at once), as performance.now()
+    // in window.gpulabReady and data-ready-ms on <html>. `make bench`
+    // reads it afterwards (bench/client.mjs), so the figure holds no
+    // polling or round trip of the tool that reads it.
     if (typeof MutationObserver === "function" && window.performance) {
       var done = function () {
         var lesson = document.getElementById("lesson"), gpu = document.getElementById("gpu-body");
-        return lesson && gpu && lesson.getAttribute("aria-busy") === "false" && gpu.getAttribute("aria-busy") === "false" &&
-          document.getElementById("lesson-title");
+        return lesson && gpu && (lesson.getAttribute("aria-busy") === "false" || lesson.hasAttribute("data-first-screen")) &&
+          gpu.getAttribute("aria-busy") === "false" && document.getElementById("lesson-title");
       };
       var watch = new MutationObserver(function () {
         if (!done()) return;
         watch.disconnect();
         window.gpulabReady = performance.now();
+        mark("gpulab:ready");
         document.documentElement.setAttribute("data-ready-ms", window.gpulabReady.toFixed(1));
         registerWorker();
       });
-      // aria-busy alone: the client clears it after it fills each part, and
-      // watching every node the lesson adds would cost more than it says.
-      watch.observe(document.body, { attributes: true, attributeFilter: ["aria-busy"], subtree: true });
+      // These attributes alone: the client sets them after it fills each
+      // part, and watching every node the lesson adds would cost more than
+      // it says.
+      watch.observe(document.body, { attributes: true, attributeFilter: ["aria-busy", "data-first-screen"], subtree: true });
     }
 
     // A page that never gets ready (a lesson that fails to load) still
@@ -131,10 +167,25 @@
         fail("gpulab.js loaded but did not define the client. Rebuild with 'make' and reload.");
         return;
       }
-      window.createGpulab({
+      var options = {
         print: function (text) { console.log(text); },
         printErr: function (text) { console.warn(text); }
-      }).catch(function (err) {
+      };
+      // The module compiled above; main() runs within receive().
+      if (wasm) {
+        options.instantiateWasm = function (imports, receive) {
+          wasm.then(function (module) {
+            return WebAssembly.instantiate(module, imports).then(function (instance) {
+              mark("gpulab:main");
+              receive(instance, module);
+            });
+          }).catch(function (err) {
+            fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
+          });
+          return {};
+        };
+      }
+      window.createGpulab(options).catch(function (err) {
         fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
       });
     };

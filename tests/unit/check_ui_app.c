@@ -117,6 +117,16 @@ void ui_download(const char *filename, const char *mime, const char *text) {
   (void)mime;
 }
 void ui_dom_set_html(const char *id, const char *html) { put("html", id, html); }
+static const char *get(const char *kind, const char *id);
+void ui_dom_append_html(const char *id, const char *html) {
+  const char *old = get("html", id);
+  size_t n = strlen(old) + strlen(html) + 1;
+  char *both = malloc(n);
+  ck_assert_ptr_nonnull(both);
+  snprintf(both, n, "%s%s", old, html);
+  put("html", id, both);
+  free(both);
+}
 void ui_dom_set_text(const char *id, const char *text) { put("text", id, text); }
 void ui_dom_set_attr(const char *id, const char *name, const char *value) {
   char key[128];
@@ -286,6 +296,42 @@ START_TEST(app_opens_the_first_lesson_and_fills_its_device_card) {
   ck_has(get("fill", DEVICE_SLOT), "Checking this machine");
   answer("/api/device", 200, DEVICE); /* the card follows the panel */
   ck_has(get("fill", DEVICE_SLOT), "built without CUDA");
+}
+END_TEST
+
+/* A lesson is drawn in two steps: its first screen (title, first section,
+ * that section's widgets), marked data-first-screen (the page's ready
+ * point), then the rest at its end (the fake ui_later runs at once), and
+ * only then is the lesson no longer busy. A learner routed to a section
+ * gets the whole lesson in one step. */
+static const char ONE_LONG[] =
+    "{\"id\":\"one\",\"title\":\"Lesson one\",\"sections\":[{\"id\":\"intro\",\"title\":\"Intro\",\"html\":"
+    "\"<div class=\\\"experiment\\\" data-experiment=\\\"device\\\"></div>\",\"experiments\":[\"device\"]},"
+    "{\"id\":\"more\",\"title\":\"More\",\"html\":\"<div class=\\\"experiment\\\" data-experiment=\\\"timing\\\"></div>\","
+    "\"experiments\":[\"timing\"]}]}";
+
+START_TEST(app_draws_the_first_screen_then_the_rest_of_the_lesson) {
+  answer("/lessons/index.json", 200, INDEX);
+  answer("/lessons/one.json", 200, ONE_LONG);
+  const char *html = get("html", "lesson");
+  ck_assert_str_eq(get("attr", "lesson:data-first-screen"), "drawn");
+  ck_assert_ptr_nonnull(strstr(html, "id=\"sec-more\""));
+  ck_assert_msg(strstr(html, "id=\"sec-intro\"") < strstr(html, "id=\"sec-more\""), "sections out of order: %s", html);
+  ck_has(html, "id=\"sec-quiz\"");
+  ck_has(get("fill", DEVICE_SLOT), "Checking this machine");
+  ck_has(get("fill", ".experiment[data-experiment=\"timing\"]"), "exp-timing");
+  ck_assert_str_eq(get("attr", "lesson:aria-busy"), "false");
+}
+END_TEST
+
+START_TEST(app_draws_a_routed_lesson_whole) {
+  snprintf(hash, sizeof hash, "#lesson/one/more");
+  answer("/lessons/index.json", 200, INDEX);
+  answer("/lessons/one.json", 200, ONE_LONG);
+  ck_assert_str_eq(get("attr", "lesson:data-first-screen"), ""); /* never marked: drawn whole */
+  ck_has(get("html", "lesson"), "id=\"sec-more\"");
+  ck_assert_str_eq(focus_id, "sec-more");
+  ck_assert_str_eq(get("attr", "lesson:aria-busy"), "false");
 }
 END_TEST
 
@@ -478,6 +524,8 @@ Suite *make_ui_app_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, app_asks_for_device_health_and_lessons_at_start);
+  tcase_add_test(tc, app_draws_the_first_screen_then_the_rest_of_the_lesson);
+  tcase_add_test(tc, app_draws_a_routed_lesson_whole);
   tcase_add_test(tc, app_shows_the_live_verdict_from_the_server);
   tcase_add_test(tc, app_goes_offline_and_simulates_an_h100_when_unreachable);
   tcase_add_test(tc, app_treats_an_answer_that_is_not_json_as_offline);

@@ -156,10 +156,19 @@ static void on_recorded_index(int status, const char *body, size_t len, void *ct
   cJSON_Delete(j);
 }
 
+static void fetch_recorded(void *ctx) {
+  if ((intptr_t)ctx != st.rec_gen) return;
+  ui_fetch("/recorded/index.json", STATIC_TIMEOUT_MS, on_recorded_index, ctx);
+}
+
+/* Asked once the page has drawn its first screen (ui_later: two frames,
+ * then a timer): the choices it adds are in a picker, never the first
+ * thing read, and the request and its answer kept the main thread from
+ * the lesson. */
 static void ask_recorded(void) {
   if (st.rec_asked) return;
   st.rec_asked = true;
-  ui_fetch("/recorded/index.json", STATIC_TIMEOUT_MS, on_recorded_index, (void *)st.rec_gen);
+  ui_later(0, fetch_recorded, (void *)st.rec_gen);
 }
 
 void ui_exp_fill(const char *name, const ui_device_state *dev) {

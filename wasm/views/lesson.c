@@ -74,13 +74,17 @@ void ui_view_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, c
 }
 
 void ui_view_lesson(ui_buf *b, const cJSON *bundle) {
-  const cJSON *s;
   if (!ui_lesson_bundle_valid(bundle)) {
     ui_view_lesson_message(b, "This lesson could not be read",
                            "The lesson file is incomplete (it needs an id, a title and sections). Rebuild the lessons "
                            "with 'make lessons' and reload the page.");
     return;
   }
+  ui_view_lesson_head(b, bundle);
+  ui_view_lesson_sections(b, bundle, 0, -1);
+}
+
+void ui_view_lesson_head(ui_buf *b, const cJSON *bundle) {
   ui_buf_raw(b, "<header class=\"lesson-head\"><p class=\"kicker\">Lesson</p>"
                 "<h1 id=\"lesson-title\" tabindex=\"-1\">");
   ui_buf_text(b, ui_json_str(bundle, "title"));
@@ -91,8 +95,15 @@ void ui_view_lesson(ui_buf *b, const cJSON *bundle) {
     ui_buf_raw(b, "</p>");
   }
   ui_buf_raw(b, "</header>");
+}
+
+void ui_view_lesson_sections(ui_buf *b, const cJSON *bundle, int from, int count) {
+  const cJSON *s;
+  int i = 0;
   cJSON_ArrayForEach(s, ui_json_arr(bundle, "sections")) {
     const char *sid = ui_json_str(s, "id");
+    if (i++ < from) continue;
+    if (count >= 0 && i > from + count) break;
     if (!ui_id_valid(sid)) continue;
     ui_buf_rawf(b, "<section class=\"lesson-section\" id=\"sec-%s\" tabindex=\"-1\" aria-labelledby=\"sec-%s-h\">"
                    "<h2 id=\"sec-%s-h\">",

@@ -23,6 +23,11 @@ bool ui_lesson_listed(const cJSON *index, const char *id);
 void ui_view_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, const cJSON *bundle);
 /* The lesson: title, summary, then every section with its html. */
 void ui_view_lesson(ui_buf *b, const cJSON *bundle);
+/* Its parts, for a lesson drawn in two steps: the title and summary (the
+ * bundle already checked with ui_lesson_bundle_valid), and count sections
+ * from the from-th (0-based; count -1: to the end). */
+void ui_view_lesson_head(ui_buf *b, const cJSON *bundle);
+void ui_view_lesson_sections(ui_buf *b, const cJSON *bundle, int from, int count);
 /* A message in the lesson area (not found, could not load…). */
 void ui_view_lesson_message(ui_buf *b, const char *title, const char *text);
 
