@@ -11,19 +11,19 @@
 #include "runs.h"
 #include "workers_json.h"
 
-/* This machine's views. A probe that has not answered within the wait
- * gives the last view, marked stale with its age; with none yet, NULL
+/* This machine's views. One a few seconds old is answered at once with its
+ * age while a probe refreshes it; a probe that has not answered within the
+ * wait gives the last view, marked stale with its age; with none yet, NULL
  * (the answer is 503 device_check_timeout). */
 static cJSON *local_view(srv_app *app) {
   lab_driver_view drv;
   lab_runtime_view rt;
-  srv_views_state st = srv_runner_views(&app->runner, &drv, &rt);
+  srv_views_state st = srv_runner_views_quick(&app->runner, &drv, &rt);
   if (st == SRV_VIEWS_NONE) return NULL;
   cJSON *o = lab_device_json(&drv, &rt);
-  if (o && st == SRV_VIEWS_STALE) {
-    cJSON_AddTrueToObject(o, "stale");
+  if (o && st == SRV_VIEWS_STALE) cJSON_AddTrueToObject(o, "stale");
+  if (o && st != SRV_VIEWS_FRESH) /* how old the view is, said whenever it was not checked just now */
     cJSON_AddNumberToObject(o, "age_s", (double)(long)(srv_runner_views_age_s(&app->runner) * 10) / 10);
-  }
   return o;
 }
 

@@ -1,6 +1,7 @@
 /* Backend choice and the path of one run, shared by CLI and API. */
 #include "runner.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -68,6 +69,11 @@ static int fetch_runtime_view(srv_runner *r, lab_runtime_view *rt, double wait_s
 /* Views younger than this are answered from the cache: probing costs a
  * run of nvidia-smi (without NVML) and a round trip to the worker. */
 #define VIEWS_FRESH_S 1.0
+/* serve: views younger than this are answered at once, with their age,
+ * while a probe refreshes them behind the answer (a page's first request
+ * does not wait for nvidia-smi: 15-20 ms idle, 100-300 ms on a busy
+ * machine); older ones wait for the probe, at most views_wait_s. */
+#define VIEWS_REUSE_S 10.0
 
 /* One probe: the driver view, then the runtime view from the worker (a
  * busy worker is running an experiment: the cached runtime view is kept).
@@ -150,7 +156,7 @@ int srv_runner_background(srv_runner *r, double wait_s) {
   return rc;
 }
 
-srv_views_state srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt) {
+static srv_views_state views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt, bool quick) {
   pthread_mutex_lock(&r->lock);
   double now = lab_clock_s();
   if (r->have_views && now - r->views_at_s < VIEWS_FRESH_S) {
@@ -158,6 +164,16 @@ srv_views_state srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtim
     *rt = r->rt;
     pthread_mutex_unlock(&r->lock);
     return SRV_VIEWS_FRESH;
+  }
+  /* A probe in flight past the wait is hung (a wedged driver): the last
+   * view is then answered below as stale, not as merely a few seconds old. */
+  if (quick && r->background && r->have_views && now - r->views_at_s < VIEWS_REUSE_S &&
+      (!r->probing || now - r->probe_started_s < r->views_wait_s)) {
+    if (!r->probing) start_probe_locked(r); /* the next request gets the fresh one */
+    *drv = r->drv;
+    *rt = r->rt;
+    pthread_mutex_unlock(&r->lock);
+    return SRV_VIEWS_CACHED;
   }
   unsigned long gen = r->probe_gen;
   if (!r->probing && start_probe_locked(r)) {
@@ -192,6 +208,14 @@ srv_views_state srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtim
   }
   pthread_mutex_unlock(&r->lock);
   return state;
+}
+
+srv_views_state srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt) {
+  return views(r, drv, rt, false);
+}
+
+srv_views_state srv_runner_views_quick(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt) {
+  return views(r, drv, rt, true);
 }
 
 double srv_runner_views_age_s(srv_runner *r) {

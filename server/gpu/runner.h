@@ -45,6 +45,7 @@ typedef enum srv_views_state {
   SRV_VIEWS_NONE = -1, /* no view yet: the first probe has not answered within the wait */
   SRV_VIEWS_FRESH = 0,
   SRV_VIEWS_STALE = 1, /* the last view: the probe in flight did not answer within the wait */
+  SRV_VIEWS_CACHED = 2, /* the last view, a few seconds old, while a probe refreshes it */
 } srv_views_state;
 
 int srv_runner_init(srv_runner *r, srv_supervisor *sup);
@@ -57,6 +58,9 @@ void srv_runner_free(srv_runner *r);
  * (STALE), or with none yet NONE and views that say the check has not
  * answered (not usable). */
 srv_views_state srv_runner_views(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt);
+/* The same for a page (GET /api/device): under serve, views up to 10 s old
+ * are answered at once (SRV_VIEWS_CACHED) while a probe refreshes them. */
+srv_views_state srv_runner_views_quick(srv_runner *r, lab_driver_view *drv, lab_runtime_view *rt);
 /* serve: probes run on a thread of their own from now on, callers wait at
  * most wait_s; a first probe starts at once. 0, or -1 (no thread: callers
  * probe in place as the CLI does). */

@@ -175,6 +175,46 @@ test('a_device_check_that_hangs_gives_the_last_view_marked_stale_then_never_hold
   }
 });
 
+test('a_device_view_a_few_seconds_old_is_answered_at_once_with_its_age_while_a_probe_refreshes_it', { timeout: 60000 }, async () => {
+  const t = tempDir();
+  const slow = join(t.dir, 'slow'), started = join(t.dir, 'started'), release = join(t.dir, 'release');
+  const smi = join(t.dir, 'nvidia-smi');
+  // Answers at once until "slow" exists; then it says it started and waits for "release" (at most 30 s).
+  writeFileSync(smi, `#!/bin/sh\nif [ -e '${slow}' ]; then touch '${started}'; i=0; ` +
+    `while [ ! -e '${release}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; fi\n` +
+    `if [ "$#" -eq 0 ]; then echo 'CUDA Version: 12.4'; exit 0; fi\necho 'Fake GPU, 81559, 80000, 550.54, 00000000:01:00.0'\n`);
+  chmodSync(smi, 0o755);
+  try {
+    await withServer({ env: { ...NO_NVML, GPULAB_NVIDIA_SMI: smi } }, async (srv) => {
+      await until(async () => {
+        const r = await request(srv, '/api/device');
+        return r.status === 200 && r.json.driver.source === 'nvidia-smi' && r.json.age_s === undefined ? r : null;
+      }, { what: 'a first view from nvidia-smi, checked just now' });
+      writeFileSync(slow, '');
+      // Once the view is a second old, the request that finds it so starts a probe and is answered from the
+      // cache at once: nvidia-smi is still held, so this answer cannot have waited for it.
+      const cached = await until(async () => {
+        const r = await request(srv, '/api/device');
+        assert.equal(r.status, 200, r.text.slice(0, 200));
+        return typeof r.json.age_s === 'number' ? r : null;
+      }, { what: 'an answer from the cache' });
+      assert.equal(existsSync(release), false);
+      assert.equal(cached.json.stale, undefined, 'a view a second old is not a hung check');
+      assert.ok(cached.json.age_s >= 1 && cached.json.age_s < 10, `age ${cached.json.age_s} s`);
+      assert.equal(cached.json.driver.source, 'nvidia-smi');
+      await until(async () => existsSync(started), { what: 'the refreshing probe running nvidia-smi' });
+      writeFileSync(release, '');
+      // The probe behind the answer ends and the next request gets its view, checked just now.
+      await until(async () => {
+        const r = await request(srv, '/api/device');
+        return r.status === 200 && r.json.age_s === undefined && r.json.driver.source === 'nvidia-smi' ? r : null;
+      }, { what: 'the refreshed view' });
+    });
+  } finally {
+    t.cleanup();
+  }
+});
+
 test('a_first_device_check_that_never_answers_is_503_device_check_timeout_and_runs_simulate', { timeout: 60000 }, async () => {
   const t = tempDir();
   const smi = join(t.dir, 'nvidia-smi');
