@@ -26,18 +26,27 @@ add() { # stage passed failed skipped: its line, with the seconds since the last
   return 0
 }
 
+# The unit runner as two processes at once, one per core: the test cases
+# tagged "apart" (half of the advice scan, which is most of the stage: every
+# experiment at each parameter's bounds and between, on every profile) and
+# every other case (Check's CK_INCLUDE_TAGS, CK_EXCLUDE_TAGS). Their counts
+# are added up.
 check_stage() { # name binary
-  local log="$logdir/${1//[^A-Za-z0-9]/_}.log"
+  local log="$logdir/${1//[^A-Za-z0-9]/_}" rc=0 part n=0 f=0 e=0 line apart
   if [ ! -x "$2" ]; then skips+=("$1: $2 was not built (Check missing?)"); add "$1" 0 0 1; return; fi
-  CK_FORK=yes timeout --kill-after=10 "$stage_limit" "$2" >"$log" 2>&1
-  local rc=$? line
-  line=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -1)
-  local n f e
-  n=$(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$line"); f=$(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")
-  e=$(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")
-  if [ -z "$line" ]; then n=0 f=1 e=0; fi
+  CK_FORK=yes CK_INCLUDE_TAGS=apart timeout --kill-after=10 "$stage_limit" "$2" >"$log.apart.log" 2>&1 &
+  apart=$!
+  CK_FORK=yes CK_EXCLUDE_TAGS=apart timeout --kill-after=10 "$stage_limit" "$2" >"$log.rest.log" 2>&1 || rc=1
+  wait $apart || rc=1
+  for part in "$log.apart.log" "$log.rest.log"; do
+    line=$(grep -E '^[0-9]+%: Checks: ' "$part" | tail -1)
+    if [ -z "$line" ]; then f=$((f + 1)); tail -5 "$part"; continue; fi
+    n=$((n + $(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$line")))
+    f=$((f + $(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")))
+    e=$((e + $(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")))
+  done
   [ $rc -ne 0 ] && [ $((f + e)) -eq 0 ] && f=1
-  [ $((f + e)) -gt 0 ] && grep -vE '^(Running suite|100%)' "$log" | grep -E ':[EF]:|Assert|error' | head -20
+  [ $((f + e)) -gt 0 ] && cat "$log.apart.log" "$log.rest.log" | grep -vE '^(Running suite|100%)' | grep -E ':[EF]:|Assert|error' | head -20
   add "$1" $((n - f - e)) $((f + e)) 0
 }
 
