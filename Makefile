@@ -157,10 +157,15 @@ run: deps-run
 serve: all
 	$(BIN) serve --host $(HOST) --port $(PORT)
 
+# The builds use every core (-j$(nproc)) unless the caller chose -j itself,
+# whose job slots they then share; a plain `make test` (CI) would build one
+# file at a time.
+TEST_JOBS = $$(case " $$MAKEFLAGS" in *" -j"*) ;; *) echo -j$$(nproc 2>/dev/null || echo 2) ;; esac)
+
 test: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory SAN=1 NO_CUDA=1 all-native
-	@$(MAKE) --no-print-directory fuzz-bins
+	@$(MAKE) --no-print-directory $(TEST_JOBS) all
+	@$(MAKE) --no-print-directory $(TEST_JOBS) SAN=1 NO_CUDA=1 all-native
+	@$(MAKE) --no-print-directory $(TEST_JOBS) fuzz-bins
 	@tests/run.sh build build-san
 
 # The unit tests alone: quick, no server, no browser.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of gpulab against a build (and its sanitizer twin) and
-# prints one summary line: "N passed, N failed, N skipped", after the list
-# of what was skipped and why. Usage: tests/run.sh BUILD [SAN_BUILD]
+# prints one summary line: "N passed, N failed, N skipped in T s", after the
+# list of what was skipped and why; each stage's line ends with its wall
+# time, to see where a slow run goes. Usage: tests/run.sh BUILD [SAN_BUILD]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -12,26 +13,40 @@ failures=()
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 stage_limit=${GPULAB_STAGE_LIMIT:-600} # seconds: a hung stage fails instead of hanging CI
+run_start=$(date +%s)
+stage_start=$run_start
 
-add() { # stage passed failed skipped
+add() { # stage passed failed skipped: its line, with the seconds since the last stage ended
+  local now
+  now=$(date +%s)
   passed=$((passed + $2)); failed=$((failed + $3)); skipped=$((skipped + $4))
-  printf '  %-28s %4d passed, %d failed, %d skipped\n' "$1" "$2" "$3" "$4"
+  printf '  %-28s %4d passed, %d failed, %d skipped  (%d s)\n' "$1" "$2" "$3" "$4" $((now - stage_start))
+  stage_start=$now
   [ "$3" -gt 0 ] && failures+=("$1")
   return 0
 }
 
+# The unit runner as two processes at once, one per core: the test cases
+# tagged "apart" (half of the advice scan, which is most of the stage: every
+# experiment at each parameter's bounds and between, on every profile) and
+# every other case (Check's CK_INCLUDE_TAGS, CK_EXCLUDE_TAGS). Their counts
+# are added up.
 check_stage() { # name binary
-  local log="$logdir/${1//[^A-Za-z0-9]/_}.log"
+  local log="$logdir/${1//[^A-Za-z0-9]/_}" rc=0 part n=0 f=0 e=0 line apart
   if [ ! -x "$2" ]; then skips+=("$1: $2 was not built (Check missing?)"); add "$1" 0 0 1; return; fi
-  CK_FORK=yes timeout --kill-after=10 "$stage_limit" "$2" >"$log" 2>&1
-  local rc=$? line
-  line=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -1)
-  local n f e
-  n=$(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$line"); f=$(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")
-  e=$(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")
-  if [ -z "$line" ]; then n=0 f=1 e=0; fi
+  CK_FORK=yes CK_INCLUDE_TAGS=apart timeout --kill-after=10 "$stage_limit" "$2" >"$log.apart.log" 2>&1 &
+  apart=$!
+  CK_FORK=yes CK_EXCLUDE_TAGS=apart timeout --kill-after=10 "$stage_limit" "$2" >"$log.rest.log" 2>&1 || rc=1
+  wait $apart || rc=1
+  for part in "$log.apart.log" "$log.rest.log"; do
+    line=$(grep -E '^[0-9]+%: Checks: ' "$part" | tail -1)
+    if [ -z "$line" ]; then f=$((f + 1)); tail -5 "$part"; continue; fi
+    n=$((n + $(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$line")))
+    f=$((f + $(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")))
+    e=$((e + $(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")))
+  done
   [ $rc -ne 0 ] && [ $((f + e)) -eq 0 ] && f=1
-  [ $((f + e)) -gt 0 ] && grep -vE '^(Running suite|100%)' "$log" | grep -E ':[EF]:|Assert|error' | head -20
+  [ $((f + e)) -gt 0 ] && cat "$log.apart.log" "$log.rest.log" | grep -vE '^(Running suite|100%)' | grep -E ':[EF]:|Assert|error' | head -20
   add "$1" $((n - f - e)) $((f + e)) 0
 }
 
@@ -79,9 +94,34 @@ fi
 for t in tests/tools/*.sh; do
   [ -f "$t" ] && tap_stage "tools/$(basename "$t" .sh)" bash "$t" "$build/bin/lessonc"
 done
-api_dirs=$(ls -d tests/api tests/cli 2>/dev/null | tr '\n' ' ')
-if [ -n "$api_dirs" ] && ls tests/api/*.test.mjs tests/cli/*.test.mjs >/dev/null 2>&1; then
-  GPULAB_BIN="$build/bin/gpulab" tap_stage api+cli node --test --test-reporter=tap $api_dirs
+# The API and CLI test files each start their own servers on free ports
+# with their own temporary folders, and mostly wait on them (deadlines,
+# idle timeouts, workers): several files run at once (api_jobs; node's
+# default is one fewer than the cores, one file at a time on two). A file
+# that times an answer against a bound of the product's own (a second or
+# so) says "make test runs this file alone" and runs after the others, by
+# itself, so that the other files' load is not what it measures.
+api_jobs=${GPULAB_API_JOBS:-4}
+api_files=(tests/api/*.test.mjs tests/cli/*.test.mjs)
+api_alone=$(grep -l '^// make test runs this file alone' "${api_files[@]}" 2>/dev/null | tr '\n' ' ')
+api_together=()
+for f in "${api_files[@]}"; do [[ " $api_alone " == *" $f "* ]] || api_together+=("$f"); done
+run_api() { # jobs FILE... -- FILE...: the first files together, the rest one at a time; TAP
+  local jobs=$1 rc=0 together=() alone=()
+  shift
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do together+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  alone=("$@")
+  node --test --test-concurrency="$jobs" --test-reporter=tap "${together[@]}" || rc=1
+  if [ ${#alone[@]} -gt 0 ]; then node --test --test-concurrency=1 --test-reporter=tap "${alone[@]}" || rc=1; fi
+  return $rc
+}
+export -f run_api
+api_stage() { # name gpulab-binary
+  GPULAB_BIN="$2" tap_stage "$1" bash -c 'run_api "$@"' run_api "$api_jobs" "${api_together[@]}" -- $api_alone
+}
+if [ -e "${api_files[0]}" ]; then
+  api_stage api+cli "$build/bin/gpulab"
 fi
 # A class on a cluster: PostgreSQL, Slurm and HAProxy, started by the stage
 # (it says it skipped, and why, where it cannot: it needs root).
@@ -100,8 +140,8 @@ fi
 if [ -n "$san" ]; then
   export ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
   check_stage "unit (sanitizers)" "$san/tests/check_all"
-  if [ -n "$api_dirs" ] && ls tests/api/*.test.mjs >/dev/null 2>&1; then
-    GPULAB_BIN="$san/bin/gpulab" tap_stage "api+cli (sanitizers)" node --test --test-reporter=tap $api_dirs
+  if [ -e "${api_files[0]}" ]; then
+    api_stage "api+cli (sanitizers)" "$san/bin/gpulab"
   fi
 fi
 
@@ -133,5 +173,5 @@ if [ ${#skips[@]} -gt 0 ]; then
   for s in "${skips[@]}"; do echo "  - $s"; done
 fi
 [ ${#failures[@]} -gt 0 ] && echo "failed stages: ${failures[*]}"
-echo "$passed passed, $failed failed, $skipped skipped"
+echo "$passed passed, $failed failed, $skipped skipped in $(($(date +%s) - run_start)) s"
 [ "$failed" -eq 0 ]
