@@ -58,20 +58,6 @@ static double hist_median(const uint32_t *h, long count) {
   return DR_HIST_BINS / 10.0;
 }
 
-/* First index whose ts >= t, in n records of `size` bytes sorted by their
- * leading `double ts` (dr_gpu and dr_host both start with it). */
-static long lower_ts(const void *base, size_t size, long n, double t) {
-  long lo = 0, hi = n;
-  while (lo < hi) {
-    long m = (lo + hi) / 2;
-    double ts;
-    memcpy(&ts, (const char *)base + (size_t)m * size, sizeof ts);
-    if (ts < t) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
-_Static_assert(offsetof(dr_gpu, ts) == 0 && offsetof(dr_host, ts) == 0, "lower_ts reads ts first");
 
 static double overlap(double a0, double a1, double b0, double b1) {
   double lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
@@ -83,7 +69,7 @@ static double overlap(double a0, double a1, double b0, double b1) {
  * copy, a synchronize), or -1 when none covers a third of it. */
 static int explain_gap(const lab_doctor *d, double maxdur, double g0, double g1) {
   double cover[DH_COUNT] = {0};
-  for (long i = lower_ts(d->host, sizeof *d->host, d->nhost, g0 - maxdur); i < d->nhost && d->host[i].ts < g1; i++)
+  for (long i = lab_dr_lower_ts(d->host, sizeof *d->host, d->nhost, g0 - maxdur); i < d->nhost && d->host[i].ts < g1; i++)
     if (d->host[i].kind < DH_COUNT) cover[d->host[i].kind] += overlap(g0, g1, d->host[i].ts, d->host[i].ts + d->host[i].dur);
   for (int k = 0; k < DH_COUNT; k++)
     if (cover[k] >= (g1 - g0) / 3) return k;
@@ -114,7 +100,7 @@ static void add_gap(window *w, double s, double e, long next) {
 
 static void analyse(const lab_doctor *d, window *w, double gmax, double hmax, double short_us) {
   double end = w->a;
-  for (long i = lower_ts(d->gpu, sizeof *d->gpu, d->ngpu, w->a - gmax); i < d->ngpu && d->gpu[i].ts < w->b; i++) {
+  for (long i = lab_dr_lower_ts(d->gpu, sizeof *d->gpu, d->ngpu, w->a - gmax); i < d->ngpu && d->gpu[i].ts < w->b; i++) {
     const dr_gpu *g = &d->gpu[i];
     double s = g->ts > w->a ? g->ts : w->a, e = g->ts + g->dur < w->b ? g->ts + g->dur : w->b;
     if (e <= w->a) continue;

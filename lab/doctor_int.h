@@ -108,6 +108,9 @@ cJSON *lab_dr_report(lab_doctor *d);
 /* Ties each GPU op to the host call that launched it (doctor_tie.c), by
  * args.correlation, else by the ac2g flows; the records are sorted by ts. */
 void lab_dr_tie(lab_doctor *d);
+/* First index whose ts >= t, in n records of `size` bytes sorted by their
+ * leading `double ts` (dr_gpu and dr_host both start with it). */
+long lab_dr_lower_ts(const void *base, size_t size, long n, double t);
 
 /* The chosen window [a, b) as an experiment-style timeline (doctor_timeline.c):
  * adds "timeline" and "timeline_of" to r; 0, or -1 when out of memory. */

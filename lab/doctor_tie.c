@@ -4,7 +4,9 @@
  * in args.correlation on both ends, and an ac2g flow (ph s at the runtime
  * call, f at the GPU op, id = the correlation); traces without the args are
  * tied through the flows, matched to the records by their ts. */
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "doctor_int.h"
 
@@ -16,26 +18,31 @@ static int by_flow(const void *x, const void *y) {
   return (int)b->start - (int)a->start; /* s before f */
 }
 
-/* The record at ts without a key yet (records sorted by ts), or -1. */
-static long host_at(const lab_doctor *d, double ts) {
-  long lo = 0, hi = d->nhost;
+/* First index whose ts >= t, in n records of `size` bytes sorted by their
+ * leading `double ts` (dr_gpu and dr_host both start with it). */
+long lab_dr_lower_ts(const void *base, size_t size, long n, double t) {
+  long lo = 0, hi = n;
   while (lo < hi) {
     long m = (lo + hi) / 2;
-    if (d->host[m].ts < ts - TS_EPS) lo = m + 1;
+    double ts;
+    memcpy(&ts, (const char *)base + (size_t)m * size, sizeof ts);
+    if (ts < t) lo = m + 1;
     else hi = m;
   }
+  return lo;
+}
+_Static_assert(offsetof(dr_gpu, ts) == 0 && offsetof(dr_host, ts) == 0, "lab_dr_lower_ts reads ts first");
+
+/* The record at ts without a key yet (records sorted by ts), or -1. */
+static long host_at(const lab_doctor *d, double ts) {
+  long lo = lab_dr_lower_ts(d->host, sizeof *d->host, d->nhost, ts - TS_EPS);
   for (; lo < d->nhost && d->host[lo].ts <= ts + TS_EPS; lo++)
     if (d->host[lo].kind == DH_RUNTIME || d->host[lo].kind == DH_COPY)
       if (!d->host[lo].corr) return lo;
   return -1;
 }
 static long gpu_at(const lab_doctor *d, double ts) {
-  long lo = 0, hi = d->ngpu;
-  while (lo < hi) {
-    long m = (lo + hi) / 2;
-    if (d->gpu[m].ts < ts - TS_EPS) lo = m + 1;
-    else hi = m;
-  }
+  long lo = lab_dr_lower_ts(d->gpu, sizeof *d->gpu, d->ngpu, ts - TS_EPS);
   for (; lo < d->ngpu && d->gpu[lo].ts <= ts + TS_EPS; lo++)
     if (!d->gpu[lo].corr) return lo;
   return -1;
