@@ -416,8 +416,9 @@ EM_JS(void, js_explain, (int slot, const char *text, int n), {
     }
     w.onmessage = function(ev) {
       const d = ev.data;
-      if (ex.worker !== w || !d || d.type !== "explained") return;
-      if (d.status === 0) return fail(d.text || "no module"); /* answers this paste and any behind it */
+      if (ex.worker !== w || !d) return;
+      /* 0: the module failed; another type: a reader from before it explained (a stale cache) */
+      if (d.type !== "explained" || d.status === 0) return fail(d.text || "no module"); /* answers every paste waiting */
       const cb = ex.waiting[d.id];
       delete ex.waiting[d.id];
       if (cb) cb(d.status, d.text || "");
