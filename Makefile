@@ -84,7 +84,8 @@ KERN_SRC := $(if $(filter cuda,$(MODE)),$(wildcard kernels/*.cu),kernels/none.c)
 WASM_SIM_MAIN := wasm/sim/sim_main.c
 # The doctor module (gpulab_doctor.wasm: lab/doctor_* and the reader's entry
 # points) is loaded by web/doctor_worker.js only when a learner gives the
-# page a trace to read (#doctor): in neither of the other two.
+# page a trace to read (#doctor), and for "Paste your error" (#explain:
+# lab/explain*, which the UI module leaves out): in neither of the other two.
 WASM_DOCTOR_SRC := $(wildcard wasm/doctor/*.c)
 WASM_SRC := $(filter-out $(WASM_SIM_MAIN) $(WASM_DOCTOR_SRC),$(wildcard wasm/*.c wasm/*/*.c))
 WASM_SIM_SRC := $(WASM_SIM_MAIN) wasm/sim/sim_run.c
@@ -323,11 +324,13 @@ wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT) $(WASM_SIM_OUT) $(WASM_D
 
 # The page's client is built for size (-Oz): its wasm is most of a first
 # visit's bytes (137 KB brotli at -O2, 126 KB at -Oz). The simulator
-# benchmark (bench/sim_bench.c) keeps -O2.
+# benchmark (bench/sim_bench.c) keeps -O2. The explainer (lab/explain*,
+# 13 KB brotli) is not linked in: #explain asks the reader module's worker.
+WASM_UI_LAB_SRC := $(filter-out lab/explain%.c,$(WASM_LAB_SRC))
 $(WASM_OUT): $(WASM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Oz -DLAB_NO_SIMULATORS -Wno-unused-function \
-	  $(WASM_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
+	  $(WASM_SRC) $(WASM_UI_LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_LDFLAGS) -o $@
 
 # The simulation module, loaded by web/sim_worker.js on the first
@@ -342,12 +345,13 @@ $(WASM_SIM_OUT): $(WASM_SIM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/sim/*.h
 	  -Wno-error=unused-command-line-argument $(WASM_SIM_LDFLAGS) -o $@
 
 # The doctor module, loaded by web/doctor_worker.js when the learner gives
-# #doctor a trace: -O2, as it reads traces of hundreds of MB in the browser
-# (make bench times it, bench/doctor_bench.py). Only the doctor's entry
+# #doctor a trace (or opens #explain, whose pastes it explains): -O2, as it
+# reads traces of hundreds of MB in the browser (make bench times it,
+# bench/doctor_bench.py). Only the doctor's and the explainer's entry
 # points are exported; the linker drops the rest of lab/.
 WASM_DOCTOR_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulabDoctor -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=worker \
   -s DYNAMIC_EXECUTION=0 -s EXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
-  -s EXPORTED_FUNCTIONS=_gpulab_doctor_begin,_gpulab_doctor_feed,_gpulab_doctor_inflated,_gpulab_doctor_gzip_failed,_gpulab_doctor_end,_gpulab_doctor_text,_malloc,_free
+  -s EXPORTED_FUNCTIONS=_gpulab_doctor_begin,_gpulab_doctor_feed,_gpulab_doctor_inflated,_gpulab_doctor_gzip_failed,_gpulab_doctor_end,_gpulab_doctor_text,_gpulab_explain,_gpulab_explain_text,_malloc,_free
 $(WASM_DOCTOR_OUT): $(WASM_DOCTOR_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_DOCTOR_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \

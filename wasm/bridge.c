@@ -385,6 +385,58 @@ void ui_on_doctor(ui_doctor_cb cb, void *ctx) {
   doctor_ctx = ctx;
 }
 void ui_doctor_cancel(void) { js_doctor_cancel(); }
+/* The explainer (bridge.h, ui_explain_text): one worker, kept, its answers
+ * delivered through the fetch table like the simulation module's. A worker
+ * that fails is dropped, so the next paste tries a fresh one (online again). */
+EM_JS(void, js_explain, (int slot, const char *text, int n), {
+  let ex = globalThis.gpulabExplain;
+  if (!ex) ex = globalThis.gpulabExplain = {worker : null, next : 1, waiting : {}};
+  const deliver = function(status, answer) {
+    const len = lengthBytesUTF8(answer) + 1;
+    const p = _malloc(len);
+    stringToUTF8(answer, p, len);
+    _ui_bridge_fetch_done(slot, status, p, len - 1, -1);
+    _free(p);
+  };
+  const fail = function(why) {
+    if (ex.worker) ex.worker.terminate();
+    ex.worker = null;
+    console.warn("gpulab: the explainer failed: " + why);
+    const all = ex.waiting;
+    ex.waiting = {};
+    for (const k in all) all[k](0, "");
+  };
+  if (!ex.worker) {
+    let w;
+    try {
+      w = ex.worker = new Worker("doctor_worker.js");
+    } catch (e) {
+      if (slot >= 0) setTimeout(function() { deliver(0, ""); }, 0);
+      return;
+    }
+    w.onmessage = function(ev) {
+      const d = ev.data;
+      if (ex.worker !== w || !d) return;
+      /* 0: the module failed; another type: a reader from before it explained (a stale cache) */
+      if (d.type !== "explained" || d.status === 0) return fail(d.text || "no module"); /* answers every paste waiting */
+      const cb = ex.waiting[d.id];
+      delete ex.waiting[d.id];
+      if (cb) cb(d.status, d.text || "");
+    };
+    w.onerror = function(ev) { /* the module did not load: offline before the service worker kept it */
+      if (ev && ev.preventDefault) ev.preventDefault();
+      if (ex.worker === w) fail(ev && ev.message ? ev.message : "no worker");
+    };
+  }
+  if (slot < 0) { /* ui_explain_warm */
+    ex.worker.postMessage({type : "warm"});
+    return;
+  }
+  const id = ex.next++;
+  ex.waiting[id] = deliver;
+  ex.worker.postMessage({type : "explain", id : id, bytes : HEAPU8.slice(text, text + n)});
+});
+
 static void start_fetch(const char *method, const char *url, const char *body, int timeout_ms, ui_fetch_cb cb,
                         void *ctx) {
   for (int i = 0; i < MAX_PENDING; i++) {
@@ -433,6 +485,19 @@ void ui_simulate(const char *experiment, const char *params_json, const char *pr
   }
   cb(0, "", 0, ctx);
 }
+
+void ui_explain_text(const char *text, size_t n, ui_fetch_cb cb, void *ctx) {
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (pending[i].used) continue;
+    pending[i].used = 1;
+    pending[i].cb = cb;
+    pending[i].ctx = ctx;
+    js_explain(i, text, (int)n);
+    return;
+  }
+  cb(0, "", 0, ctx);
+}
+void ui_explain_warm(void) { js_explain(-1, "", 0); }
 
 void ui_bridge_fetch_done(int slot, int status, const char *body, int len, int retry_after_s) {
   if (slot < 0 || slot >= MAX_PENDING || !pending[slot].used) return;

@@ -91,6 +91,17 @@ void ui_on_doctor(ui_doctor_cb cb, void *ctx);
 /* Stops the read under way (the worker ends); cb hears nothing more of it. */
 void ui_doctor_cancel(void);
 
+/* "Paste your error" (#explain): text[0..n) is explained by the reader
+ * module (gpulab_doctor.wasm, where lab/explain* lives: the UI module
+ * leaves it out) in a Web Worker (web/doctor_worker.js) started on first
+ * use and kept. cb hears once, later: 200 and lab_explain's JSON, 400/413
+ * and its {"error":…} JSON, or 0 when the module could not run (offline
+ * before the service worker kept it, or no Web Worker). Answers come in
+ * the order asked. */
+void ui_explain_text(const char *text, size_t n, ui_fetch_cb cb, void *ctx);
+/* Starts that worker and loads its module now, so the first answer is quick. */
+void ui_explain_warm(void);
+
 /* localStorage; get returns the value's length, or -1 when absent or unavailable. */
 int ui_storage_get(const char *key, char *buf, size_t n);
 void ui_storage_set(const char *key, const char *value);

@@ -9,8 +9,32 @@
 // read of the file's size) and, once, {type:"done", status, text}: 200 and
 // the doctor's answer, or its {"error":…} with the doctor's stable codes
 // (and wasm_bytes, the module's memory at the end).
+// It also explains pasted errors for #explain (lab/explain*, kept out of the
+// UI module), in a worker the page starts on first use and keeps. In:
+// {type:"warm"} (load the module now, so the first answer is quick) and
+// {type:"explain", id, bytes} (the paste's UTF-8 bytes); out, in order:
+// {type:"explained", id, status, text}: 200 and lab_explain's JSON, 400/413
+// and its {"error":…} with the stable code, or 0 when the module failed.
 "use strict";
 importScripts("gpulab_doctor.js");
+
+let loading = null; // the module (a promise), one per worker, made on the first message
+function load() {
+  if (!loading) {
+    loading = createGpulabDoctor({ print: function (t) { console.log(t); }, printErr: function (t) { console.warn(t); } });
+  }
+  return loading;
+}
+
+function explain(m, bytes) {
+  const p = m._malloc(bytes.length + 1);
+  if (!p) throw new Error("out of memory");
+  m.HEAPU8.set(bytes, p); // after _malloc: the memory may have grown
+  m.HEAPU8[p + bytes.length] = 0;
+  const status = m._gpulab_explain(p, bytes.length);
+  m._free(p);
+  return { status: status, text: m.UTF8ToString(m._gpulab_explain_text()) };
+}
 
 const PROGRESS_MS = 100; // at most ten progress messages a second
 
@@ -75,8 +99,24 @@ async function read(m, file) {
 }
 
 self.onmessage = function (ev) {
-  const file = ev.data && ev.data.file;
-  createGpulabDoctor({ print: function (t) { console.log(t); }, printErr: function (t) { console.warn(t); } })
+  const d = ev.data || {};
+  if (d.type === "warm") {
+    load().catch(function () {}); // a failure is answered on the first paste
+    return;
+  }
+  if (d.type === "explain") {
+    load()
+      .then(function (m) {
+        const a = explain(m, d.bytes);
+        self.postMessage({ type: "explained", id: d.id, status: a.status, text: a.text });
+      })
+      .catch(function (e) {
+        self.postMessage({ type: "explained", id: d.id, status: 0, text: String(e && e.message ? e.message : e) });
+      });
+    return;
+  }
+  const file = d.file;
+  load()
     .then(function (m) {
       return read(m, file).then(function (status) {
         // wasm_bytes: the module's linear memory, which only grows: the

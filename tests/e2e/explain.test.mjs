@@ -1,7 +1,9 @@
 // The "Paste your error" page in a real Chromium, offline: after one visit
 // the service worker serves the app; with the server stopped, a pasted OOM
 // message is explained in the browser (the same C as `gpulab explain`, in
-// wasm): the memory bar with its labelled parts, the diagnosis, and a link
+// the reader module's Web Worker, gpulab_doctor.wasm, not in the page's
+// module; "Explaining…" with aria-busy until the answer is in; an error's
+// JSON drawn as an alert): the memory bar with its labelled parts, the diagnosis, and a link
 // to lesson 1's memory section; the experiment opens on the lab page
 // (#lab/memory?…) pre-filled from the text. Screenshots
 // at 390 and 1280 px wide go to build/screenshots/.
@@ -42,9 +44,21 @@ browserTest('a pasted oom is explained offline with the memory bar and the lesso
     await page.evaluate(() => { location.hash = '#explain'; });
     await page.locator('#explain-text').waitFor();
     await page.fill('#explain-text', width === 390 ? FRAG : OOM);
+    // each change of the answer's box: its aria-busy, and whether "Explaining…" shows
+    await page.evaluate(() => {
+      const out = document.getElementById('explain-out');
+      window.explainStates = [];
+      new MutationObserver(() => window.explainStates.push(`${out.getAttribute('aria-busy')}:${!!document.getElementById('explain-wait')}`))
+        .observe(out, { attributes: true, childList: true });
+    });
     await page.click('button[data-action="explain-run"]');
     const item = page.locator('#explain-item-0');
     await item.waitFor();
+    const states = await page.evaluate(() => window.explainStates);
+    assert.equal(states[0], 'true:true', `"Explaining…" while busy first: ${states}`);
+    assert.equal(states[states.length - 1], 'false:false', `the answer, not busy: ${states}`);
+    assert.equal(await page.evaluate(() => !!(globalThis.gpulabExplain && globalThis.gpulabExplain.worker)), true,
+      'explained by the reader module\'s worker');
     assert.equal(await item.getAttribute('data-kind'), 'oom');
     assert.equal(await page.locator('#explain-item-0 svg.explain-bar-svg rect').count() >= 3, true, 'the bar has parts');
     const legend = await page.locator('#explain-item-0 .explain-legend').textContent();
@@ -91,6 +105,14 @@ browserTest('a pasted oom is explained offline with the memory bar and the lesso
         for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) || 0) + 1);
         return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
       }), []);
+      // an error answer (white space only: explain_empty) comes back from the worker as the error's JSON, drawn as an alert
+      await page.fill('#explain-text', '   \n ');
+      await page.click('button[data-action="explain-run"]');
+      await page.locator('#explain-out p.exp-failure[role="alert"]').waitFor();
+      assert.match(await page.locator('#explain-out').textContent(), /Paste the error message/);
+      await page.fill('#explain-text', OOM);
+      await page.click('button[data-action="explain-run"]');
+      await page.locator('#explain-item-0').waitFor();
       // the lesson link leads to the memory section
       await page.click('#explain-item-0 a.explain-lesson');
       await until(() => page.evaluate(() => document.activeElement && document.activeElement.id === 'sec-memory'), 15000,

@@ -1,19 +1,23 @@
 /* The "Paste your error" page: the form, the explained items (memory bar as
  * SVG, diagnosis, steps, lesson link, experiment link) and the actions.
- * The explainer runs here, in the browser: nothing is sent anywhere. */
+ * The explainer runs in the browser, in the reader module's Web Worker
+ * (bridge.h, ui_explain_text): nothing is sent anywhere, and its 13 KB of
+ * brotli stay off the first screen's module. */
 #include "explain_view.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bridge.h"
 #include "experiment_run.h"
-#include "explain.h"
+#include "explain.h" /* LAB_EXPLAIN_MAX_BYTES only: lab/explain*.c is the reader module's */
+#include "json.h"
 #include "registry.h"
 
 static struct {
-  cJSON *env; /* the last answer */
+  uintptr_t asked; /* pastes sent so far: the latest one's answer is drawn */
 } st;
 
 bool ui_explain_route(const char *hash) { return hash && (!strcmp(hash, "#explain") || !strcmp(hash, "explain")); }
@@ -196,27 +200,56 @@ void ui_explain_show(const ui_device_state *dev, bool focus) {
   ui_dom_set_html("lesson", b.failed ? "<p>Out of memory while drawing this page. Reload the page.</p>" : ui_buf_str(&b));
   ui_buf_free(&b);
   ui_dom_set_title("Paste your error — gpulab");
+  st.asked++; /* an answer to the page drawn before is not shown on this one */
+  ui_explain_warm();
   if (focus) ui_dom_focus("lesson-title");
+}
+
+/* The answer as the reader's worker gave it (bridge.h, ui_explain_text):
+ * parsed here and drawn, or why there is none. */
+void ui_view_explain_answer(ui_buf *b, int status, const char *text, size_t len) {
+  cJSON *j = status ? lab_json_parse(text, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
+  if (j && (status == 200 || cJSON_GetObjectItemCaseSensitive(j, "error"))) ui_view_explain_items(b, j);
+  else
+    ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\">The explainer did not start in this browser (offline "
+                  "before its first visit to this page, or no Web Worker): reload the page online once, or run "
+                  "<code>gpulab explain</code>.</p>");
+  cJSON_Delete(j);
+}
+
+static void draw(int status, const char *text, size_t len) {
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_explain_answer(&b, status, text, len);
+  ui_dom_set_attr("explain-out", "aria-busy", "false");
+  ui_dom_set_html("explain-out", b.failed ? "<p>Out of memory while drawing the answer.</p>" : ui_buf_str(&b));
+  ui_buf_free(&b);
+}
+
+/* ctx: the paste's number; an answer to an older paste, or one asked
+ * before the page was drawn again, is not shown. */
+static void on_answer(int status, const char *body, size_t len, void *ctx) {
+  if ((uintptr_t)ctx != st.asked) return;
+  draw(status, body, len);
 }
 
 static void run(void) {
   static char text[LAB_EXPLAIN_MAX_BYTES + 1];
   int n = ui_dom_value("explain-text", text, sizeof text);
-  lab_error err = {0};
-  cJSON_Delete(st.env);
-  st.env = NULL;
-  if (n < 0) lab_fail(&err, LAB_E_EXPLAIN_TOO_LARGE, NULL, NULL);
-  else st.env = lab_explain(text, (size_t)n, &err);
-  ui_buf b;
-  ui_buf_init(&b);
-  if (st.env) ui_view_explain_items(&b, st.env);
-  else {
+  st.asked++;
+  if (n < 0) { /* over the cap: said here, the text is never posted */
+    lab_error err = {0};
+    lab_fail(&err, LAB_E_EXPLAIN_TOO_LARGE, NULL, NULL);
     cJSON *e = lab_error_json(&err);
-    ui_view_explain_items(&b, e);
+    char *t = e ? cJSON_PrintUnformatted(e) : NULL;
+    draw(lab_err_http_status(err.code), t ? t : "", t ? strlen(t) : 0);
+    free(t);
     cJSON_Delete(e);
+    return;
   }
-  ui_dom_set_html("explain-out", b.failed ? "<p>Out of memory while drawing the answer.</p>" : ui_buf_str(&b));
-  ui_buf_free(&b);
+  ui_dom_set_attr("explain-out", "aria-busy", "true");
+  ui_dom_set_html("explain-out", "<p class=\"muted explain-wait\" id=\"explain-wait\">Explaining…</p>");
+  ui_explain_text(text, (size_t)n, on_answer, (void *)st.asked);
 }
 
 bool ui_explain_action(const char *action, const char *arg) {
@@ -226,7 +259,4 @@ bool ui_explain_action(const char *action, const char *arg) {
   return true;
 }
 
-void ui_explain_shutdown(void) {
-  cJSON_Delete(st.env);
-  st.env = NULL;
-}
+void ui_explain_shutdown(void) { st.asked++; /* an answer still on its way is dropped */ }
