@@ -51,6 +51,7 @@ static struct {
   bool focus_lesson; /* the learner navigated: move focus to what they chose */
   intptr_t lesson_gen;
   int sections_shown; /* of the lesson's sections, how many are on the page; -1: all */
+  bool lesson_loading; /* a lesson's bundle is asked and not answered yet */
   bool profiles_asked; /* GET /api/profiles is sent once, when a widget is on the page */
 } app;
 
@@ -350,6 +351,7 @@ static void render_lesson(void) {
 /* ctx carries the request's generation: answers to superseded requests are dropped. */
 static void on_lesson(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != app.lesson_gen) return;
+  app.lesson_loading = false;
   cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   if (ui_lesson_bundle_valid(j) && strcmp(ui_json_str(j, "id"), app.want_lesson) == 0) {
     cJSON_Delete(app.lesson);
@@ -358,6 +360,7 @@ static void on_lesson(int status, const char *body, size_t len, void *ctx) {
     return;
   }
   cJSON_Delete(j);
+  render_nav(); /* the index's list, which on_index left to the lesson */
   lesson_message("This lesson could not be loaded",
                  "Neither the server nor this browser's offline copy has it. Check that 'gpulab serve' is running, "
                  "then reload the page.");
@@ -373,6 +376,7 @@ static void load_lesson(void) {
   set_busy("lesson", true);
   ui_dom_set_attr("lesson", "data-first-screen", NULL);
   app.lesson_gen++;
+  app.lesson_loading = true;
   ui_fetch(url, UI_API_TIMEOUT_MS, on_lesson, (void *)app.lesson_gen);
 }
 
@@ -382,6 +386,7 @@ static void go(const char *hash, bool by_learner) {
   const char *id;
   if (ui_explain_route(hash)) { /* "#explain": the paste-your-error page replaces the lesson */
     app.lesson_gen++;
+    app.lesson_loading = false;
     cJSON_Delete(app.lesson);
     app.lesson = NULL;
     render_nav();
@@ -391,6 +396,7 @@ static void go(const char *hash, bool by_learner) {
   }
   if (ui_doctor_route(hash)) { /* "#doctor": the read-your-profile page replaces the lesson */
     app.lesson_gen++;
+    app.lesson_loading = false;
     cJSON_Delete(app.lesson);
     app.lesson = NULL;
     render_nav();
@@ -400,6 +406,7 @@ static void go(const char *hash, bool by_learner) {
   }
   if (ui_lab_route(hash)) { /* "#lab[/NAME]": the experiments page replaces the lesson */
     app.lesson_gen++;       /* a lesson still loading must not cover it */
+    app.lesson_loading = false;
     cJSON_Delete(app.lesson);
     app.lesson = NULL;
     render_nav();
@@ -442,9 +449,12 @@ static void on_index(int status, const char *body, size_t len, void *ctx) {
     cJSON_Delete(app.index);
     app.index = j;
     app.index_failed = false;
-    render_nav();
     ui_location_hash(hash, sizeof hash);
     go(hash, false);
+    /* A lesson on its way draws the navigation with its sections when it
+     * comes (render_lesson, or on_lesson's message): drawn here too, it was
+     * drawn twice before the first screen. */
+    if (!app.lesson_loading) render_nav();
     return;
   }
   cJSON_Delete(j);
@@ -485,7 +495,8 @@ void ui_app_start(void) {
   ui_app_shutdown();
   ui_on_hash_change(on_hash, NULL);
   ui_on_action(on_action, NULL);
-  render_nav();
+  /* The navigation is drawn once the index is in (with the lesson, when
+   * one is loading): until then the page's own "Loading lessons…" stands. */
   check_device();
   load_index();
 }
