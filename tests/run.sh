@@ -16,11 +16,11 @@ stage_limit=${GPULAB_STAGE_LIMIT:-600} # seconds: a hung stage fails instead of 
 run_start=$(date +%s)
 stage_start=$run_start
 
-add() { # stage passed failed skipped: its line, with the seconds since the last stage ended
+add() { # stage passed failed skipped [seconds]: its line, with the seconds since the last stage ended (or those given)
   local now
   now=$(date +%s)
   passed=$((passed + $2)); failed=$((failed + $3)); skipped=$((skipped + $4))
-  printf '  %-28s %4d passed, %d failed, %d skipped  (%d s)\n' "$1" "$2" "$3" "$4" $((now - stage_start))
+  printf '  %-28s %4d passed, %d failed, %d skipped  (%d s)\n' "$1" "$2" "$3" "$4" "${5:-$((now - stage_start))}"
   stage_start=$now
   [ "$3" -gt 0 ] && failures+=("$1")
   return 0
@@ -51,10 +51,30 @@ check_stage() { # name binary
 }
 
 tap_stage() { # name command...
+  local name=$1
+  shift
+  timeout --kill-after=10 "$stage_limit" "$@" >"$logdir/${name//[^A-Za-z0-9]/_}.log" 2>&1
+  tap_report "$name" $?
+}
+
+# A stage run beside the next ones (it mostly waits: servers starting):
+# tap_begin starts it, tap_end waits for it and reports it, with its own time.
+tap_begin() { # name command...
   local name=$1 log="$logdir/${1//[^A-Za-z0-9]/_}.log"
   shift
-  timeout --kill-after=10 "$stage_limit" "$@" >"$log" 2>&1
-  local rc=$? p f s
+  date +%s >"$log.t0"
+  ( timeout --kill-after=10 "$stage_limit" "$@" >"$log" 2>&1; echo $? >"$log.rc" ) &
+  echo $! >"$log.pid"
+}
+tap_end() { # name
+  local log="$logdir/${1//[^A-Za-z0-9]/_}.log"
+  wait "$(cat "$log.pid")"
+  tap_report "$1" "$(cat "$log.rc" 2>/dev/null || echo 1)" $(($(date +%s) - $(cat "$log.t0")))
+}
+
+tap_report() { # name rc [seconds]: counts the TAP log of a stage that has ended
+  local name=$1 log="$logdir/${1//[^A-Za-z0-9]/_}.log" rc=$2 secs=${3:-}
+  local p f s
   if grep -qE '^# (pass|fail) ' "$log"; then
     p=$(grep -E '^# pass ' "$log" | awk '{s+=$3} END {print s+0}')
     f=$(grep -E '^# fail ' "$log" | awk '{s+=$3} END {print s+0}')
@@ -70,7 +90,7 @@ tap_stage() { # name command...
     [ "$(grep -cE '^not ok ' "$log")" -eq 0 ] && tail -40 "$log"
   fi
   while IFS= read -r line; do skips+=("$name: $line"); done < <(grep -E '# SKIP' "$log" | sed -E 's/^ *ok [0-9]+ - //')
-  add "$name" "$p" "$f" "$s"
+  add "$name" "$p" "$f" "$s" $secs
 }
 
 echo "gpulab tests (build: $build${san:+, sanitizer build: $san})"
@@ -124,9 +144,14 @@ if [ -e "${api_files[0]}" ]; then
   api_stage api+cli "$build/bin/gpulab"
 fi
 # A class on a cluster: PostgreSQL, Slurm and HAProxy, started by the stage
-# (it says it skipped, and why, where it cannot: it needs root).
+# (it says it skipped, and why, where it cannot: it needs root). It mostly
+# waits for those to start and answer, so it runs beside the fuzz replay and
+# the browser tests (its line comes after theirs, with its own time); both
+# hold on a busy machine. GPULAB_SCALE_APART=1 runs it alone.
+scale_beside=0
 if [ -x tests/scale/run.sh ]; then
-  tap_stage scale tests/scale/run.sh "$build"
+  if [ "${GPULAB_SCALE_APART:-0}" = 1 ]; then tap_stage scale tests/scale/run.sh "$build"
+  else tap_begin scale tests/scale/run.sh "$build"; scale_beside=1; fi
 fi
 # The libFuzzer harnesses (make fuzz-bins) replay their seed corpora: fast
 # and deterministic; `make fuzz` is where they explore.
@@ -137,6 +162,7 @@ if ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
   GPULAB_BIN="$build/bin/gpulab" GPULAB_SCREENSHOTS="$build/screenshots" \
     tap_stage e2e node --test --test-concurrency=1 --test-reporter=tap tests/e2e/
 fi
+[ "$scale_beside" = 1 ] && tap_end scale
 if [ -n "$san" ]; then
   export ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
   check_stage "unit (sanitizers)" "$san/tests/check_all"
