@@ -380,36 +380,34 @@ static void load_lesson(void) {
   ui_fetch(url, UI_API_TIMEOUT_MS, on_lesson, (void *)app.lesson_gen);
 }
 
+/* Another page (explain, doctor, the lab) replaces the lesson: a lesson
+ * still loading must not cover it, and the nav no longer marks one. */
+static void drop_lesson(void) {
+  app.lesson_gen++;
+  app.lesson_loading = false;
+  cJSON_Delete(app.lesson);
+  app.lesson = NULL;
+  render_nav();
+}
+
 static void go(const char *hash, bool by_learner) {
   ui_route r;
   char stored[UI_ID_MAX];
   const char *id;
   if (ui_explain_route(hash)) { /* "#explain": the paste-your-error page replaces the lesson */
-    app.lesson_gen++;
-    app.lesson_loading = false;
-    cJSON_Delete(app.lesson);
-    app.lesson = NULL;
-    render_nav();
+    drop_lesson();
     ui_lab_leave();
     ui_explain_show(&app.dev, by_learner);
     return;
   }
   if (ui_doctor_route(hash)) { /* "#doctor": the read-your-profile page replaces the lesson */
-    app.lesson_gen++;
-    app.lesson_loading = false;
-    cJSON_Delete(app.lesson);
-    app.lesson = NULL;
-    render_nav();
+    drop_lesson();
     ui_lab_leave();
     ui_doctor_show(&app.dev, by_learner);
     return;
   }
   if (ui_lab_route(hash)) { /* "#lab[/NAME]": the experiments page replaces the lesson */
-    app.lesson_gen++;       /* a lesson still loading must not cover it */
-    app.lesson_loading = false;
-    cJSON_Delete(app.lesson);
-    app.lesson = NULL;
-    render_nav();
+    drop_lesson();
     ui_lab_show(hash, &app.dev, by_learner);
     want_profiles();
     return;
