@@ -65,6 +65,24 @@ START_TEST(panel_shows_live_no_driver_verdict_and_both_views) {
 }
 END_TEST
 
+START_TEST(badge_says_how_old_a_view_is_when_it_was_not_checked_just_now) {
+  cJSON *j = cJSON_Parse(NO_DRIVER);
+  cJSON_AddNumberToObject(j, "age_s", 4.2); /* answered at once while the server checks again */
+  ui_device_state s = {.views = j};
+  char *badge = render(&s, true);
+  ck_has(badge, "live check, 4 s ago");
+  ck_has(badge, "checking again now");
+  free(badge);
+  cJSON_AddTrueToObject(j, "stale"); /* the check in flight hung: the last view */
+  badge = render(&s, true);
+  ck_has(badge, "last check, 4 s ago");
+  ck_has(badge, "has not answered yet");
+  ck_lacks(badge, "just read");
+  free(badge);
+  cJSON_Delete(j);
+}
+END_TEST
+
 START_TEST(panel_says_experiments_run_for_real_when_usable) {
   cJSON *j = cJSON_Parse(
       "{\"driver\":{\"source\":\"nvml\",\"present\":true,\"driver_version\":\"580.65\",\"cuda_version\":\"13.0\","
@@ -237,6 +255,7 @@ Suite *make_ui_device_suite(void) {
   Suite *s = suite_create("ui_device");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, panel_shows_live_no_driver_verdict_and_both_views);
+  tcase_add_test(tc, badge_says_how_old_a_view_is_when_it_was_not_checked_just_now);
   tcase_add_test(tc, panel_says_experiments_run_for_real_when_usable);
   tcase_add_test(tc, panel_labels_simulated_views_and_hides_their_advice);
   tcase_add_test(tc, panel_escapes_text_from_the_server);

@@ -37,8 +37,20 @@ void ui_view_device_badge(ui_buf *b, const ui_device_state *s) {
     ui_buf_textf(b, "simulated (profile: %s)", s->profile_label ? s->profile_label : "default");
     ui_buf_raw(b, "</span>");
   } else {
-    ui_buf_raw(b, "<span class=\"badge badge-live\" title=\"These figures were just read from the machine running the gpulab server\">"
-                  "<span class=\"dot\" aria-hidden=\"true\"></span>live check</span>");
+    /* The server answers a view up to 10 s old at once while it checks
+     * again, and the last one when a check hangs: both with age_s. */
+    double age = 0;
+    bool aged = ui_json_num(s->views, "age_s", &age) && age >= 1;
+    bool stale = ui_json_bool(s->views, "stale") == 1;
+    if (!aged && !stale) {
+      ui_buf_raw(b, "<span class=\"badge badge-live\" title=\"These figures were just read from the machine running the gpulab server\">"
+                    "<span class=\"dot\" aria-hidden=\"true\"></span>live check</span>");
+      return;
+    }
+    ui_buf_rawf(b, "<span class=\"badge badge-live\" title=\"Read from the machine running the gpulab server %.0f s ago%s\">"
+                   "<span class=\"dot\" aria-hidden=\"true\"></span>",
+                age, stale ? "; the check since then has not answered yet" : "; it is checking again now");
+    ui_buf_textf(b, "%s, %.0f s ago</span>", stale ? "last check" : "live check", age);
   }
 }
 
