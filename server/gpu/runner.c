@@ -169,7 +169,9 @@ static srv_views_state views(srv_runner *r, lab_driver_view *drv, lab_runtime_vi
    * view is then answered below as stale, not as merely a few seconds old. */
   if (quick && r->background && r->have_views && now - r->views_at_s < VIEWS_REUSE_S &&
       (!r->probing || now - r->probe_started_s < r->views_wait_s)) {
-    if (!r->probing) start_probe_locked(r); /* the next request gets the fresh one */
+    /* the next request gets the fresh one; with no prober thread (it could
+     * not start) nothing is in flight, and the next wait probes in place */
+    if (!r->probing && start_probe_locked(r)) r->probing = 0;
     *drv = r->drv;
     *rt = r->rt;
     pthread_mutex_unlock(&r->lock);
