@@ -11,6 +11,7 @@
 #include "bridge.h"
 #include "experiment.h"
 #include "experiment_run.h"
+#include "explain_view.h"
 #include "json.h"
 #include "json_get.h"
 #include "registry.h"
@@ -130,11 +131,8 @@ static void one_finding(ui_buf *b, const cJSON *f, int i) {
     }
     ui_buf_raw(b, "</dl></details>");
   }
-  ui_buf_raw(b, "<p class=\"explain-links\"><a class=\"explain-lesson\" href=\"");
-  ui_buf_text(b, str(l, "href"));
-  ui_buf_raw(b, "\">Read the lesson section: ");
-  ui_buf_text(b, str(l, "section"));
-  ui_buf_raw(b, "</a> ");
+  ui_buf_raw(b, "<p class=\"explain-links\">");
+  ui_view_lesson_link(b, l);
   const lab_experiment *ex = lab_experiment_find(str(e, "name"));
   if (ex) {
     const cJSON *params = ui_json_obj(e, "params");

@@ -67,6 +67,14 @@ void ui_view_explain_bar(ui_buf *b, const cJSON *bar, int i) {
   ui_buf_raw(b, "</ul></figure>");
 }
 
+void ui_view_lesson_link(ui_buf *b, const cJSON *lesson) {
+  ui_buf_raw(b, "<a class=\"explain-lesson\" href=\"");
+  ui_buf_text(b, str(lesson, "href"));
+  ui_buf_raw(b, "\">Read the lesson section: ");
+  ui_buf_text(b, str(lesson, "section"));
+  ui_buf_raw(b, "</a> ");
+}
+
 static void fact_value(ui_buf *b, const cJSON *f) {
   if (cJSON_IsString(f)) ui_buf_text(b, f->valuestring);
   else if (cJSON_IsBool(f)) ui_buf_raw(b, cJSON_IsTrue(f) ? "yes" : "no");
@@ -136,11 +144,8 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
     ui_buf_text(b, cJSON_IsString(x) ? x->valuestring : "");
     ui_buf_raw(b, "</li>");
   }
-  ui_buf_raw(b, "</ol><p class=\"explain-links\"><a class=\"explain-lesson\" href=\"");
-  ui_buf_text(b, str(l, "href"));
-  ui_buf_raw(b, "\">Read the lesson section: ");
-  ui_buf_text(b, str(l, "section"));
-  ui_buf_raw(b, "</a> ");
+  ui_buf_raw(b, "</ol><p class=\"explain-links\">");
+  ui_view_lesson_link(b, l);
   const lab_experiment *ex = lab_experiment_find(str(e, "name"));
   if (ex) {
     char href[512];

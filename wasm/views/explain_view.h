@@ -25,6 +25,9 @@ void ui_view_explain_items(ui_buf *b, const cJSON *env);
  * status 200 and lab_explain's JSON, 400/413 and its {"error":…}, or 0
  * (the worker did not run: an alert that says so). */
 void ui_view_explain_answer(ui_buf *b, int status, const char *text, size_t len);
+/* "Read the lesson section: NAME", linked to the answer's lesson object's
+ * href (an explain item's or a doctor finding's), and a space. */
+void ui_view_lesson_link(ui_buf *b, const cJSON *lesson);
 /* The OOM bar of item i as an SVG with its labelled parts. */
 void ui_view_explain_bar(ui_buf *b, const cJSON *bar, int i);
 /* Frees what the page holds. */
