@@ -103,7 +103,8 @@ TLS_SHIM := $(BUILD)/lib/libgpulab_ssl3.so
 LESSONC := $(BUILD)/bin/lessonc
 CLAIMCHECK := $(BUILD)/bin/claimcheck
 WEB := $(BUILD)/web
-WEB_FILES := $(patsubst web/%,$(WEB)/%,$(shell find web -type f 2>/dev/null))
+# web/app.js is not served on its own: it is written into index.html (below).
+WEB_FILES := $(patsubst web/%,$(WEB)/%,$(filter-out web/app.js,$(shell find web -type f 2>/dev/null)))
 WASM_OUT := $(WEB)/gpulab.js
 WASM_SIM_OUT := $(WEB)/gpulab_sim.js
 WASM_DOCTOR_OUT := $(WEB)/gpulab_doctor.js
@@ -299,12 +300,16 @@ $(WEB)/%: web/%
 
 # The page preloads the first lesson of the index, the one a first visit
 # opens, so its bytes leave with the page's (web/app.js asks it at once).
-$(WEB)/index.html: web/index.html $(WEB)/lessons/index.json
+# web/app.js goes into the page's head as an inline script (no request to
+# wait for; the server allows it by its hash, server/http/csp.c): a file
+# that held "</script" would end it early, so that is refused.
+$(WEB)/index.html: web/index.html web/app.js $(WEB)/lessons/index.json
 	@mkdir -p $(dir $@)
+	@if grep -qi '</script' web/app.js; then echo "web/app.js must not contain </script (it is inlined into index.html)" >&2; exit 1; fi
 	id=$$(sed -n 's/^[[:space:]]*"id":[[:space:]]*"\([a-z0-9-]*\)".*/\1/p' $(WEB)/lessons/index.json | head -n 1); \
-	if [ -n "$$id" ]; then \
-	  sed "s|<!-- gpulab:first-lesson -->|<link rel=\"preload\" href=\"/lessons/$$id.json\" as=\"fetch\" crossorigin data-first-lesson>|" $< > $@; \
-	else cp $< $@; fi
+	sed "s|<!-- gpulab:first-lesson -->|$${id:+<link rel=\"preload\" href=\"/lessons/$$id.json\" as=\"fetch\" crossorigin data-first-lesson>}|" $< \
+	  | awk -v app=web/app.js '/<!-- gpulab:app -->/ { print "  <script>"; while ((getline line < app) > 0) print line; print "  </script>"; next } { print }' > $@.tmp
+	mv $@.tmp $@
 
 lessons: $(WEB)/lessons/index.json
 
@@ -376,7 +381,8 @@ FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab $(SERVER_INC) -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
-FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/request_id.c server/http/gzip_body.c server/http/client_addr.c
+FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/csp.c server/files.c server/http/request_id.c server/http/gzip_body.c \
+  server/http/client_addr.c
 FUZZ_LIB_fuzz_json_body := -lcivetweb -lz
 FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/store_common.c
 FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c

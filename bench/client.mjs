@@ -12,7 +12,9 @@
 //    filled and the lesson's first screen is drawn with its widgets
 //    (web/app.js, window.gpulabReady), read after the fact, so the figure
 //    holds none of this tool's polling; the peer's is its load event
-//    (Navigation Timing). PAIRS fresh contexts each, interleaved (static,
+//    (Navigation Timing). These loads go straight to the server with
+//    nothing watching the network (the bytes come from loads of their own).
+//    PAIRS fresh contexts each, interleaved (static,
 //    app, static, app …) so a machine that other work slows slows both
 //    alike; median and interquartile range of each, the ratio of the
 //    medians, and the page's own marks (gpulab:app, gpulab:main) beside.
@@ -77,7 +79,9 @@ const base = `http://127.0.0.1:${proxy.address().port}`;
 
 const browser = await chromium.launch({ executablePath: CHROMIUM,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
-const PAIRS = 9;
+// Fresh-context loads swing by ±50 ms on a busy 2-core machine: 15 pairs,
+// not 9, so one slow load moves a median less.
+const PAIRS = Number(process.env.GPULAB_BENCH_PAIRS) || 15;
 // The q-quantile, interpolated between the two nearest values.
 const quantile = (xs, q) => {
   const s = xs.slice().sort((a, b) => a - b), i = (s.length - 1) * q, lo = Math.floor(i);
@@ -87,17 +91,25 @@ const median = (xs) => quantile(xs, 0.5);
 
 // One cold load in a fresh context: the page's own ready stamp, and every
 // response with its bytes on the wire, until the network is idle.
-async function load(url, readyMs, { worker = false } = {}) {
+// With count off, nothing watches the network (no CDP Network domain, no
+// proxy: the page talks to the server straight): the ready loads. DevTools'
+// network instrumentation and the proxy's extra hop cost each response a
+// few ms, so they weighed on a page of ten responses more than on one of
+// two, and the figure held the tool (app 198-199 ms against 160-170 ms
+// uninstrumented, medians of 15, same build; docs/architecture.md).
+async function load(url, readyMs, { worker = false, count = true } = {}) {
   const ctx = await browser.newContext({ serviceWorkers: worker ? 'allow' : 'block' });
   const page = await ctx.newPage();
-  const cdp = await ctx.newCDPSession(page);
-  await cdp.send('Network.enable');
   const urls = new Map(), responses = [];
-  cdp.on('Network.responseReceived', (e) => urls.set(e.requestId, { url: e.response.url, encoding: e.response.headers['content-encoding'] || e.response.headers['Content-Encoding'] || '' }));
-  cdp.on('Network.loadingFinished', (e) => {
-    const r = urls.get(e.requestId) || { url: '?', encoding: '' };
-    responses.push({ path: new URL(r.url, base).pathname, encoding: r.encoding, bytes: e.encodedDataLength });
-  });
+  if (count) {
+    const cdp = await ctx.newCDPSession(page);
+    await cdp.send('Network.enable');
+    cdp.on('Network.responseReceived', (e) => urls.set(e.requestId, { url: e.response.url, encoding: e.response.headers['content-encoding'] || e.response.headers['Content-Encoding'] || '' }));
+    cdp.on('Network.loadingFinished', (e) => {
+      const r = urls.get(e.requestId) || { url: '?', encoding: '' };
+      responses.push({ path: new URL(r.url, base).pathname, encoding: r.encoding, bytes: e.encodedDataLength });
+    });
+  }
   wire = 0;
   await page.goto(url);
   const ms = await readyMs(page);
@@ -173,13 +185,16 @@ async function lighthouse(url) {
 }
 
 try {
+  // Bytes: one counted load of each. Ready: PAIRS uncounted loads of each,
+  // straight to the server.
+  const p = await load(`${base}/${staticName}`, staticReady), a = await load(`${base}/`, appReady);
+  const direct = `http://127.0.0.1:${port}`;
   const app = [], peer = [];
   for (let i = 0; i < PAIRS; i++) {
-    peer.push(await load(`${base}/${staticName}`, staticReady));
-    app.push(await load(`${base}/`, appReady));
+    peer.push(await load(`${direct}/${staticName}`, staticReady, { count: false }));
+    app.push(await load(`${direct}/`, appReady, { count: false }));
   }
   const withWorker = await load(`${base}/`, appReady, { worker: true });
-  const a = app[0], p = peer[0];
   const kb = (n) => `${n.toLocaleString('en-US')} bytes`;
   console.log(`  first load on the wire (CDP encodedDataLength, headers included, until ready and the network idle): ` +
     `${kb(a.bytes)} in ${a.responses.length} responses (budget ${kb(BUDGET_BYTES)}: ${a.bytes <= BUDGET_BYTES ? 'met' : 'MISSED'}); ` +
@@ -189,10 +204,11 @@ try {
   console.log(`  a first visit with the service worker caching the app for offline use, counted by a TCP proxy: ${kb(withWorker.afterWorker)}`);
   const spread = (xs) => `median ${median(xs).toFixed(0)} ms (IQR ${quantile(xs, 0.25).toFixed(0)}-${quantile(xs, 0.75).toFixed(0)})`;
   const ta = median(app.map((r) => r.ms)), tp = median(peer.map((r) => r.ms));
-  console.log(`  ready (stamped in the page, performance.now()), ${PAIRS} fresh contexts each, interleaved: ` +
+  console.log(`  ready (stamped in the page, performance.now()), ${PAIRS} fresh contexts each, interleaved, nothing watching the network: ` +
     `app ${spread(app.map((r) => r.ms))} [${app.map((r) => r.ms.toFixed(0)).join(', ')}]; ` +
     `peer static page load event ${spread(peer.map((r) => r.ms))} [${peer.map((r) => r.ms.toFixed(0)).join(', ')}]; ` +
     `ratio of medians ${(ta / tp).toFixed(2)}x (budget ${BUDGET_READY_RATIO}x: ${ta / tp <= BUDGET_READY_RATIO ? 'met' : 'MISSED'})`);
+  console.log(`    the counted loads above (DevTools network on, through the proxy), one each: app ${a.ms.toFixed(0)} ms, peer ${p.ms.toFixed(0)} ms`);
   const at = (name) => app.map((r) => r.marks[name]).filter((v) => typeof v === 'number');
   if (at('gpulab:app').length && at('gpulab:main').length)
     console.log(`    the page's marks, median: app.js runs ${median(at('gpulab:app')).toFixed(0)} ms, ` +

@@ -239,14 +239,18 @@ static void on_profiles(int status, const char *body, size_t len, void *ctx) {
   cJSON_Delete(j);
 }
 
-static void check_device(void) {
+/* first: the page's own placeholder ("checking…") still stands, so
+ * nothing is drawn until the answer: drawn here, the panel cost a frame of
+ * style and layout (Chromium drew it while the first answers were read)
+ * between main() and the first screen. A re-check draws the waiting state. */
+static void check_device(bool first) {
   cJSON_Delete(app.device);
   cJSON_Delete(app.sim_env);
   app.device = app.sim_env = NULL;
   memset(&app.dev, 0, sizeof app.dev);
   app.device_done = false;
   app.sim_error[0] = '\0';
-  render_device();
+  if (!first) render_device();
   ui_fetch("/api/device", UI_API_TIMEOUT_MS, on_device, (void *)++app.device_gen);
   ui_fetch("/api/health", UI_API_TIMEOUT_MS, on_health, NULL);
   if (app.profiles_asked) ui_fetch("/api/profiles", UI_API_TIMEOUT_MS, on_profiles, NULL); /* a re-check */
@@ -481,7 +485,7 @@ static void on_action(const char *action, const char *arg, void *ctx) {
   if (ui_doctor_action(action, arg)) return;
   if (ui_class_app_action(action, arg) || ui_class_queue_action(action, arg)) return;
   if (strcmp(action, "widget-used") == 0) want_profiles();
-  else if (strcmp(action, "recheck") == 0) check_device();
+  else if (strcmp(action, "recheck") == 0) check_device(false);
   else if (strcmp(action, "reload-lessons") == 0) {
     app.index_failed = false;
     render_nav();
@@ -495,7 +499,7 @@ void ui_app_start(void) {
   ui_on_action(on_action, NULL);
   /* The navigation is drawn once the index is in (with the lesson, when
    * one is loading): until then the page's own "Loading lessons…" stands. */
-  check_device();
+  check_device(true);
   load_index();
 }
 

@@ -1,8 +1,15 @@
 // Boots the WebAssembly client: loads gpulab.js (Emscripten, MODULARIZE,
-// EXPORT_NAME=createGpulab), which fetches gpulab.wasm and runs main() in
-// wasm/main.c, and registers the service worker for offline use. Everything
-// else the page does is written in C; this file only says in words why the
-// client could not start, if it cannot.
+// EXPORT_NAME=createGpulab) and gpulab.wasm, runs main() in wasm/main.c
+// once the page is parsed, and registers the service worker for offline
+// use. Everything else the page does is written in C; this file only says
+// in words why the client could not start, if it cannot.
+//
+// make writes this file into index.html's head as an inline script (at
+// <!-- gpulab:app -->; the server allows it by its SHA-256,
+// server/http/csp.c), so it runs while the parser is still in the head:
+// the first answers, the wasm's compile and gpulab.js all start then, and
+// main() runs as soon as the document is parsed, before the browser has
+// drawn the shell once (docs/architecture.md, "Static files").
 (function () {
   "use strict";
   // Marks in the page's performance timeline (`make bench` prints them):
@@ -12,6 +19,10 @@
   mark("gpulab:app");
 
   function fail(message) {
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", function () { fail(message); });
+      return;
+    }
     var status = document.getElementById("status");
     if (status) {
       status.textContent = message;
@@ -43,24 +54,22 @@
     });
   }
 
-  // The first answers the client asks for, requested now, while gpulab.js
-  // and the wasm load, instead of one after another once main() runs. The
-  // bridge (wasm/bridge.c, js_fetch) takes each GET from here once, under
-  // its own timeout, and calls abort() on it when that passes: a server that
-  // accepts and never answers must not keep the browser's few connections.
-  // Only what the first screen needs: the GPU check, the server's health,
-  // and the lesson index and bundle as the web root's static files
-  // (precompressed, revalidated by ETag: a reload costs a 304). The device
-  // profiles come later, when a widget needs them (wasm/app.c).
+  // The first answers the client asks for, requested now, beside the
+  // files the head preloads, instead of once main() runs. The bridge
+  // (wasm/bridge.c, js_fetch) takes each GET from window.gpulabEarly once,
+  // under its own timeout, and calls abort() on it when that passes: a
+  // server that accepts and never answers must not keep the browser's few
+  // connections, which is why the API is asked here and not preloaded (a
+  // preload cannot be aborted; tests/e2e/stall.test.mjs). Only what the
+  // first screen needs: the GPU check, the server's health, and the lesson
+  // index and bundle as the web root's static files (precompressed,
+  // revalidated by ETag: a reload costs a 304; the default cache mode takes
+  // the head's preloads of them). The device profiles come later, when a
+  // widget needs them (wasm/app.c).
   var early = {};
   function ask(url) {
     var ctl = typeof AbortController === "function" ? new AbortController() : null;
     var api = url.indexOf("/api/") === 0;
-    // A static file is revalidated by its ETag all the same (the server
-    // sends it with Cache-Control: no-cache); the default cache mode lets
-    // this request take the index.html's preload of it. The API is not
-    // preloaded: a preload cannot be aborted, and a server that accepts and
-    // never answers would keep the connection (tests/e2e/stall.test.mjs).
     var p = fetch(url, { headers: { "Accept": "application/json" }, cache: api ? "no-store" : "default", signal: ctl ? ctl.signal : undefined })
       .then(function (r) { return r.text().then(function (t) { return [r.status, t, r.headers.get("Retry-After")]; }); })
       .catch(function () { return [0, ""]; });
@@ -68,9 +77,39 @@
     early[url] = p;
     return p;
   }
-  // The client's wasm, compiled while its program (gpulab.js) loads and
-  // runs, not after: streamed (the server sends application/wasm) from the
-  // index.html's preload of it; instantiated in createGpulab below.
+  if (typeof fetch === "function") {
+    ask("/api/device");
+    ask("/api/health");
+    // The lesson the client will open (wasm/app.c, go()): the one in the
+    // address, else the last one read, else the first of the index. The
+    // index is asked before the storage is read: the first read of
+    // localStorage opens it (2-20 ms on a busy machine).
+    var m = /^#lesson\/([a-z0-9-]{1,63})/.exec(location.hash);
+    var lessons = ask("/lessons/index.json");
+    var last = null;
+    try { last = localStorage.getItem("gpulab.lesson"); } catch (e) { /* storage off */ }
+    // The first lesson's preload (index.html, written by make): asked at
+    // once when it is the one to open, without waiting for the index.
+    var first = document.querySelector("link[data-first-lesson]");
+    var firstId = first ? /^\/lessons\/([a-z0-9-]{1,63})\.json$/.exec(first.getAttribute("href") || "") : null;
+    var home = !location.hash || location.hash === "#";
+    if (m) ask("/lessons/" + m[1] + ".json");
+    else if (home && firstId && (!last || last === firstId[1])) ask(firstId[0]);
+    else if (home) {
+      lessons.then(function (res) {
+        var index = null;
+        try { index = JSON.parse(res[1]); } catch (e) { /* the client reports it */ }
+        var ids = index && Array.isArray(index.lessons) ? index.lessons.map(function (l) { return l && l.id; }) : [];
+        var id = last && ids.indexOf(last) >= 0 ? last : ids[0];
+        if (typeof id === "string" && /^[a-z0-9-]{1,63}$/.test(id)) ask("/lessons/" + id + ".json");
+      });
+    }
+  }
+  window.gpulabEarly = early;
+
+  // The client's wasm, compiled while the page is parsed and gpulab.js
+  // loads: streamed (the server sends application/wasm) from the head's
+  // preload of it; instantiated in createGpulab below.
   var wasm = null;
   if (typeof WebAssembly === "object" && typeof fetch === "function") {
     var bytes = function () { return fetch("gpulab.wasm", { credentials: "same-origin" }); };
@@ -84,37 +123,78 @@
     wasm.catch(function () { /* reported when the client instantiates it */ });
   }
 
-  if (typeof fetch === "function") {
-    ["/api/device", "/api/health"].forEach(ask);
-    // The lesson the client will open: the one in the address, else the last
-    // one read, else the first of the index (wasm/app.c, go()). The index is
-    // asked before the storage is read: the first read of localStorage
-    // opens it (2-20 ms on a busy machine) while the index is on its way.
-    var m = /^#lesson\/([a-z0-9-]{1,63})/.exec(location.hash);
-    var lessons = ask("/lessons/index.json");
-    var last = null;
-    try { last = localStorage.getItem("gpulab.lesson"); } catch (e) { /* storage off */ }
-    // The first lesson's preload (index.html, written by make): asked at
-    // once when it is the one to open, without waiting for the index.
-    var first = document.querySelector("link[data-first-lesson]");
-    var firstId = first ? /^\/lessons\/([a-z0-9-]{1,63})\.json$/.exec(first.getAttribute("href") || "") : null;
-    if (m) ask("/lessons/" + m[1] + ".json");
-    else if ((!location.hash || location.hash === "#") && firstId && (!last || last === firstId[1])) ask(firstId[0]);
-    else if (!location.hash || location.hash === "#") {
-      early["/lessons/*"] = lessons.then(function (res) {
-        var index = null;
-        try { index = JSON.parse(res[1]); } catch (e) { /* the client reports it */ }
-        var ids = index && Array.isArray(index.lessons) ? index.lessons.map(function (l) { return l && l.id; }) : [];
-        var id = last && ids.indexOf(last) >= 0 ? last : ids[0];
-        if (typeof id === "string" && /^[a-z0-9-]{1,63}$/.test(id)) ask("/lessons/" + id + ".json");
-      });
-    }
-  }
-  window.gpulabEarly = early;
+  // main() draws into the document, so it waits for the parse (start(),
+  // below, lets it go); everything before it (gpulab.js, the compile, the
+  // instantiation) does not.
+  var parsed = null;
+  var domReady = new Promise(function (resolve) { parsed = resolve; });
 
-  // The rest needs the document: run it once the page is parsed. This file
-  // loads async, so the requests above leave as soon as it arrives, not
-  // after the parse and the stylesheet.
+  // main() also waits for the first answers asked above, at most
+  // FIRST_WAIT_MS after the page is parsed and the module instantiated:
+  // then the lesson's first screen and the GPU panel are drawn in main()'s
+  // own task, one style and layout for both. Started earlier, main() found
+  // them still being read, and Chromium drew a frame of the bare page
+  // before each came in (ready 177 ms vs 160 ms, median of 15 cold loads
+  // each, and a spread twice as wide; docs/architecture.md). A server
+  // slower than that, or one that never answers (the bridge's own timeout
+  // reports it), delays the first screen by FIRST_WAIT_MS at most.
+  var FIRST_WAIT_MS = 300;
+  function firstAnswers() {
+    var answers = Object.keys(early).map(function (url) { return early[url]; });
+    return Promise.race([Promise.all(answers), new Promise(function (resolve) { setTimeout(resolve, FIRST_WAIT_MS); })]);
+  }
+
+  // The client's program: loaded now (the head preloads it), not once the
+  // page is parsed. Emscripten runs main() within receive(), which waits
+  // for the parse.
+  function load() {
+    if (typeof WebAssembly !== "object") return;
+    var script = document.createElement("script");
+    script.src = "gpulab.js";
+    script.onload = function () {
+      if (typeof window.createGpulab !== "function") {
+        fail("gpulab.js loaded but did not define the client. Rebuild with 'make' and reload.");
+        return;
+      }
+      var options = {
+        print: function (text) { console.log(text); },
+        printErr: function (text) { console.warn(text); }
+      };
+      var create = function () {
+        window.createGpulab(options).catch(function (err) {
+          fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
+        });
+      };
+      // The module compiled above, instantiated at once; main() runs within
+      // receive(), once the page is parsed. Without it (no fetch),
+      // Emscripten fetches the wasm itself, and is started after the parse.
+      if (!wasm) {
+        domReady.then(create);
+        return;
+      }
+      options.instantiateWasm = function (imports, receive) {
+        wasm.then(function (module) {
+          return WebAssembly.instantiate(module, imports).then(function (instance) {
+            return domReady.then(firstAnswers).then(function () {
+              mark("gpulab:main");
+              receive(instance, module);
+            });
+          });
+        }).catch(function (err) {
+          fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
+        });
+        return {};
+      };
+      create();
+    };
+    script.onerror = function () {
+      fail("gpulab could not load its program (gpulab.js). Rebuild with 'make' and reload the page.");
+    };
+    document.head.appendChild(script);
+  }
+  load();
+
+  // The rest needs the document: run it once the page is parsed.
   function start() {
     // The app's ready point, stamped inside the page: the moment the GPU
     // panel is filled (its aria-busy turns false) and the lesson's first
@@ -159,40 +239,7 @@
       fail("This browser cannot run WebAssembly, which gpulab needs. Use a current Firefox, Chrome, Edge or Safari.");
       return;
     }
-
-    var script = document.createElement("script");
-    script.src = "gpulab.js";
-    script.onload = function () {
-      if (typeof window.createGpulab !== "function") {
-        fail("gpulab.js loaded but did not define the client. Rebuild with 'make' and reload.");
-        return;
-      }
-      var options = {
-        print: function (text) { console.log(text); },
-        printErr: function (text) { console.warn(text); }
-      };
-      // The module compiled above; main() runs within receive().
-      if (wasm) {
-        options.instantiateWasm = function (imports, receive) {
-          wasm.then(function (module) {
-            return WebAssembly.instantiate(module, imports).then(function (instance) {
-              mark("gpulab:main");
-              receive(instance, module);
-            });
-          }).catch(function (err) {
-            fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
-          });
-          return {};
-        };
-      }
-      window.createGpulab(options).catch(function (err) {
-        fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
-      });
-    };
-    script.onerror = function () {
-      fail("gpulab could not load its program (gpulab.js). Rebuild with 'make' and reload the page.");
-    };
-    document.head.appendChild(script);
+    parsed();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cjson_compat.h"
+#include "csp.h"
 #include "http.h"
 
 static _Atomic(srv_conn_limit *) gate;
@@ -46,7 +47,7 @@ static void refuse(int fd, const char *addr) {
     int n = body ? snprintf(head, sizeof head,
                             "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: "
                             "%zu\r\nRetry-After: %d\r\nCache-Control: no-store\r\nConnection: close\r\n%s\r\n",
-                            strlen(body), SRV_CONN_RETRY_S, srv_security_headers)
+                            strlen(body), SRV_CONN_RETRY_S, srv_security_header_lines())
                  : -1;
     if (n > 0 && (size_t)n < sizeof head) {
       (void)send(fd, head, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -14,22 +14,13 @@
 
 #include "cjson_compat.h"
 #include "client_addr.h"
+#include "csp.h"
 #include "clock.h"
 #include "conn_limit.h"
 #include "gzip_body.h"
 #include "json.h"
 #include "request_id.h"
 #include "utf8.h"
-
-const char srv_security_headers[] =
-    "Cross-Origin-Opener-Policy: same-origin\r\n"
-    "Cross-Origin-Embedder-Policy: require-corp\r\n"
-    "Cross-Origin-Resource-Policy: same-origin\r\n"
-    "X-Content-Type-Options: nosniff\r\n"
-    "Referrer-Policy: no-referrer\r\n"
-    "Content-Security-Policy: default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
-    "img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; "
-    "frame-ancestors 'none'\r\n";
 
 /* Over TLS (here, or ended by a trusted proxy: srv_request_https) every answer also asks the browser to use HTTPS from now on:
  * the sessions' cookies are Secure, and HSTS keeps a later visit from
@@ -58,7 +49,7 @@ void srv_add_common_headers(struct mg_connection *conn) {
    * has the whole answer may open its next connection at once, and this
    * one (closing) must not count against its address by then. */
   srv_http_answering(conn);
-  mg_response_header_add_lines(conn, srv_security_headers);
+  mg_response_header_add_lines(conn, srv_security_header_lines());
   if (srv_request_https(conn)) mg_response_header_add_lines(conn, HSTS_LINE);
   char id[SRV_REQUEST_ID_MAX + 32];
   srv_request_id_header(id, sizeof id);
@@ -109,7 +100,7 @@ int srv_send_raw_error(struct mg_connection *conn, lab_err code, const char *mes
   mg_printf(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\nCache-Control: "
             "no-store\r\nConnection: close\r\n%s%s%s\r\n",
-            status, text ? text : "Error", body ? strlen(body) : 0, srv_security_headers,
+            status, text ? text : "Error", body ? strlen(body) : 0, srv_security_header_lines(),
             srv_request_https(conn) ? HSTS_LINE : "", id);
   if (body && !(ri && ri->request_method && strcmp(ri->request_method, "HEAD") == 0)) mg_write(conn, body, strlen(body));
   cJSON_free(body);

@@ -14,10 +14,7 @@ struct mg_connection;
  * read of the body waits at most this long for a byte (serve.c). */
 #define SRV_READ_TIMEOUT_MS 5000
 
-/* Headers every response carries: cross-origin isolation, nosniff, CSP. */
-extern const char srv_security_headers[];
-
-/* Adds the headers every answer carries (srv_security_headers, and over
+/* Adds the headers every answer carries (srv_security_header_lines in csp.h, and over
  * TLS Strict-Transport-Security); between mg_response_header_start and _send. */
 void srv_add_common_headers(struct mg_connection *conn);
 

@@ -3,9 +3,10 @@
 // (raw requests, so nothing normalises the path before the server sees it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withServer, request, rawRequest, assertSecurityHeaders } from './lib.mjs';
+import { createHash } from 'node:crypto';
+import { makeWebRoot, withServer, request, rawRequest, assertSecurityHeaders } from './lib.mjs';
 
 const T = { timeout: 20000 };
 
@@ -104,3 +105,28 @@ test('a directory is 404 and never listed', T, () =>
     const inner = await request(srv, '/sub/inner.txt');
     assert.equal(inner.status, 200, 'a file inside a sub-folder is served');
   }));
+
+// The page's inline script (web/app.js, written into index.html by make)
+// is allowed by the SHA-256 of its text, read from the served page when
+// the server starts; nothing else inline is, and a script with a src is
+// not hashed. Every answer carries the same policy.
+test('the CSP allows the page\'s inline scripts by their hash, and no other inline script', T, async () => {
+  const web = makeWebRoot();
+  const inline = '\n  window.booted = 1;\n';
+  writeFileSync(join(web.root, 'index.html'),
+    `<!doctype html><head><script src="x.js"></script><script>${inline}</script></head><body><p>index</p></body>\n`);
+  const sha = createHash('sha256').update(inline).digest('base64');
+  try {
+    await withServer({ root: web.root }, async (srv) => {
+      for (const p of ['/', '/api/health', '/no-such-file']) {
+        const r = await request(srv, p);
+        const csp = r.headers.get('content-security-policy');
+        assert.match(csp, new RegExp(`script-src 'self' 'wasm-unsafe-eval' 'sha256-${sha.replace(/[+/=]/g, '\\$&')}';`), `${p}: ${csp}`);
+        assert.equal((csp.match(/'sha256-/g) || []).length, 1, `${p}: one inline script allowed: ${csp}`);
+        assert.ok(!csp.includes('unsafe-inline'), `${p}: ${csp}`);
+      }
+    });
+  } finally {
+    web.cleanup();
+  }
+});

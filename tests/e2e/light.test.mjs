@@ -43,6 +43,13 @@ browserTest('a first visit costs no more than the budget on the wire and stamps 
   assert.ok(!paths.some((p) => p.startsWith('/api/lessons') || p === '/api/profiles'), `no API lesson or profiles: ${paths}`);
   assert.ok(!paths.some((p) => /^\/(gpulab_sim\.(js|wasm)|sim_worker\.js)$/.test(p)), `no simulation module before a run: ${paths}`);
   assert.ok(!paths.some((p) => /^\/(gpulab_doctor\.(js|wasm)|doctor_worker\.js)$/.test(p)), `no trace reader before a file: ${paths}`);
+  // The page's inline script asks the first answers while the head is
+  // parsed (web/app.js, written into index.html): the client takes them,
+  // and the head's preloads, instead of asking again.
+  for (const p of ['/api/device', '/api/health', '/lessons/index.json'])
+    assert.equal(paths.filter((x) => x === p).length, 1, `${p} asked once: ${paths}`);
+  assert.equal(paths.filter((x) => /^\/lessons\/[a-z0-9-]+\.json$/.test(x) && x !== '/lessons/index.json').length, 1, `one lesson: ${paths}`);
+  assert.ok(!paths.includes('/app.js'), `the app is inline, not a file of its own: ${paths}`);
   const total = got.reduce((a, r) => a + r.bytes, 0);
   const list = got.map((r) => `${r.path} ${r.bytes}`).join(', ');
   assert.ok(total <= BUDGET_BYTES, `first load ${total} bytes > ${BUDGET_BYTES}: ${list}`);

@@ -22,6 +22,7 @@ int main(void) {
       make_utf8_suite,
       make_text_suite,
       make_conn_limit_suite,
+      make_csp_suite,
       make_openapi_suite,
       make_envelope_suite,
       make_calibrate_suite,

@@ -11,6 +11,7 @@
 #include "suites.h"
 #include "ui_test.h"
 #include "views/class.h"
+#include "views/device.h"
 
 /* ---- the fake bridge: records what the client did to the page ---------------- */
 
@@ -217,9 +218,39 @@ START_TEST(app_asks_for_device_health_and_lessons_at_start) {
   ck_assert_int_ge(pending("/api/health"), 0);
   ck_assert_int_ge(pending("/lessons/index.json"), 0);
   ck_assert_int_eq(pending("/api/profiles"), -1); /* not for the first screen */
-  ck_has(get("html", "gpu-body"), "Asking the gpulab server");
-  ck_assert_str_eq(get("attr", "gpu-body:aria-busy"), "true");
-  ck_assert_str_eq(get("attr", "status:data-state"), "wait");
+  /* Nothing drawn until the answer: the page's own waiting state stands
+   * (web/index.html; app_page_waits_as_the_client_draws_it). */
+  ck_assert_str_eq(get("html", "gpu-body"), "");
+  ck_assert_str_eq(get("html", "gpu-badge"), "");
+  ck_assert_str_eq(get("text", "status"), "");
+}
+END_TEST
+
+/* The GPU panel's waiting state is written in web/index.html, so the page
+ * shows it before the client runs (the check is asked from the page's
+ * head); it must be what the client draws for it (on a re-check). Run from
+ * the repository root, as make test does. */
+START_TEST(app_page_waits_as_the_client_draws_it) {
+  FILE *f = fopen("web/index.html", "rb");
+  ck_assert_msg(f, "cannot open web/index.html (run from the repository root)");
+  static char page[16384];
+  size_t n = fread(page, 1, sizeof page - 1, f);
+  fclose(f);
+  page[n] = '\0';
+  ui_device_state waiting = {0};
+  ui_buf b;
+  char line[300];
+  ui_buf_init(&b);
+  ui_view_device_badge(&b, &waiting);
+  ck_has(page, ui_buf_str(&b));
+  ui_buf_free(&b);
+  ui_buf_init(&b);
+  ui_view_device_panel(&b, &waiting);
+  ck_has(page, ui_buf_str(&b));
+  ui_buf_free(&b);
+  ui_view_device_line(&waiting, line, sizeof line);
+  ck_has(page, line);
+  ck_has(page, "data-state=\"wait\">Connecting to the gpulab server…</p>");
 }
 END_TEST
 
@@ -525,6 +556,7 @@ Suite *make_ui_app_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, app_asks_for_device_health_and_lessons_at_start);
+  tcase_add_test(tc, app_page_waits_as_the_client_draws_it);
   tcase_add_test(tc, app_draws_the_first_screen_then_the_rest_of_the_lesson);
   tcase_add_test(tc, app_draws_a_routed_lesson_whole);
   tcase_add_test(tc, app_shows_the_live_verdict_from_the_server);

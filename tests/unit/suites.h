@@ -21,6 +21,7 @@ Suite *make_json_suite(void);
 Suite *make_utf8_suite(void);
 Suite *make_text_suite(void);
 Suite *make_conn_limit_suite(void);
+Suite *make_csp_suite(void);
 Suite *make_openapi_suite(void);
 Suite *make_envelope_suite(void);
 Suite *make_calibrate_suite(void);
