@@ -105,7 +105,10 @@ CLAIMCHECK := $(BUILD)/bin/claimcheck
 WEB := $(BUILD)/web
 # web/app.js is not served on its own: it is written into index.html (below).
 WEB_FILES := $(patsubst web/%,$(WEB)/%,$(filter-out web/app.js,$(shell find web -type f 2>/dev/null)))
-WASM_OUT := $(WEB)/gpulab.js
+# The UI module's program is written into index.html (below), not served
+# as a file; its wasm is.
+WASM_OUT := $(BUILD)/ui/gpulab.js
+WASM_UI_WASM := $(WEB)/gpulab.wasm
 WASM_SIM_OUT := $(WEB)/gpulab_sim.js
 WASM_DOCTOR_OUT := $(WEB)/gpulab_doctor.js
 UNIT_BIN := $(BUILD)/tests/check_all
@@ -298,18 +301,26 @@ $(WEB)/%: web/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# The page preloads the first lesson of the index, the one a first visit
-# opens, so its bytes leave with the page's (web/app.js asks it at once).
-# web/app.js goes into the page's head as an inline script (no request to
-# wait for; the server allows it by its hash, server/http/csp.c): a file
-# that held "</script" would end it early, so that is refused.
-$(WEB)/index.html: web/index.html web/app.js $(WEB)/lessons/index.json
+# The page carries what its first screen needs (web/index.html says why):
+# the lesson index and the first lesson as JSON data blocks ("</" written
+# "<\/", the same JSON, so no data can end its block), the UI module's
+# program and web/app.js as inline scripts (a program that held "</script"
+# would end its script early, so that is refused).
+WASM_PAGE_OUT := $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT))
+$(WEB)/index.html: web/index.html web/app.js $(WEB)/lessons/index.json $(WASM_PAGE_OUT)
 	@mkdir -p $(dir $@)
-	@if grep -qi '</script' web/app.js; then echo "web/app.js must not contain </script (it is inlined into index.html)" >&2; exit 1; fi
+	@for f in web/app.js $(WASM_PAGE_OUT); do \
+	  if grep -qi '</script' $$f; then echo "$$f must not contain </script (it is written into index.html)" >&2; exit 1; fi; done
 	id=$$(sed -n 's/^[[:space:]]*"id":[[:space:]]*"\([a-z0-9-]*\)".*/\1/p' $(WEB)/lessons/index.json | head -n 1); \
-	sed "s|<!-- gpulab:first-lesson -->|$${id:+<link rel=\"preload\" href=\"/lessons/$$id.json\" as=\"fetch\" crossorigin data-first-lesson>}|" $< \
-	  | awk -v app=web/app.js '/<!-- gpulab:app -->/ { print "  <script>"; while ((getline line < app) > 0) print line; print "  </script>"; next } { print }' > $@.tmp
-	mv $@.tmp $@
+	{ printf '  <script type="application/json" data-url="/lessons/index.json">'; sed 's|</|<\\/|g' $(WEB)/lessons/index.json; \
+	  printf '</script>\n'; \
+	  if [ -n "$$id" ]; then printf '  <script type="application/json" data-url="/lessons/%s.json" data-first-lesson>' "$$id"; \
+	    sed 's|</|<\\/|g' $(WEB)/lessons/$$id.json; printf '</script>\n'; fi; } > $@.data && \
+	awk -v data=$@.data -v program="$(WASM_PAGE_OUT)" -v app=web/app.js \
+	  '/<!-- gpulab:data -->/ { while ((getline line < data) > 0) print line; next } \
+	   /<!-- gpulab:program -->/ { if (program != "") { print "  <script>"; while ((getline line < program) > 0) print line; print "  </script>" } next } \
+	   /<!-- gpulab:app -->/ { print "  <script>"; while ((getline line < app) > 0) print line; print "  </script>"; next } \
+	   { print }' $< > $@.tmp && rm -f $@.data && mv $@.tmp $@
 
 lessons: $(WEB)/lessons/index.json
 
@@ -325,7 +336,7 @@ WASM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulab -s ALLOW_MEMORY_GROW
   -s EXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,stringToUTF8,lengthBytesUTF8 \
   -s EXPORTED_FUNCTIONS=_main,_malloc,_free
 
-wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT) $(WASM_SIM_OUT) $(WASM_DOCTOR_OUT))
+wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT) $(WASM_UI_WASM) $(WASM_SIM_OUT) $(WASM_DOCTOR_OUT))
 
 # The page's client is built for size (-Oz): its wasm is most of a first
 # visit's bytes (137 KB brotli at -O2, 126 KB at -Oz). The simulator
@@ -337,6 +348,9 @@ $(WASM_OUT): $(WASM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Oz -DLAB_NO_SIMULATORS -Wno-unused-function \
 	  $(WASM_SRC) $(WASM_UI_LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_LDFLAGS) -o $@
+$(WASM_UI_WASM): $(WASM_OUT)
+	@mkdir -p $(dir $@)
+	cp $(<:.js=.wasm) $@
 
 # The simulation module, loaded by web/sim_worker.js on the first
 # simulation: built for speed (-O2), as the simulators are timed against
@@ -381,7 +395,7 @@ FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab $(SERVER_INC) -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
-FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/csp.c server/files.c server/http/request_id.c server/http/gzip_body.c \
+FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/csp.c server/http/request_id.c server/http/gzip_body.c \
   server/http/client_addr.c
 FUZZ_LIB_fuzz_json_body := -lcivetweb -lz
 FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/store_common.c

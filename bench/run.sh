@@ -108,7 +108,7 @@ fi
 
 # The browser client: first-load bytes, ready time and Lighthouse (Chromium),
 # and the simulator in WebAssembly beside the same C compiled natively.
-if [ -x /usr/bin/chromium ] && [ -f "$build/web/gpulab.js" ]; then
+if [ -x /usr/bin/chromium ] && [ -f "$build/web/gpulab.wasm" ]; then
   echo "Client (headless Chromium, loopback)"
   node bench/client.mjs "$build"
 fi

@@ -1,15 +1,17 @@
-// Boots the WebAssembly client: loads gpulab.js (Emscripten, MODULARIZE,
-// EXPORT_NAME=createGpulab) and gpulab.wasm, runs main() in wasm/main.c
-// once the page is parsed, and registers the service worker for offline
-// use. Everything else the page does is written in C; this file only says
-// in words why the client could not start, if it cannot.
+// Boots the WebAssembly client: compiles gpulab.wasm, instantiates it with
+// the client's program (Emscripten's gpulab.js: MODULARIZE,
+// EXPORT_NAME=createGpulab), runs main() in wasm/main.c once the page is
+// parsed, and registers the service worker for offline use. Everything
+// else the page does is written in C; this file only says in words why the
+// client could not start, if it cannot.
 //
 // make writes this file into index.html's head as an inline script (at
-// <!-- gpulab:app -->; the server allows it by its SHA-256,
-// server/http/csp.c), so it runs while the parser is still in the head:
-// the first answers, the wasm's compile and gpulab.js all start then, and
-// main() runs as soon as the document is parsed, before the browser has
-// drawn the shell once (docs/architecture.md, "Static files").
+// <!-- gpulab:app -->), after the program (<!-- gpulab:program -->) and the
+// first screen's data (<!-- gpulab:data -->: the lesson index and the
+// first lesson); the server allows the two scripts by their SHA-256
+// (server/http/csp.c). So this runs while the parser is still in the head:
+// the first answers and the wasm's compile start then, and main() runs
+// once the page is parsed (docs/architecture.md, "Static files").
 (function () {
   "use strict";
   // Marks in the page's performance timeline (`make bench` prints them):
@@ -54,30 +56,52 @@
     });
   }
 
-  // The first answers the client asks for, requested now, beside the
-  // files the head preloads, instead of once main() runs. The bridge
-  // (wasm/bridge.c, js_fetch) takes each GET from window.gpulabEarly once,
-  // under its own timeout, and calls abort() on it when that passes: a
-  // server that accepts and never answers must not keep the browser's few
-  // connections, which is why the API is asked here and not preloaded (a
-  // preload cannot be aborted; tests/e2e/stall.test.mjs). Only what the
-  // first screen needs: the GPU check, the server's health, and the lesson
-  // index and bundle as the web root's static files (precompressed,
-  // revalidated by ETag: a reload costs a 304; the default cache mode takes
-  // the head's preloads of them). The device profiles come later, when a
-  // widget needs them (wasm/app.c).
-  var early = {};
+  // The first answers the client asks for, requested now, while the page
+  // is parsed, instead of once main() runs. The bridge (wasm/bridge.c,
+  // js_fetch) takes each GET from window.gpulabEarly once, under its own
+  // timeout, and calls abort() on it when that passes: a server that
+  // accepts and never answers must not keep the browser's few connections,
+  // which is why the API is asked here and not preloaded (a preload cannot
+  // be aborted; tests/e2e/stall.test.mjs). Only what the first screen
+  // needs: the GPU check, the server's health, and the lesson index and
+  // bundle. The page carries the index and the first lesson itself (data
+  // blocks with the file's path in data-url, written by make): taken from
+  // there, they wait for no answer; another lesson is the web root's
+  // static file (precompressed, revalidated by ETag). The device profiles
+  // come later, when a widget needs them (wasm/app.c).
+  var early = {}, carried = {};
+  var blocks = document.querySelectorAll('script[type="application/json"][data-url]');
+  for (var i = 0; i < blocks.length; i++) carried[blocks[i].getAttribute("data-url")] = blocks[i].textContent;
   function ask(url) {
-    var ctl = typeof AbortController === "function" ? new AbortController() : null;
-    var api = url.indexOf("/api/") === 0;
-    var p = fetch(url, { headers: { "Accept": "application/json" }, cache: api ? "no-store" : "default", signal: ctl ? ctl.signal : undefined })
-      .then(function (r) { return r.text().then(function (t) { return [r.status, t, r.headers.get("Retry-After")]; }); })
-      .catch(function () { return [0, ""]; });
-    p.abort = function () { if (ctl) ctl.abort(); };
+    if (Object.prototype.hasOwnProperty.call(carried, url)) {
+      var had = Promise.resolve([200, carried[url], null]);
+      had.abort = function () { /* nothing in flight */ };
+      early[url] = had;
+      return had;
+    }
+    // XMLHttpRequest, not fetch(): its whole answer comes to the page in
+    // one load event, where fetch()'s body (r.text()) came in tasks that
+    // Chromium ran after the page's parse and first frame, 60 ms after the
+    // last byte had arrived (ready 140 ms against 168, medians of 25 cold
+    // loads each; docs/architecture.md). API answers are sent no-store, and
+    // static files no-cache (revalidated by ETag), so no cache mode is set.
+    var xhr = new XMLHttpRequest();
+    var p = new Promise(function (resolve) {
+      xhr.onload = function () { resolve([xhr.status, xhr.responseText, xhr.getResponseHeader("Retry-After")]); };
+      xhr.onerror = xhr.onabort = xhr.ontimeout = function () { resolve([0, ""]); };
+      try {
+        xhr.open("GET", url);
+        xhr.setRequestHeader("Accept", "application/json");
+        xhr.send();
+      } catch (e) {
+        resolve([0, ""]);
+      }
+    });
+    p.abort = function () { xhr.abort(); };
     early[url] = p;
     return p;
   }
-  if (typeof fetch === "function") {
+  if (typeof XMLHttpRequest === "function") {
     ask("/api/device");
     ask("/api/health");
     // The lesson the client will open (wasm/app.c, go()): the one in the
@@ -88,10 +112,10 @@
     var lessons = ask("/lessons/index.json");
     var last = null;
     try { last = localStorage.getItem("gpulab.lesson"); } catch (e) { /* storage off */ }
-    // The first lesson's preload (index.html, written by make): asked at
-    // once when it is the one to open, without waiting for the index.
-    var first = document.querySelector("link[data-first-lesson]");
-    var firstId = first ? /^\/lessons\/([a-z0-9-]{1,63})\.json$/.exec(first.getAttribute("href") || "") : null;
+    // The first lesson, which the page carries: taken at once when it is
+    // the one to open, without waiting for the index.
+    var first = document.querySelector("script[data-first-lesson]");
+    var firstId = first ? /^\/lessons\/([a-z0-9-]{1,63})\.json$/.exec(first.getAttribute("data-url") || "") : null;
     var home = !location.hash || location.hash === "#";
     if (m) ask("/lessons/" + m[1] + ".json");
     else if (home && firstId && (!last || last === firstId[1])) ask(firstId[0]);
@@ -107,9 +131,9 @@
   }
   window.gpulabEarly = early;
 
-  // The client's wasm, compiled while the page is parsed and gpulab.js
-  // loads: streamed (the server sends application/wasm) from the head's
-  // preload of it; instantiated in createGpulab below.
+  // The client's wasm, compiled while the page is parsed: streamed (the
+  // server sends application/wasm) from the head's preload of it;
+  // instantiated in createGpulab below.
   var wasm = null;
   if (typeof WebAssembly === "object" && typeof fetch === "function") {
     var bytes = function () { return fetch("gpulab.wasm", { credentials: "same-origin" }); };
@@ -124,7 +148,7 @@
   }
 
   // main() draws into the document, so it waits for the parse (start(),
-  // below, lets it go); everything before it (gpulab.js, the compile, the
+  // below, lets it go); everything before it (the compile, the
   // instantiation) does not.
   var parsed = null;
   var domReady = new Promise(function (resolve) { parsed = resolve; });
@@ -144,53 +168,44 @@
     return Promise.race([Promise.all(answers), new Promise(function (resolve) { setTimeout(resolve, FIRST_WAIT_MS); })]);
   }
 
-  // The client's program: loaded now (the head preloads it), not once the
-  // page is parsed. Emscripten runs main() within receive(), which waits
-  // for the parse.
+  // The client's program is in the page, above this script (make writes
+  // gpulab.js there): the module compiled above is instantiated at once,
+  // and main() runs within receive(), once the page is parsed and the first
+  // answers are in. Without a compiled module (no fetch), Emscripten
+  // fetches the wasm itself, and is started after the parse.
   function load() {
     if (typeof WebAssembly !== "object") return;
-    var script = document.createElement("script");
-    script.src = "gpulab.js";
-    script.onload = function () {
-      if (typeof window.createGpulab !== "function") {
-        fail("gpulab.js loaded but did not define the client. Rebuild with 'make' and reload.");
-        return;
-      }
-      var options = {
-        print: function (text) { console.log(text); },
-        printErr: function (text) { console.warn(text); }
-      };
-      var create = function () {
-        window.createGpulab(options).catch(function (err) {
-          fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
-        });
-      };
-      // The module compiled above, instantiated at once; main() runs within
-      // receive(), once the page is parsed. Without it (no fetch),
-      // Emscripten fetches the wasm itself, and is started after the parse.
-      if (!wasm) {
-        domReady.then(create);
-        return;
-      }
-      options.instantiateWasm = function (imports, receive) {
-        wasm.then(function (module) {
-          return WebAssembly.instantiate(module, imports).then(function (instance) {
-            return domReady.then(firstAnswers).then(function () {
-              mark("gpulab:main");
-              receive(instance, module);
-            });
+    if (typeof window.createGpulab !== "function") {
+      fail("This page does not hold gpulab's program (was it built without Emscripten?). Run 'make' and reload the page.");
+      return;
+    }
+    var options = {
+      print: function (text) { console.log(text); },
+      printErr: function (text) { console.warn(text); }
+    };
+    var create = function () {
+      window.createGpulab(options).catch(function (err) {
+        fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
+      });
+    };
+    if (!wasm) {
+      domReady.then(create);
+      return;
+    }
+    options.instantiateWasm = function (imports, receive) {
+      wasm.then(function (module) {
+        return WebAssembly.instantiate(module, imports).then(function (instance) {
+          return domReady.then(firstAnswers).then(function () {
+            mark("gpulab:main");
+            receive(instance, module);
           });
-        }).catch(function (err) {
-          fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
         });
-        return {};
-      };
-      create();
+      }).catch(function (err) {
+        fail("gpulab could not start its WebAssembly client: " + (err && err.message ? err.message : err));
+      });
+      return {};
     };
-    script.onerror = function () {
-      fail("gpulab could not load its program (gpulab.js). Rebuild with 'make' and reload the page.");
-    };
-    document.head.appendChild(script);
+    create();
   }
   load();
 

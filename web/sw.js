@@ -8,11 +8,11 @@
 // fails. Bump VERSION when the list of shell files changes.
 "use strict";
 
-const VERSION = "gpulab-v6"; // v6: app.js is written into index.html, no longer a file of its own
+const VERSION = "gpulab-v6"; // v6: app.js and gpulab.js are written into index.html, no longer files of their own
 // The UI module (gpulab.js/.wasm), the simulation module that a Web
 // Worker loads on the first simulation (sim_worker.js, gpulab_sim.js/.wasm)
 // and the reader of #doctor and #explain (doctor_worker.js, gpulab_doctor.js/.wasm).
-const SHELL = ["/", "/index.html", "/style.css", "/gpulab.js", "/gpulab.wasm", "/favicon.svg",
+const SHELL = ["/", "/index.html", "/style.css", "/gpulab.wasm", "/favicon.svg",
   "/sim_worker.js", "/gpulab_sim.js", "/gpulab_sim.wasm", "/doctor_worker.js", "/gpulab_doctor.js",
   "/gpulab_doctor.wasm", "/lessons/index.json"];
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "api.h"
+#include "csp.h"
 #include "files.h"
 #include "http.h"
 #include "precompressed.h"
@@ -47,6 +48,15 @@ static int not_found(struct mg_connection *conn) {
   return 404;
 }
 
+static bool page_csp(const char *path, char *line, size_t n) {
+  char *html = NULL;
+  size_t len = 0;
+  if (srv_read_file(path, MAX_STATIC_BYTES, &html, &len) != 0) return false;
+  srv_csp_page_line(html, len, line, n);
+  free(html);
+  return true;
+}
+
 /* Class mode: not even the sealed offline quiz key leaves the server; a
  * class counts only attempts its server scored. */
 static bool class_hides(const srv_app *app, const char *uri) {
@@ -65,9 +75,15 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
   if (class_hides(app, uri)) return not_found(conn);
   if (srv_resolve_under(app->web_root, uri, path, sizeof path) != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
     return not_found(conn);
+  /* A page's CSP allows its own inline scripts by their hashes, taken from
+   * the file as it is now (before path names a compressed twin), so a page
+   * rebuilt while the server runs still runs; a 304 carries it too, as it
+   * replaces the cached answer's headers. */
+  const char *type = mime_of(path), *vary = srv_compressible(path) ? "Accept-Encoding" : NULL;
+  char csp[SRV_CSP_LINE_MAX];
+  bool page = strncmp(type, "text/html", 9) == 0 && page_csp(path, csp, sizeof csp);
   /* A precompressed twin when the client takes it (tools/compress.sh):
    * path then names the twin; the type is the original's. */
-  const char *type = mime_of(path), *vary = srv_compressible(path) ? "Accept-Encoding" : NULL;
   const char *coding = srv_precompressed(path, sizeof path, mg_get_header(conn, "Accept-Encoding"));
   char etag[80];
   snprintf(etag, sizeof etag, "\"%llx-%llx%s%s\"", (unsigned long long)st.st_mtime, (unsigned long long)st.st_size,
@@ -77,7 +93,7 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
     mg_response_header_start(conn, 304);
     mg_response_header_add(conn, "ETag", etag, -1);
     if (vary) mg_response_header_add(conn, "Vary", vary, -1);
-    srv_add_common_headers(conn);
+    srv_add_page_headers(conn, page ? csp : NULL);
     mg_response_header_send(conn);
     return 304;
   }
@@ -93,7 +109,7 @@ int srv_static(struct mg_connection *conn, void *cbdata) {
   if (coding) mg_response_header_add(conn, "Content-Encoding", coding, -1);
   if (vary) mg_response_header_add(conn, "Vary", vary, -1);
   mg_response_header_add(conn, "Cache-Control", "no-cache", -1);
-  srv_add_common_headers(conn);
+  srv_add_page_headers(conn, page ? csp : NULL);
   mg_response_header_send(conn);
   if (strcmp(mg_get_request_info(conn)->request_method, "HEAD") != 0) mg_write(conn, body, len);
   free(body);

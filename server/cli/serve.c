@@ -26,7 +26,6 @@
 #include "routes.h"
 /* class mode (sessions, store): */
 #include "class.h"
-#include "csp.h"
 #include "hooks.h"
 #include "session.h"
 /* class mode's GPU queue, metrics and the log line: */
@@ -391,12 +390,6 @@ int srv_cmd_serve(int argc, char **argv) {
             app.web_root);
     return 1;
   }
-  /* The page's inline script (its first requests) is allowed by its hash;
-   * without it the page still works, a little later (web/app.js asks). */
-  char why[400];
-  if (srv_csp_init(index, why, sizeof why) != 0)
-    fprintf(stderr, "gpulab: warning: the page's inline scripts are not allowed (%s); it asks from app.js instead\n",
-            why);
   app.max_body_bytes = SRV_MAX_BODY_BYTES;
   srv_supervisor *sup = srv_supervisor_for_self();
   if (!sup || srv_runner_init(&app.runner, sup) != 0) {

@@ -1,18 +1,19 @@
-/* The Content-Security-Policy every answer carries. Scripts come from the
- * server's own files; the one exception is an inline script of the page
- * (index.html starts its first requests with it, before any file could
- * arrive), allowed by its SHA-256 hash, read from the served file when the
- * server starts. A script that is changed afterwards without a restart is
- * refused by the browser and the page asks from web/app.js instead. */
+/* The security headers every answer carries, and the Content-Security-
+ * Policy of a page. Scripts come from the server's own files; the page's
+ * inline scripts (index.html carries the client's program and its boot
+ * script inline, so they run while the head is parsed: docs/
+ * architecture.md, "Static files") are allowed by the SHA-256 of their
+ * text, computed from the page as it is served, so a page rebuilt while
+ * the server runs is allowed as it is now. Data blocks (a script element
+ * whose type is not JavaScript) do not run and are not hashed. */
 #include "csp.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "files.h"
 #include "sha256.h"
 
 #define CSP_HEAD "Content-Security-Policy: default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"
@@ -22,19 +23,12 @@
 #define OTHER_LINES                                                                                                 \
   "Cross-Origin-Opener-Policy: same-origin\r\nCross-Origin-Embedder-Policy: require-corp\r\n"                      \
   "Cross-Origin-Resource-Policy: same-origin\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
-#define PAGE_MAX_BYTES (1024 * 1024)
-/* " 'sha256-" + 44 base64 characters + "'" */
-#define HASH_SOURCE_CHARS 55
 
-/* Written once by srv_csp_init, before the server starts its threads;
- * only read afterwards. */
-static char lines[sizeof OTHER_LINES + sizeof CSP_HEAD + SRV_CSP_MAX_INLINE * HASH_SOURCE_CHARS + sizeof CSP_TAIL] =
-    OTHER_LINES CSP_HEAD CSP_TAIL;
-static int inline_count;
+static const char base_lines[] = OTHER_LINES CSP_HEAD CSP_TAIL;
 
-const char *srv_security_header_lines(void) { return lines; }
+const char *srv_security_header_lines(void) { return base_lines; }
 
-int srv_csp_inline_count(void) { return inline_count; }
+const char *srv_security_lines_but_csp(void) { return OTHER_LINES; }
 
 static void base64(const uint8_t *in, size_t n, char *out) {
   static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -49,16 +43,32 @@ static void base64(const uint8_t *in, size_t n, char *out) {
   out[o] = '\0';
 }
 
-/* The end of a start tag that begins at p ("<script"), or NULL. Whether it
- * names a src: an attribute "src" after white space. */
-static const char *tag_end(const char *p, const char *end, int *has_src) {
+static bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Whether the attribute `name` starts at q (after white space, and
+ * followed by '=', white space or the tag's end). */
+static bool attr_at(const char *q, const char *end, const char *name) {
+  size_t n = strlen(name);
+  return space(q[-1]) && (size_t)(end - q) >= n && strncasecmp(q, name, n) == 0 &&
+         (q + n == end || q[n] == '=' || q[n] == '>' || space(q[n]));
+}
+
+/* The end of the start tag that begins at p ("<script"), or NULL; whether
+ * the script runs inline: no src, and no type or a JavaScript one (a data
+ * block, type="application/json", does not run). */
+static const char *tag_end(const char *p, const char *end, bool *runs_inline) {
+  bool src = false, data = false;
   const char *q = p + 7;
-  *has_src = 0;
   for (; q < end && *q != '>'; q++) {
-    if ((q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n') && end - q >= 3 && strncasecmp(q, "src", 3) == 0 &&
-        (q + 3 == end || q[3] == '=' || q[3] == ' ' || q[3] == '>'))
-      *has_src = 1;
+    if (attr_at(q, end, "src")) src = true;
+    if (attr_at(q, end, "type")) {
+      const char *v = q + 4;
+      while (v < end && (*v == '=' || *v == '"' || *v == '\'' || space(*v))) v++;
+      data = !((size_t)(end - v) >= 15 && strncasecmp(v, "text/javascript", 15) == 0) &&
+             !((size_t)(end - v) >= 6 && strncasecmp(v, "module", 6) == 0);
+    }
   }
+  *runs_inline = !src && !data;
   return q < end ? q + 1 : NULL;
 }
 
@@ -68,23 +78,22 @@ int srv_csp_hash_inline(const char *html, size_t len, char hashes[][SRV_CSP_HASH
   while (p < end) {
     const char *open = NULL;
     for (const char *q = p; end - q >= 7; q++)
-      if (q[0] == '<' && strncasecmp(q, "<script", 7) == 0 &&
-          (end - q == 7 || q[7] == '>' || q[7] == ' ' || q[7] == '\t' || q[7] == '\n')) {
+      if (q[0] == '<' && strncasecmp(q, "<script", 7) == 0 && (end - q == 7 || q[7] == '>' || space(q[7]))) {
         open = q;
         break;
       }
     if (!open) break;
-    int has_src;
-    const char *body = tag_end(open, end, &has_src);
+    bool runs;
+    const char *body = tag_end(open, end, &runs);
     if (!body) return -1; /* a tag left open: the page is broken */
     const char *close = NULL;
-    for (const char *q = body; end - q >= 9; q++)
+    for (const char *q = body; end - q >= 8; q++)
       if (strncasecmp(q, "</script", 8) == 0) {
         close = q;
         break;
       }
     if (!close) return -1;
-    if (!has_src) {
+    if (runs) {
       if (n == max) return -1;
       uint8_t digest[LAB_SHA256_BYTES];
       lab_sha256_once(body, (size_t)(close - body), digest);
@@ -95,23 +104,15 @@ int srv_csp_hash_inline(const char *html, size_t len, char hashes[][SRV_CSP_HASH
   return n;
 }
 
-int srv_csp_init(const char *page_path, char *why, size_t why_n) {
-  char *html = NULL;
-  size_t len = 0;
+int srv_csp_page_line(const char *html, size_t len, char *out, size_t n) {
   char hashes[SRV_CSP_MAX_INLINE][SRV_CSP_HASH_CHARS];
-  if (srv_read_file(page_path, PAGE_MAX_BYTES, &html, &len) != 0) {
-    snprintf(why, why_n, "cannot read %s (or it is over %d bytes)", page_path, PAGE_MAX_BYTES);
+  int count = srv_csp_hash_inline(html, len, hashes, SRV_CSP_MAX_INLINE);
+  if (count < 0 || n < sizeof CSP_HEAD + sizeof CSP_TAIL + (size_t)count * SRV_CSP_SOURCE_CHARS) {
+    snprintf(out, n, "%s", n >= sizeof CSP_HEAD + sizeof CSP_TAIL ? CSP_HEAD CSP_TAIL : "");
     return -1;
   }
-  int n = srv_csp_hash_inline(html, len, hashes, SRV_CSP_MAX_INLINE);
-  free(html);
-  if (n < 0) {
-    snprintf(why, why_n, "%s has an unclosed <script> or more than %d inline scripts", page_path, SRV_CSP_MAX_INLINE);
-    return -1;
-  }
-  size_t o = (size_t)snprintf(lines, sizeof lines, "%s%s", OTHER_LINES, CSP_HEAD);
-  for (int i = 0; i < n; i++) o += (size_t)snprintf(lines + o, sizeof lines - o, " 'sha256-%s'", hashes[i]);
-  snprintf(lines + o, sizeof lines - o, "%s", CSP_TAIL);
-  inline_count = n;
-  return 0;
+  size_t o = (size_t)snprintf(out, n, "%s", CSP_HEAD);
+  for (int i = 0; i < count; i++) o += (size_t)snprintf(out + o, n - o, " 'sha256-%s'", hashes[i]);
+  snprintf(out + o, n - o, "%s", CSP_TAIL);
+  return count;
 }

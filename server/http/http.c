@@ -44,17 +44,24 @@ void srv_http_answering(const struct mg_connection *conn) {
   if (on_answer) on_answer(conn);
 }
 
-void srv_add_common_headers(struct mg_connection *conn) {
+void srv_add_page_headers(struct mg_connection *conn, const char *csp_line) {
   /* Every answer's headers pass here before a byte goes out: a client that
    * has the whole answer may open its next connection at once, and this
    * one (closing) must not count against its address by then. */
   srv_http_answering(conn);
-  mg_response_header_add_lines(conn, srv_security_header_lines());
+  if (csp_line) {
+    mg_response_header_add_lines(conn, srv_security_lines_but_csp());
+    mg_response_header_add_lines(conn, csp_line);
+  } else {
+    mg_response_header_add_lines(conn, srv_security_header_lines());
+  }
   if (srv_request_https(conn)) mg_response_header_add_lines(conn, HSTS_LINE);
   char id[SRV_REQUEST_ID_MAX + 32];
   srv_request_id_header(id, sizeof id);
   if (id[0]) mg_response_header_add_lines(conn, id);
 }
+
+void srv_add_common_headers(struct mg_connection *conn) { srv_add_page_headers(conn, NULL); }
 
 /* An answer of SRV_GZIP_MIN_BYTES or more goes gzipped to a client that
  * accepts it (a browser always does): /api/profiles is 80 KB as text. It

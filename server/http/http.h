@@ -17,6 +17,9 @@ struct mg_connection;
 /* Adds the headers every answer carries (srv_security_header_lines in csp.h, and over
  * TLS Strict-Transport-Security); between mg_response_header_start and _send. */
 void srv_add_common_headers(struct mg_connection *conn);
+/* The same for a page with its own CSP line (srv_csp_page_line, csp.h),
+ * sent instead of the one that allows no inline script. */
+void srv_add_page_headers(struct mg_connection *conn, const char *csp_line);
 
 /* Sends `json` (not freed) with status and exact Content-Length. */
 int srv_send_json(struct mg_connection *conn, int status, const cJSON *json);

@@ -106,25 +106,38 @@ test('a directory is 404 and never listed', T, () =>
     assert.equal(inner.status, 200, 'a file inside a sub-folder is served');
   }));
 
-// The page's inline script (web/app.js, written into index.html by make)
-// is allowed by the SHA-256 of its text, read from the served page when
-// the server starts; nothing else inline is, and a script with a src is
-// not hashed. Every answer carries the same policy.
-test('the CSP allows the page\'s inline scripts by their hash, and no other inline script', T, async () => {
+// The page's inline scripts (web/app.js and the client's program, written
+// into index.html by make) are allowed by the SHA-256 of their text, taken
+// from the page as it is served: a page rebuilt while the server runs is
+// allowed as it is now, a 304 carries the same policy (it replaces the
+// cached answer's headers), and a data block or a script with a src is not
+// hashed. Every other answer allows no inline script.
+test('a page\'s CSP allows its own inline scripts by their hash, and nothing else inline', T, async () => {
   const web = makeWebRoot();
-  const inline = '\n  window.booted = 1;\n';
-  writeFileSync(join(web.root, 'index.html'),
-    `<!doctype html><head><script src="x.js"></script><script>${inline}</script></head><body><p>index</p></body>\n`);
-  const sha = createHash('sha256').update(inline).digest('base64');
+  const page = (code) => `<!doctype html><head><script type="application/json" data-url="/x.json">{"a":1}</script>` +
+    `<script src="x.js"></script><script>${code}</script></head><body><p>index</p></body>\n`;
+  const sha = (code) => createHash('sha256').update(code).digest('base64');
+  const allows = (csp, code) => csp.includes(`script-src 'self' 'wasm-unsafe-eval' 'sha256-${sha(code)}';`);
+  writeFileSync(join(web.root, 'index.html'), page('\n  window.booted = 1;\n'));
   try {
     await withServer({ root: web.root }, async (srv) => {
-      for (const p of ['/', '/api/health', '/no-such-file']) {
+      const first = await request(srv, '/');
+      let csp = first.headers.get('content-security-policy');
+      assert.ok(allows(csp, '\n  window.booted = 1;\n'), csp);
+      assert.equal((csp.match(/'sha256-/g) || []).length, 1, `one inline script allowed: ${csp}`);
+      assert.ok(!csp.includes('unsafe-inline'), csp);
+      const again = await request(srv, '/', { headers: { 'If-None-Match': first.headers.get('etag') } });
+      assert.equal(again.status, 304);
+      assert.equal(again.headers.get('content-security-policy'), csp, 'a 304 carries the page\'s policy');
+      for (const p of ['/api/health', '/no-such-file', '/app.js']) {
         const r = await request(srv, p);
-        const csp = r.headers.get('content-security-policy');
-        assert.match(csp, new RegExp(`script-src 'self' 'wasm-unsafe-eval' 'sha256-${sha.replace(/[+/=]/g, '\\$&')}';`), `${p}: ${csp}`);
-        assert.equal((csp.match(/'sha256-/g) || []).length, 1, `${p}: one inline script allowed: ${csp}`);
-        assert.ok(!csp.includes('unsafe-inline'), `${p}: ${csp}`);
+        const other = r.headers.get('content-security-policy');
+        assert.ok(other.includes("script-src 'self' 'wasm-unsafe-eval';") && !other.includes("'sha256-"), `${p}: ${other}`);
       }
+      // Rebuilt while the server runs: the new script is allowed, the old one no longer.
+      writeFileSync(join(web.root, 'index.html'), page('window.booted = 2;'));
+      csp = (await request(srv, '/index.html')).headers.get('content-security-policy');
+      assert.ok(allows(csp, 'window.booted = 2;') && !allows(csp, '\n  window.booted = 1;\n'), csp);
     });
   } finally {
     web.cleanup();

@@ -39,17 +39,20 @@ browserTest('a first visit costs no more than the budget on the wire and stamps 
   assert.ok(ready.ms > 0 && Number(ready.attr) === Number(ready.ms.toFixed(1)), `ready stamp ${JSON.stringify(ready)}`);
   assert.ok(ready.title, 'the lesson is shown at the ready point');
   const paths = got.map((r) => r.path);
-  assert.ok(paths.some((p) => /^\/lessons\/[a-z0-9-]+\.json$/.test(p)), `the lesson from the web root: ${paths}`);
+  // The page carries the lesson index and the first lesson (data blocks
+  // written by make): no request for either.
+  assert.ok(!paths.some((p) => p.startsWith('/lessons/')), `the first lesson and the index come with the page: ${paths}`);
+  assert.ok(await page.evaluate(() => document.querySelector('script[type="application/json"][data-first-lesson]') !== null),
+    'the first lesson is in the page');
   assert.ok(!paths.some((p) => p.startsWith('/api/lessons') || p === '/api/profiles'), `no API lesson or profiles: ${paths}`);
   assert.ok(!paths.some((p) => /^\/(gpulab_sim\.(js|wasm)|sim_worker\.js)$/.test(p)), `no simulation module before a run: ${paths}`);
   assert.ok(!paths.some((p) => /^\/(gpulab_doctor\.(js|wasm)|doctor_worker\.js)$/.test(p)), `no trace reader before a file: ${paths}`);
   // The page's inline script asks the first answers while the head is
-  // parsed (web/app.js, written into index.html): the client takes them,
-  // and the head's preloads, instead of asking again.
-  for (const p of ['/api/device', '/api/health', '/lessons/index.json'])
+  // parsed (web/app.js, written into index.html): the client takes them
+  // instead of asking again. The program and the app are in the page.
+  for (const p of ['/api/device', '/api/health', '/gpulab.wasm'])
     assert.equal(paths.filter((x) => x === p).length, 1, `${p} asked once: ${paths}`);
-  assert.equal(paths.filter((x) => /^\/lessons\/[a-z0-9-]+\.json$/.test(x) && x !== '/lessons/index.json').length, 1, `one lesson: ${paths}`);
-  assert.ok(!paths.includes('/app.js'), `the app is inline, not a file of its own: ${paths}`);
+  assert.ok(!paths.includes('/app.js') && !paths.includes('/gpulab.js'), `the app and its program are inline: ${paths}`);
   const total = got.reduce((a, r) => a + r.bytes, 0);
   const list = got.map((r) => `${r.path} ${r.bytes}`).join(', ');
   assert.ok(total <= BUDGET_BYTES, `first load ${total} bytes > ${BUDGET_BYTES}: ${list}`);

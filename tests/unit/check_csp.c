@@ -1,15 +1,14 @@
-/* The page's CSP allows its inline scripts by hash (server/http/csp.c):
- * the hashes are those a browser computes (the script's text between the
- * tags, SHA-256, base64), scripts with a src are not hashed, and a page
- * with a script left open is refused. */
+/* A page's CSP allows its inline scripts by hash (server/http/csp.c): the
+ * hashes are those a browser computes (the script's text between the tags,
+ * SHA-256, base64); scripts with a src and data blocks are not hashed; a
+ * page with a script left open gets the policy that allows none. */
 #include <check.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "csp.h"
 #include "suites.h"
+#include "ui_test.h"
 
 static int hash(const char *html, char out[][SRV_CSP_HASH_CHARS], int max) {
   return srv_csp_hash_inline(html, strlen(html), out, max);
@@ -25,6 +24,8 @@ START_TEST(csp_hashes_each_inline_script_as_a_browser_does) {
   ck_assert_str_eq(h[1], "wYD6gJuOAPxlJHFvhr2Zk0r9F+gmt8nwaf1uW8o5LTY=");
   ck_assert_int_eq(hash("<p>no scripts</p>", h, 4), 0);
   ck_assert_int_eq(hash("<scripted>not a script tag</scripted>", h, 4), 0);
+  ck_assert_int_eq(hash("<script type=\"application/json\">{}</script><script type=text/javascript>alert(1)</script>", h, 4), 1);
+  ck_assert_str_eq(h[0], "bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI=");
 }
 END_TEST
 
@@ -36,26 +37,28 @@ START_TEST(csp_refuses_a_page_it_cannot_read_whole) {
 }
 END_TEST
 
-START_TEST(csp_header_names_the_hashes_of_the_page) {
-  char dir[] = "/tmp/gpulab-csp-XXXXXX", path[64], why[200];
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/index.html", dir);
-  ck_assert_int_eq(srv_csp_init(path, why, sizeof why), -1); /* no page: the headers stay as they were */
-  ck_assert_ptr_nonnull(strstr(why, path));
+START_TEST(csp_page_line_names_the_hashes_of_that_page) {
+  char line[SRV_CSP_LINE_MAX];
+  /* A data block (not JavaScript) does not run and is not hashed. */
+  const char *page = "<!doctype html><head><script type=\"application/json\" id=\"d\">{\"a\":1}</script>"
+                     "<script>alert(1)</script><script src=\"x.js\"></script></head>";
+  ck_assert_int_eq(srv_csp_page_line(page, strlen(page), line, sizeof line), 1);
+  ck_assert_ptr_nonnull(strstr(line, "Content-Security-Policy: default-src 'self'; script-src 'self' 'wasm-unsafe-eval' "
+                                     "'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI='; style-src 'self'"));
+  ck_assert_ptr_nonnull(strstr(line, "frame-ancestors 'none'\r\n"));
+  ck_assert_int_eq(test_ui_count(line, "'sha256-"), 1);
+  /* Not one allowed where the page cannot be read whole, or the line would not fit. */
+  const char *broken = "<script>never closed";
+  ck_assert_int_eq(srv_csp_page_line(broken, strlen(broken), line, sizeof line), -1);
+  ck_assert_ptr_null(strstr(line, "'sha256-"));
+  ck_assert_ptr_nonnull(strstr(line, "script-src 'self' 'wasm-unsafe-eval'; style-src"));
+  char small[200];
+  ck_assert_int_eq(srv_csp_page_line(page, strlen(page), small, sizeof small), -1);
+  ck_assert_ptr_null(strstr(small, "'sha256-"));
+  /* The lines every other answer carries allow no inline script. */
   ck_assert_ptr_null(strstr(srv_security_header_lines(), "'sha256-"));
-  FILE *f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs("<!doctype html><head><script>alert(1)</script></head>", f);
-  fclose(f);
-  ck_assert_int_eq(srv_csp_init(path, why, sizeof why), 0);
-  ck_assert_int_eq(srv_csp_inline_count(), 1);
-  const char *lines = srv_security_header_lines();
-  ck_assert_ptr_nonnull(strstr(lines, "script-src 'self' 'wasm-unsafe-eval' "
-                                      "'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI='; style-src 'self'"));
-  ck_assert_ptr_nonnull(strstr(lines, "Cross-Origin-Embedder-Policy: require-corp\r\n"));
-  ck_assert_ptr_nonnull(strstr(lines, "frame-ancestors 'none'\r\n"));
-  unlink(path);
-  rmdir(dir);
+  ck_assert_ptr_nonnull(strstr(srv_security_header_lines(), "Cross-Origin-Embedder-Policy: require-corp\r\n"));
+  ck_assert_ptr_null(strstr(srv_security_lines_but_csp(), "Content-Security-Policy"));
 }
 END_TEST
 
@@ -64,7 +67,7 @@ Suite *make_csp_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, csp_hashes_each_inline_script_as_a_browser_does);
   tcase_add_test(tc, csp_refuses_a_page_it_cannot_read_whole);
-  tcase_add_test(tc, csp_header_names_the_hashes_of_the_page);
+  tcase_add_test(tc, csp_page_line_names_the_hashes_of_that_page);
   suite_add_tcase(s, tc);
   return s;
 }
