@@ -43,6 +43,7 @@ browserTest('the GPU panel shows the server\'s verdict, live, with both views', 
   await summary.waitFor({ state: 'attached' }); // inside the GPU details, closed until asked
   assert.equal((await summary.textContent()).trim(), verdict.summary);
   assert.match(await page.locator('#gpu-badge').textContent(), /live/);
+  assert.ok(!(await page.locator('#gpu-badge').textContent()).includes('<'), 'the badge shows no markup as text');
   const consequence = (await page.locator('#gpu-body .verdict-consequence').textContent()).trim();
   if (verdict.simulate) assert.equal(consequence, 'The lab will simulate every experiment.');
   else assert.equal(consequence, 'Experiments run on this GPU for real.');

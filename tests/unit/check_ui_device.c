@@ -70,12 +70,15 @@ START_TEST(badge_says_how_old_a_view_is_when_it_was_not_checked_just_now) {
   cJSON_AddNumberToObject(j, "age_s", 4.2); /* answered at once while the server checks again */
   ui_device_state s = {.views = j};
   char *badge = render(&s, true);
-  ck_has(badge, "live check, 4 s ago");
+  ck_has(badge, "live check, 4 s ago</span>");
   ck_has(badge, "checking again now");
+  ck_lacks(badge, "&lt;"); /* the tag that closes the badge is markup, not text shown in it */
+  ck_assert_msg(test_ui_markup_problem(badge) == NULL, "%s", test_ui_markup_problem(badge));
   free(badge);
   cJSON_AddTrueToObject(j, "stale"); /* the check in flight hung: the last view */
   badge = render(&s, true);
-  ck_has(badge, "last check, 4 s ago");
+  ck_has(badge, "last check, 4 s ago</span>");
+  ck_lacks(badge, "&lt;");
   ck_has(badge, "has not answered yet");
   ck_lacks(badge, "just read");
   free(badge);

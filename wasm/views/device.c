@@ -50,7 +50,8 @@ void ui_view_device_badge(ui_buf *b, const ui_device_state *s) {
     ui_buf_rawf(b, "<span class=\"badge badge-live\" title=\"Read from the machine running the gpulab server %.0f s ago%s\">"
                    "<span class=\"dot\" aria-hidden=\"true\"></span>",
                 age, stale ? "; the check since then has not answered yet" : "; it is checking again now");
-    ui_buf_textf(b, "%s, %.0f s ago</span>", stale ? "last check" : "live check", age);
+    ui_buf_textf(b, "%s, %.0f s ago", stale ? "last check" : "live check", age);
+    ui_buf_raw(b, "</span>");
   }
 }
 
