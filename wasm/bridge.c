@@ -37,8 +37,10 @@ static struct {
  * reads as status 0, no answer within timeout_ms as -1 (UI_FETCH_TIMED_OUT):
  * the timer wins the race and then aborts the request, so a server that
  * accepts and never answers cannot hold the page. A GET that web/app.js
- * already started while the program loaded (window.gpulabEarly) is answered
- * from there, once, under the same timer. Retry-After travels in seconds. */
+ * already started while the page was parsed, or took from the page itself
+ * (window.gpulabEarly: a promise of [status, text, Retry-After] with an
+ * abort()), is answered from there, once, under the same timer.
+ * Retry-After travels in seconds. */
 EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeout_ms, const char *body), {
   const target = UTF8ToString(url);
   const ctl = new AbortController();

@@ -6,9 +6,9 @@
 // client could not start, if it cannot.
 //
 // make writes this file into index.html's head as an inline script (at
-// <!-- gpulab:app -->), after the program (<!-- gpulab:program -->) and the
-// first screen's data (<!-- gpulab:data -->: the lesson index and the
-// first lesson); the server allows the two scripts by their SHA-256
+// the gpulab:app mark), after the program (gpulab:program) and the first
+// screen's data (gpulab:data: the lesson index and the first lesson); the
+// server allows the two scripts by their SHA-256
 // (server/http/csp.c). So this runs while the parser is still in the head:
 // the first answers and the wasm's compile start then, and main() runs
 // once the page is parsed (docs/architecture.md, "Static files").

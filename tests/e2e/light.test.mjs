@@ -57,6 +57,17 @@ browserTest('a first visit costs no more than the budget on the wire and stamps 
   const list = got.map((r) => `${r.path} ${r.bytes}`).join(', ');
   assert.ok(total <= BUDGET_BYTES, `first load ${total} bytes > ${BUDGET_BYTES}: ${list}`);
   t.diagnostic(`first load ${total} bytes in ${got.length} responses: ${list}`);
+  // (after the count:) What the page carries is the same JSON as the files it stands for.
+  const carried = await page.evaluate(async () => {
+    const out = [];
+    for (const el of document.querySelectorAll('script[type="application/json"][data-url]')) {
+      const file = await (await fetch(el.getAttribute('data-url'))).text();
+      out.push({ url: el.getAttribute('data-url'), same: JSON.stringify(JSON.parse(el.textContent)) === JSON.stringify(JSON.parse(file)) });
+    }
+    return out;
+  });
+  assert.ok(carried.some((c) => c.url === '/lessons/index.json') && carried.length === 2, JSON.stringify(carried));
+  for (const c of carried) assert.ok(c.same, `${c.url}: the page's copy is the file's JSON`);
 
   // Reaching into a widget fetches the profiles, once.
   let profiles = 0;
