@@ -239,7 +239,7 @@ static void on_profiles(int status, const char *body, size_t len, void *ctx) {
   cJSON_Delete(j);
 }
 
-/* first: the page's own placeholder ("checking…") still stands, so
+/* first: the page's own waiting state ("checking…") still stands, so
  * nothing is drawn until the answer: drawn here, the panel cost a frame of
  * style and layout (Chromium drew it while the first answers were read)
  * between main() and the first screen. A re-check draws the waiting state. */
