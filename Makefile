@@ -308,15 +308,16 @@ $(WEB)/%: web/%
 # web/app.js as inline scripts (a script that held "</script" or "<!--"
 # would end early or be read otherwise, so that is refused).
 WASM_PAGE_OUT := $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT))
+JSON_IN_PAGE := sed 's|</|<\\/|g; s|<!--|<\\u0021--|g'
 $(WEB)/index.html: web/index.html web/app.js $(WEB)/lessons/index.json $(WASM_PAGE_OUT)
 	@mkdir -p $(dir $@)
 	@for f in web/app.js $(WASM_PAGE_OUT); do \
 	  if grep -qiE '</script|<!--' $$f; then echo "$$f must not contain </script or <!-- (it is written into index.html)" >&2; exit 1; fi; done
 	id=$$(sed -n 's/^[[:space:]]*"id":[[:space:]]*"\([a-z0-9-]*\)".*/\1/p' $(WEB)/lessons/index.json | head -n 1); \
-	{ printf '  <script type="application/json" data-url="/lessons/index.json">'; sed 's|</|<\\/|g; s|<!--|<\\u0021--|g' $(WEB)/lessons/index.json; \
+	{ printf '  <script type="application/json" data-url="/lessons/index.json">'; $(JSON_IN_PAGE) $(WEB)/lessons/index.json; \
 	  printf '</script>\n'; \
 	  if [ -n "$$id" ]; then printf '  <script type="application/json" data-url="/lessons/%s.json" data-first-lesson>' "$$id"; \
-	    sed 's|</|<\\/|g; s|<!--|<\\u0021--|g' $(WEB)/lessons/$$id.json; printf '</script>\n'; fi; } > $@.data && \
+	    $(JSON_IN_PAGE) $(WEB)/lessons/$$id.json; printf '</script>\n'; fi; } > $@.data && \
 	awk -v data=$@.data -v program="$(WASM_PAGE_OUT)" -v app=web/app.js \
 	  '/<!-- gpulab:data -->/ { while ((getline line < data) > 0) print line; next } \
 	   /<!-- gpulab:program -->/ { if (program != "") { print "  <script>"; while ((getline line < program) > 0) print line; print "  </script>" } next } \
