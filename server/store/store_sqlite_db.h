@@ -1,10 +1,12 @@
-/* Inside the SQLite store: the handle and the helpers its files share
- * (store_sqlite.c: sessions, runs, quiz, the instructor's view, open and
- * close; store_sqlite_limits.c: learners and the limit windows;
- * store_sqlite_class.c: the class). Nothing
- * outside the store includes this; callers use store.h. */
-#ifndef SRV_STORE_SQLITE_H
-#define SRV_STORE_SQLITE_H
+/* Inside the SQLite store: the handle and the helpers its files share,
+ * defined in store_sqlite_db.c, which calls none of the others (as
+ * store_pg.h is store_pg.c's): store_sqlite.c (sessions, runs, quiz, the
+ * instructor's view, open and close) fills the operations table from
+ * store_sqlite_limits.c (learners and the limit windows) and
+ * store_sqlite_class.c (the class). Nothing outside the store includes
+ * this; callers use store.h. */
+#ifndef SRV_STORE_SQLITE_DB_H
+#define SRV_STORE_SQLITE_DB_H
 
 #include <pthread.h>
 #include <sqlite3.h>
