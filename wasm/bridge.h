@@ -92,7 +92,7 @@ void ui_on_doctor(ui_doctor_cb cb, void *ctx);
 void ui_doctor_cancel(void);
 
 /* "Paste your error" (#explain): text[0..n) is explained by the reader
- * module (gpulab_doctor.wasm, where lab/explain* lives: the UI module
+ * module (gpulab_doctor.wasm, where lab/explain/ lives: the UI module
  * leaves it out) in a Web Worker (web/doctor_worker.js) started on first
  * use and kept. cb hears once, later: 200 and lab_explain's JSON, 400/413
  * and its {"error":…} JSON, or 0 when the module could not run (offline

@@ -1,7 +1,7 @@
 // The page's trace reader (#doctor): a Web Worker that the UI module starts
 // when the learner gives it a file (wasm/bridge.c, js_doctor) and ends when
 // the answer is in or the learner cancels. It loads gpulab_doctor.js (the
-// same lab/doctor_* C as `gpulab doctor`, wasm/doctor/) and feeds it the
+// same lab/doctor/ C as `gpulab doctor`, wasm/doctor/) and feeds it the
 // file as file.stream() yields it, so memory stays bounded by the reader's
 // caps, never by the file's size; a .gz (by its first bytes, 1f 8b) goes
 // through the browser's DecompressionStream first. Nothing leaves the
@@ -9,7 +9,7 @@
 // read of the file's size) and, once, {type:"done", status, text}: 200 and
 // the doctor's answer, or its {"error":…} with the doctor's stable codes
 // (and wasm_bytes, the module's memory at the end).
-// It also explains pasted errors for #explain (lab/explain*, kept out of the
+// It also explains pasted errors for #explain (lab/explain/, kept out of the
 // UI module), in a worker the page starts on first use and keeps. In:
 // {type:"warm"} (load the module now, so the first answer is quick) and
 // {type:"explain", id, bytes} (the paste's UTF-8 bytes); out, in order:

@@ -1,4 +1,4 @@
-/* Appending to a fixed buffer (lab/text.h): the printf-free way the
+/* Appending to a fixed buffer (lab/base/text.h): the printf-free way the
  * simulators write labels and method text. */
 #include "text.h"
 

@@ -36,7 +36,7 @@ cJSON *lab_doctor_finish(lab_doctor *d, lab_error *err);
 
 /* A .gz trace inflated so far: in_bytes compressed gave out_bytes. -1 with
  * doctor_gzip_bomb when it inflates more than LAB_DOCTOR_GZIP_MAX_RATIO
- * times past 64 MiB, else 0 (lab/doctor_gzip.c; no zlib in lab/). */
+ * times past 64 MiB, else 0 (lab/doctor/doctor_gzip.c; no zlib in lab/). */
 int lab_doctor_gzip_check(double in_bytes, double out_bytes, lab_error *err);
 /* Records doctor_bad_gzip: cut short after in_bytes, or damaged (why: the
  * inflater's words, may be NULL). Returns -1. */

@@ -93,7 +93,7 @@ struct lab_doctor {
   long kernels, launches;
   double peak_alloc, peak_reserved;
   int have_memory;
-  /* otherData of a trace gpulab wrote (lab/trace_export.c) */
+  /* otherData of a trace gpulab wrote (lab/trace/trace_export.c) */
   char producer[32], source[160];
   /* deviceProperties[0] */
   char dev_name[128];

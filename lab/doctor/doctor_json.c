@@ -1,4 +1,4 @@
-/* The streaming JSON reader behind `gpulab doctor` (lab/doctor_json.h): a
+/* The streaming JSON reader behind `gpulab doctor` (lab/doctor/doctor_json.h): a
  * byte-at-a-time lexer and a pushdown grammar check, resumable at any chunk
  * boundary. Only the token being read is buffered. */
 #include "doctor_json.h"

@@ -401,7 +401,7 @@ cJSON *lab_allocator_envelope(const lab_params *p, const lab_allocator_measure *
 
 /* ---- simulator --------------------------------------------------------- */
 
-/* Driver calls on the profile's figures (lab/profiles_data.c has their
+/* Driver calls on the profile's figures (lab/sim/profiles_data.c has their
  * sources): cudaMalloc costs malloc_us up to 512 KiB (a published
  * measurement) plus malloc_us_per_mib for each further MiB mapped;
  * cudaFree a synchronize, a launch and free_us_per_mib per MiB unmapped; a

@@ -1,5 +1,5 @@
 /* `allocator`: PyTorch's caching allocator made visible with our small one
- * (lab/caching_alloc.h): what cudaMalloc/cudaFree cost against a block from
+ * (lab/sim/caching_alloc.h): what cudaMalloc/cudaFree cost against a block from
  * the cache, allocated vs reserved vs the driver's view over training-like
  * steps, what empty_cache() gives back, and fragmentation. The walk is
  * shared: the GPU passes cudaMalloc/cudaFree, the simulator a model. */
@@ -81,7 +81,7 @@ cJSON *lab_allocator_envelope(const lab_params *p, const lab_allocator_measure *
 
 extern const lab_experiment lab_exp_allocator;
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_allocator from this list. */
 #define LAB_PARAMS_allocator(X) \
   X(block_mib, INT, 1, 1024, 16, "MiB", \

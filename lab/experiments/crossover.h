@@ -54,7 +54,7 @@ cJSON *lab_crossover_envelope(const lab_params *p, const lab_crossover_measure *
  * changes nothing) when the series are not a crossover's. */
 int lab_crossover_judge(cJSON *env);
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_crossover from this list. */
 #define LAB_PARAMS_crossover(X) \
   X(max_size, INT, 32, 1024, 512, "elements", \

@@ -94,7 +94,7 @@ void lab_device_simulate_views(const lab_profile *prof, lab_driver_view *drv, la
 cJSON *lab_device_envelope(const lab_params *p, const lab_driver_view *drv, const lab_runtime_view *rt,
                            const char *backend, const lab_profile *prof);
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_device from this list. */
 #define LAB_PARAMS_device(X) \
   X(index, INT, 0, LAB_MAX_GPUS - 1, 0, NULL, \

@@ -1,21 +1,21 @@
-/* The PyTorch view (see view.h). */
-#include "view.h"
+/* Which framework's launch costs a simulated time carries (see framework.h). */
+#include "framework.h"
 
 #include <string.h>
 
 #include "cjson_compat.h"
 #include "envelope.h"
 
-const char *const lab_view_choices[] = {"pytorch", "cuda", NULL};
+const char *const lab_framework_choices[] = {"pytorch", "cuda", NULL};
 
-bool lab_view_pytorch(int view) { return view >= 0 && view < 2 && strcmp(lab_view_choices[view], "pytorch") == 0; }
+bool lab_framework_pytorch(int view) { return view >= 0 && view < 2 && strcmp(lab_framework_choices[view], "pytorch") == 0; }
 
-void lab_view_profile(const lab_profile *in, bool pytorch, lab_profile *out) {
+void lab_framework_profile(const lab_profile *in, bool pytorch, lab_profile *out) {
   *out = *in;
   if (pytorch) out->launch_us += in->torch_op_us;
 }
 
-const char *lab_view_sentence(bool simulated, bool pytorch) {
+const char *lab_framework_sentence(bool simulated, bool pytorch) {
   if (!simulated)
     return " View: raw CUDA, as measured here (the view parameter applies to the simulator only; PyTorch adds its "
            "own host cost, a few µs, to every op).";
@@ -45,8 +45,8 @@ static void finding(cJSON *env, const lab_profile *prof, bool pytorch) {
                     prof->launch_us, prof->torch_op_us);
 }
 
-bool lab_view_report(cJSON *env, int view, const lab_profile *prof) {
-  bool pytorch = prof && lab_view_pytorch(view);
+bool lab_framework_report(cJSON *env, int view, const lab_profile *prof) {
+  bool pytorch = prof && lab_framework_pytorch(view);
   cJSON_AddStringToObject(lab_env_details(env), "view", pytorch ? "pytorch" : "cuda");
   finding(env, prof, pytorch);
   if (!prof) params_as_measured(env);

@@ -1,5 +1,5 @@
 /* `graphs`: parameters, envelope builder and simulator. The simulator runs
- * the stream model (lab/stream_sim.h) for eager launches: the host pays
+ * the stream model (lab/sim/stream_sim.h) for eager launches: the host pays
  * launch_us per kernel, the GPU at least kernel_min_us per kernel. A graph
  * replay costs the host one launch plus a little per node, and the GPU walks
  * its prepared list paying only its own dispatch per node; so tiny kernels
@@ -18,7 +18,7 @@
 #include "sim_measure.h"
 #include "stream_sim.h"
 #include "text.h"
-#include "view.h"
+#include "framework.h"
 
 LAB_PARAMS_DEFINE(graphs)
 
@@ -182,9 +182,9 @@ cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, con
   add_timeline(env, m);
   add_findings(env, m);
   double iqr = fmax(m->eager.iqr_pct, m->graph.iqr_pct);
-  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
+  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_framework_report(env, tp.view, simulated ? prof : NULL);
   char method[1200];
-  lab_text t; /* appended, not printed (lab/text.h) */
+  lab_text t; /* appended, not printed (lab/base/text.h) */
   lab_text_init(&t, method, sizeof method);
   if (simulated)
     lab_text_add(&t, "Simulated: launched one by one, each kernel costs the host launch_us (±8% jitter) and runs at "
@@ -200,7 +200,7 @@ cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, con
                      "are timed once on the host clock; two warm-ups per mode come first. The timeline is one extra "
                      "short chain whose kernels stamp %globaltimer, aligned to the host clock at the first kernel's "
                      "start. Both buffers are checked against a CPU reference. Medians of the samples.");
-  lab_text_add(&t, lab_view_sentence(simulated, simulated && pytorch));
+  lab_text_add(&t, lab_framework_sentence(simulated, simulated && pytorch));
   lab_env_stats(env, m->samples, m->warmup, "graph_per_kernel_us", iqr, method);
   if (m->validated >= 0) lab_env_validation(env, m->validated, m->max_abs_err);
   return env;
@@ -298,7 +298,7 @@ static double median_of(const double *x, int n) {
 static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
   const lab_params_graphs tp = lab_params_graphs_of(p);
   lab_profile viewed; /* in the PyTorch view every launch, graph.replay() included, pays torch_op_us */
-  lab_view_profile(base, lab_view_pytorch(tp.view), &viewed);
+  lab_framework_profile(base, lab_framework_pytorch(tp.view), &viewed);
   const lab_profile *prof = &viewed;
   lab_graphs_measure m;
   memset(&m, 0, sizeof m);

@@ -8,7 +8,7 @@
 
 #include "params.h"
 #include "profiles.h"
-#include "view.h"
+#include "framework.h"
 
 #define LAB_GRAPHS_MAX_SAMPLES 30
 #define LAB_GRAPHS_WARMUP 2
@@ -62,7 +62,7 @@ void lab_graphs_summarize(lab_graphs_measure *m);
 cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof);
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_graphs from this list. */
 #define LAB_PARAMS_graphs(X) \
   X(kernels, INT, 10, 10000, 1000, NULL, \
@@ -73,7 +73,7 @@ cJSON *lab_graphs_envelope(const lab_params *p, const lab_graphs_measure *m, con
     "Also sweep the kernel size from 1 Ki to 16 Mi elements to find where a graph stops helping.", NULL) \
   X(samples, INT, 3, LAB_GRAPHS_MAX_SAMPLES, 7, NULL, \
     "Timed batches per launch mode after two warm-ups; medians are reported.", NULL) \
-  LAB_VIEW_PARAM(X)
+  LAB_FRAMEWORK_PARAM(X)
 
 LAB_PARAMS_STRUCT(graphs)
 

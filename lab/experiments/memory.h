@@ -70,7 +70,7 @@ cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, con
 
 extern const lab_experiment lab_exp_memory;
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_memory from this list. */
 #define LAB_PARAMS_memory(X) \
   X(params_m, NUM, 0.1, 1e6, 30, "million parameters", \

@@ -73,7 +73,7 @@ cJSON *lab_placement_envelope(const lab_params *p, const lab_placement_measure *
 
 extern const lab_experiment lab_exp_placement;
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_placement from this list. */
 #define LAB_PARAMS_placement(X) \
   X(batch, INT, 1, 8192, 64, "samples", \

@@ -21,7 +21,7 @@
 #include "rng.h"
 #include "sim_measure.h"
 #include "stats.h"
-#include "view.h"
+#include "framework.h"
 
 const char *const lab_prec_ids[LAB_PREC_COUNT] = {"fp32", "tf32", "bf16", "fp16"};
 static const char *const prec_names[LAB_PREC_COUNT] = {"FP32", "TF32", "BF16", "FP16"};
@@ -269,7 +269,7 @@ cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *
   cJSON *d = lab_env_details(env);
   cJSON *sz = cJSON_AddArrayToObject(d, "repeats_per_batch");
   for (int i = 0; i < m->n_sizes; i++) cJSON_AddItemToArray(sz, cJSON_CreateNumber(m->repeats[i]));
-  bool pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
+  bool pytorch = lab_framework_report(env, tp.view, simulated ? prof : NULL);
   cJSON *tr = cJSON_AddObjectToObject(d, "training");
   cJSON_AddNumberToObject(tr, "batch", LAB_PREC_TRAIN_BATCH);
   cJSON_AddNumberToObject(tr, "features", LAB_PREC_TRAIN_FEATURES);
@@ -361,7 +361,7 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   m->native[LAB_PREC_TF32] = prof->tf32_tflops > 0;
   m->native[LAB_PREC_BF16] = prof->bf16_tflops > 0;
   m->native[LAB_PREC_FP16] = prof->fp16_tflops > 0;
-  bool pytorch = lab_view_pytorch(tp.view);
+  bool pytorch = lab_framework_pytorch(tp.view);
   double host_us = prof->launch_us + prof->torch_op_us; /* PyTorch issues one torch.mm per this */
   lab_rng r;
   lab_rng_seed(&r, 0x9ec0u ^ ((uint64_t)m->size[m->n_sizes - 1] << 8) ^ (uint64_t)m->samples);

@@ -7,7 +7,7 @@
 
 #include "params.h"
 #include "profiles.h"
-#include "view.h"
+#include "framework.h"
 #include "registry.h"
 
 typedef enum lab_prec { LAB_PREC_FP32, LAB_PREC_TF32, LAB_PREC_BF16, LAB_PREC_FP16, LAB_PREC_COUNT } lab_prec;
@@ -103,7 +103,7 @@ cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *
 
 extern const lab_experiment lab_exp_precision;
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_precision from this list. */
 #define LAB_PARAMS_precision(X) \
   X(max_size, INT, 256, 8192, 4096, "elements", \
@@ -114,7 +114,7 @@ extern const lab_experiment lab_exp_precision;
     "SGD steps of the small training run in each precision.", NULL) \
   X(loss_scale, BOOL, 0, 1, 0, NULL, \
     "Use dynamic loss scaling (as torch.amp.GradScaler) in the BF16 and FP16 training runs.", NULL) \
-  LAB_VIEW_PARAM(X)
+  LAB_FRAMEWORK_PARAM(X)
 
 LAB_PARAMS_STRUCT(precision)
 

@@ -1,7 +1,7 @@
 /* `profile`: the phases of one training step of a small MLP, the CPU
  * reference that validates the GPU's step, the summary of a run's trace
  * (the profiler-like table, the GPU's idle share, one step's timeline) and
- * the envelope. The simulator lives in lab/profile_sim.c. */
+ * the envelope. The simulator lives in lab/experiments/profile_sim.c. */
 #include "profile.h"
 
 #include <math.h>

@@ -114,7 +114,7 @@ cJSON *lab_profile_envelope(const lab_params *p, const lab_profile_measure *m, c
 
 extern const lab_experiment lab_exp_profile;
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_profile from this list. */
 #define LAB_PARAMS_profile(X) \
   X(batch, INT, 16, 4096, 512, "samples", \

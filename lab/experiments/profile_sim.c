@@ -1,8 +1,8 @@
-/* `profile`: parameters and simulator. The one-stream model (lab/stream_sim.h)
+/* `profile`: parameters and simulator. The one-stream model (lab/sim/stream_sim.h)
  * runs the training loop: the host gathers a batch, copies it (pinned: two
  * staging buffers, async; pageable: the host waits), launches the step's
  * kernels, and on logging steps waits for the loss; every phase's host range
- * and every op's GPU span go into a trace that lab/profile.c summarises. */
+ * and every op's GPU span go into a trace that lab/experiments/profile.c summarises. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* `streams`: parameters, envelope builder and simulator. The simulator runs
- * the several-stream model of lab/stream_sim.h: each chunk's H2D copy,
+ * the several-stream model of lab/sim/stream_sim.h: each chunk's H2D copy,
  * kernel and D2H copy go on stream i mod K; one copy engine per direction
  * and one compute engine; a copy from pageable memory blocks the host, so
  * nothing is issued behind it. The race places each kernel against the
@@ -87,7 +87,7 @@ static void add_run(cJSON *env, const lab_streams_run *r, const char *prefix, in
   for (int i = 0; i < r->n_spans; i++) {
     const lab_streams_span *s = &r->span[i];
     int bad = stale && s->stage == LAB_ST_KERNEL && s->chunk < LAB_STREAMS_MAX_CHUNKS && stale[s->chunk];
-    lab_text t; /* appended, not printed: every span of every drawn run (lab/text.h) */
+    lab_text t; /* appended, not printed: every span of every drawn run (lab/base/text.h) */
     lab_text_init(&t, label, sizeof label);
     lab_text_add(&t, stage_name[s->stage]);
     lab_text_add(&t, " ");

@@ -74,7 +74,7 @@ float lab_streams_ref(float x);
 cJSON *lab_streams_envelope(const lab_params *p, const lab_streams_measure *m, const char *backend,
                             const char *device_name, const lab_profile *prof);
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_streams from this list. */
 #define LAB_PARAMS_streams(X) \
   X(chunks, INT, 2, LAB_STREAMS_MAX_CHUNKS, 16, NULL, \

@@ -1,5 +1,5 @@
 /* `timing`: parameters, envelope builder and simulator. The simulator runs
- * the stream model (lab/stream_sim.h): each sgemm launch costs the host
+ * the stream model (lab/sim/stream_sim.h): each sgemm launch costs the host
  * launch_us and returns at once, the GPU runs the sgemms back to back for
  * lab_gemm_us each, a synchronize waits for the last one; the first run
  * pays cold_start_ms for loading the library and its kernels. */
@@ -19,7 +19,7 @@
 #include "stream_sim.h"
 #include "text.h"
 #include "units.h"
-#include "view.h"
+#include "framework.h"
 
 LAB_PARAMS_DEFINE(timing)
 
@@ -147,7 +147,7 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
   for (int i = 0; i < m->n_runs; i++) lab_series_point(runs, i + 1, m->run_ms[i]);
   for (int i = 0; i < m->n_launches; i++) {
     char label[48];
-    /* appended, not printed (lab/text.h) */
+    /* appended, not printed (lab/base/text.h) */
     lab_env_event(env, "cpu", lab_text_numbered(label, sizeof label, "launch sgemm ", i + 1, ""),
                   m->launch_start_us[i], m->launch_end_us[i]);
     lab_env_event(env, "gpu:0/stream0", lab_text_numbered(label, sizeof label, "sgemm ", i + 1, ""),
@@ -155,9 +155,9 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
   }
   lab_env_event(env, "cpu", "synchronize (host waits)", m->sync_start_us, m->sync_end_us);
   lab_timing_findings(env, m);
-  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_view_report(env, tp.view, simulated ? prof : NULL);
+  bool simulated = !strcmp(backend, "simulated"), pytorch = lab_framework_report(env, tp.view, simulated ? prof : NULL);
   char method[1300];
-  lab_text t; /* appended, not printed (lab/text.h) */
+  lab_text t; /* appended, not printed (lab/base/text.h) */
   lab_text_init(&t, method, sizeof method);
   if (simulated)
     lab_text_add(&t, "Simulated with the stream model of the profile: each launch costs the host launch_us (±8% "
@@ -175,7 +175,7 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
                      "use; the context's creation timed apart), then two warm-ups. The timeline is one more warm "
                      "batch with an event after each sgemm: each starts at the later of its launch and the previous "
                      "one's end. Medians of the samples.");
-  lab_text_add(&t, lab_view_sentence(simulated, simulated && pytorch));
+  lab_text_add(&t, lab_framework_sentence(simulated, simulated && pytorch));
   lab_env_stats(env, m->samples, m->warmup, "events_ms", m->iqr_pct, method);
   if (m->validated >= 0) lab_env_validation(env, m->validated, m->max_abs_err);
   return env;
@@ -223,7 +223,7 @@ static void sim_batch(const lab_profile *prof, int n, int k, double cold_us, lab
 static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, lab_error *err) {
   const lab_params_timing tp = lab_params_timing_of(p);
   lab_profile viewed;
-  lab_view_profile(base, lab_view_pytorch(tp.view), &viewed);
+  lab_framework_profile(base, lab_framework_pytorch(tp.view), &viewed);
   const lab_profile *prof = &viewed;
   lab_timing_measure m;
   memset(&m, 0, sizeof m);

@@ -7,7 +7,7 @@
 
 #include "params.h"
 #include "profiles.h"
-#include "view.h"
+#include "framework.h"
 
 #define LAB_TIMING_MAX_SAMPLES 30
 #define LAB_TIMING_WARMUP 2
@@ -55,7 +55,7 @@ void lab_timing_findings(cJSON *env, const lab_timing_measure *m);
 cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof);
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_timing from this list. */
 #define LAB_PARAMS_timing(X) \
   X(size, INT, 64, 8192, 2048, "elements", \
@@ -64,7 +64,7 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
     "How many sgemms one timed batch launches back to back (2 N^3 x repeats <= 4e12 flop).", NULL) \
   X(samples, INT, 3, LAB_TIMING_MAX_SAMPLES, 7, NULL, \
     "Timed batches after the cold run and two warm-ups; medians are reported.", NULL) \
-  LAB_VIEW_PARAM(X)
+  LAB_FRAMEWORK_PARAM(X)
 
 LAB_PARAMS_STRUCT(timing)
 

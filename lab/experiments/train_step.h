@@ -59,7 +59,7 @@ cJSON *lab_train_step_envelope(const lab_params *p, const lab_train_measure *m, 
 
 extern const lab_experiment lab_exp_train_step;
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_train_step from this list. */
 #define LAB_PARAMS_train_step(X) \
   X(batch, INT, 8, 8192, 256, "samples", \

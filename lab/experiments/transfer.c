@@ -3,7 +3,7 @@
  * small copies reach a fraction of the peak; pageable copies are staged
  * through a driver-owned pinned buffer (lower bandwidth, twice the fixed
  * cost); page-locking runs at pin_gbps; the host link is the card's own or
- * a chosen one (lab/host_link.h); each sample gets a little jitter, drawn
+ * a chosen one (lab/sim/host_link.h); each sample gets a little jitter, drawn
  * once for all sizes so a larger copy never finishes first. */
 #include "transfer.h"
 

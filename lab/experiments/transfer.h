@@ -47,7 +47,7 @@ int lab_transfer_check(const lab_params *p, lab_error *err);
 cJSON *lab_transfer_envelope(const lab_params *p, const lab_transfer_measure *m, const char *backend,
                              const char *device_name, const lab_profile *prof);
 
-/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/params.h
+/* Its parameters, X(name, kind, min, max, default, unit, help, choices): lab/face/params.h
  * generates the spec table and the typed struct lab_params_transfer from this list. */
 #define LAB_PARAMS_transfer(X) \
   X(max_bytes, INT, MIB, 1024 * MIB, 256 * MIB, "bytes", \

@@ -1,6 +1,6 @@
 /* One recognised message while the explainer builds its answer, and the
  * recognisers' interface: each finds the next message of its kind in the
- * text and reads its facts and first diagnosis (lab/explain_KIND.c); the
+ * text and reads its facts and first diagnosis (lab/explain/explain_KIND.c); the
  * writer (explain_write.c) turns the item into the answer's JSON. */
 #ifndef LAB_EXPLAIN_ITEM_H
 #define LAB_EXPLAIN_ITEM_H

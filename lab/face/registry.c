@@ -113,7 +113,7 @@ static void note_sources(const lab_experiment *e, const lab_profile *prof, cJSON
   cJSON *stats = cJSON_GetObjectItemCaseSensitive(env, "stats");
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(stats, "method");
   char est[600], text[2600];
-  lab_text t; /* appended, not printed: this runs after every simulation (lab/text.h) */
+  lab_text t; /* appended, not printed: this runs after every simulation (lab/base/text.h) */
   lab_profile_estimates(prof, est, sizeof est);
   lab_text_init(&t, text, sizeof text);
   lab_text_add(&t, cJSON_IsString(m) ? m->valuestring : "Simulated from the profile.");

@@ -11,7 +11,7 @@
 #include "sha256.h"
 
 #define SALT_BYTES 16
-#define MAX_OPTIONS 16 /* lab/quiz.c bounds an answer to 16 choices */
+#define MAX_OPTIONS 16 /* lab/quiz/quiz.c bounds an answer to 16 choices */
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 

@@ -2,7 +2,7 @@
  * run. Natively that is OpenBLAS's cblas_sgemm on all cores (as numpy and
  * torch use it); in the browser it is the SIMD kernel of matmul_cpu.c on
  * one WebAssembly thread. The Makefile picks the implementation
- * (lab/cpu_gemm/blas.c, loop.c natively without OpenBLAS, wasm.c in the
+ * (lab/sim/cpu_gemm/blas.c, loop.c natively without OpenBLAS, wasm.c in the
  * browser); the kernel stays the reference every GPU result is validated
  * against either way. */
 #ifndef LAB_CPU_GEMM_H

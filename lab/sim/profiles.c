@@ -1,4 +1,4 @@
-/* The profile list (built-ins from lab/profiles_data.c plus one calibrated
+/* The profile list (built-ins from lab/sim/profiles_data.c plus one calibrated
  * profile), lookup, the sources of each figure, and JSON in and out. */
 #include "profiles.h"
 

@@ -1,5 +1,5 @@
 /* Device profiles: the figures the simulator models a GPU with. Every figure
- * of a built-in profile carries its source (lab/profiles_data.c): a datasheet
+ * of a built-in profile carries its source (lab/sim/profiles_data.c): a datasheet
  * peak, a published measurement (link, tool, size, host), a figure derived
  * from those, or an estimate, and which; a calibrated profile comes from a
  * real run (gpulab calibrate). Adding a profile touches lab/profiles* only. */
@@ -118,8 +118,8 @@ cJSON *lab_profiles_json(void);
  * beside the built-ins. Call at start-up, before threads read profiles. */
 void lab_profile_set_calibrated(const lab_profile *p);
 
-/* The built-in table (lab/profiles_data.c) and the references its sources
- * cite (lab/profiles_refs.c). */
+/* The built-in table (lab/sim/profiles_data.c) and the references its sources
+ * cite (lab/sim/profiles_refs.c). */
 extern const lab_profile lab_builtin_profiles[];
 extern const int lab_builtin_profile_count;
 extern const lab_ref lab_profile_refs[];

@@ -2,11 +2,11 @@
  * datasheet (vendor peak or spec), measured (a published run on this GPU),
  * derived (worked out from published figures; the note says how) and
  * estimate (no published source: named as such in every simulated result).
- * The references are in lab/profiles_refs.c. To add a profile, add its
+ * The references are in lab/sim/profiles_refs.c. To add a profile, add its
  * figures and sources here; nothing else in gpulab names it.
  *
  * Efficiencies (gemm_efficiency, tc_efficiency) are the shares of peak a
- * large matmul reaches in the model of lab/gpu_model.c, read off the largest
+ * large matmul reaches in the model of lab/sim/gpu_model.c, read off the largest
  * published runs; the fidelity suite (tests/fidelity/) marks the rows they
  * were fitted to. */
 #include "profiles.h"

@@ -7,7 +7,7 @@
 #define LAB_SIM_MEASURE_H
 
 /* cudaEventElapsedTime: "in milliseconds with a resolution of around 0.5
- * microseconds" (CUDA runtime API; cuda-event-doc in lab/profiles_refs.c). */
+ * microseconds" (CUDA runtime API; cuda-event-doc in lab/sim/profiles_refs.c). */
 #define LAB_EVENT_RESOLUTION_US 0.5
 
 /* An interval timed with CUDA events, as they report it: a multiple of the

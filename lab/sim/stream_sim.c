@@ -108,7 +108,7 @@ double lab_stream_copy(lab_stream_sim *s, const char *label, double bytes, doubl
   double start = max2(s->host_us, s->gpu_free_us);
   s->gpu_free_us = start + run;
   if (!pinned) s->host_us = s->gpu_free_us; /* a pageable cudaMemcpy returns only when the copy is done */
-  if (recording(s)) { /* named only when kept; appended, not printed (lab/text.h) */
+  if (recording(s)) { /* named only when kept; appended, not printed (lab/base/text.h) */
     char buf[96];
     lab_text t;
     lab_text_init(&t, buf, sizeof buf);
@@ -144,7 +144,7 @@ void lab_streams_init(lab_streams_sim *s, const lab_profile *prof, int n_streams
 
 static void record_lane(lab_streams_sim *s, const char *lane, const char *label, double start_us, double end_us) {
   char name[96];
-  lab_text t; /* appended, not printed (lab/text.h) */
+  lab_text t; /* appended, not printed (lab/base/text.h) */
   if (!s->timeline) return;
   lab_text_init(&t, name, sizeof name);
   lab_text_add(&t, s->prefix);

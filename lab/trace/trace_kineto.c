@@ -29,7 +29,7 @@ int lab_tk_is_gpu(const char *cat) {
 }
 
 /* Whether env's copies come from pinned memory: streams' memory, profile's
- * pinned; transfer's timeline copies are pinned (lab/transfer.c). */
+ * pinned; transfer's timeline copies are pinned (lab/experiments/transfer.c). */
 static int pinned(const cJSON *env) {
   const cJSON *p = cJSON_GetObjectItemCaseSensitive(env, "params");
   const char *mem = str_of(p, "memory"), *exp = str_of(env, "experiment");
@@ -51,7 +51,7 @@ static double copy_bytes(const cJSON *env, const char *label) {
   }
   if (!strcmp(exp, "train_step") && starts(label, "loss to host")) return 4; /* one float */
   if (!strcmp(exp, "profile")) {
-    /* the model's float32 inputs and int32 labels (lab/profile_sim.c), the loss a float */
+    /* the model's float32 inputs and int32 labels (lab/experiments/profile_sim.c), the loss a float */
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "details"), "model");
     double batch = num_of(m, "batch");
     if (strstr(label, "inputs")) return batch * num_of(m, "features") * 4;
@@ -117,13 +117,13 @@ const char *lab_tk_step_opener(const cJSON *env, long *first) {
   const cJSON *p = cJSON_GetObjectItemCaseSensitive(env, "params");
   if (!exp) return NULL;
   if (!strcmp(exp, "profile")) {
-    /* the timeline is the run's last step (lab/profile.c) */
+    /* the timeline is the run's last step (lab/experiments/profile.c) */
     double steps = num_of(p, "steps");
     *first = steps >= 1 && steps < 1e9 ? (long)steps - 1 : 0;
     return "data load";
   }
   if (!strcmp(exp, "train_step")) {
-    *first = 0; /* the first steps of the run (lab/train_step.c) */
+    *first = 0; /* the first steps of the run (lab/experiments/train_step.c) */
     return "launch sgemm forward";
   }
   return NULL;

@@ -1,5 +1,5 @@
 /* What every experiment must satisfy, checked by walking the one table
- * (lab/experiments.h), so a new experiment is held to it by adding its
+ * (lab/face/experiments.h), so a new experiment is held to it by adding its
  * line: every part present, defaults taken from its own spec, bounds and
  * types refused by name, an envelope of the right shape on every profile,
  * the same model numbers every run, and a place in its lesson. */

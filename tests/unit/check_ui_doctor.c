@@ -1,5 +1,5 @@
 /* The "Read your profile" page's markup (wasm/views/doctor_view.c), rendered
- * natively from the doctor's own answer to a fixture trace (lab/doctor.h,
+ * natively from the doctor's own answer to a fixture trace (lab/doctor/doctor.h,
  * as the browser's worker gives it): the summary, the steps table, each
  * finding with its certainty, lesson link and pre-filled experiment
  * button; a canned answer with a "timeline" draws the experiments' lane

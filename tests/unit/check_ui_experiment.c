@@ -1,5 +1,5 @@
 /* The experiment widget: labelled controls built from the registry's
- * parameter specs, validation with lab/params.c whose errors name the
+ * parameter specs, validation with lab/face/params.c whose errors name the
  * parameter, and the backend/profile picker. Also the fake bridge calls the
  * widgets add (ui_dom_value, ui_later); check_ui_app.c fakes the rest. */
 #include <stdio.h>

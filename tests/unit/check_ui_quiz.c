@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lab/quiz.h"
+#include "../../lab/quiz/quiz.h"
 #include "cjson_compat.h"
 #include "suites.h"
 #include "views/progress.h"

@@ -1,5 +1,5 @@
 /* The doctor module's entry points (gpulab_doctor.js and .wasm): the same
- * lab/doctor.h reader as `gpulab doctor`, run in a Web Worker
+ * lab/doctor/doctor.h reader as `gpulab doctor`, run in a Web Worker
  * (web/doctor_worker.js) that the page starts only when the learner gives
  * it a trace. The worker feeds the file's bytes as they stream in (it
  * inflates a .gz with the browser's DecompressionStream, so no zlib here);

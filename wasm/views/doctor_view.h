@@ -1,6 +1,6 @@
 /* The "Read your profile" page (#doctor): a drop zone and a file picker for
  * a PyTorch profiler trace, read in the browser by the doctor module (the
- * same lab/doctor_* C as `gpulab doctor`, in a Web Worker; the file is never
+ * same lab/doctor/ C as `gpulab doctor`, in a Web Worker; the file is never
  * uploaded), a progress bar with a cancel button, then the answer: the
  * trace's summary, the steps, the step timeline when the answer has one,
  * and the findings, each with its lesson section and its experiment opened

@@ -1,5 +1,5 @@
 /* Draws the experiment widget and checks its parameters with the same
- * lab/params.c code the server runs, so a bad value is caught in the page
+ * lab/face/params.c code the server runs, so a bad value is caught in the page
  * with the same message the API would give. */
 #include "experiment.h"
 

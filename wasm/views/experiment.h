@@ -2,7 +2,7 @@
  * (<div class="experiment" data-experiment="NAME">): title and summary from
  * the registry, one labelled control per parameter, the backend/profile
  * picker, a Run button and the result. This file draws it and validates
- * what the learner typed with lab/params.c; experiment_run.c drives it. */
+ * what the learner typed with lab/face/params.c; experiment_run.c drives it. */
 #ifndef UI_VIEW_EXPERIMENT_H
 #define UI_VIEW_EXPERIMENT_H
 

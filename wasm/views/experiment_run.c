@@ -519,7 +519,7 @@ static void run(slot *s, int index) {
 }
 
 /* "Download trace": the shown result as a Chrome trace file, built here from
- * its envelope (lab/trace_export.c); the page knows no server version. */
+ * its envelope (lab/trace/trace_export.c); the page knows no server version. */
 static void download_trace(const slot *s) {
   lab_error err = {0};
   char date[32], name[96];

@@ -12,7 +12,7 @@
 
 #include "bridge.h"
 #include "experiment_run.h"
-#include "explain.h" /* LAB_EXPLAIN_MAX_BYTES only: lab/explain*.c is the reader module's */
+#include "explain.h" /* LAB_EXPLAIN_MAX_BYTES only: lab/explain/ is the reader module's */
 #include "json.h"
 #include "registry.h"
 

@@ -1,5 +1,5 @@
 /* The "Paste your error" page (#explain): a text box read in the browser
- * by lab/explain.h (the same C as `gpulab explain`, compiled into the
+ * by lab/explain/explain.h (the same C as `gpulab explain`, compiled into the
  * reader module and run in its Web Worker; the text never leaves the
  * page), and each message explained: the memory bar
  * of an OOM, the diagnosis, the steps, the lesson section, and the

@@ -16,7 +16,7 @@ static const char ICON_WRONG[] =
     "<svg class=\"icon\" viewBox=\"0 0 20 20\" aria-hidden=\"true\" focusable=\"false\">"
     "<circle cx=\"10\" cy=\"10\" r=\"9\"/><path d=\"M6.5 6.5l7 7M13.5 6.5l-7 7\"/></svg>";
 
-/* Question and option ids as lab/quiz.c allows them: 1..32 of a-z 0-9 - _. */
+/* Question and option ids as lab/quiz/quiz.c allows them: 1..32 of a-z 0-9 - _. */
 static bool quiz_id(const char *s) {
   size_t n = s ? strlen(s) : 0;
   if (n == 0 || n > 32) return false;

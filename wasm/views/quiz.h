@@ -11,7 +11,7 @@
 #include "cjson_compat.h"
 #include "html.h"
 
-#define UI_QUIZ_MAX_OPTIONS 16 /* lab/quiz.c bounds an answer to 16 choices */
+#define UI_QUIZ_MAX_OPTIONS 16 /* lab/quiz/quiz.c bounds an answer to 16 choices */
 
 /* true when quiz looks like the public quiz of a bundle:
  * {"pass_pct","questions":[{"id","prompt","multi","options":[{"id","text"}]}]}. */

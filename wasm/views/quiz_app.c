@@ -16,7 +16,7 @@
 #include "json_get.h"
 #include "progress.h"
 #include "quiz.h"
-#include "../../lab/quiz.h" /* lab_quiz_score; "quiz.h" alone finds the view's header beside this file */
+#include "../../lab/quiz/quiz.h" /* lab_quiz_score; "quiz.h" alone finds the view's header beside this file */
 #include "class_app.h"
 #include "quiz_seal.h"
 #include "registry.h"
@@ -35,7 +35,7 @@ static struct {
   cJSON *result;  /* the last attempt's result, shown until Retry */
   bool offline;   /* result was scored in the browser */
   cJSON *answers; /* the attempt being scored */
-  cJSON *sealed;  /* the sealed offline key, once fetched (lab/quiz_seal.h) */
+  cJSON *sealed;  /* the sealed offline key, once fetched (lab/quiz/quiz_seal.h) */
   bool busy;
   char unanswered[64]; /* the list the learner was warned about; a second press submits */
   uint64_t seed;       /* the first attempt's shuffle */

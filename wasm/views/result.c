@@ -113,7 +113,7 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
   if (any) ui_buf_raw(b, "</ul>");
 }
 
-/* One renderer per experiment, from the table in lab/experiments.h. */
+/* One renderer per experiment, from the table in lab/face/experiments.h. */
 #define UI_X_VIEW_DECL(stem, kern) UI_RESULT_VIEW(stem);
 LAB_EXPERIMENTS(UI_X_VIEW_DECL)
 #undef UI_X_VIEW_DECL

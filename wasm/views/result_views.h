@@ -1,4 +1,4 @@
-/* One renderer per experiment (the table in lab/experiments.h):
+/* One renderer per experiment (the table in lab/face/experiments.h):
  * wasm/views/result_STEM.c defines ui_result_STEM, which draws the charts
  * and tables of one envelope (the frame around it is result.c's). */
 #ifndef UI_RESULT_VIEWS_H

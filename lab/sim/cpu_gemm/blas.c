@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cpu_gemm.h"
-#include "../matmul_cpu.h"
+#include "cpu_gemm.h"
+#include "matmul_cpu.h"
 
 enum { ROW_MAJOR = 101, NO_TRANS = 111 }; /* CBLAS_ORDER, CBLAS_TRANSPOSE */
 

@@ -3,8 +3,8 @@
  * browser's build uses wasm.c, which says where it ran. */
 #include <stdio.h>
 
-#include "../cpu_gemm.h"
-#include "../matmul_cpu.h"
+#include "cpu_gemm.h"
+#include "matmul_cpu.h"
 
 void lab_cpu_sgemm(const float *a, const float *b, float *c, int n) { lab_matmul_cpu(a, b, c, n); }
 
