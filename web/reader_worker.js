@@ -1,7 +1,7 @@
 // The page's trace reader (#doctor): a Web Worker that the UI module starts
-// when the learner gives it a file (wasm/bridge.c, js_doctor) and ends when
-// the answer is in or the learner cancels. It loads gpulab_doctor.js (the
-// same lab/doctor/ C as `gpulab doctor`, wasm/doctor/) and feeds it the
+// when the learner gives it a file (wasm/platform/bridge.c, js_doctor) and ends when
+// the answer is in or the learner cancels. It loads gpulab_reader.js (the
+// same lab/doctor/ C as `gpulab doctor`, wasm/reader/) and feeds it the
 // file as file.stream() yields it, so memory stays bounded by the reader's
 // caps, never by the file's size; a .gz (by its first bytes, 1f 8b) goes
 // through the browser's DecompressionStream first. Nothing leaves the
@@ -16,12 +16,12 @@
 // {type:"explained", id, status, text}: 200 and lab_explain's JSON, 400/413
 // and its {"error":…} with the stable code, or 0 when the module failed.
 "use strict";
-importScripts("gpulab_doctor.js");
+importScripts("gpulab_reader.js");
 
 let loading = null; // the module (a promise), one per worker, made on the first message
 function load() {
   if (!loading) {
-    loading = createGpulabDoctor({ print: function (t) { console.log(t); }, printErr: function (t) { console.warn(t); } });
+    loading = createGpulabReader({ print: function (t) { console.log(t); }, printErr: function (t) { console.warn(t); } });
   }
   return loading;
 }

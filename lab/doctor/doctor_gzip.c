@@ -1,6 +1,6 @@
 /* The doctor's rules for a .gz trace, shared by whoever inflates it: zlib
  * in the server and the CLI (server/api/doctor_stream.c), the browser's
- * DecompressionStream in the page's reader (wasm/doctor/). No zlib here:
+ * DecompressionStream in the page's reader (wasm/reader/). No zlib here:
  * the same limits and the same words, wherever the inflating happens. */
 #include "doctor.h"
 

@@ -1,4 +1,4 @@
-/* The "Read your profile" page's markup (wasm/views/doctor_view.c), rendered
+/* The "Read your profile" page's markup (wasm/pages/doctor_page.c), rendered
  * natively from the doctor's own answer to a fixture trace (lab/doctor/doctor.h,
  * as the browser's worker gives it): the summary, the steps table, each
  * finding with its certainty, lesson link and pre-filled experiment
@@ -11,12 +11,12 @@
 #include "doctor.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/doctor_view.h"
+#include "doctor_page.h"
 
 static char *render(cJSON *env) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_doctor_answer(&b, env);
+  ui_render_doctor_answer(&b, env);
   char *out = strdup(ui_buf_str(&b));
   ui_buf_free(&b);
   cJSON_Delete(env);

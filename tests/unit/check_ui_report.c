@@ -1,4 +1,4 @@
-/* The lab report (wasm/views/report.c), natively: every section from real
+/* The lab report (wasm/report/report.c), natively: every section from real
  * simulated envelopes (lab_simulate, as the browser computes them), the
  * hints when a run is missing, the source label of every figure, and
  * Markdown escaping of outside text; lesson 2's section per experiment. */
@@ -8,7 +8,7 @@
 #include "cjson_compat.h"
 #include "registry.h"
 #include "suites.h"
-#include "views/report.h"
+#include "report.h"
 
 #define ck_has(text, part) ck_assert_msg(strstr(text, part) != NULL, "missing \"%s\" in:\n%s", part, text)
 #define ck_lacks(text, part) ck_assert_msg(strstr(text, part) == NULL, "unexpected \"%s\" in:\n%s", part, text)

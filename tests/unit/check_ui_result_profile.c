@@ -8,7 +8,7 @@
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/result.h"
+#include "result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
 
@@ -21,7 +21,7 @@ START_TEST(ui_profile_renders_every_profile) {
     ck_assert_int_eq(lab_simulate(e, NULL, lab_profile_at(i)->name, &env, &err), 0);
     ui_buf b;
     ui_buf_init(&b);
-    ui_view_result(&b, env, true, NULL);
+    ui_render_result(&b, env, true, NULL);
     const char *html = ui_buf_str(&b);
     ck_assert_ptr_nonnull(html);
     const char *why = test_ui_markup_problem(html);
@@ -56,7 +56,7 @@ START_TEST(ui_profile_survives_an_envelope_without_details) {
   ck_assert_ptr_nonnull(env);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_assert_ptr_nonnull(ui_buf_str(&b));
   ck_assert_ptr_null(test_ui_markup_problem(ui_buf_str(&b)));
   ck_assert_int_eq(test_ui_count(ui_buf_str(&b), "<svg"), 0);

@@ -1,5 +1,5 @@
 /* Pieces the chart files share: the <svg> frame with its accessible name,
- * and axis ticks along a plot box. Internal to wasm/views/chart*.c. */
+ * and axis ticks along a plot box. Internal to wasm/chart/. */
 #ifndef UI_CHART_DRAW_H
 #define UI_CHART_DRAW_H
 

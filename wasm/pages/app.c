@@ -17,17 +17,17 @@
 #include "registry.h"
 #include "route.h"
 #include "timeouts.h"
-#include "views/class_app.h"
-#include "views/class_queue.h"
-#include "views/device.h"
-#include "views/experiment.h"
-#include "views/experiment_run.h"
-#include "views/doctor_view.h"
-#include "views/explain_view.h"
+#include "class_app.h"
+#include "class_queue.h"
+#include "gpu_panel.h"
+#include "experiment.h"
+#include "experiment_run.h"
+#include "doctor_page.h"
+#include "explain_page.h"
 #include "json.h"
-#include "views/json_get.h"
-#include "views/lesson.h"
-#include "views/quiz_app.h"
+#include "json_get.h"
+#include "lesson_html.h"
+#include "quiz_app.h"
 
 #define STORE_LESSON "gpulab.lesson"
 
@@ -138,17 +138,17 @@ static void render_experiments(void) {
 static void render_device(void) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_device_badge(&b, &app.dev);
+  ui_render_device_badge(&b, &app.dev);
   show("gpu-badge", &b);
   if (app.sim_error[0]) {
-    ui_view_lesson_message(&b, "The simulator could not run", app.sim_error);
+    ui_render_lesson_message(&b, "The simulator could not run", app.sim_error);
   } else {
-    ui_view_device_panel(&b, &app.dev);
+    ui_render_device_panel(&b, &app.dev);
   }
   show("gpu-body", &b);
   set_busy("gpu-body", !app.device_done);
   char line[300];
-  ui_view_device_line(&app.dev, line, sizeof line);
+  ui_render_device_line(&app.dev, line, sizeof line);
   ui_dom_set_text("gpu-line", line);
   render_experiments();
   render_status();
@@ -272,7 +272,7 @@ static void render_nav(void) {
     ui_buf_raw(&b, "<p class=\"muted\">The lesson list could not be loaded. "
                    "<button type=\"button\" class=\"button button-quiet\" data-action=\"reload-lessons\">Try again</button></p>");
   else
-    ui_view_lesson_nav(&b, app.index, app.lesson ? ui_json_str(app.lesson, "id") : NULL, app.lesson);
+    ui_render_lesson_nav(&b, app.index, app.lesson ? ui_json_str(app.lesson, "id") : NULL, app.lesson);
   if (app.lesson && !app.index_failed) ui_quiz_app_nav(&b, app.lesson);
   show("nav-body", &b);
 }
@@ -280,7 +280,7 @@ static void render_nav(void) {
 static void lesson_message(const char *title, const char *text) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_lesson_message(&b, title, text);
+  ui_render_lesson_message(&b, title, text);
   show("lesson", &b);
   set_busy("lesson", false);
   ui_dom_set_attr("lesson", "data-first-screen", NULL);
@@ -307,7 +307,7 @@ static void render_rest(void *ctx) {
   int from = app.sections_shown;
   if ((intptr_t)ctx != app.lesson_gen || !app.lesson || from < 0) return; /* another lesson or page since */
   ui_buf_init(&b);
-  ui_view_lesson_sections(&b, app.lesson, from, -1);
+  ui_render_lesson_sections(&b, app.lesson, from, -1);
   ui_quiz_app_tail(&b, app.lesson);
   app.sections_shown = -1;
   if (b.failed) ui_dom_set_html("lesson", "<p>Out of memory while drawing this part of the page. Reload the page.</p>");
@@ -332,8 +332,8 @@ static void render_lesson(void) {
   char title[200];
   bool whole = app.want_section[0] != '\0';
   ui_buf_init(&b);
-  ui_view_lesson_head(&b, app.lesson);
-  ui_view_lesson_sections(&b, app.lesson, 0, whole ? -1 : 1);
+  ui_render_lesson_head(&b, app.lesson);
+  ui_render_lesson_sections(&b, app.lesson, 0, whole ? -1 : 1);
   if (whole) ui_quiz_app_tail(&b, app.lesson);
   app.sections_shown = whole ? -1 : 1;
   show("lesson", &b);

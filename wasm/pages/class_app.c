@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "bridge.h"
-#include "class.h"
+#include "class_session.h"
 #include "error.h"
 #include "json.h"
 #include "json_get.h"
@@ -49,11 +49,11 @@ static void render(void) {
       snprintf(st.join.name, sizeof st.join.name, "%.*s", (int)sizeof st.join.name - 1, v);
   }
   if (st.session) {
-    ui_view_class_bar(&b, st.session, st.class_name[0] ? st.class_name : NULL);
+    ui_render_class_bar(&b, st.session, st.class_name[0] ? st.class_name : NULL);
   } else {
     st.join.class_name = st.class_name[0] ? st.class_name : NULL;
     st.join.note = st.wait_note[0] ? st.wait_note : st.left_note[0] ? st.left_note : NULL;
-    ui_view_class_join(&b, &st.join);
+    ui_render_class_join(&b, &st.join);
   }
   mount(b.failed ? "<p>Out of memory while drawing the class session. Reload the page.</p>" : ui_buf_str(&b));
   ui_buf_free(&b);

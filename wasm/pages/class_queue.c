@@ -55,7 +55,7 @@ static void show(run_slot *r) {
   char id[96];
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_class_run(&b, r->last, r->e->name, r->note);
+  ui_render_class_run(&b, r->last, r->e->name, r->note);
   if (!b.failed && strcmp(ui_buf_str(&b), r->shown) != 0) {
     snprintf(r->shown, sizeof r->shown, "%s", ui_buf_str(&b));
     ui_exp_id(id, sizeof id, r->e, "out");

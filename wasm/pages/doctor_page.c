@@ -1,7 +1,7 @@
 /* The "Read your profile" page: the form, the reader's progress and the
  * doctor's answer (docs/doctor.md). The reading itself happens in the
  * doctor module's worker (bridge.h, ui_on_doctor); this file only draws. */
-#include "doctor_view.h"
+#include "doctor_page.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "bridge.h"
 #include "experiment.h"
 #include "experiment_run.h"
-#include "explain_view.h"
+#include "explain_page.h"
 #include "json.h"
 #include "json_get.h"
 #include "registry.h"
@@ -132,7 +132,7 @@ static void one_finding(ui_buf *b, const cJSON *f, int i) {
     ui_buf_raw(b, "</dl></details>");
   }
   ui_buf_raw(b, "<p class=\"explain-links\">");
-  ui_view_lesson_link(b, l);
+  ui_render_lesson_link(b, l);
   const lab_experiment *ex = lab_experiment_find(str(e, "name"));
   if (ex) {
     const cJSON *params = ui_json_obj(e, "params");
@@ -159,7 +159,7 @@ static void one_finding(ui_buf *b, const cJSON *f, int i) {
   ui_buf_rawf(b, "</p><div class=\"explain-exp\" id=\"doctor-exp-%d\"></div></article>", i);
 }
 
-void ui_view_doctor_answer(ui_buf *b, const cJSON *env) {
+void ui_render_doctor_answer(ui_buf *b, const cJSON *env) {
   const cJSON *err = ui_json_obj(env, "error"), *f;
   if (err) {
     ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\" id=\"doctor-error\"><strong>");
@@ -225,11 +225,11 @@ static void on_doctor(int event, double a, double bytes, const char *text, size_
     snprintf(line, sizeof line, "Done: read all %s.", ui_fmt_bytes(st.size, t));
     set_progress(st.size, st.size, line);
     ui_dom_set_attr("doctor-status", "data-state", "done");
-    ui_view_doctor_answer(&b, j);
+    ui_render_doctor_answer(&b, j);
   } else {
     ui_dom_set_attr("doctor-status", "data-state", "failed");
     ui_dom_set_text("doctor-progress-text", "Stopped: the trace could not be read.");
-    if (j && ui_json_obj(j, "error")) ui_view_doctor_answer(&b, j);
+    if (j && ui_json_obj(j, "error")) ui_render_doctor_answer(&b, j);
     else
       ui_buf_raw(&b, "<p class=\"exp-failure\" role=\"alert\" id=\"doctor-error\">The reader did not start in this browser "
                      "(offline before its first visit to this page, or no Web Worker): reload the page online once, or "

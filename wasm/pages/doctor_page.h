@@ -5,13 +5,13 @@
  * trace's summary, the steps, the step timeline when the answer has one,
  * and the findings, each with its lesson section and its experiment opened
  * in place with the trace's parameters. */
-#ifndef UI_VIEW_DOCTOR_VIEW_H
-#define UI_VIEW_DOCTOR_VIEW_H
+#ifndef UI_DOCTOR_PAGE_H
+#define UI_DOCTOR_PAGE_H
 
 #include <stdbool.h>
 
 #include "cjson_compat.h"
-#include "device.h"
+#include "gpu_panel.h"
 #include "html.h"
 
 /* true for "#doctor". */
@@ -21,7 +21,7 @@ void ui_doctor_show(const ui_device_state *dev, bool focus);
 /* Handles "doctor-cancel" and "doctor-open" (arg: the finding's index); false for other actions. */
 bool ui_doctor_action(const char *action, const char *arg);
 /* The answer's markup: the doctor's envelope, or its {"error":…}. */
-void ui_view_doctor_answer(ui_buf *b, const cJSON *env);
+void ui_render_doctor_answer(ui_buf *b, const cJSON *env);
 /* Stops a read under way and frees what the page holds. */
 void ui_doctor_shutdown(void);
 

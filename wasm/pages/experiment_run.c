@@ -135,7 +135,7 @@ static void on_recorded_label(int status, const char *body, size_t len, void *ct
   if (strcmp(target, "auto") == 0 || lab_profile_find(target)) snprintf(s->w.target, sizeof s->w.target, "%s", target);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_experiment_picker(&b, &s->w, st.dev);
+  ui_render_experiment_picker(&b, &s->w, st.dev);
   ui_exp_id(id, sizeof id, s->w.e, "picker");
   set_html(id, &b);
 }
@@ -183,8 +183,8 @@ void ui_exp_fill(const char *name, const ui_device_state *dev) {
   if (s && update_in_place(s, dev)) return;
   snprintf(selector, sizeof selector, ".experiment[data-experiment=\"%s\"]", name);
   ui_buf_init(&b);
-  if (s) ui_view_experiment_widget(&b, &s->w, dev);
-  else if (ui_id_valid(name)) ui_view_experiment_unknown(&b, name);
+  if (s) ui_render_experiment_widget(&b, &s->w, dev);
+  else if (ui_id_valid(name)) ui_render_experiment_unknown(&b, name);
   else return; /* not a name that could be put in a selector safely */
   ui_dom_fill(selector, b.failed ? "" : ui_buf_str(&b));
   ui_buf_free(&b);
@@ -196,7 +196,7 @@ static void show_output(slot *s) {
   char id[96];
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_experiment_output(&b, &s->w, st.dev);
+  ui_render_experiment_output(&b, &s->w, st.dev);
   ui_exp_id(id, sizeof id, s->w.e, "out");
   set_html(id, &b);
   ui_dom_set_attr(id, "aria-busy", s->w.running ? "true" : "false");
@@ -220,7 +220,7 @@ static void show_field_errors(slot *s) {
   ui_buf b;
   int bad = 0, first = -1;
   ui_buf_init(&b);
-  ui_view_experiment_fields(&b, &s->w, st.dev);
+  ui_render_experiment_fields(&b, &s->w, st.dev);
   ui_exp_id(id, sizeof id, s->w.e, "fields");
   set_html(id, &b);
   ui_exp_id(id, sizeof id, s->w.e, "params");
@@ -241,7 +241,7 @@ static void show_field_errors(slot *s) {
 }
 
 /* The last result of each experiment is kept for the lab report
- * (gpulab.last.NAME, read by views/report.c through quiz_app.c). */
+ * (gpulab.last.NAME, read by report.c through quiz_app.c). */
 static void remember(const char *name, const cJSON *env, bool in_browser) {
   char key[64];
   /* The report says where a simulation ran: stored beside the envelope. */
@@ -624,7 +624,7 @@ int ui_lab_href(const lab_experiment *ex, const cJSON *params, char *out, size_t
 }
 
 /* Sets e's fields from a "#lab/NAME?k=v&…" link's query (an explained
- * error's experiment: explain_view.c): numbers as given, booleans 1 or 0;
+ * error's experiment: explain_page.c): numbers as given, booleans 1 or 0;
  * a name e does not take, a choice or a value that is not a number is
  * left as it was. */
 static void prefill(const lab_experiment *e, const char *query) {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "device.h"
+#include "gpu_panel.h"
 
 /* Fills every .experiment[data-experiment="NAME"] with its widget, keeping
  * the values typed and the last result. dev must outlive the widgets. */

@@ -3,7 +3,7 @@
  * The explainer runs in the browser, in the reader module's Web Worker
  * (bridge.h, ui_explain_text): nothing is sent anywhere, and its 13 KB of
  * brotli stay off the first screen's module. */
-#include "explain_view.h"
+#include "explain_page.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ static const char *str(const cJSON *o, const char *k) {
 }
 
 /* Bar parts' colours: the page's palette by part (CSS classes in style.css). */
-void ui_view_explain_bar(ui_buf *b, const cJSON *bar, int i) {
+void ui_render_explain_bar(ui_buf *b, const cJSON *bar, int i) {
   const cJSON *parts = cJSON_GetObjectItemCaseSensitive(bar, "parts"), *p;
   const cJSON *total = cJSON_GetObjectItemCaseSensitive(bar, "total_bytes");
   if (!cJSON_IsNumber(total) || total->valuedouble <= 0) return;
@@ -67,7 +67,7 @@ void ui_view_explain_bar(ui_buf *b, const cJSON *bar, int i) {
   ui_buf_raw(b, "</ul></figure>");
 }
 
-void ui_view_lesson_link(ui_buf *b, const cJSON *lesson) {
+void ui_render_lesson_link(ui_buf *b, const cJSON *lesson) {
   ui_buf_raw(b, "<a class=\"explain-lesson\" href=\"");
   ui_buf_text(b, str(lesson, "href"));
   ui_buf_raw(b, "\">Read the lesson section: ");
@@ -110,7 +110,7 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   ui_buf_raw(b, "</h2><p>");
   ui_buf_text(b, str(d, "text"));
   ui_buf_raw(b, "</p>");
-  if (cJSON_GetObjectItemCaseSensitive(it, "bar")) ui_view_explain_bar(b, cJSON_GetObjectItemCaseSensitive(it, "bar"), i);
+  if (cJSON_GetObjectItemCaseSensitive(it, "bar")) ui_render_explain_bar(b, cJSON_GetObjectItemCaseSensitive(it, "bar"), i);
   const cJSON *layers = cJSON_GetObjectItemCaseSensitive(it, "layers");
   if (layers) { /* the device check's picture: where the failure sits */
     ui_buf_raw(b, "<table class=\"explain-layers\"><caption>The layers CUDA work passes through</caption><thead><tr>"
@@ -145,7 +145,7 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
     ui_buf_raw(b, "</li>");
   }
   ui_buf_raw(b, "</ol><p class=\"explain-links\">");
-  ui_view_lesson_link(b, l);
+  ui_render_lesson_link(b, l);
   const lab_experiment *ex = lab_experiment_find(str(e, "name"));
   if (ex) {
     char href[512];
@@ -174,7 +174,7 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   ui_buf_raw(b, "</article>");
 }
 
-void ui_view_explain_items(ui_buf *b, const cJSON *env) {
+void ui_render_explain_items(ui_buf *b, const cJSON *env) {
   const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
   if (err) {
     ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\">");
@@ -212,9 +212,9 @@ void ui_explain_show(const ui_device_state *dev, bool focus) {
 
 /* The answer as the reader's worker gave it (bridge.h, ui_explain_text):
  * parsed here and drawn, or why there is none. */
-void ui_view_explain_answer(ui_buf *b, int status, const char *text, size_t len) {
+void ui_render_explain_answer(ui_buf *b, int status, const char *text, size_t len) {
   cJSON *j = status ? lab_json_parse(text, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
-  if (j && (status == 200 || cJSON_GetObjectItemCaseSensitive(j, "error"))) ui_view_explain_items(b, j);
+  if (j && (status == 200 || cJSON_GetObjectItemCaseSensitive(j, "error"))) ui_render_explain_items(b, j);
   else
     ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\">The explainer did not start in this browser (offline "
                   "before its first visit to this page, or no Web Worker): reload the page online once, or run "
@@ -225,7 +225,7 @@ void ui_view_explain_answer(ui_buf *b, int status, const char *text, size_t len)
 static void draw(int status, const char *text, size_t len) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_explain_answer(&b, status, text, len);
+  ui_render_explain_answer(&b, status, text, len);
   ui_dom_set_attr("explain-out", "aria-busy", "false");
   ui_dom_set_html("explain-out", b.failed ? "<p>Out of memory while drawing the answer.</p>" : ui_buf_str(&b));
   ui_buf_free(&b);

@@ -4,13 +4,13 @@
  * page), and each message explained: the memory bar
  * of an OOM, the diagnosis, the steps, the lesson section, and the
  * experiment opened in place with the parameters read from the text. */
-#ifndef UI_VIEW_EXPLAIN_VIEW_H
-#define UI_VIEW_EXPLAIN_VIEW_H
+#ifndef UI_EXPLAIN_PAGE_H
+#define UI_EXPLAIN_PAGE_H
 
 #include <stdbool.h>
 
 #include "cjson_compat.h"
-#include "device.h"
+#include "gpu_panel.h"
 #include "html.h"
 
 /* true for "#explain". */
@@ -20,16 +20,16 @@ void ui_explain_show(const ui_device_state *dev, bool focus);
 /* Handles "explain-run"; false for other actions. */
 bool ui_explain_action(const char *action, const char *arg);
 /* The answer's markup for one envelope of lab_explain (or its error). */
-void ui_view_explain_items(ui_buf *b, const cJSON *env);
+void ui_render_explain_items(ui_buf *b, const cJSON *env);
 /* The markup for the reader worker's answer (bridge.h, ui_explain_text):
  * status 200 and lab_explain's JSON, 400/413 and its {"error":…}, or 0
  * (the worker did not run: an alert that says so). */
-void ui_view_explain_answer(ui_buf *b, int status, const char *text, size_t len);
+void ui_render_explain_answer(ui_buf *b, int status, const char *text, size_t len);
 /* "Read the lesson section: NAME", linked to the answer's lesson object's
  * href (an explain item's or a doctor finding's), and a space. */
-void ui_view_lesson_link(ui_buf *b, const cJSON *lesson);
+void ui_render_lesson_link(ui_buf *b, const cJSON *lesson);
 /* The OOM bar of item i as an SVG with its labelled parts. */
-void ui_view_explain_bar(ui_buf *b, const cJSON *bar, int i);
+void ui_render_explain_bar(ui_buf *b, const cJSON *bar, int i);
 /* Frees what the page holds. */
 void ui_explain_shutdown(void);
 

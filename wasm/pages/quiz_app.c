@@ -15,8 +15,8 @@
 #include "json.h"
 #include "json_get.h"
 #include "progress.h"
-#include "quiz.h"
-#include "../../lab/quiz/quiz.h" /* lab_quiz_score; "quiz.h" alone finds the view's header beside this file */
+#include "quiz_form.h"
+#include "quiz.h" /* lab_quiz_score; "quiz.h" alone finds the view's header beside this file */
 #include "class_app.h"
 #include "quiz_seal.h"
 #include "registry.h"
@@ -111,8 +111,8 @@ static void show(const char *id, ui_buf *b) {
 }
 
 static void quiz_body(ui_buf *b) {
-  if (q.result) ui_view_quiz_result(b, quiz(), q.result, q.offline);
-  else ui_view_quiz_form(b, quiz(), q.seed + (uint64_t)q.attempt * 0x9E3779B97F4A7C15ull);
+  if (q.result) ui_render_quiz_result(b, quiz(), q.result, q.offline);
+  else ui_render_quiz_form(b, quiz(), q.seed + (uint64_t)q.attempt * 0x9E3779B97F4A7C15ull);
 }
 
 static void render_quiz(void) {
@@ -125,7 +125,7 @@ static void render_quiz(void) {
 static void render_progress(void) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_progress_nav(&b, &q.progress, q.bundle);
+  ui_render_progress_nav(&b, &q.progress, q.bundle);
   show("nav-progress", &b);
 }
 
@@ -162,7 +162,7 @@ void ui_quiz_app_nav(ui_buf *b, const cJSON *lesson) {
   open_lesson(lesson);
   if (!q.bundle) return;
   ui_buf_raw(b, "<div id=\"nav-progress\" class=\"nav-progress\">");
-  ui_view_progress_nav(b, &q.progress, q.bundle);
+  ui_render_progress_nav(b, &q.progress, q.bundle);
   ui_buf_raw(b, "</div>");
 }
 

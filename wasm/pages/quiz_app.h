@@ -10,7 +10,7 @@
 
 #include "cjson_compat.h"
 #include "html.h"
-#include "device.h"
+#include "gpu_panel.h"
 
 /* localStorage keys: the learner's progress per lesson, an optional fixed
  * shuffle seed (tests; a decimal number), and the last envelope of each

@@ -324,7 +324,7 @@ EM_JS(void, js_doctor_listen, (void), {
     tell(0, 0, file.size, file.name || "");
     let w;
     try {
-      w = dr.worker = new Worker("doctor_worker.js");
+      w = dr.worker = new Worker("reader_worker.js");
     } catch (e) {
       tell(2, 0, 0, "");
       return;
@@ -411,7 +411,7 @@ EM_JS(void, js_explain, (int slot, const char *text, int n), {
   if (!ex.worker) {
     let w;
     try {
-      w = ex.worker = new Worker("doctor_worker.js");
+      w = ex.worker = new Worker("reader_worker.js");
     } catch (e) {
       if (slot >= 0) setTimeout(function() { deliver(0, ""); }, 0);
       return;

@@ -80,7 +80,7 @@ void ui_later(int delay_ms, ui_later_cb cb, void *ctx);
 /* The page's trace reader (#doctor): once the page has an
  * <input type=file id="doctor-file"> and a drop zone id="doctor-drop", a
  * file chosen or dropped there is read by the doctor module in a Web Worker
- * (web/doctor_worker.js; the file never leaves the browser) and cb hears of
+ * (web/reader_worker.js; the file never leaves the browser) and cb hears of
  * it: UI_DOCTOR_START (a = 0, b = the file's size in bytes, text = its
  * name), UI_DOCTOR_PROGRESS (a bytes read of b), then once UI_DOCTOR_DONE
  * (a = 200 and the answer's JSON, 400/413/500 and {"error":…}, or 0 when the
@@ -92,8 +92,8 @@ void ui_on_doctor(ui_doctor_cb cb, void *ctx);
 void ui_doctor_cancel(void);
 
 /* "Paste your error" (#explain): text[0..n) is explained by the reader
- * module (gpulab_doctor.wasm, where lab/explain/ lives: the UI module
- * leaves it out) in a Web Worker (web/doctor_worker.js) started on first
+ * module (gpulab_reader.wasm, where lab/explain/ lives: the UI module
+ * leaves it out) in a Web Worker (web/reader_worker.js) started on first
  * use and kept. cb hears once, later: 200 and lab_explain's JSON, 400/413
  * and its {"error":…} JSON, or 0 when the module could not run (offline
  * before the service worker kept it, or no Web Worker). Answers come in

@@ -1,6 +1,6 @@
-/* The doctor module's entry points (gpulab_doctor.js and .wasm): the same
+/* The reader module's entry points for the doctor (gpulab_reader.js and .wasm): the same
  * lab/doctor/doctor.h reader as `gpulab doctor`, run in a Web Worker
- * (web/doctor_worker.js) that the page starts only when the learner gives
+ * (web/reader_worker.js) that the page starts only when the learner gives
  * it a trace. The worker feeds the file's bytes as they stream in (it
  * inflates a .gz with the browser's DecompressionStream, so no zlib here);
  * one trace per worker. A call returns 0 or the HTTP status of its error,

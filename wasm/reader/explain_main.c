@@ -1,6 +1,6 @@
 /* The reader module's second entry point: "Paste your error" (#explain).
- * The UI module (wasm/views/explain_view.c) posts the pasted text to the
- * reader's worker (web/doctor_worker.js), which calls gpulab_explain here:
+ * The UI module (wasm/pages/explain_page.c) posts the pasted text to the
+ * reader's worker (web/reader_worker.js), which calls gpulab_explain here:
  * the same lab/explain/explain.h as `gpulab explain`, kept out of the first
  * screen's module (it is 13 KB of brotli that only #explain needs). */
 #include <emscripten.h>

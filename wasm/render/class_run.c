@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "class.h"
+#include "class_session.h"
 #include "envelope.h"
 #include "json_get.h"
 
@@ -74,7 +74,7 @@ const char *ui_class_run_line(const cJSON *run, char *buf, size_t n) {
   return buf;
 }
 
-void ui_view_class_run(ui_buf *b, const cJSON *run, const char *experiment, const char *note) {
+void ui_render_class_run(ui_buf *b, const cJSON *run, const char *experiment, const char *note) {
   char line[160];
   double progress = -1;
   bool queued = is(run, "queued");

@@ -2,8 +2,8 @@
  * ("Queued — position 3, about 20 s", Cancel), "Running…", how it ended,
  * and the class limits' refusals in words. Pure functions of the server's
  * JSON, so class_queue.c only moves answers around. */
-#ifndef UI_VIEW_CLASS_RUN_H
-#define UI_VIEW_CLASS_RUN_H
+#ifndef UI_CLASS_RUN_H
+#define UI_CLASS_RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,7 +33,7 @@ const char *ui_class_run_line(const cJSON *run, char *buf, size_t n);
  * progress bar when the server reports progress, and Cancel while queued
  * (data-action="class-cancel", data-arg=experiment). note: an extra
  * sentence (e.g. why Cancel did not work), or NULL. */
-void ui_view_class_run(ui_buf *b, const cJSON *run, const char *experiment, const char *note);
+void ui_render_class_run(ui_buf *b, const cJSON *run, const char *experiment, const char *note);
 
 /* How a polled run ended: 0 still queued or running; 1 done, *env is a copy
  * of its result envelope (caller owns); -1 failed or cancelled, err says

@@ -1,7 +1,7 @@
 /* Draws the join form and the session bar (see class.h), and the checks the
  * form makes before it asks the server: the same rules the server applies,
  * so most mistakes are explained without a round trip. */
-#include "class.h"
+#include "class_session.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -115,7 +115,7 @@ static void field(ui_buf *b, const char *id, const char *label, const char *valu
   ui_buf_raw(b, "</div>");
 }
 
-void ui_view_class_join(ui_buf *b, const ui_class_join *j) {
+void ui_render_class_join(ui_buf *b, const ui_class_join *j) {
   ui_buf_raw(b, "<section class=\"panel class-panel class-join\" aria-labelledby=\"class-title\"><p class=\"kicker\">");
   if (j->class_name && j->class_name[0]) {
     ui_buf_raw(b, "Class lab · ");
@@ -156,7 +156,7 @@ static void seconds_text(ui_buf *b, double s) {
   else ui_buf_rawf(b, "%.0f min", s / 60);
 }
 
-void ui_view_class_bar(ui_buf *b, const cJSON *session, const char *class_name) {
+void ui_render_class_bar(ui_buf *b, const cJSON *session, const char *class_name) {
   double used = 0, limit = 0;
   int runs = cJSON_GetArraySize(ui_json_arr(session, "runs"));
   bool have_used = ui_json_num(session, "gpu_seconds_used", &used) && used >= 0;

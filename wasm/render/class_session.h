@@ -2,8 +2,8 @@
  * runs a class, and the session bar once joined ("Signed in as NAME",
  * GPU time used of the limit, Leave). Plain C drawing HTML into a ui_buf;
  * class_app.c decides when to show which. */
-#ifndef UI_VIEW_CLASS_H
-#define UI_VIEW_CLASS_H
+#ifndef UI_CLASS_SESSION_H
+#define UI_CLASS_SESSION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,9 +28,9 @@ typedef struct ui_class_join {
 } ui_class_join;
 
 /* The join form (ids class-code, class-name, class-join). */
-void ui_view_class_join(ui_buf *b, const ui_class_join *j);
+void ui_render_class_join(ui_buf *b, const ui_class_join *j);
 /* The session bar from a GET /api/session answer; class_name may be NULL. */
-void ui_view_class_bar(ui_buf *b, const cJSON *session, const char *class_name);
+void ui_render_class_bar(ui_buf *b, const cJSON *session, const char *class_name);
 
 /* Checks a display name as the server will (1 to 40 characters, no control
  * characters, not only spaces; UTF-8 counts one character per code point).

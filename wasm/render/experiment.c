@@ -148,7 +148,7 @@ const char *ui_exp_target_help(const ui_device_state *dev) {
                "another one.";
 }
 
-void ui_view_experiment_picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
+void ui_render_experiment_picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
   char id[96], text[96];
   ui_exp_id(id, sizeof id, w->e, "target");
   ui_buf_rawf(b, "<label for=\"%s\">Run on</label><select id=\"%s\" aria-describedby=\"%s-help", id, id, id);
@@ -184,11 +184,11 @@ static void picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev
   char id[96];
   ui_exp_id(id, sizeof id, w->e, "picker");
   ui_buf_rawf(b, "<div class=\"exp-field exp-target\" id=\"%s\">", id);
-  ui_view_experiment_picker(b, w, dev);
+  ui_render_experiment_picker(b, w, dev);
   ui_buf_raw(b, "</div>");
 }
 
-void ui_view_experiment_fields(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
+void ui_render_experiment_fields(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
   for (int i = 0; i < w->e->n_params && i < LAB_MAX_PARAMS; i++) control(b, w, i);
   picker(b, w, dev);
 }
@@ -196,7 +196,7 @@ void ui_view_experiment_fields(ui_buf *b, const ui_exp_widget *w, const ui_devic
 static void device_summary(ui_buf *b, const ui_device_state *d) {
   const char *summary = d ? ui_json_str(ui_json_obj(d->views, "verdict"), "summary") : NULL;
   ui_buf_raw(b, "<div class=\"exp-result\">");
-  if (d) ui_view_device_badge(b, d);
+  if (d) ui_render_device_badge(b, d);
   ui_buf_raw(b, "<p>");
   if (!d || !d->views) ui_buf_raw(b, "Checking this machine…");
   else if (d->simulated) ui_buf_raw(b, "No real GPU was asked: the panel shows an example of what a machine with this "
@@ -205,13 +205,13 @@ static void device_summary(ui_buf *b, const ui_device_state *d) {
   ui_buf_raw(b, "</p></div><p class=\"exp-link\"><a href=\"#gpu\">See the driver view beside the runtime view</a></p>");
 }
 
-void ui_view_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
+void ui_render_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
   if (w->failure) {
     ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\"><strong>The experiment did not run.</strong> ");
     ui_buf_text(b, w->failure);
     ui_buf_raw(b, "</p>");
   }
-  if (w->result) ui_view_result(b, w->result, w->in_browser, w->note);
+  if (w->result) ui_render_result(b, w->result, w->in_browser, w->note);
   if (w->result && lab_trace_has_timeline(w->result)) /* built from this envelope on the click (docs/trace.md) */
     ui_buf_rawf(b,
                 "<p class=\"exp-trace\"><button type=\"button\" class=\"button button-quiet\" data-action=\"exp-trace\" "
@@ -223,7 +223,7 @@ void ui_view_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_devic
   else if (!w->failure) ui_buf_raw(b, "<p class=\"exp-hint\">Choose the parameters, then press <strong>Run</strong>.</p>");
 }
 
-void ui_view_experiment_widget(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
+void ui_render_experiment_widget(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
   char id[96];
   const char *n = w->e->name;
   /* Named "Experiment: TITLE": the lesson section around it often has the
@@ -238,7 +238,7 @@ void ui_view_experiment_widget(ui_buf *b, const ui_exp_widget *w, const ui_devic
               n, n);
   ui_buf_text(b, w->e->title);
   ui_buf_raw(b, "\">");
-  ui_view_experiment_fields(b, w, dev);
+  ui_render_experiment_fields(b, w, dev);
   ui_exp_id(id, sizeof id, w->e, "run");
   ui_buf_rawf(b, "</div></details><div class=\"exp-actions\"><button type=\"button\" class=\"button exp-run\" id=\"%s\" "
                  "data-action=\"exp-run\" data-arg=\"%s\"%s>%s</button>",
@@ -248,23 +248,23 @@ void ui_view_experiment_widget(ui_buf *b, const ui_exp_widget *w, const ui_devic
               n, w->running ? "running…" : "");
   ui_buf_rawf(b, "<div class=\"exp-out\" id=\"exp-%s-out\" aria-live=\"polite\" aria-busy=\"%s\">", n,
               w->running ? "true" : "false");
-  ui_view_experiment_output(b, w, dev);
+  ui_render_experiment_output(b, w, dev);
   ui_buf_raw(b, "</div></section>");
 }
 
-void ui_view_experiment_unknown(ui_buf *b, const char *name) {
+void ui_render_experiment_unknown(ui_buf *b, const char *name) {
   ui_buf_raw(b, "<div class=\"exp-card\"><p class=\"kicker\">Experiment</p><p>This lesson refers to an experiment called <code>");
   ui_buf_text(b, name ? name : "");
   ui_buf_raw(b, "</code>, which this version of gpulab does not have. Update gpulab to run it.</p></div>");
 }
 
-void ui_view_experiment_card(ui_buf *b, const char *name, const ui_device_state *device) {
+void ui_render_experiment_card(ui_buf *b, const char *name, const ui_device_state *device) {
   const lab_experiment *e = name ? lab_experiment_find(name) : NULL;
   ui_exp_widget w;
   if (!e) {
-    ui_view_experiment_unknown(b, name);
+    ui_render_experiment_unknown(b, name);
     return;
   }
   ui_exp_widget_init(&w, e);
-  ui_view_experiment_widget(b, &w, device);
+  ui_render_experiment_widget(b, &w, device);
 }

@@ -3,12 +3,12 @@
  * the registry, one labelled control per parameter, the backend/profile
  * picker, a Run button and the result. This file draws it and validates
  * what the learner typed with lab/face/params.c; experiment_run.c drives it. */
-#ifndef UI_VIEW_EXPERIMENT_H
-#define UI_VIEW_EXPERIMENT_H
+#ifndef UI_EXPERIMENT_H
+#define UI_EXPERIMENT_H
 
 #include <stdbool.h>
 
-#include "device.h"
+#include "gpu_panel.h"
 #include "html.h"
 #include "registry.h"
 
@@ -55,17 +55,17 @@ void ui_exp_id(char *buf, size_t n, const lab_experiment *e, const char *part);
 void ui_exp_field_id(char *buf, size_t n, const lab_experiment *e, const lab_param_spec *s);
 
 /* The whole widget; dev may be NULL (no device check yet). */
-void ui_view_experiment_widget(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
+void ui_render_experiment_widget(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
 /* The controls alone (re-drawn with their errors after a failed check). */
-void ui_view_experiment_fields(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
+void ui_render_experiment_fields(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
 /* The "Run on" picker's inside (element "exp-NAME-picker"), re-drawn alone
  * when a recorded run turns up after the widget was drawn. */
-void ui_view_experiment_picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
+void ui_render_experiment_picker(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
 /* The result area: the hint before a run, the failure, or the result. */
-void ui_view_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
+void ui_render_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev);
 /* A placeholder naming an experiment this build does not have. */
-void ui_view_experiment_unknown(ui_buf *b, const char *name);
+void ui_render_experiment_unknown(ui_buf *b, const char *name);
 /* A fresh widget for name (unchecked text), or the "unknown" card. */
-void ui_view_experiment_card(ui_buf *b, const char *name, const ui_device_state *device);
+void ui_render_experiment_card(ui_buf *b, const char *name, const ui_device_state *device);
 
 #endif

@@ -1,7 +1,7 @@
 /* Renders GET /api/device (or the simulated device envelope's views) for a
  * beginner: every field has a plain label, a missing value says "not
  * reported", and state is given in words and icons, not colour alone. */
-#include "device.h"
+#include "gpu_panel.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +29,7 @@ const char *ui_profile_short_label(const char *label, char *out, int n) {
   return out;
 }
 
-void ui_view_device_badge(ui_buf *b, const ui_device_state *s) {
+void ui_render_device_badge(ui_buf *b, const ui_device_state *s) {
   if (!s->views) {
     ui_buf_raw(b, "<span class=\"badge badge-wait\">checking…</span>");
   } else if (s->simulated) {
@@ -55,7 +55,7 @@ void ui_view_device_badge(ui_buf *b, const ui_device_state *s) {
   }
 }
 
-void ui_view_device_line(const ui_device_state *s, char *out, size_t n) {
+void ui_render_device_line(const ui_device_state *s, char *out, size_t n) {
   const cJSON *v = ui_json_obj(s->views, "verdict");
   const char *summary = ui_json_str(v, "summary");
   bool usable = ui_json_bool(v, "usable") == 1 && ui_json_bool(v, "simulate") != 1;
@@ -263,7 +263,7 @@ static void own_check(ui_buf *b) {
                 "<li><code>gpulab device</code>: both views and a verdict, as this panel shows them.</li></ul></div>");
 }
 
-void ui_view_device_panel(ui_buf *b, const ui_device_state *s) {
+void ui_render_device_panel(ui_buf *b, const ui_device_state *s) {
   if (!s->views) {
     ui_buf_raw(b, "<p class=\"loading\"><span class=\"spinner\" aria-hidden=\"true\"></span>"
                   "Asking the gpulab server what this machine's GPU can do…</p>");

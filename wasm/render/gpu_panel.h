@@ -1,8 +1,8 @@
 /* The "Your GPU" panel: the driver's view beside the runtime's view, the
  * verdict as a banner, and a badge saying where the figures come from
  * (this machine, live, or a simulated device profile). */
-#ifndef UI_VIEW_DEVICE_H
-#define UI_VIEW_DEVICE_H
+#ifndef UI_GPU_PANEL_H
+#define UI_GPU_PANEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,13 +21,13 @@ typedef struct ui_device_state {
 } ui_device_state;
 
 /* The badge: "live" or "simulated (profile: H100 SXM)". */
-void ui_view_device_badge(ui_buf *b, const ui_device_state *s);
+void ui_render_device_badge(ui_buf *b, const ui_device_state *s);
 /* The one calm line at the top of the page: "no GPU here (the CUDA driver
  * is missing) — everything is simulated", "GPU usable: … — experiments
  * run on it", "offline — …"; the panel is one click away. */
-void ui_view_device_line(const ui_device_state *s, char *out, size_t n);
+void ui_render_device_line(const ui_device_state *s, char *out, size_t n);
 /* The panel body: notices, verdict banner, the two view cards, findings. */
-void ui_view_device_panel(ui_buf *b, const ui_device_state *s);
+void ui_render_device_panel(ui_buf *b, const ui_device_state *s);
 /* "H100 SXM" from "NVIDIA H100 SXM (80 GB HBM3, PCIe Gen5)". */
 const char *ui_profile_short_label(const char *label, char *out, int n);
 

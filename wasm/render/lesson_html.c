@@ -1,7 +1,7 @@
 /* Renders the lesson list and a lesson. Ids are checked with ui_id_valid
  * before they become links or element ids; titles and summaries are
  * escaped; only the compiled section html is trusted. */
-#include "lesson.h"
+#include "lesson_html.h"
 
 #include <string.h>
 
@@ -44,7 +44,7 @@ static void section_links(ui_buf *b, const char *lesson_id, const cJSON *bundle)
   ui_buf_raw(b, "</ol>");
 }
 
-void ui_view_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, const cJSON *bundle) {
+void ui_render_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, const cJSON *bundle) {
   const cJSON *l;
   int shown = 0;
   if (!index) {
@@ -73,18 +73,18 @@ void ui_view_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, c
   ui_buf_raw(b, "<p class=\"nav-lab\"><a href=\"#doctor\">Read your profile</a> — your torch.profiler trace, read in your browser</p>");
 }
 
-void ui_view_lesson(ui_buf *b, const cJSON *bundle) {
+void ui_render_lesson(ui_buf *b, const cJSON *bundle) {
   if (!ui_lesson_bundle_valid(bundle)) {
-    ui_view_lesson_message(b, "This lesson could not be read",
+    ui_render_lesson_message(b, "This lesson could not be read",
                            "The lesson file is incomplete (it needs an id, a title and sections). Rebuild the lessons "
                            "with 'make lessons' and reload the page.");
     return;
   }
-  ui_view_lesson_head(b, bundle);
-  ui_view_lesson_sections(b, bundle, 0, -1);
+  ui_render_lesson_head(b, bundle);
+  ui_render_lesson_sections(b, bundle, 0, -1);
 }
 
-void ui_view_lesson_head(ui_buf *b, const cJSON *bundle) {
+void ui_render_lesson_head(ui_buf *b, const cJSON *bundle) {
   ui_buf_raw(b, "<header class=\"lesson-head\"><p class=\"kicker\">Lesson</p>"
                 "<h1 id=\"lesson-title\" tabindex=\"-1\">");
   ui_buf_text(b, ui_json_str(bundle, "title"));
@@ -97,7 +97,7 @@ void ui_view_lesson_head(ui_buf *b, const cJSON *bundle) {
   ui_buf_raw(b, "</header>");
 }
 
-void ui_view_lesson_sections(ui_buf *b, const cJSON *bundle, int from, int count) {
+void ui_render_lesson_sections(ui_buf *b, const cJSON *bundle, int from, int count) {
   const cJSON *s;
   int i = 0;
   cJSON_ArrayForEach(s, ui_json_arr(bundle, "sections")) {
@@ -115,7 +115,7 @@ void ui_view_lesson_sections(ui_buf *b, const cJSON *bundle, int from, int count
   }
 }
 
-void ui_view_lesson_message(ui_buf *b, const char *title, const char *text) {
+void ui_render_lesson_message(ui_buf *b, const char *title, const char *text) {
   ui_buf_raw(b, "<div class=\"lesson-message\"><h1 id=\"lesson-title\" tabindex=\"-1\">");
   ui_buf_text(b, title);
   ui_buf_raw(b, "</h1><p>");

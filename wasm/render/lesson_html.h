@@ -1,8 +1,8 @@
 /* Lesson navigation and the lesson reader. The index and bundles come from
  * GET /api/lessons[/ID] (or the static lessons/ID.json); section html was
  * produced at build time by the lesson compiler and is inserted as is. */
-#ifndef UI_VIEW_LESSON_H
-#define UI_VIEW_LESSON_H
+#ifndef UI_LESSON_HTML_H
+#define UI_LESSON_HTML_H
 
 #include <stdbool.h>
 
@@ -20,15 +20,15 @@ bool ui_lesson_listed(const cJSON *index, const char *id);
 
 /* The lesson list; the current lesson lists its sections when its bundle is
  * loaded. index may be NULL (still loading) — then a loading line. */
-void ui_view_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, const cJSON *bundle);
+void ui_render_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, const cJSON *bundle);
 /* The lesson: title, summary, then every section with its html. */
-void ui_view_lesson(ui_buf *b, const cJSON *bundle);
+void ui_render_lesson(ui_buf *b, const cJSON *bundle);
 /* Its parts, for a lesson drawn in two steps: the title and summary (the
  * bundle already checked with ui_lesson_bundle_valid), and count sections
  * from the from-th (0-based; count -1: to the end). */
-void ui_view_lesson_head(ui_buf *b, const cJSON *bundle);
-void ui_view_lesson_sections(ui_buf *b, const cJSON *bundle, int from, int count);
+void ui_render_lesson_head(ui_buf *b, const cJSON *bundle);
+void ui_render_lesson_sections(ui_buf *b, const cJSON *bundle, int from, int count);
 /* A message in the lesson area (not found, could not load…). */
-void ui_view_lesson_message(ui_buf *b, const char *title, const char *text);
+void ui_render_lesson_message(ui_buf *b, const char *title, const char *text);
 
 #endif

@@ -104,7 +104,7 @@ const char *ui_progress_quiz_text(const ui_progress *p, char *out, int n) {
   return out;
 }
 
-void ui_view_progress_nav(ui_buf *b, const ui_progress *p, const cJSON *bundle) {
+void ui_render_progress_nav(ui_buf *b, const ui_progress *p, const cJSON *bundle) {
   const char *id = ui_json_str(bundle, "id");
   char quiz[64];
   int total = 0, read;

@@ -2,8 +2,8 @@
  * "gpulab.progress.LESSON": the sections read, the quiz's best and last
  * attempt. Parsing forgives anything (storage is outside our control);
  * the nav line says it in words ("1 of 2 sections read · Quiz: passed 8/9"). */
-#ifndef UI_VIEW_PROGRESS_H
-#define UI_VIEW_PROGRESS_H
+#ifndef UI_PROGRESS_H
+#define UI_PROGRESS_H
 
 #include <stdbool.h>
 
@@ -44,6 +44,6 @@ int ui_progress_read_count(const ui_progress *p, const cJSON *bundle, int *total
 const char *ui_progress_quiz_text(const ui_progress *p, char *out, int n);
 /* The content of the nav's progress block (the caller gives the element),
  * with links to the quiz and the lab report. */
-void ui_view_progress_nav(ui_buf *b, const ui_progress *p, const cJSON *bundle);
+void ui_render_progress_nav(ui_buf *b, const ui_progress *p, const cJSON *bundle);
 
 #endif

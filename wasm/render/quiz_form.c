@@ -1,7 +1,7 @@
 /* Renders the quiz form and an attempt's review. Ids are checked with
  * ui_id_valid-like rules before they become names, values or element ids;
  * every prompt, option text and explanation is escaped. */
-#include "quiz.h"
+#include "quiz_form.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -103,7 +103,7 @@ static void question_form(ui_buf *b, const cJSON *q, int num, int total, uint64_
   ui_buf_raw(b, "</div></fieldset>");
 }
 
-void ui_view_quiz_form(ui_buf *b, const cJSON *quiz, uint64_t seed) {
+void ui_render_quiz_form(ui_buf *b, const cJSON *quiz, uint64_t seed) {
   const cJSON *q;
   double pct = 0;
   int total = 0, num = 0;
@@ -248,7 +248,7 @@ static void review_item(ui_buf *b, const cJSON *quiz, const cJSON *r) {
   ui_buf_raw(b, "</p></li>");
 }
 
-void ui_view_quiz_result(ui_buf *b, const cJSON *quiz, const cJSON *result, bool offline) {
+void ui_render_quiz_result(ui_buf *b, const cJSON *quiz, const cJSON *result, bool offline) {
   double score = 0, total = 0, pct = 0, pass_pct = 0;
   const cJSON *r;
   if (!ui_quiz_result_valid(result)) {

@@ -2,8 +2,8 @@
  * seeded PRNG, a fieldset per question, radios or checkboxes) and the review
  * after an attempt (score, pass/fail, right answers, explanations). Plain C:
  * the bridge-facing controller is quiz_app.c. */
-#ifndef UI_VIEW_QUIZ_H
-#define UI_VIEW_QUIZ_H
+#ifndef UI_QUIZ_FORM_H
+#define UI_QUIZ_FORM_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,7 +26,7 @@ void ui_quiz_order(uint64_t seed, const char *qid, int n, int order[]);
 
 /* The form; inputs are named by question id and valued by option id, inside
  * <form id="quiz-form">. A NULL or invalid quiz gives a short message. */
-void ui_view_quiz_form(ui_buf *b, const cJSON *quiz, uint64_t seed);
+void ui_render_quiz_form(ui_buf *b, const cJSON *quiz, uint64_t seed);
 
 /* From the checked inputs the bridge reports ({"q1":["b"],…}, any junk),
  * the answers body for lab_quiz_score / the server: every question of quiz
@@ -38,7 +38,7 @@ int ui_quiz_unanswered(const cJSON *quiz, const cJSON *answers, char *list, int 
 
 /* The review of an attempt. result: lab_quiz_score's / the server's answer.
  * offline: it was scored in the browser with the offline bundle's key. */
-void ui_view_quiz_result(ui_buf *b, const cJSON *quiz, const cJSON *result, bool offline);
+void ui_render_quiz_result(ui_buf *b, const cJSON *quiz, const cJSON *result, bool offline);
 /* true when result has the fields the review needs. */
 bool ui_quiz_result_valid(const cJSON *result);
 

@@ -10,7 +10,7 @@
 #include "experiments.h"
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
 const char *ui_result_source(const cJSON *env, bool in_browser, char *buf, size_t n) {
   const char *backend = ui_json_str(env, "backend");
@@ -114,20 +114,20 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
 }
 
 /* One renderer per experiment, from the table in lab/face/experiments.h. */
-#define UI_X_VIEW_DECL(stem, kern) UI_RESULT_VIEW(stem);
-LAB_EXPERIMENTS(UI_X_VIEW_DECL)
-#undef UI_X_VIEW_DECL
+#define UI_X_RENDERER_DECL(stem, kern) UI_RESULT_RENDERER(stem);
+LAB_EXPERIMENTS(UI_X_RENDERER_DECL)
+#undef UI_X_RENDERER_DECL
 
 static const struct {
   const char *name;
   void (*render)(ui_buf *b, const cJSON *env);
 } views[] = {
-#define UI_X_VIEW(stem, kern) {#stem, ui_result_##stem},
-    LAB_EXPERIMENTS(UI_X_VIEW)
-#undef UI_X_VIEW
+#define UI_X_RENDERER(stem, kern) {#stem, ui_result_##stem},
+    LAB_EXPERIMENTS(UI_X_RENDERER)
+#undef UI_X_RENDERER
 };
 
-void ui_view_result(ui_buf *b, const cJSON *env, bool in_browser, const char *note) {
+void ui_render_result(ui_buf *b, const cJSON *env, bool in_browser, const char *note) {
   const char *exp = ui_json_str(env, "experiment"), *backend = ui_json_str(env, "backend");
   char src[200];
   ui_result_source(env, in_browser, src, sizeof src);

@@ -1,8 +1,8 @@
 /* An experiment's result, whoever produced it: the source label (live,
  * recorded or simulated, and where), how it was measured, one chart kind
  * per experiment with its numbers as a table, and the findings. */
-#ifndef UI_VIEW_RESULT_H
-#define UI_VIEW_RESULT_H
+#ifndef UI_RESULT_H
+#define UI_RESULT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,6 +15,6 @@
  * simulated envelope was computed. Returns buf. */
 const char *ui_result_source(const cJSON *env, bool in_browser, char *buf, size_t n);
 /* The whole result; note (may be NULL) says why it did not run where asked. */
-void ui_view_result(ui_buf *b, const cJSON *env, bool in_browser, const char *note);
+void ui_render_result(ui_buf *b, const cJSON *env, bool in_browser, const char *note);
 
 #endif

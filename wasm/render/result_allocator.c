@@ -8,7 +8,7 @@
 
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -133,9 +133,9 @@ static void fragmentation(ui_buf *b, const cJSON *env) {
   ui_res_figure_end(b);
 }
 
-UI_RESULT_VIEW(allocator);
+UI_RESULT_RENDERER(allocator);
 
-UI_RESULT_VIEW(allocator) {
+UI_RESULT_RENDERER(allocator) {
   timeline(b, env);
   costs(b, env);
   fragmentation(b, env);

@@ -8,9 +8,9 @@
 
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
-UI_RESULT_VIEW(crossover);
+UI_RESULT_RENDERER(crossover);
 
 /* Appends "N = 16, 32 and 64" for the sizes where `who` was faster; 0 if none. */
 static int sizes_where(const cJSON *sizes, const char *who, char *out, size_t cap) {
@@ -47,7 +47,7 @@ static void headline(ui_buf *b, const cJSON *env) {
   ui_buf_raw(b, " (data on the GPU).</p>");
 }
 
-UI_RESULT_VIEW(crossover) {
+UI_RESULT_RENDERER(crossover) {
   /* cpu_server: the server's BLAS line beside an in-browser run (experiment_run.c) */
   static const char *const ids[] = {"cpu", "cpu_server", "gpu_kernel", "gpu", "gpu_copies"};
   ui_series_xy s[5];

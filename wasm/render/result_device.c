@@ -2,14 +2,14 @@
  * panel the page shows for the server's own GPU. */
 #include <string.h>
 
-#include "device.h"
+#include "gpu_panel.h"
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
-UI_RESULT_VIEW(device);
+UI_RESULT_RENDERER(device);
 
-UI_RESULT_VIEW(device) {
+UI_RESULT_RENDERER(device) {
   const char *backend = ui_json_str(env, "backend");
   char label[64];
   ui_device_state s = {.views = ui_json_obj(ui_json_obj(env, "details"), "views"),
@@ -21,5 +21,5 @@ UI_RESULT_VIEW(device) {
     ui_buf_raw(b, "<p>The device check returned no driver and runtime views.</p>");
     return;
   }
-  ui_view_device_panel(b, &s);
+  ui_render_device_panel(b, &s);
 }

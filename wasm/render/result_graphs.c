@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
 static void per_kernel_bars(ui_buf *b, const cJSON *env) {
   double e = ui_res_metric(env, "eager_per_kernel_us"), g = ui_res_metric(env, "graph_per_kernel_us");
@@ -103,9 +103,9 @@ end:
   ui_res_free(s, n);
 }
 
-UI_RESULT_VIEW(graphs);
+UI_RESULT_RENDERER(graphs);
 
-UI_RESULT_VIEW(graphs) {
+UI_RESULT_RENDERER(graphs) {
   char summary[400], t1[32], t2[32];
   per_kernel_bars(b, env);
   /* the drawn timeline ends with its last event */

@@ -7,7 +7,7 @@
 
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
 #define MAX_STEPS 32
 
@@ -145,9 +145,9 @@ static void oom(ui_buf *b, const cJSON *env) {
   ui_buf_raw(b, "</div>");
 }
 
-UI_RESULT_VIEW(memory);
+UI_RESULT_RENDERER(memory);
 
-UI_RESULT_VIEW(memory) {
+UI_RESULT_RENDERER(memory) {
   budget(b, env);
   oom(b, env);
   steps(b, env);

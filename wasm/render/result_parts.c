@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "gpu_panel.h"
 #include "json_get.h"
 #include "profiles.h"
 

@@ -6,11 +6,11 @@
 
 #include "chart.h"
 #include "chart_draw.h"
-#include "device.h"
+#include "gpu_panel.h"
 #include "json_get.h"
 #include "profiles.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
 #define ROW 42.0
 
@@ -64,9 +64,9 @@ static void diagram(ui_buf *b, const cJSON *tensors, const char *summary) {
   ui_svg_end(b);
 }
 
-UI_RESULT_VIEW(placement);
+UI_RESULT_RENDERER(placement);
 
-UI_RESULT_VIEW(placement) {
+UI_RESULT_RENDERER(placement) {
   const cJSON *d = ui_json_obj(env, "details"), *tensors = ui_json_arr(d, "tensors"), *t;
   const cJSON *pre = ui_json_obj(d, "preflight"), *out = ui_json_obj(d, "output");
   char summary[400], shape[64], v[32];

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
 static void lines(ui_buf *b, const cJSON *env, const char *title, const char *const *ids, int n_ids,
                   const char *summary, const char *x_title, const char *y_title, ui_scale xs, ui_scale ys,
@@ -26,9 +26,9 @@ static void lines(ui_buf *b, const cJSON *env, const char *title, const char *co
   ui_res_free(s, n);
 }
 
-UI_RESULT_VIEW(precision);
+UI_RESULT_RENDERER(precision);
 
-UI_RESULT_VIEW(precision) {
+UI_RESULT_RENDERER(precision) {
   static const char *const tf[] = {"tflops_fp32", "tflops_tf32", "tflops_bf16", "tflops_fp16"};
   static const char *const er[] = {"err_fp32", "err_tf32", "err_bf16", "err_fp16"};
   static const char *const lo[] = {"loss_fp32", "loss_bf16", "loss_fp16"};

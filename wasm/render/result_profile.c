@@ -6,7 +6,7 @@
 
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
 #define MAX_PHASES 8
 
@@ -51,9 +51,9 @@ static void profiler_table(ui_buf *b, const row *rows, int n) {
   ui_buf_raw(b, "</tbody></table></div>");
 }
 
-UI_RESULT_VIEW(profile);
+UI_RESULT_RENDERER(profile);
 
-UI_RESULT_VIEW(profile) {
+UI_RESULT_RENDERER(profile) {
   row rows[MAX_PHASES];
   ui_bar bars[MAX_PHASES];
   char summary[400], v1[32], v2[32], v3[32];

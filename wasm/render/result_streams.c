@@ -10,7 +10,7 @@
 #include "chart_draw.h"
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
 #define MAX_SPANS 320
 #define MAX_LANES 12
@@ -133,9 +133,9 @@ static double run_end(const cJSON *env, const char *prefix) {
   return end;
 }
 
-UI_RESULT_VIEW(streams);
+UI_RESULT_RENDERER(streams);
 
-UI_RESULT_VIEW(streams) {
+UI_RESULT_RENDERER(streams) {
   static const char *const ids[] = {"one_stream_pinned", "streams_pinned", "one_stream_pageable", "streams_pageable"};
   static const char *const keys[] = {"one_stream_pinned_ms", "streams_pinned_ms", "one_stream_pageable_ms",
                                      "streams_pageable_ms"};

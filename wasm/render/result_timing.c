@@ -7,11 +7,11 @@
 
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
-UI_RESULT_VIEW(timing);
+UI_RESULT_RENDERER(timing);
 
-UI_RESULT_VIEW(timing) {
+UI_RESULT_RENDERER(timing) {
   char summary[400], t1[32], t2[32], t3[32];
   double nosync = ui_res_metric(env, "host_nosync_ms"), sync = ui_res_metric(env, "host_sync_ms");
   double events = ui_res_metric(env, "events_ms"), cold = ui_res_metric(env, "cold_ms");

@@ -6,11 +6,11 @@
 
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
-UI_RESULT_VIEW(train_step);
+UI_RESULT_RENDERER(train_step);
 
-UI_RESULT_VIEW(train_step) {
+UI_RESULT_RENDERER(train_step) {
   static const char *const loss_id[] = {"loss"}, *const host_ids[] = {"host_every_step", "host_every_n"};
   ui_series_xy loss[1], host[2];
   const char *labels[2];

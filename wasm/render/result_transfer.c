@@ -5,11 +5,11 @@
 
 #include "json_get.h"
 #include "result_parts.h"
-#include "result_views.h"
+#include "result_stem.h"
 
-UI_RESULT_VIEW(transfer);
+UI_RESULT_RENDERER(transfer);
 
-UI_RESULT_VIEW(transfer) {
+UI_RESULT_RENDERER(transfer) {
   static const char *const ids[] = {"h2d_pinned", "h2d_pageable", "d2h_pinned", "d2h_pageable"};
   ui_series_xy s[4];
   const char *labels[4];

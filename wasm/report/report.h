@@ -5,8 +5,8 @@
  * Every lesson: the quiz result, the date, and where every figure came from
  * (live / recorded / simulated + profile). Plain C, so the report is
  * unit-tested natively. */
-#ifndef UI_VIEW_REPORT_H
-#define UI_VIEW_REPORT_H
+#ifndef UI_REPORT_H
+#define UI_REPORT_H
 
 #include "report_parts.h"
 

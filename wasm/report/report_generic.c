@@ -9,7 +9,7 @@
 
 #include "chart_axis.h"
 #include "json_get.h"
-#include "report_lesson2.h"
+#include "report_generic.h"
 #include "report_parts.h"
 
 #define MAX_EXPERIMENTS 16

@@ -1,7 +1,7 @@
 /* Lesson 2's report: the device check, the learner's last run of each of
  * the lesson's experiments, the quiz and the sources (report_lesson2.c). */
-#ifndef UI_VIEW_REPORT_LESSON2_H
-#define UI_VIEW_REPORT_LESSON2_H
+#ifndef UI_REPORT_GENERIC_H
+#define UI_REPORT_GENERIC_H
 
 #include "report_parts.h"
 

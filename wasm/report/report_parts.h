@@ -1,11 +1,11 @@
 /* The pieces of the lab report that every lesson's report shares
  * (report_parts.c), and what a report is built from. Used by report.c
  * (lesson 1 and the frame) and report_lesson2.c; includes neither. */
-#ifndef UI_VIEW_REPORT_PARTS_H
-#define UI_VIEW_REPORT_PARTS_H
+#ifndef UI_REPORT_PARTS_H
+#define UI_REPORT_PARTS_H
 
 #include "cjson_compat.h"
-#include "device.h"
+#include "gpu_panel.h"
 #include "html.h"
 #include "progress.h"
 
