@@ -11,7 +11,7 @@
 #include "caching_alloc.h"
 #include "params.h"
 #include "profiles.h"
-#include "registry.h"
+#include "descriptor.h"
 
 #define LAB_ALLOC_MAX_CYCLES 1000
 #define LAB_ALLOC_WARMUP 3

@@ -15,7 +15,7 @@
 #include "cpu_gemm.h"
 #include "envelope.h"
 #include "gpu_model.h"
-#include "registry.h"
+#include "descriptor.h"
 #include "rng.h"
 #include "stats.h"
 #include "stream_sim.h"

@@ -8,7 +8,7 @@
 
 #include "cjson_compat.h"
 #include "envelope.h"
-#include "registry.h"
+#include "descriptor.h"
 
 const char *lab_cuda_version_text(int v, char buf[16]) {
   if (v <= 0) return NULL;

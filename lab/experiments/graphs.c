@@ -12,7 +12,7 @@
 
 #include "cjson_compat.h"
 #include "envelope.h"
-#include "registry.h"
+#include "descriptor.h"
 #include "rng.h"
 #include "stats.h"
 #include "sim_measure.h"

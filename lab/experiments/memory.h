@@ -11,7 +11,7 @@
 #include "caching_alloc.h"
 #include "params.h"
 #include "profiles.h"
-#include "registry.h"
+#include "descriptor.h"
 
 /* Activations kept for backward, per token, per layer: about 16 hidden-size
  * vectors in a transformer block (layer-norm inputs, q/k/v, attention

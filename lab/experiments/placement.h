@@ -9,7 +9,7 @@
 
 #include "params.h"
 #include "profiles.h"
-#include "registry.h"
+#include "descriptor.h"
 
 typedef enum lab_where { LAB_ON_CPU, LAB_ON_GPU } lab_where;
 

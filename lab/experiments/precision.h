@@ -8,7 +8,8 @@
 #include "params.h"
 #include "profiles.h"
 #include "framework.h"
-#include "registry.h"
+#include "descriptor.h"
+#include "precision_train.h"
 
 typedef enum lab_prec { LAB_PREC_FP32, LAB_PREC_TF32, LAB_PREC_BF16, LAB_PREC_FP16, LAB_PREC_COUNT } lab_prec;
 /* "fp32", "tf32", "bf16", "fp16": metric prefixes and series ids. */
@@ -27,33 +28,6 @@ extern const char *const lab_prec_ids[LAB_PREC_COUNT];
 #define LAB_PREC_TF32_BOUND 5e-3
 #define LAB_PREC_BF16_BOUND 2e-2
 #define LAB_PREC_FP16_BOUND 5e-3 /* 10 mantissa bits, as TF32 */
-
-/* The training run: softmax regression on a fixed, well separated data set. */
-#define LAB_PREC_TRAIN_MAX_STEPS 1000
-#define LAB_PREC_TRAIN_BATCH 256 /* the mean loss divides every gradient by it */
-#define LAB_PREC_TRAIN_FEATURES 8
-#define LAB_PREC_TRAIN_CLASSES 8
-#define LAB_PREC_TRAIN_LR 1.0f
-/* Dynamic loss scaling as torch.amp.GradScaler does it by default. */
-#define LAB_PREC_SCALE_INIT 65536.0
-#define LAB_PREC_SCALE_GROWTH_INTERVAL 2000
-
-typedef enum lab_train_mode { LAB_TRAIN_FP32, LAB_TRAIN_BF16, LAB_TRAIN_FP16, LAB_TRAIN_MODES } lab_train_mode;
-extern const char *const lab_train_mode_ids[LAB_TRAIN_MODES]; /* "fp32", "bf16", "fp16" */
-
-typedef struct lab_prec_train {
-  int steps, loss_scaling;
-  float loss[LAB_TRAIN_MODES][LAB_PREC_TRAIN_MAX_STEPS];
-  /* Gradient values (logit gradients and weight gradients) that are not zero
-   * in fp32 but became zero when stored in the mode's format, summed over
-   * the run, and how many values were counted. */
-  double flushed[LAB_TRAIN_MODES], counted[LAB_TRAIN_MODES];
-  float flushed_pct_step[LAB_TRAIN_MODES][LAB_PREC_TRAIN_MAX_STEPS];
-  int skipped[LAB_TRAIN_MODES];   /* steps skipped on an overflow (scaling on) */
-  double final_scale[LAB_TRAIN_MODES];
-  double accuracy[LAB_TRAIN_MODES];
-  double cpu_ms;                  /* real CPU time the run took */
-} lab_prec_train;
 
 typedef struct lab_precision_measure {
   int n_sizes, samples, warmup;
@@ -92,9 +66,6 @@ void lab_precision_emulate(lab_prec p, int fallback, const float *rows, const fl
 /* Max and mean |out - ref| / rms(ref) over n entries, and max |out - ref|. */
 void lab_precision_errors(const double *ref, const float *out, int n, double *max_rel, double *mean_rel,
                           double *max_abs);
-
-/* The training run of every mode (real arithmetic; deterministic). */
-void lab_precision_train(int steps, int loss_scaling, lab_prec_train *t);
 
 /* Bound of precision p's max relative error (LAB_PREC_*_BOUND). */
 double lab_precision_bound(lab_prec p);

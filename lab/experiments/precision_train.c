@@ -9,7 +9,7 @@
 
 #include "bf16.h"
 #include "clock.h"
-#include "precision.h"
+#include "precision_train.h"
 #include "rng.h"
 
 #define B LAB_PREC_TRAIN_BATCH

@@ -10,7 +10,7 @@
 
 #include "params.h"
 #include "profiles.h"
-#include "registry.h"
+#include "descriptor.h"
 
 #define LAB_PROFILE_FEATURES 1024 /* inputs per sample (a 32×32 grey image) */
 #define LAB_PROFILE_CLASSES 10

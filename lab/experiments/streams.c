@@ -13,7 +13,7 @@
 
 #include "cjson_compat.h"
 #include "envelope.h"
-#include "registry.h"
+#include "descriptor.h"
 #include "rng.h"
 #include "sim_measure.h"
 #include "stats.h"

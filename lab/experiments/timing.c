@@ -12,7 +12,7 @@
 #include "cjson_compat.h"
 #include "envelope.h"
 #include "gpu_model.h"
-#include "registry.h"
+#include "descriptor.h"
 #include "rng.h"
 #include "sim_measure.h"
 #include "stats.h"

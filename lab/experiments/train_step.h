@@ -10,7 +10,7 @@
 
 #include "params.h"
 #include "profiles.h"
-#include "registry.h"
+#include "descriptor.h"
 
 #define LAB_TRAIN_MAX_STEPS 1000
 #define LAB_TRAIN_KERNELS 6 /* launches per step: see lab_train_kernel_names */

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cjson_compat.h"
+#include "profiles_data.h"
+#include "profiles_refs.h"
 #include "text.h"
 
 const char *const lab_src_kind_names[LAB_SRC_KINDS] = {"datasheet", "measured", "derived", "estimate"};

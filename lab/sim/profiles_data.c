@@ -9,7 +9,7 @@
  * large matmul reaches in the model of lab/sim/gpu_model.c, read off the largest
  * published runs; the fidelity suite (tests/fidelity/) marks the rows they
  * were fitted to. */
-#include "profiles.h"
+#include "profiles_data.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

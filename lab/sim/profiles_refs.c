@@ -2,7 +2,7 @@
  * that the fidelity suite, tests/fidelity/, compares the simulator with).
  * Each says what was measured, with which tool and settings, on what host.
  * Repository files are pinned to the commit that was read. */
-#include "profiles.h"
+#include "profiles_refs.h"
 
 #define ZZC "https://github.com/zzc0721/torch-performance-test-data"
 #define ZZC_HOW                                                                                                   \
