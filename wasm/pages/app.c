@@ -22,11 +22,10 @@
 #include "gpu_panel.h"
 #include "experiment.h"
 #include "experiment_run.h"
-#include "doctor_page.h"
-#include "explain_page.h"
 #include "json.h"
 #include "json_get.h"
 #include "lesson_html.h"
+#include "page_table.h"
 #include "quiz_app.h"
 
 #define STORE_LESSON "gpulab.lesson"
@@ -53,6 +52,7 @@ static struct {
   int sections_shown; /* of the lesson's sections, how many are on the page; -1: all */
   bool lesson_loading; /* a lesson's bundle is asked and not answered yet */
   bool profiles_asked; /* GET /api/profiles is sent once, when a widget is on the page */
+  const ui_page *page; /* the page shown in the lesson's place (page_table.h), NULL for a lesson */
 } app;
 
 static void set_busy(const char *id, bool busy) { ui_dom_set_attr(id, "aria-busy", busy ? "true" : "false"); }
@@ -131,8 +131,9 @@ static void fill_experiments(int from) {
 }
 
 static void render_experiments(void) {
+  ui_exp_set_device(&app.dev);
   fill_experiments(0);
-  ui_lab_refresh(&app.dev);
+  if (app.page && app.page->refresh) app.page->refresh(&app.dev);
 }
 
 static void render_device(void) {
@@ -263,16 +264,24 @@ static void want_profiles(void) {
   ui_fetch("/api/profiles", UI_API_TIMEOUT_MS, on_profiles, NULL);
 }
 
+/* The page shown in the lesson's place is replaced by next (NULL: a lesson). */
+static void leave_page(const ui_page *next) {
+  if (app.page && app.page != next && app.page->leave) app.page->leave();
+  app.page = next;
+}
+
 /* ---- lessons --------------------------------------------------------------- */
 
 static void render_nav(void) {
   ui_buf b;
   ui_buf_init(&b);
-  if (app.index_failed)
+  if (app.index_failed) {
     ui_buf_raw(&b, "<p class=\"muted\">The lesson list could not be loaded. "
                    "<button type=\"button\" class=\"button button-quiet\" data-action=\"reload-lessons\">Try again</button></p>");
-  else
+  } else {
     ui_render_lesson_nav(&b, app.index, app.lesson ? ui_json_str(app.lesson, "id") : NULL, app.lesson);
+    for (int i = 0; app.index && i < ui_page_count(); i++) ui_render_nav_pages(&b, &ui_page_at(i)->nav, 1);
+  }
   if (app.lesson && !app.index_failed) ui_quiz_app_nav(&b, app.lesson);
   show("nav-body", &b);
 }
@@ -337,7 +346,7 @@ static void render_lesson(void) {
   if (whole) ui_quiz_app_tail(&b, app.lesson);
   app.sections_shown = whole ? -1 : 1;
   show("lesson", &b);
-  ui_lab_leave();
+  leave_page(NULL);
   render_nav();
   snprintf(title, sizeof title, "%s — gpulab", ui_json_str(app.lesson, "title"));
   ui_dom_set_title(title);
@@ -384,8 +393,8 @@ static void load_lesson(void) {
   ui_fetch(url, UI_API_TIMEOUT_MS, on_lesson, (void *)app.lesson_gen);
 }
 
-/* Another page (explain, doctor, the lab) replaces the lesson: a lesson
- * still loading must not cover it, and the nav no longer marks one. */
+/* Another page (page_table.h) replaces the lesson: a lesson still loading
+ * must not cover it, and the nav no longer marks one. */
 static void drop_lesson(void) {
   app.lesson_gen++;
   app.lesson_loading = false;
@@ -398,22 +407,12 @@ static void go(const char *hash, bool by_learner) {
   ui_route r;
   char stored[UI_ID_MAX];
   const char *id;
-  if (ui_explain_route(hash)) { /* "#explain": the paste-your-error page replaces the lesson */
+  const ui_page *page = ui_page_for(hash);
+  if (page) { /* "#lab[/NAME]", "#explain", "#doctor": a page replaces the lesson */
     drop_lesson();
-    ui_lab_leave();
-    ui_explain_show(&app.dev, by_learner);
-    return;
-  }
-  if (ui_doctor_route(hash)) { /* "#doctor": the read-your-profile page replaces the lesson */
-    drop_lesson();
-    ui_lab_leave();
-    ui_doctor_show(&app.dev, by_learner);
-    return;
-  }
-  if (ui_lab_route(hash)) { /* "#lab[/NAME]": the experiments page replaces the lesson */
-    drop_lesson();
-    ui_lab_show(hash, &app.dev, by_learner);
-    want_profiles();
+    leave_page(page);
+    page->show(hash, &app.dev, by_learner);
+    if (page->profiles) want_profiles();
     return;
   }
   if (ui_route_parse(hash, &r) != 0 || !app.index) return; /* an in-page anchor, or the index will route */
@@ -481,8 +480,8 @@ static void on_action(const char *action, const char *arg, void *ctx) {
   (void)ctx;
   if (ui_quiz_app_action(action, arg, &app.dev, app.health_ok ? app.version : NULL)) return;
   if (ui_exp_action(action, arg)) return;
-  if (ui_explain_action(action, arg)) return;
-  if (ui_doctor_action(action, arg)) return;
+  for (int i = 0; i < ui_page_count(); i++)
+    if (ui_page_at(i)->action && ui_page_at(i)->action(action, arg)) return;
   if (ui_class_app_action(action, arg) || ui_class_queue_action(action, arg)) return;
   if (strcmp(action, "widget-used") == 0) want_profiles();
   else if (strcmp(action, "recheck") == 0) check_device(false);
@@ -508,8 +507,7 @@ void ui_app_shutdown(void) {
   ui_class_queue_shutdown();
   ui_class_app_shutdown();
   ui_exp_shutdown();
-  ui_explain_shutdown();
-  ui_doctor_shutdown();
+  for (int i = 0; i < ui_page_count(); i++) ui_page_at(i)->shutdown();
   cJSON_Delete(app.device);
   cJSON_Delete(app.sim_env);
   cJSON_Delete(app.index);

@@ -11,11 +11,12 @@
 #include "bridge.h"
 #include "experiment.h"
 #include "experiment_run.h"
-#include "explain_page.h"
+#include "lesson_html.h"
 #include "json.h"
 #include "json_get.h"
 #include "registry.h"
 #include "result_parts.h"
+#include "route.h"
 
 static struct {
   cJSON *env;                 /* the last answer, for the experiment buttons */
@@ -24,8 +25,6 @@ static struct {
   bool reading;
   double size;                /* the file's bytes */
 } st = {.open = -1};
-
-bool ui_doctor_route(const char *hash) { return hash && (!strcmp(hash, "#doctor") || !strcmp(hash, "doctor")); }
 
 static const char *str(const cJSON *o, const char *k) {
   const char *s = ui_json_str(o, k);
@@ -151,7 +150,7 @@ static void one_finding(ui_buf *b, const cJSON *f, int i) {
       ui_buf_raw(b, ", from your trace)");
     }
     char href[512];
-    ui_lab_href(ex, params, href, sizeof href); /* its own page, with the trace's numbers too */
+    ui_route_workbench_href(ex, params, href, sizeof href); /* its own page, with the trace's numbers too */
     ui_buf_raw(b, "</button> <a class=\"muted\" href=\"");
     ui_buf_text(b, href);
     ui_buf_raw(b, "\">its page</a>");
@@ -241,7 +240,8 @@ static void on_doctor(int event, double a, double bytes, const char *text, size_
   if (st.env) ui_dom_focus("doctor-summary");
 }
 
-void ui_doctor_show(const ui_device_state *dev, bool focus) {
+void ui_doctor_show(const char *hash, const ui_device_state *dev, bool focus) {
+  (void)hash; /* "#doctor" alone */
   ui_buf b;
   st.dev = dev;
   if (st.reading) { /* back on the page mid-read: its progress bar is gone with the old page */

@@ -14,10 +14,8 @@
 #include "gpu_panel.h"
 #include "html.h"
 
-/* true for "#doctor". */
-bool ui_doctor_route(const char *hash);
 /* Draws the page into the element "lesson"; dev must outlive the page (its experiments' widgets). */
-void ui_doctor_show(const ui_device_state *dev, bool focus);
+void ui_doctor_show(const char *hash, const ui_device_state *dev, bool focus);
 /* Handles "doctor-cancel" and "doctor-open" (arg: the finding's index); false for other actions. */
 bool ui_doctor_action(const char *action, const char *arg);
 /* The answer's markup: the doctor's envelope, or its {"error":…}. */

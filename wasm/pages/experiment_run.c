@@ -1,9 +1,8 @@
 /* The widgets' behaviour (see experiment_run.h). One slot per experiment
  * holds what the learner typed and the last result; a generation number in
  * every callback's context drops answers to runs that were superseded.
- * Runs recorded on a real GPU (web/recorded/, made by `make record`) are
- * offered in the picker once /recorded/index.json lists them, and replayed
- * from /recorded/NAME.json (the service worker keeps them for offline use). */
+ * Runs recorded on a real GPU are offered in the picker and replayed
+ * through recorded.h. */
 #include "experiment_run.h"
 
 #include <math.h>
@@ -23,13 +22,12 @@
 #include "json_get.h"
 #include "profiles.h"
 #include "quiz_app.h"
+#include "recorded.h"
 #include "result.h"
 #include "route.h"
 #include "trace_export.h"
 #include "timeouts.h"
 
-/* A recorded run is a static file: a slow network may take a while, not forever. */
-#define STATIC_TIMEOUT_MS 30000
 #define MAX_SLOTS 16
 
 typedef struct slot {
@@ -45,9 +43,6 @@ typedef struct slot {
 static struct {
   slot s[MAX_SLOTS];
   const ui_device_state *dev;
-  bool lab_shown;
-  bool rec_asked;   /* /recorded/index.json was requested */
-  intptr_t rec_gen; /* bumped by ui_exp_shutdown: older answers are dropped */
 } st;
 
 static slot *find(const char *name, int *index) {
@@ -88,48 +83,14 @@ static bool update_in_place(slot *s, const ui_device_state *dev) {
 
 static intptr_t tag(int index, intptr_t gen) { return gen << 5 | index; }
 
-/* The envelope of a recorded run of s's experiment from a fetch's answer,
- * checked like any result; NULL with err set when it is missing or wrong. */
-static cJSON *recorded_env(const slot *s, int status, const char *body, size_t len, lab_error *err) {
-  const char *name = s->w.e->name;
-  if (status != 200) {
-    char why[32];
-    if (status == UI_FETCH_TIMED_OUT) snprintf(why, sizeof why, "no answer in %d s", STATIC_TIMEOUT_MS / 1000);
-    else if (status > 0) snprintf(why, sizeof why, "HTTP %d", status);
-    else snprintf(why, sizeof why, "no answer");
-    lab_fail(err, LAB_E_NOT_FOUND, NULL,
-             "The recorded run of %s could not be loaded (%s); pick auto or a profile to run it now.", name, why);
-    return NULL;
-  }
-  cJSON *env = lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL);
-  lab_error why;
-  memset(&why, 0, sizeof why);
-  if (!env || lab_envelope_check(env, &why) != 0 || !ui_json_str(env, "experiment") ||
-      strcmp(ui_json_str(env, "experiment"), name) != 0 || !ui_json_str(env, "backend") ||
-      strcmp(ui_json_str(env, "backend"), "recorded") != 0 || !ui_json_obj(env, "recorded")) {
-    lab_fail(err, LAB_E_BAD_REQUEST, NULL,
-             "The file /recorded/%s.json is not a recorded run of %s (%s); record it again with make record.", name,
-             name, why.message[0] ? why.message : "wrong experiment, backend or no \"recorded\" object");
-    cJSON_Delete(env);
-    return NULL;
-  }
-  return env;
-}
-
-/* A recorded file arrived: its device and date label the picker's choice. */
-static void on_recorded_label(int status, const char *body, size_t len, void *ctx) {
-  intptr_t t = (intptr_t)ctx;
-  int index = (int)(t & 31);
-  lab_error err;
+/* name has a recorded run (recorded.h): its label joins the picker, in place
+ * when the widget is already drawn, keeping what is picked. */
+static void on_recorded_label(const char *name, const char *label) {
   char id[96], target[32];
-  if (t >> 5 != st.rec_gen || index >= MAX_SLOTS || !st.s[index].ready) return;
-  slot *s = &st.s[index];
-  cJSON *env = recorded_env(s, status, body, len, &err);
-  if (!env) return; /* not offered; the index named a file that is not there */
-  ui_result_source(env, false, s->rec_label, sizeof s->rec_label);
-  cJSON_Delete(env);
+  slot *s = find(name, NULL);
+  if (!s) return;
+  snprintf(s->rec_label, sizeof s->rec_label, "%s", label);
   s->w.recorded_label = s->rec_label;
-  /* A widget already drawn gets the choice in place, keeping what is picked. */
   ui_exp_id(id, sizeof id, s->w.e, "target");
   if (ui_dom_value(id, target, sizeof target) < 0) return;
   if (strcmp(target, "auto") == 0 || lab_profile_find(target)) snprintf(s->w.target, sizeof s->w.target, "%s", target);
@@ -140,43 +101,14 @@ static void on_recorded_label(int status, const char *body, size_t len, void *ct
   set_html(id, &b);
 }
 
-/* /recorded/index.json: {"recorded":["timing",…]}. Absent (no `make record`
- * yet, or an old web root) means no recorded choices, silently. */
-static void on_recorded_index(int status, const char *body, size_t len, void *ctx) {
-  const cJSON *name;
-  if ((intptr_t)ctx != st.rec_gen || status != 200) return;
-  cJSON *j = lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL);
-  cJSON_ArrayForEach(name, ui_json_arr(j, "recorded")) {
-    int index = 0;
-    char url[128];
-    if (!cJSON_IsString(name) || !find(name->valuestring, &index)) continue;
-    snprintf(url, sizeof url, "/recorded/%s.json", st.s[index].w.e->name);
-    ui_fetch(url, STATIC_TIMEOUT_MS, on_recorded_label, (void *)tag(index, st.rec_gen));
-  }
-  cJSON_Delete(j);
-}
-
-static void fetch_recorded(void *ctx) {
-  if ((intptr_t)ctx != st.rec_gen) return;
-  ui_fetch("/recorded/index.json", STATIC_TIMEOUT_MS, on_recorded_index, ctx);
-}
-
-/* Asked once the page has drawn its first screen (ui_later: two frames,
- * then a timer): the choices it adds are in a picker, never the first
- * thing read, and the request and its answer kept the main thread from
- * the lesson. */
-static void ask_recorded(void) {
-  if (st.rec_asked) return;
-  st.rec_asked = true;
-  ui_later(0, fetch_recorded, (void *)st.rec_gen);
-}
+void ui_exp_set_device(const ui_device_state *dev) { st.dev = dev; }
 
 void ui_exp_fill(const char *name, const ui_device_state *dev) {
   char selector[128];
   ui_buf b;
   slot *s = find(name, NULL);
   st.dev = dev;
-  ask_recorded();
+  ui_recorded_offer(on_recorded_label);
   if (!name || strlen(name) > 64) return;
   /* A widget already on the page (the device check answered later) is
    * updated in place, so what the learner is typing, and focus, stay. */
@@ -423,41 +355,26 @@ static void on_answer(int status, const char *body, size_t len, void *ctx) {
   ui_later(0, simulate_now, ctx);
 }
 
-/* The recorded file for a replay arrived: shown like any result, with a
- * note giving the parameters it was recorded with. */
-static void on_replay(int status, const char *body, size_t len, void *ctx) {
+/* A replay ended (recorded.h): shown like any result, with its note. */
+static void on_replay(cJSON *env, const char *note, const lab_error *err, void *ctx) {
   slot *s = from_tag(ctx);
-  lab_error err;
-  const cJSON *p;
-  size_t at, head;
-  if (!s) return;
-  memset(&err, 0, sizeof err);
-  cJSON *env = recorded_env(s, status, body, len, &err);
-  if (!env) {
-    fail(s, &err);
+  if (!s) {
+    cJSON_Delete(env);
     return;
   }
-  at = head = (size_t)snprintf(s->note, sizeof s->note, "A replay of a real GPU run, with the parameters it was recorded with:");
-  cJSON_ArrayForEach(p, ui_json_obj(env, "params")) {
-    char value[64];
-    if (cJSON_IsNumber(p)) snprintf(value, sizeof value, "%.15g", p->valuedouble);
-    else if (cJSON_IsBool(p)) snprintf(value, sizeof value, "%s", cJSON_IsTrue(p) ? "true" : "false");
-    else snprintf(value, sizeof value, "%s", cJSON_IsString(p) ? p->valuestring : "?");
-    if (at < sizeof s->note)
-      at += (size_t)snprintf(s->note + at, sizeof s->note - at, "%s %s=%s", at > head ? "," : "",
-                             p->string ? p->string : "", value);
+  if (!env) {
+    fail(s, err);
+    return;
   }
-  if (at < sizeof s->note) snprintf(s->note + at, sizeof s->note - at, ". The controls above do not apply to it.");
+  snprintf(s->note, sizeof s->note, "%s", note ? note : "");
   finish(s, env, false);
 }
 
 static void replay(slot *s, int index) {
-  char url[128];
   s->note[0] = '\0';
   s->gen++;
   set_running(s, true);
-  snprintf(url, sizeof url, "/recorded/%s.json", s->w.e->name);
-  ui_fetch(url, STATIC_TIMEOUT_MS, on_replay, (void *)tag(index, s->gen));
+  ui_recorded_replay(s->w.e->name, on_replay, (void *)tag(index, s->gen));
 }
 
 static void read_controls(slot *s) {
@@ -547,134 +464,6 @@ bool ui_exp_action(const char *action, const char *arg) {
   return true;
 }
 
-/* ---- the lab page ------------------------------------------------------------ */
-
-/* The experiment a "#lab/NAME" hash names, "" for "#lab", NULL otherwise. */
-static const char *lab_name(const char *hash) {
-  if (!hash) return NULL;
-  if (hash[0] == '#') hash++;
-  if (strcmp(hash, "lab") == 0 || strcmp(hash, "lab/") == 0) return "";
-  if (strncmp(hash, "lab/", 4) != 0) return NULL;
-  return hash + 4;
-}
-
-bool ui_lab_route(const char *hash) { return lab_name(hash) != NULL; }
-
-static void lab_render(const char *name, const ui_device_state *dev, bool focus) {
-  ui_buf b;
-  const lab_experiment *one = name && name[0] ? lab_experiment_find(name) : NULL;
-  ui_buf_init(&b);
-  ui_buf_raw(&b, "<header class=\"lesson-head\"><p class=\"kicker\">Lab</p><h1 id=\"lesson-title\" tabindex=\"-1\">");
-  if (one) {
-    ui_buf_text(&b, one->title);
-    ui_buf_raw(&b, "</h1><p class=\"lesson-summary\"><a href=\"#lab\">All experiments</a></p></header>"
-                   "<h2 class=\"lab-list-h\">Run it</h2>");
-  } else {
-    ui_buf_raw(&b, "All experiments</h1><p class=\"lesson-summary\">Every experiment of gpulab on one page. Each runs on "
-                   "the server's GPU when it has a usable one, otherwise as a simulation in your browser; every result "
-                   "says which.</p>");
-    if (name && name[0]) {
-      ui_buf_raw(&b, "<p class=\"exp-failure\" role=\"alert\">There is no experiment called <code>");
-      ui_buf_text(&b, name);
-      ui_buf_raw(&b, "</code>; here are all of them.</p>");
-    }
-    ui_buf_raw(&b, "<nav aria-label=\"Experiments\"><ul class=\"lab-index\">");
-    for (int i = 0; i < lab_experiment_count(); i++) {
-      const lab_experiment *e = lab_experiment_at(i);
-      ui_buf_rawf(&b, "<li><a href=\"#lab/%s\">", e->name);
-      ui_buf_text(&b, e->title);
-      ui_buf_raw(&b, "</a></li>");
-    }
-    ui_buf_raw(&b, "</ul></nav></header><h2 class=\"lab-list-h\">Run them</h2>");
-  }
-  for (int i = 0; i < lab_experiment_count(); i++) {
-    const lab_experiment *e = lab_experiment_at(i);
-    if (one && one != e) continue;
-    ui_buf_rawf(&b, "<div class=\"experiment\" data-experiment=\"%s\"></div>", e->name);
-  }
-  set_html("lesson", &b);
-  ui_dom_set_attr("lesson", "aria-busy", "false");
-  ui_dom_set_title(one ? "Lab — gpulab" : "All experiments — gpulab");
-  for (int i = 0; i < lab_experiment_count(); i++) {
-    const lab_experiment *e = lab_experiment_at(i);
-    if (!one || one == e) ui_exp_fill(e->name, dev);
-  }
-  if (focus) ui_dom_focus("lesson-title");
-}
-
-/* The lab page's link to ex, "#lab/NAME", with "?k=v&…" for the answer's
- * numbers and booleans that ex takes (the lab page fills its fields from
- * them: experiment_run.c). Returns 1 when it carries any. */
-int ui_lab_href(const lab_experiment *ex, const cJSON *params, char *out, size_t n) {
-  int at = snprintf(out, n, "#lab/%s", ex->name), any = 0;
-  const cJSON *p;
-  cJSON_ArrayForEach(p, params) {
-    for (int k = 0; k < ex->n_params && at > 0 && (size_t)at < n; k++) {
-      if (strcmp(ex->params[k].name, p->string) != 0) continue;
-      const char *sep = any ? "&" : "?";
-      if (cJSON_IsBool(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%d", sep, p->string, cJSON_IsTrue(p) ? 1 : 0);
-      else if (cJSON_IsNumber(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%.15g", sep, p->string, p->valuedouble);
-      else continue;
-      any = 1;
-    }
-  }
-  if (at > 0 && (size_t)at < n) return any;
-  snprintf(out, n, "#lab/%s", ex->name); /* too many to carry: the experiment as it comes */
-  return 0;
-}
-
-/* Sets e's fields from a "#lab/NAME?k=v&…" link's query (an explained
- * error's experiment: explain_page.c): numbers as given, booleans 1 or 0;
- * a name e does not take, a choice or a value that is not a number is
- * left as it was. */
-static void prefill(const lab_experiment *e, const char *query) {
-  char id[128], key[48], text[40], val[40];
-  for (const char *q = query; q && *q;) {
-    const char *amp = strchr(q, '&'), *end = amp ? amp : q + strlen(q), *eq = memchr(q, '=', (size_t)(end - q));
-    if (eq && eq - q < (long)sizeof key && end - eq - 1 < (long)sizeof text) {
-      snprintf(key, sizeof key, "%.*s", (int)(eq - q), q);
-      snprintf(text, sizeof text, "%.*s", (int)(end - eq - 1), eq + 1);
-      char *stop;
-      double v = strtod(text, &stop);
-      for (int k = 0; k < e->n_params && text[0] && !*stop && isfinite(v); k++) {
-        const lab_param_spec *s = &e->params[k];
-        if (strcmp(s->name, key) != 0 || s->type == LAB_P_ENUM) continue;
-        ui_exp_field_id(id, sizeof id, e, s);
-        if (s->type == LAB_P_BOOL) ui_dom_set_attr(id, "checked", v != 0 ? "" : NULL);
-        else snprintf(val, sizeof val, "%.15g", v), ui_dom_set_attr(id, "value", val);
-      }
-    }
-    q = amp ? amp + 1 : NULL;
-  }
-}
-
-static char lab_hash[256]; /* "#lab/NAME", its query cut off into lab_query */
-static const char *lab_query = "";
-
-void ui_lab_show(const char *hash, const ui_device_state *dev, bool focus) {
-  snprintf(lab_hash, sizeof lab_hash, "%s", hash ? hash : "#lab");
-  char *q = strchr(lab_hash, '?');
-  lab_query = q ? q + 1 : "";
-  if (q) *q = '\0';
-  st.lab_shown = true;
-  const char *name = lab_name(lab_hash);
-  lab_render(name, dev, focus);
-  const lab_experiment *one = name && name[0] ? lab_experiment_find(name) : NULL;
-  if (one && lab_query[0]) prefill(one, lab_query);
-}
-
-void ui_lab_refresh(const ui_device_state *dev) {
-  st.dev = dev;
-  if (!st.lab_shown) return;
-  const char *name = lab_name(lab_hash);
-  for (int i = 0; i < lab_experiment_count(); i++) {
-    const lab_experiment *e = lab_experiment_at(i);
-    if (!name || !name[0] || !lab_experiment_find(name) || strcmp(name, e->name) == 0) ui_exp_fill(e->name, dev);
-  }
-}
-
-void ui_lab_leave(void) { st.lab_shown = false; }
-
 void ui_exp_shutdown(void) {
   for (int i = 0; i < MAX_SLOTS; i++) {
     cJSON_Delete(st.s[i].result);
@@ -684,7 +473,5 @@ void ui_exp_shutdown(void) {
     st.s[i].gen = gen + 1; /* callbacks still in flight stay stale */
   }
   st.dev = NULL;
-  st.lab_shown = false;
-  st.rec_asked = false;
-  st.rec_gen++;
+  ui_recorded_shutdown();
 }

@@ -11,16 +11,15 @@
 #include <string.h>
 
 #include "bridge.h"
-#include "experiment_run.h"
 #include "explain.h" /* LAB_EXPLAIN_MAX_BYTES only: lab/explain/ is the reader module's */
 #include "json.h"
+#include "lesson_html.h"
 #include "registry.h"
+#include "route.h"
 
 static struct {
   uintptr_t asked; /* pastes sent so far: the latest one's answer is drawn */
 } st;
-
-bool ui_explain_route(const char *hash) { return hash && (!strcmp(hash, "#explain") || !strcmp(hash, "explain")); }
 
 static const char *str(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -65,14 +64,6 @@ void ui_render_explain_bar(ui_buf *b, const cJSON *bar, int i) {
     ui_buf_raw(b, " (did not fit)</li>");
   }
   ui_buf_raw(b, "</ul></figure>");
-}
-
-void ui_render_lesson_link(ui_buf *b, const cJSON *lesson) {
-  ui_buf_raw(b, "<a class=\"explain-lesson\" href=\"");
-  ui_buf_text(b, str(lesson, "href"));
-  ui_buf_raw(b, "\">Read the lesson section: ");
-  ui_buf_text(b, str(lesson, "section"));
-  ui_buf_raw(b, "</a> ");
 }
 
 static void fact_value(ui_buf *b, const cJSON *f) {
@@ -149,7 +140,7 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   const lab_experiment *ex = lab_experiment_find(str(e, "name"));
   if (ex) {
     char href[512];
-    int prefilled = ui_lab_href(ex, cJSON_GetObjectItemCaseSensitive(e, "params"), href, sizeof href);
+    int prefilled = ui_route_workbench_href(ex, cJSON_GetObjectItemCaseSensitive(e, "params"), href, sizeof href);
     ui_buf_raw(b, "<a class=\"button explain-open\" href=\"");
     ui_buf_text(b, href);
     ui_buf_raw(b, "\">Open the experiment: ");
@@ -189,7 +180,8 @@ void ui_render_explain_items(ui_buf *b, const cJSON *env) {
     ui_buf_raw(b, "<p class=\"muted\">More messages follow; paste them separately.</p>");
 }
 
-void ui_explain_show(const ui_device_state *dev, bool focus) {
+void ui_explain_show(const char *hash, const ui_device_state *dev, bool focus) {
+  (void)hash; /* "#explain" alone */
   ui_buf b;
   (void)dev; /* an answer's experiment opens on the lab page (#lab/NAME), which has the device */
   ui_buf_init(&b);

@@ -13,10 +13,8 @@
 #include "gpu_panel.h"
 #include "html.h"
 
-/* true for "#explain". */
-bool ui_explain_route(const char *hash);
 /* Draws the page into the element "lesson" (dev: unused; the experiments open on the lab page). */
-void ui_explain_show(const ui_device_state *dev, bool focus);
+void ui_explain_show(const char *hash, const ui_device_state *dev, bool focus);
 /* Handles "explain-run"; false for other actions. */
 bool ui_explain_action(const char *action, const char *arg);
 /* The answer's markup for one envelope of lab_explain (or its error). */
@@ -25,9 +23,6 @@ void ui_render_explain_items(ui_buf *b, const cJSON *env);
  * status 200 and lab_explain's JSON, 400/413 and its {"error":…}, or 0
  * (the worker did not run: an alert that says so). */
 void ui_render_explain_answer(ui_buf *b, int status, const char *text, size_t len);
-/* "Read the lesson section: NAME", linked to the answer's lesson object's
- * href (an explain item's or a doctor finding's), and a space. */
-void ui_render_lesson_link(ui_buf *b, const cJSON *lesson);
 /* The OOM bar of item i as an SVG with its labelled parts. */
 void ui_render_explain_bar(ui_buf *b, const cJSON *bar, int i);
 /* Frees what the page holds. */

@@ -68,9 +68,25 @@ void ui_render_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id,
   }
   ui_buf_raw(b, "</ol>");
   if (shown == 0) ui_buf_raw(b, "<p class=\"muted\">No lessons are installed on this server yet.</p>");
-  ui_buf_raw(b, "<p class=\"nav-lab\"><a href=\"#lab\">All experiments</a> — run any of them on its own</p>");
-  ui_buf_raw(b, "<p class=\"nav-lab\"><a href=\"#explain\">Paste your error</a> — explained in your browser</p>");
-  ui_buf_raw(b, "<p class=\"nav-lab\"><a href=\"#doctor\">Read your profile</a> — your torch.profiler trace, read in your browser</p>");
+}
+
+void ui_render_nav_pages(ui_buf *b, const ui_nav_link *links, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!ui_id_valid(links[i].hash)) continue; /* it becomes an href */
+    ui_buf_rawf(b, "<p class=\"nav-lab\"><a href=\"#%s\">", links[i].hash);
+    ui_buf_text(b, links[i].label);
+    ui_buf_raw(b, "</a> — ");
+    ui_buf_text(b, links[i].note);
+    ui_buf_raw(b, "</p>");
+  }
+}
+
+void ui_render_lesson_link(ui_buf *b, const cJSON *lesson) {
+  ui_buf_raw(b, "<a class=\"explain-lesson\" href=\"");
+  ui_buf_text(b, ui_json_str(lesson, "href") ? ui_json_str(lesson, "href") : "");
+  ui_buf_raw(b, "\">Read the lesson section: ");
+  ui_buf_text(b, ui_json_str(lesson, "section") ? ui_json_str(lesson, "section") : "");
+  ui_buf_raw(b, "</a> ");
 }
 
 void ui_render_lesson(ui_buf *b, const cJSON *bundle) {

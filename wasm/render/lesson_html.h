@@ -21,6 +21,16 @@ bool ui_lesson_listed(const cJSON *index, const char *id);
 /* The lesson list; the current lesson lists its sections when its bundle is
  * loaded. index may be NULL (still loading) — then a loading line. */
 void ui_render_lesson_nav(ui_buf *b, const cJSON *index, const char *current_id, const cJSON *bundle);
+/* A link of the navigation to a page that takes the lesson's place
+ * ("#lab": "All experiments", then "run any of them on its own"). */
+typedef struct ui_nav_link {
+  const char *hash, *label, *note;
+} ui_nav_link;
+/* The links to those pages, under the lesson list. */
+void ui_render_nav_pages(ui_buf *b, const ui_nav_link *links, int n);
+/* "Read the lesson section: NAME", linked to an answer's lesson object's
+ * href (an explained error's or a read trace's finding), and a space. */
+void ui_render_lesson_link(ui_buf *b, const cJSON *lesson);
 /* The lesson: title, summary, then every section with its html. */
 void ui_render_lesson(ui_buf *b, const cJSON *bundle);
 /* Its parts, for a lesson drawn in two steps: the title and summary (the
