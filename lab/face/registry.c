@@ -9,16 +9,17 @@
 #include "experiments.h"
 #include "text.h"
 
-#define LAB_X_DECL(stem, kern) extern const lab_experiment lab_exp_##stem; LAB_CPU_MS(stem);
+#define LAB_X_DECL(stem, gpu, cpu) extern const lab_experiment lab_exp_##stem; LAB_CPU_MS(stem);
 LAB_EXPERIMENTS(LAB_X_DECL)
 #undef LAB_X_DECL
 
 static const struct {
   const lab_experiment *e;
-  bool kern;
+  bool kern; /* kernels/STEM.cu measures it on a GPU; else the device check answers it */
+  bool cpu;  /* a browser's run also gets the server's CPU line */
   double (*cpu_ms)(const lab_params *p, const char **param);
 } all[] = {
-#define LAB_X_ENTRY(stem, kern) {&lab_exp_##stem, kern, lab_cpu_ms_##stem},
+#define LAB_X_ENTRY(stem, gpu, cpu) {&lab_exp_##stem, LAB_GPU_IS_KERN_##gpu, cpu, lab_cpu_ms_##stem},
     LAB_EXPERIMENTS(LAB_X_ENTRY)
 #undef LAB_X_ENTRY
 };
@@ -36,6 +37,24 @@ const lab_experiment *lab_experiment_find(const char *name) {
 bool lab_experiment_has_kernel(const lab_experiment *e) {
   for (int i = 0; i < lab_experiment_count(); i++)
     if (all[i].e == e) return all[i].kern;
+  return false;
+}
+
+bool lab_experiment_is_device_check(const lab_experiment *e) {
+  for (int i = 0; e && i < lab_experiment_count(); i++)
+    if (all[i].e == e) return !all[i].kern;
+  return false;
+}
+
+const lab_experiment *lab_experiment_device_check(void) {
+  for (int i = 0; i < lab_experiment_count(); i++)
+    if (!all[i].kern) return all[i].e;
+  return NULL;
+}
+
+bool lab_experiment_server_cpu(const lab_experiment *e) {
+  for (int i = 0; e && i < lab_experiment_count(); i++)
+    if (all[i].e == e) return all[i].cpu;
   return false;
 }
 

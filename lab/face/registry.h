@@ -14,8 +14,17 @@
 int lab_experiment_count(void);
 const lab_experiment *lab_experiment_at(int i);
 const lab_experiment *lab_experiment_find(const char *name); /* NULL when unknown */
-/* kernels/NAME.cu measures it on a GPU (the table's kern column). */
+/* The table's columns (experiments.h). kernels/NAME.cu measures it on a
+ * GPU (gpu column kern). */
 bool lab_experiment_has_kernel(const lab_experiment *e);
+/* The device check answers it on a GPU (gpu column check): it runs wherever
+ * the server is, usable GPU or not. false for NULL. */
+bool lab_experiment_is_device_check(const lab_experiment *e);
+/* The experiment the device check answers (what the GPU panel shows when
+ * the server cannot say), or NULL. */
+const lab_experiment *lab_experiment_device_check(void);
+/* A run in the browser also gets the server's CPU line (cpu column 1). */
+bool lab_experiment_server_cpu(const lab_experiment *e);
 cJSON *lab_experiment_json(const lab_experiment *e);
 cJSON *lab_registry_json(void); /* {"experiments":[…]} */
 

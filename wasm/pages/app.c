@@ -189,7 +189,8 @@ static void simulate_device(bool offline, const char *note) {
   ui_profile_short_label(prof ? prof->label : UI_OFFLINE_PROFILE, app.profile_short, sizeof app.profile_short);
   app.dev.profile_label = app.profile_short;
   app.device_done = false;
-  ui_simulate("device", "", UI_OFFLINE_PROFILE, on_device_sim, (void *)app.device_gen);
+  const lab_experiment *check = lab_experiment_device_check();
+  ui_simulate(check ? check->name : "", "", UI_OFFLINE_PROFILE, on_device_sim, (void *)app.device_gen);
 }
 
 static void on_device(int status, const char *body, size_t len, void *ctx) {

@@ -234,7 +234,8 @@ static slot *from_tag(void *ctx) {
   return &st.s[index];
 }
 
-/* The server's CPU figure beside the browser's (crossover): the browser
+/* The server's CPU figure beside the browser's (the table's cpu column:
+ * crossover): the browser
  * times one WebAssembly thread; the server times a tuned BLAS on all its
  * cores, as numpy and PyTorch would. Its "cpu" line joins the result as
  * "cpu_server", labelled and marked as measured on the server, and the
@@ -263,14 +264,16 @@ static void on_server_cpu(int status, const char *body, size_t len, void *ctx) {
 }
 
 static void ask_server_cpu(slot *s, void *ctx, const char *profile) {
-  if (strcmp(s->w.e->name, "crossover") != 0 || !st.dev || !st.dev->views || st.dev->offline) return;
+  char url[128];
+  if (!lab_experiment_server_cpu(s->w.e) || !st.dev || !st.dev->views || st.dev->offline) return;
   cJSON *req = cJSON_CreateObject();
   cJSON_AddItemToObject(req, "params", cJSON_Duplicate(ui_json_obj(s->result, "params"), 1));
   cJSON_AddStringToObject(req, "backend", "simulated");
   cJSON_AddStringToObject(req, "profile", profile);
   char *body = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);
-  if (body) ui_fetch_post("/api/experiments/crossover", body, UI_RUN_TIMEOUT_MS, on_server_cpu, ctx);
+  snprintf(url, sizeof url, "/api/experiments/%s", s->w.e->name);
+  if (body) ui_fetch_post(url, body, UI_RUN_TIMEOUT_MS, on_server_cpu, ctx);
   cJSON_free(body);
 }
 
@@ -414,7 +417,7 @@ static void run(slot *s, int index) {
   bool server = strcmp(s->w.target, "auto") == 0 &&
                 (ui_exp_gpu_usable(st.dev) ||
                  /* the device check describes the server's machine, GPU or not */
-                 (strcmp(s->w.e->name, "device") == 0 && st.dev && st.dev->views && !st.dev->offline &&
+                 (lab_experiment_is_device_check(s->w.e) && st.dev && st.dev->views && !st.dev->offline &&
                   !st.dev->simulated));
   if (!server) {
     ui_later(0, simulate_now, ctx);
@@ -423,7 +426,7 @@ static void run(slot *s, int index) {
   char url[128], *body;
   cJSON *req = cJSON_CreateObject();
   cJSON_AddItemToObject(req, "params", cJSON_Duplicate(params, 1));
-  cJSON_AddStringToObject(req, "backend", strcmp(s->w.e->name, "device") == 0 ? "auto" : "cuda");
+  cJSON_AddStringToObject(req, "backend", lab_experiment_is_device_check(s->w.e) ? "auto" : "cuda");
   body = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);
   snprintf(url, sizeof url, "/api/experiments/%s", s->w.e->name);

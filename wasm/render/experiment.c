@@ -219,7 +219,7 @@ void ui_render_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_dev
                 "chrome://tracing; it says whether this run was measured, recorded or simulated.</p>",
                 w->e->name);
   if (w->result) return;
-  if (strcmp(w->e->name, "device") == 0) device_summary(b, dev);
+  if (lab_experiment_is_device_check(w->e)) device_summary(b, dev);
   else if (!w->failure) ui_buf_raw(b, "<p class=\"exp-hint\">Choose the parameters, then press <strong>Run</strong>.</p>");
 }
 

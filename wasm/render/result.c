@@ -9,6 +9,7 @@
 
 #include "experiments.h"
 #include "json_get.h"
+#include "registry.h"
 #include "result_parts.h"
 #include "result_stem.h"
 
@@ -17,7 +18,7 @@ const char *ui_result_source(const cJSON *env, bool in_browser, char *buf, size_
   const char *name = ui_json_str(ui_json_obj(env, "device"), "name");
   char shortname[64];
   const char *exp = ui_json_str(env, "experiment");
-  if (backend && strcmp(backend, "cuda") == 0 && exp && strcmp(exp, "device") == 0) {
+  if (backend && strcmp(backend, "cuda") == 0 && lab_experiment_is_device_check(lab_experiment_find(exp))) {
     /* The device check runs on the server's machine whatever it finds,
      * GPU or none: live, but not "on a GPU". */
     snprintf(buf, n, "checked live on the server's machine%s", name ? "" : " (no usable GPU found)");
@@ -114,7 +115,7 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
 }
 
 /* One renderer per experiment, from the table in lab/face/experiments.h. */
-#define UI_X_RENDERER_DECL(stem, kern) UI_RESULT_RENDERER(stem);
+#define UI_X_RENDERER_DECL(stem, gpu, cpu) UI_RESULT_RENDERER(stem);
 LAB_EXPERIMENTS(UI_X_RENDERER_DECL)
 #undef UI_X_RENDERER_DECL
 
@@ -122,7 +123,7 @@ static const struct {
   const char *name;
   void (*render)(ui_buf *b, const cJSON *env);
 } views[] = {
-#define UI_X_RENDERER(stem, kern) {#stem, ui_result_##stem},
+#define UI_X_RENDERER(stem, gpu, cpu) {#stem, ui_result_##stem},
     LAB_EXPERIMENTS(UI_X_RENDERER)
 #undef UI_X_RENDERER
 };

@@ -9,6 +9,7 @@
 
 #include "chart_axis.h"
 #include "json_get.h"
+#include "registry.h"
 #include "report_generic.h"
 #include "report_parts.h"
 
@@ -23,14 +24,14 @@ static bool name_ok(const char *s) {
   return true;
 }
 
-/* The lesson's experiments in order of first appearance, without `device`
- * (the device check has its own section). Returns how many. */
+/* The lesson's experiments in order of first appearance, without the
+ * device check's (it has its own section). Returns how many. */
 static int lesson_experiments(const cJSON *lesson, const char *names[MAX_EXPERIMENTS]) {
   const cJSON *s, *e;
   int n = 0;
   cJSON_ArrayForEach(s, ui_json_arr(lesson, "sections")) {
     cJSON_ArrayForEach(e, ui_json_arr(s, "experiments")) {
-      if (!cJSON_IsString(e) || !name_ok(e->valuestring) || strcmp(e->valuestring, "device") == 0 ||
+      if (!cJSON_IsString(e) || !name_ok(e->valuestring) || lab_experiment_is_device_check(lab_experiment_find(e->valuestring)) ||
           n == MAX_EXPERIMENTS)
         continue;
       int seen = 0;
