@@ -152,8 +152,8 @@ void ui_quiz_app_tail(ui_buf *b, const cJSON *lesson) {
   ui_buf_raw(b, "</div></section><section class=\"lesson-section report-section\" id=\"sec-report\" tabindex=\"-1\" "
                 "aria-labelledby=\"sec-report-h\"><p class=\"kicker\">Lab report</p><h2 id=\"sec-report-h\">Take your "
                 "results with you</h2><p>One Markdown file with your device check (the driver's view beside the "
-                "runtime's), a timing run with and without synchronization, the memory terms that can run out, your "
-                "quiz result, the date, and where every figure came from.</p><p class=\"report-actions\">"
+                "runtime's), what your runs of this lesson's experiments showed, your quiz result, the date, and "
+                "where every figure came from.</p><p class=\"report-actions\">"
                 "<button type=\"button\" class=\"button\" data-action=\"report-download\">Download lab report</button>"
                 "<span id=\"report-status\" class=\"report-status\" role=\"status\"></span></p></section>");
 }
@@ -365,7 +365,7 @@ static cJSON *last_envelope(const char *name) {
 }
 
 /* The learner's last result of every experiment the lesson embeds, by name
- * (the lesson-2 report has a section per experiment). Caller owns. */
+ * (the generic report has a section per experiment). Caller owns. */
 static cJSON *lesson_runs(void) {
   cJSON *runs = cJSON_CreateObject();
   const cJSON *s, *e;
@@ -379,24 +379,23 @@ static cJSON *lesson_runs(void) {
   return runs;
 }
 
-/* The report of a lesson without a memory run of the learner's own quotes
- * the memory experiment at its defaults, simulated first (the simulation
- * module answers later): what the report waits for. */
+/* A lesson's report may quote an experiment at its defaults when the
+ * learner has no run of it (ui_report_default_experiment: lesson 1's
+ * memory), simulated first (the simulation module answers later): what the
+ * report waits for. */
 static struct {
   const ui_device_state *device;
   const char *version;
   intptr_t gen;
 } wait_report;
 
-static void write_report(const ui_device_state *device, const char *version, cJSON *memory_default) {
+static void write_report(const ui_device_state *device, const char *version, const cJSON *default_run) {
   char date[32], name[128], text[200];
-  cJSON *timing = last_envelope("timing"), *memory = last_envelope("memory");
   ui_buf b;
   now_text(date, sizeof date);
   cJSON *runs = lesson_runs();
-  ui_report_input in = {.lesson = q.bundle, .date = date, .version = version, .device = device, .timing = timing,
-                        .memory = memory, .memory_default = memory_default, .progress = &q.progress,
-                        .runs = runs};
+  ui_report_input in = {.lesson = q.bundle, .date = date, .version = version, .device = device,
+                        .progress = &q.progress, .runs = runs, .default_run = default_run};
   ui_buf_init(&b);
   ui_report_markdown(&b, &in);
   ui_report_filename(q.lesson, date, name, sizeof name);
@@ -408,12 +407,10 @@ static void write_report(const ui_device_state *device, const char *version, cJS
     status("report-status", text);
   }
   ui_buf_free(&b);
-  cJSON_Delete(timing);
-  cJSON_Delete(memory);
   cJSON_Delete(runs);
 }
 
-static void on_memory_default(int status, const char *body, size_t len, void *ctx) {
+static void on_default_run(int status, const char *body, size_t len, void *ctx) {
   lab_error err;
   if ((intptr_t)ctx != wait_report.gen || !q.bundle) return; /* another lesson since */
   cJSON *env = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
@@ -426,9 +423,10 @@ static void on_memory_default(int status, const char *body, size_t len, void *ct
 }
 
 static void download_report(const ui_device_state *device, const char *version) {
-  cJSON *memory = last_envelope("memory");
-  if (memory) {
-    cJSON_Delete(memory);
+  const char *quoted = ui_report_default_experiment(q.bundle);
+  cJSON *mine = quoted ? last_envelope(quoted) : NULL;
+  if (!quoted || mine) {
+    cJSON_Delete(mine);
     write_report(device, version, NULL);
     return;
   }
@@ -436,7 +434,7 @@ static void download_report(const ui_device_state *device, const char *version) 
   wait_report.version = version;
   wait_report.gen = q.gen;
   status("report-status", "Writing the report…");
-  ui_simulate("memory", "", "", on_memory_default, (void *)q.gen);
+  ui_simulate(quoted, "", "", on_default_run, (void *)q.gen);
 }
 
 bool ui_quiz_app_action(const char *action, const char *arg, const ui_device_state *device, const char *version) {

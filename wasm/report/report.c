@@ -1,5 +1,6 @@
-/* Builds the lab report (see report.h): the parts every lesson shares and
- * lesson 1's sections; later lessons' sections live in report_*.c. Text from
+/* Builds the lab report (see report.h): the frame every lesson shares, the
+ * table of which lessons have sections of their own (lesson 1's are here),
+ * and the generic report (report_generic.c) for every other lesson. Text from
  * envelopes and the device check is backslash-escaped, so a device name
  * cannot become Markdown or HTML in the learner's viewer; numbers are
  * printed with their unit. */
@@ -35,7 +36,7 @@ const char *ui_report_filename(const char *lesson_id, const char *date, char *ou
 /* ---- 2. timing ------------------------------------------------------------- */
 
 static void timing_section(ui_buf *b, const ui_report_input *in) {
-  const cJSON *env = in->timing, *m = ui_json_obj(env, "metrics"), *p = ui_json_obj(env, "params");
+  const cJSON *env = ui_report_run(in, "timing"), *m = ui_json_obj(env, "metrics"), *p = ui_json_obj(env, "params");
   const cJSON *st = ui_json_obj(env, "stats");
   char src[200];
   double v;
@@ -114,8 +115,9 @@ static void memory_oom(ui_buf *b, const cJSON *env) {
   ui_report_list(b, "How to fix it:", ui_json_arr(o, "fixes"));
 }
 
+/* The learner's memory run, else the lesson's default (lessons[] below). */
 static void memory_section(ui_buf *b, const ui_report_input *in) {
-  const cJSON *env = in->memory ? in->memory : in->memory_default;
+  const cJSON *mine = ui_report_run(in, "memory"), *env = mine ? mine : in->default_run;
   const cJSON *p = ui_json_obj(env, "params");
   char src[200];
   ui_buf_raw(b, "## 3. Memory: the terms that can run out\n\n");
@@ -126,7 +128,7 @@ static void memory_section(ui_buf *b, const ui_report_input *in) {
   }
   ui_buf_raw(b, "Source: **");
   ui_report_md(b, ui_report_source(env, src, sizeof src));
-  if (in->memory) {
+  if (mine) {
     ui_buf_raw(b, "** — your last memory run.\n\n");
   } else {
     ui_buf_raw(b, "** — the lesson's default settings, computed in your browser: you have not run it yet. ");
@@ -146,20 +148,21 @@ static void memory_section(ui_buf *b, const ui_report_input *in) {
 
 static void sources_section(ui_buf *b, const ui_report_input *in) {
   char src[200];
+  const cJSON *timing = ui_report_run(in, "timing"), *memory = ui_report_run(in, "memory");
   ui_report_sources_start(b, in->device);
   ui_buf_raw(b, "| Timing | ");
-  if (in->timing && ui_json_obj(in->timing, "metrics")) {
-    ui_report_md(b, ui_report_source(in->timing, src, sizeof src));
-    ui_report_real_series(b, in->timing);
+  if (timing) {
+    ui_report_md(b, ui_report_source(timing, src, sizeof src));
+    ui_report_real_series(b, timing);
   } else ui_buf_raw(b, "not run yet");
   ui_buf_raw(b, " |\n| Memory | ");
-  if (in->memory && ui_json_obj(in->memory, "metrics")) ui_report_md(b, ui_report_source(in->memory, src, sizeof src));
-  else if (ui_json_obj(in->memory_default, "metrics")) {
-    ui_report_md(b, ui_report_source(in->memory_default, src, sizeof src));
+  if (memory) ui_report_md(b, ui_report_source(memory, src, sizeof src));
+  else if (ui_json_obj(in->default_run, "metrics")) {
+    ui_report_md(b, ui_report_source(in->default_run, src, sizeof src));
     ui_buf_raw(b, ", lesson default");
   } else ui_buf_raw(b, "not available");
   ui_buf_raw(b, " |\n");
-  const cJSON *runs[] = {in->timing, in->memory ? in->memory : in->memory_default};
+  const cJSON *runs[] = {timing, memory ? memory : in->default_run};
   ui_report_sources_end(b, in->progress);
   ui_report_mixed_note(b, runs, 2);
 }
@@ -173,18 +176,32 @@ static void lesson1_body(ui_buf *b, const ui_report_input *in) {
   sources_section(b, in);
 }
 
-/* Which sections a lesson's report has, chosen by the lesson id's number
- * ("02-…"); a lesson not listed gets lesson 1's sections. */
+/* The lessons whose report has sections of its own, by the lesson id's
+ * number ("01-…"), and the experiment each quotes at its defaults when the
+ * learner has no run of it; every other lesson gets the generic report. */
 static const struct {
   const char *prefix;
   void (*body)(ui_buf *b, const ui_report_input *in);
-} bodies[] = {
-    {"02-", ui_report_lesson2_body},
+  const char *default_experiment;
+} lessons[] = {
+    {"01-", lesson1_body, "memory"},
 };
+
+static int lesson_of(const cJSON *lesson) {
+  const char *id = ui_json_str(lesson, "id");
+  for (size_t i = 0; id && i < sizeof lessons / sizeof lessons[0]; i++)
+    if (strncmp(id, lessons[i].prefix, strlen(lessons[i].prefix)) == 0) return (int)i;
+  return -1;
+}
+
+const char *ui_report_default_experiment(const cJSON *lesson) {
+  int i = lesson_of(lesson);
+  return i < 0 ? NULL : lessons[i].default_experiment;
+}
 
 void ui_report_markdown(ui_buf *b, const ui_report_input *in) {
   const char *title = ui_json_str(in->lesson, "title"), *id = ui_json_str(in->lesson, "id");
-  void (*body)(ui_buf *, const ui_report_input *) = lesson1_body;
+  int which = lesson_of(in->lesson);
   ui_buf_raw(b, "# gpulab lab report: ");
   ui_report_md(b, title ? title : "a lesson");
   ui_buf_raw(b, "\n\n- Lesson: ");
@@ -196,7 +213,6 @@ void ui_report_markdown(ui_buf *b, const ui_report_input *in) {
   if (in->version) ui_report_md(b, in->version);
   else ui_buf_raw(b, "version unknown (the server could not be reached)");
   ui_buf_raw(b, "\n\n");
-  for (size_t i = 0; id && i < sizeof bodies / sizeof bodies[0]; i++)
-    if (strncmp(id, bodies[i].prefix, strlen(bodies[i].prefix)) == 0) body = bodies[i].body;
-  body(b, in);
+  if (which < 0) ui_report_generic_body(b, in);
+  else lessons[which].body(b, in);
 }

@@ -1,5 +1,6 @@
-/* Lesson 2's lab report: after the device check, one section per experiment
- * the lesson runs (streams, graphs, precision, the allocator, …), in the
+/* The lab report of every lesson that has no sections of its own (all but
+ * lesson 1): after the device check, one section per experiment the lesson
+ * runs (for lesson 2: streams, graphs, precision, the allocator, …), in the
  * lesson's order, from the learner's last run of each: where it ran, the
  * parameters, every metric with its unit, how it was measured, the findings.
  * Metrics are read generically (unit from the key's suffix), so a section
@@ -43,12 +44,6 @@ static int lesson_experiments(const cJSON *lesson, const char *names[MAX_EXPERIM
 }
 
 /* The learner's last run of `name`, if it is an envelope of that experiment. */
-static const cJSON *run_of(const ui_report_input *in, const char *name) {
-  const cJSON *env = ui_json_obj(in->runs, name);
-  const char *exp = ui_json_str(env, "experiment");
-  return exp && strcmp(exp, name) == 0 && ui_json_obj(env, "metrics") ? env : NULL;
-}
-
 static bool ends_with(const char *s, const char *tail) {
   size_t n = strlen(s), t = strlen(tail);
   return n >= t && strcmp(s + n - t, tail) == 0;
@@ -156,7 +151,7 @@ static void metrics_table(ui_buf *b, const cJSON *metrics) {
 }
 
 static void experiment_section(ui_buf *b, const ui_report_input *in, const char *name, int number) {
-  const cJSON *env = run_of(in, name), *st = ui_json_obj(env, "stats");
+  const cJSON *env = ui_report_run(in, name), *st = ui_json_obj(env, "stats");
   const char *where = ui_report_section_for(in->lesson, name);
   char src[200];
   double v;
@@ -189,7 +184,7 @@ static void experiment_section(ui_buf *b, const ui_report_input *in, const char 
   ui_report_findings(b, env);
 }
 
-void ui_report_lesson2_body(ui_buf *b, const ui_report_input *in) {
+void ui_report_generic_body(ui_buf *b, const ui_report_input *in) {
   const char *names[MAX_EXPERIMENTS];
   int n = lesson_experiments(in->lesson, names);
   char src[200];
@@ -199,7 +194,7 @@ void ui_report_lesson2_body(ui_buf *b, const ui_report_input *in) {
   const cJSON *envs[MAX_EXPERIMENTS];
   ui_report_sources_start(b, in->device);
   for (int i = 0; i < n; i++) {
-    const cJSON *env = envs[i] = run_of(in, names[i]);
+    const cJSON *env = envs[i] = ui_report_run(in, names[i]);
     ui_buf_rawf(b, "| %s | ", names[i]);
     if (env) {
       ui_report_md(b, ui_report_source(env, src, sizeof src));

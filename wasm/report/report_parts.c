@@ -28,6 +28,12 @@ void ui_report_md(ui_buf *b, const char *s) {
   }
 }
 
+const cJSON *ui_report_run(const ui_report_input *in, const char *name) {
+  const cJSON *env = ui_json_obj(in->runs, name);
+  const char *exp = ui_json_str(env, "experiment");
+  return exp && strcmp(exp, name) == 0 && ui_json_obj(env, "metrics") ? env : NULL;
+}
+
 const char *ui_report_source(const cJSON *env, char *out, int n) {
   const char *backend = ui_json_str(env, "backend");
   const cJSON *dev = ui_json_obj(env, "device"), *rec = ui_json_obj(env, "recorded");

@@ -1,6 +1,7 @@
 /* The pieces of the lab report that every lesson's report shares
  * (report_parts.c), and what a report is built from. Used by report.c
- * (lesson 1 and the frame) and report_lesson2.c; includes neither. */
+ * (the frame and lesson 1's sections) and report_generic.c (every other
+ * lesson's); includes neither. */
 #ifndef UI_REPORT_PARTS_H
 #define UI_REPORT_PARTS_H
 
@@ -14,13 +15,17 @@ typedef struct ui_report_input {
   const char *date;                 /* "2026-11-22 15:04 UTC" */
   const char *version;              /* gpulab version, or NULL when unknown (offline) */
   const ui_device_state *device;    /* views NULL: the check has not finished */
-  const cJSON *timing;              /* the learner's last timing envelope, or NULL */
-  const cJSON *memory;              /* the learner's last memory envelope, or NULL */
-  const cJSON *memory_default;      /* the lesson's default memory run, simulated in the browser */
   const ui_progress *progress;      /* the quiz's best and last attempt */
-  const cJSON *runs;                /* lesson 2 on: {"NAME": the learner's last NAME envelope, …}, or NULL */
+  const cJSON *runs;                /* {"NAME": the learner's last NAME envelope, …}, or NULL */
+  /* The experiment the report quotes at its defaults when the learner has
+   * no run of it (ui_report_default_experiment), simulated in the browser;
+   * NULL when there is none or it could not run. */
+  const cJSON *default_run;
 } ui_report_input;
 
+/* The learner's last run of name in in->runs (an envelope of that
+ * experiment with metrics), or NULL. */
+const cJSON *ui_report_run(const ui_report_input *in, const char *name);
 /* Where an envelope's figures come from, in words: "live (NVIDIA H100 …)",
  * "recorded on NVIDIA A100 … (2026-01-05)", "simulated (profile: h100-sxm)". */
 const char *ui_report_source(const cJSON *env, char *out, int n);
