@@ -31,11 +31,11 @@ START_TEST(ui_profile_renders_every_profile) {
     ck_has(html, "% of step");
     /* The profiler table has a row per phase, in step order. */
     const char *at = html;
-    for (int p = 0; p < LAB_PROFILE_PHASES; p++) {
+    for (int p = 0; p < LAB_PHASES_PHASES; p++) {
       char cell[64];
-      snprintf(cell, sizeof cell, "<tr><th scope=\"row\">%s</th>", lab_profile_phase_names[p]);
+      snprintf(cell, sizeof cell, "<tr><th scope=\"row\">%s</th>", lab_phases_phase_names[p]);
       const char *found = strstr(at, cell);
-      ck_assert_msg(found != NULL, "%s: no table row for %s", lab_profile_at(i)->name, lab_profile_phase_names[p]);
+      ck_assert_msg(found != NULL, "%s: no table row for %s", lab_profile_at(i)->name, lab_phases_phase_names[p]);
       at = found;
     }
     ck_has(html, "GPU idle");
