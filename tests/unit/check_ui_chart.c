@@ -1,4 +1,4 @@
-/* The SVG charts and result views: axis arithmetic (nice and log ticks),
+/* The SVG charts and result renderers: axis arithmetic (nice and log ticks),
  * well-formed and escaped SVG, every experiment's result drawn from a real
  * simulated envelope of every profile, and tables holding every point. */
 #include <math.h>
@@ -150,7 +150,7 @@ START_TEST(every_experiment_renders_from_every_profile) {
         ck_has(out, "role=\"img\"");
         ck_has(out, "Show the numbers");
         ck_has(out, "<table");
-        /* every finding is listed (escaped like the view escapes it) */
+        /* every finding is listed (escaped like the renderer escapes it) */
         cJSON_ArrayForEach(f, cJSON_GetObjectItem(env, "findings")) {
           ui_buf esc;
           ui_buf_init(&esc);

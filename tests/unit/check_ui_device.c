@@ -1,4 +1,4 @@
-/* The "Your GPU" panel view (wasm/render/gpu_panel.c) rendered natively from
+/* The "Your GPU" panel (wasm/render/gpu_panel.c) rendered natively from
  * the JSON the server sends and from the simulator's envelope: the verdict,
  * both views, the live/simulated badge, escaping and hostile JSON. */
 #include <stdlib.h>

@@ -88,7 +88,7 @@ END_TEST
 
 Suite *make_ui_doctor_suite(void) {
   Suite *s = suite_create("ui_doctor");
-  TCase *tc = tcase_create("view");
+  TCase *tc = tcase_create("render");
   tcase_add_test(tc, ui_doctor_idle_item_shows_steps_findings_lesson_and_experiment);
   tcase_add_test(tc, ui_doctor_timeline_in_the_answer_draws_the_lane_chart);
   tcase_add_test(tc, ui_doctor_error_shows_its_code_in_an_alert);

@@ -26,7 +26,7 @@ static int explained(const char *text, size_t n, char **json) {
 }
 
 /* The bridge's explainer, answered at once (the browser's comes later,
- * from the worker; the view handles both). */
+ * from the worker; the renderer handles both). */
 int test_explain_warmed;
 void ui_explain_text(const char *text, size_t n, ui_fetch_cb cb, void *ctx) {
   char *json;
@@ -86,7 +86,7 @@ END_TEST
 
 Suite *make_ui_explain_suite(void) {
   Suite *s = suite_create("ui_explain");
-  TCase *tc = tcase_create("view");
+  TCase *tc = tcase_create("render");
   tcase_add_test(tc, ui_explain_oom_draws_the_bar_lesson_link_and_experiment_link);
   tcase_add_test(tc, ui_explain_error_is_an_alert);
   tcase_add_test(tc, ui_explain_worker_that_did_not_run_is_an_alert);

@@ -1,4 +1,4 @@
-/* The quiz view and progress keeping (wasm/render/quiz_form.c, progress.c),
+/* The quiz form and progress keeping (wasm/render/quiz_form.c, progress.c),
  * natively: seeded shuffles, keyboard-ready markup, answers from the checked
  * inputs, the review after an attempt scored by lab_quiz_score, and
  * progress that survives anything localStorage may hold. */

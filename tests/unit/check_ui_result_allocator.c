@@ -1,4 +1,4 @@
-/* The allocator's result view: drawn from a simulated envelope of every
+/* The allocator's result renderer: drawn from a simulated envelope of every
  * profile, its markup is well formed, each chart is an image with a text
  * alternative, and the events table has a row per point of the timeline. */
 #include <stdbool.h>

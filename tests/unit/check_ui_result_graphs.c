@@ -1,4 +1,4 @@
-/* The graphs result view: drawn from a simulated envelope of every profile
+/* The graphs result renderer: drawn from a simulated envelope of every profile
  * it is well-formed markup with four charts (bars, timeline, sweep,
  * payback), each an image with a summary, and its tables hold a cell for
  * every point of every series and a row for every timeline span. */

@@ -1,4 +1,4 @@
-/* The precision result view: drawn from a simulated envelope of every
+/* The precision result renderer: drawn from a simulated envelope of every
  * profile it is well-formed markup with four charts (throughput, error,
  * loss, underflow), and its tables hold a cell for every point. */
 #include <math.h>

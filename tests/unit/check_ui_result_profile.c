@@ -1,4 +1,4 @@
-/* The `profile` result view: rendered from a simulated envelope of every
+/* The `profile` result renderer: rendered from a simulated envelope of every
  * profile, well-formed markup, the bar chart with the profiler table (a
  * row per phase), the busy/idle chart and the one-step timeline. */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The streams result view: drawn from a simulated envelope of every
+/* The streams result renderer: drawn from a simulated envelope of every
  * profile, its markup is well formed, every chart is an image with a text
  * alternative, and the tables hold a row per timeline span and per sample. */
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-/* A growing string for building HTML in C, with escaping. Views write
+/* A growing string for building HTML in C, with escaping. Renderers write
  * trusted markup with ui_buf_raw and every piece of outside text (server
  * JSON, names, messages) with ui_buf_text, so no data can become markup. */
 #ifndef UI_HTML_H

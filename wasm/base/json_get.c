@@ -1,4 +1,4 @@
-/* Typed, NULL-safe lookups on cJSON objects for the views. */
+/* Typed, NULL-safe lookups on cJSON objects for the renderers. */
 #include "json_get.h"
 
 const char *ui_json_str(const cJSON *o, const char *key) {

@@ -1,7 +1,7 @@
 /* Drives the experiment widgets wherever a page has them (a lesson, the
  * workbench, an explained error, a read trace): fills each placeholder,
  * runs an experiment when Run is pressed (on the server's GPU when it has
- * a usable one, else the lab simulator in the browser, deferred so
+ * a usable one, else the simulator of lab/ in the browser, deferred so
  * "running…" shows first). Reaches the page only through bridge.h. */
 #ifndef UI_EXPERIMENT_RUN_H
 #define UI_EXPERIMENT_RUN_H

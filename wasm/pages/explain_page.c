@@ -183,7 +183,7 @@ void ui_render_explain_items(ui_buf *b, const cJSON *env) {
 void ui_explain_show(const char *hash, const ui_device_state *dev, bool focus) {
   (void)hash; /* "#explain" alone */
   ui_buf b;
-  (void)dev; /* an answer's experiment opens on the lab page (#lab/NAME), which has the device */
+  (void)dev; /* an answer's experiment opens on the workbench (#lab/NAME), which has the device */
   ui_buf_init(&b);
   ui_buf_raw(&b, "<header class=\"lesson-head\"><p class=\"kicker\">First-line debugging</p>"
                  "<h1 id=\"lesson-title\" tabindex=\"-1\">Paste your error</h1><p class=\"lesson-summary\">An "

@@ -13,7 +13,7 @@
 #include "gpu_panel.h"
 #include "html.h"
 
-/* Draws the page into the element "lesson" (dev: unused; the experiments open on the lab page). */
+/* Draws the page into the element "lesson" (dev: unused; the experiments open on the workbench, #lab/NAME). */
 void ui_explain_show(const char *hash, const ui_device_state *dev, bool focus);
 /* Handles "explain-run"; false for other actions. */
 bool ui_explain_action(const char *action, const char *arg);

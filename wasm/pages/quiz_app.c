@@ -16,7 +16,7 @@
 #include "json_get.h"
 #include "progress.h"
 #include "quiz_form.h"
-#include "quiz.h" /* lab_quiz_score; "quiz.h" alone finds the view's header beside this file */
+#include "quiz.h" /* lab_quiz_score */
 #include "class_app.h"
 #include "quiz_seal.h"
 #include "registry.h"

@@ -1,4 +1,4 @@
-/* The class-session views: the join form a learner fills in when the server
+/* The class-session renderers: the join form a learner fills in when the server
  * runs a class, and the session bar once joined ("Signed in as NAME",
  * GPU time used of the limit, Leave). Plain C drawing HTML into a ui_buf;
  * class_app.c decides when to show which. */

@@ -122,7 +122,7 @@ LAB_EXPERIMENTS(UI_X_RENDERER_DECL)
 static const struct {
   const char *name;
   void (*render)(ui_buf *b, const cJSON *env);
-} views[] = {
+} renderers[] = {
 #define UI_X_RENDERER(stem, gpu, cpu) {#stem, ui_result_##stem},
     LAB_EXPERIMENTS(UI_X_RENDERER)
 #undef UI_X_RENDERER
@@ -147,8 +147,8 @@ void ui_render_result(ui_buf *b, const cJSON *env, bool in_browser, const char *
     ui_buf_text(b, note);
     ui_buf_raw(b, "</p>");
   }
-  for (size_t i = 0; exp && i < sizeof views / sizeof views[0]; i++)
-    if (strcmp(exp, views[i].name) == 0) views[i].render(b, env);
+  for (size_t i = 0; exp && i < sizeof renderers / sizeof renderers[0]; i++)
+    if (strcmp(exp, renderers[i].name) == 0) renderers[i].render(b, env);
   ui_res_findings(b, env);
   stats_line(b, env);
 }

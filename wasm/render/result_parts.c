@@ -1,4 +1,4 @@
-/* The pieces every result view (result_*.c) builds on: series loaded from
+/* The pieces every result renderer (result_*.c) builds on: series loaded from
  * an envelope, figure frames with their numbers, the findings list, the
  * device's short name, and the lane chart of an envelope's timeline. */
 #include "result_parts.h"

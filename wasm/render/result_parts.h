@@ -1,6 +1,6 @@
 /* What the per-experiment result files (result_*.c) share: loading series
  * from an envelope into arrays, figure frames, the findings, and the lane
- * chart of a timeline. Implemented in result_parts.c; includes no view. */
+ * chart of a timeline. Implemented in result_parts.c; includes no renderer. */
 #ifndef UI_RESULT_PARTS_H
 #define UI_RESULT_PARTS_H
 

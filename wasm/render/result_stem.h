@@ -10,7 +10,7 @@
 /* The head of wasm/render/result_STEM.c's renderer, written once: that file
  * defines `UI_RESULT_RENDERER(STEM) { … }` after declaring it the same way, and
  * result.c declares every one from the table. This header does not include
- * the table, so a new table line rebuilds the dispatch, not every view. */
+ * the table, so a new table line rebuilds the dispatch, not every renderer. */
 #define UI_RESULT_RENDERER(stem) void ui_result_##stem(ui_buf *b, const cJSON *env)
 
 #endif
