@@ -122,16 +122,6 @@ int lab_ex_size_before(const char *t, size_t lo, size_t pos, lab_ex_size *out) {
   return 0;
 }
 
-int lab_ex_size_after_phrase(const char *t, size_t from, size_t end, const char *needle, lab_ex_size *out) {
-  size_t at = lab_ex_find(t, from, end, needle);
-  return at == LAB_EX_NONE ? -1 : lab_ex_size_after(t, at + strlen(needle), end, out);
-}
-
-int lab_ex_size_before_phrase(const char *t, size_t from, size_t end, const char *needle, lab_ex_size *out) {
-  size_t at = lab_ex_find(t, from, end, needle);
-  return at == LAB_EX_NONE ? -1 : lab_ex_size_before(t, from, at, out);
-}
-
 size_t lab_ex_word(const char *t, size_t pos, size_t end, const char *stops, char *out, size_t cap) {
   while (pos < end && (t[pos] == ' ' || t[pos] == '\t')) pos++;
   size_t n = 0;

@@ -30,10 +30,6 @@ size_t lab_ex_line_end(const char *t, size_t pos, size_t end);
 int lab_ex_size_after(const char *t, size_t pos, size_t end, lab_ex_size *out);
 /* The size whose unit ends right before pos (spaces skipped, not before lo); 0 or -1. */
 int lab_ex_size_before(const char *t, size_t lo, size_t pos, lab_ex_size *out);
-/* The size after the first `needle` in the window; 0 or -1. */
-int lab_ex_size_after_phrase(const char *t, size_t from, size_t end, const char *needle, lab_ex_size *out);
-/* The size before the first `needle` in the window; 0 or -1. */
-int lab_ex_size_before_phrase(const char *t, size_t from, size_t end, const char *needle, lab_ex_size *out);
 /* Copies t[pos..) up to any byte of `stops`, a newline or end (at most cap-1
  * bytes, spaces trimmed, made valid UTF-8); returns its length (0: nothing). */
 size_t lab_ex_word(const char *t, size_t pos, size_t end, const char *stops, char *out, size_t cap);

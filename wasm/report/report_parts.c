@@ -1,5 +1,5 @@
 /* The pieces of the lab report every lesson's report shares (report.c
- * builds lesson 1's, report_lesson2.c lesson 2's): Markdown escaping, where
+ * builds lesson 1's, report_generic.c every other lesson's): Markdown escaping, where
  * a figure came from, the device check, the quiz and the sources table. */
 #include "report_parts.h"
 
