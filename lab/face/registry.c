@@ -13,12 +13,14 @@
 LAB_EXPERIMENTS(LAB_X_DECL)
 #undef LAB_X_DECL
 
-static const struct {
+typedef struct row {
   const lab_experiment *e;
   bool kern; /* kernels/STEM.cu measures it on a GPU; else the device check answers it */
   bool cpu;  /* a browser's run also gets the server's CPU line */
   double (*cpu_ms)(const lab_params *p, const char **param);
-} all[] = {
+} row;
+
+static const row all[] = {
 #define LAB_X_ENTRY(stem, gpu, cpu) {&lab_exp_##stem, LAB_GPU_IS_KERN_##gpu, cpu, lab_cpu_ms_##stem},
     LAB_EXPERIMENTS(LAB_X_ENTRY)
 #undef LAB_X_ENTRY
@@ -34,16 +36,21 @@ const lab_experiment *lab_experiment_find(const char *name) {
   return NULL;
 }
 
+/* e's line of the table, or NULL (NULL, or a descriptor not in it). */
+static const row *row_of(const lab_experiment *e) {
+  for (int i = 0; e && i < lab_experiment_count(); i++)
+    if (all[i].e == e) return &all[i];
+  return NULL;
+}
+
 bool lab_experiment_has_kernel(const lab_experiment *e) {
-  for (int i = 0; i < lab_experiment_count(); i++)
-    if (all[i].e == e) return all[i].kern;
-  return false;
+  const row *r = row_of(e);
+  return r && r->kern;
 }
 
 bool lab_experiment_is_device_check(const lab_experiment *e) {
-  for (int i = 0; e && i < lab_experiment_count(); i++)
-    if (all[i].e == e) return !all[i].kern;
-  return false;
+  const row *r = row_of(e);
+  return r && !r->kern;
 }
 
 const lab_experiment *lab_experiment_device_check(void) {
@@ -53,9 +60,8 @@ const lab_experiment *lab_experiment_device_check(void) {
 }
 
 bool lab_experiment_server_cpu(const lab_experiment *e) {
-  for (int i = 0; e && i < lab_experiment_count(); i++)
-    if (all[i].e == e) return all[i].cpu;
-  return false;
+  const row *r = row_of(e);
+  return r && r->cpu;
 }
 
 cJSON *lab_experiment_json(const lab_experiment *e) {
@@ -93,10 +99,9 @@ double lab_experiment_gpu_bytes(const lab_experiment *e, const lab_params *p, co
 }
 
 double lab_experiment_cpu_ms(const lab_experiment *e, const lab_params *p, const char **param) {
+  const row *r = row_of(e);
   *param = NULL;
-  for (int i = 0; i < lab_experiment_count(); i++)
-    if (all[i].e == e) return all[i].cpu_ms(p, param);
-  return 0;
+  return r ? r->cpu_ms(p, param) : 0;
 }
 
 static const lab_profile *profile_named(const char *profile, lab_error *err) {
