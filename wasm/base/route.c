@@ -1,10 +1,8 @@
-/* Parses the hash routes of the page, and writes the workbench's. */
+/* Parses the hash routes of the page. */
 #include "route.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#include "registry.h"
 
 bool ui_id_valid(const char *id) {
   size_t n = id ? strlen(id) : 0;
@@ -42,22 +40,4 @@ int ui_route_parse(const char *hash, ui_route *r) {
 bad:
   memset(r, 0, sizeof *r);
   return -1;
-}
-
-int ui_route_workbench_href(const lab_experiment *ex, const cJSON *params, char *out, size_t n) {
-  int at = snprintf(out, n, "#lab/%s", ex->name), any = 0;
-  const cJSON *p;
-  cJSON_ArrayForEach(p, params) {
-    for (int k = 0; k < ex->n_params && at > 0 && (size_t)at < n; k++) {
-      if (strcmp(ex->params[k].name, p->string) != 0) continue;
-      const char *sep = any ? "&" : "?";
-      if (cJSON_IsBool(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%d", sep, p->string, cJSON_IsTrue(p) ? 1 : 0);
-      else if (cJSON_IsNumber(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%.15g", sep, p->string, p->valuedouble);
-      else continue;
-      any = 1;
-    }
-  }
-  if (at > 0 && (size_t)at < n) return any;
-  snprintf(out, n, "#lab/%s", ex->name); /* too many to carry: the experiment as it comes */
-  return 0;
 }

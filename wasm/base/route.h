@@ -1,15 +1,9 @@
 /* The page's address: "#lesson/ID" or "#lesson/ID/SECTION". Ids are short
- * lower-case words, checked before they go into a URL or an element id.
- * Also the workbench's address for one experiment with its numbers. */
+ * lower-case words, checked before they go into a URL or an element id. */
 #ifndef UI_ROUTE_H
 #define UI_ROUTE_H
 
 #include <stdbool.h>
-#include <stddef.h>
-
-#include "cjson_compat.h"
-
-struct lab_experiment;
 
 #define UI_ID_MAX 64
 
@@ -23,11 +17,5 @@ bool ui_id_valid(const char *id);
 /* 0 for a lesson route (or an empty one, which leaves r empty); -1 for any
  * other address, such as an in-page anchor ("#main"), which the browser handles. */
 int ui_route_parse(const char *hash, ui_route *r);
-
-/* The workbench's link to ex (workbench.h), "#lab/NAME", with "?k=v&…" for
- * the numbers and booleans of params that ex takes (the page fills its
- * fields from them). Returns 1 when it carries any, 0 for the bare
- * "#lab/NAME" (also when they would not fit in n). */
-int ui_route_workbench_href(const struct lab_experiment *ex, const cJSON *params, char *out, size_t n);
 
 #endif

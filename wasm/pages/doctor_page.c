@@ -16,7 +16,6 @@
 #include "json_get.h"
 #include "registry.h"
 #include "result_parts.h"
-#include "route.h"
 
 static struct {
   cJSON *env;                 /* the last answer, for the experiment buttons */
@@ -150,7 +149,7 @@ static void one_finding(ui_buf *b, const cJSON *f, int i) {
       ui_buf_raw(b, ", from your trace)");
     }
     char href[512];
-    ui_route_workbench_href(ex, params, href, sizeof href); /* its own page, with the trace's numbers too */
+    ui_exp_workbench_href(ex, params, href, sizeof href); /* its own page, with the trace's numbers too */
     ui_buf_raw(b, "</button> <a class=\"muted\" href=\"");
     ui_buf_text(b, href);
     ui_buf_raw(b, "\">its page</a>");

@@ -21,8 +21,8 @@
 #include "json.h"
 #include "json_get.h"
 #include "profiles.h"
-#include "quiz_app.h"
 #include "recorded.h"
+#include "report.h"
 #include "result.h"
 #include "route.h"
 #include "trace_export.h"
@@ -173,7 +173,7 @@ static void show_field_errors(slot *s) {
 }
 
 /* The last result of each experiment is kept for the lab report
- * (gpulab.last.NAME, read by report.c through quiz_app.c). */
+ * (UI_STORE_LAST NAME, report.h: read by quiz_app.c for the report). */
 static void remember(const char *name, const cJSON *env, bool in_browser) {
   char key[64];
   /* The report says where a simulation ran: stored beside the envelope. */

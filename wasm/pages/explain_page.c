@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "bridge.h"
+#include "experiment.h"
 #include "explain.h" /* LAB_EXPLAIN_MAX_BYTES only: lab/explain/ is the reader module's */
 #include "json.h"
 #include "lesson_html.h"
 #include "registry.h"
-#include "route.h"
 
 static struct {
   uintptr_t asked; /* pastes sent so far: the latest one's answer is drawn */
@@ -140,7 +140,7 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   const lab_experiment *ex = lab_experiment_find(str(e, "name"));
   if (ex) {
     char href[512];
-    int prefilled = ui_route_workbench_href(ex, cJSON_GetObjectItemCaseSensitive(e, "params"), href, sizeof href);
+    int prefilled = ui_exp_workbench_href(ex, cJSON_GetObjectItemCaseSensitive(e, "params"), href, sizeof href);
     ui_buf_raw(b, "<a class=\"button explain-open\" href=\"");
     ui_buf_text(b, href);
     ui_buf_raw(b, "\">Open the experiment: ");

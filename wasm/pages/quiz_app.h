@@ -12,12 +12,10 @@
 #include "html.h"
 #include "gpu_panel.h"
 
-/* localStorage keys: the learner's progress per lesson, an optional fixed
- * shuffle seed (tests; a decimal number), and the last envelope of each
- * experiment (written by the experiment widgets, read by the report). */
+/* localStorage keys: the learner's progress per lesson and an optional
+ * fixed shuffle seed (tests; a decimal number). */
 #define UI_STORE_PROGRESS "gpulab.progress."
 #define UI_STORE_QUIZ_SEED "gpulab.quiz.seed"
-#define UI_STORE_LAST "gpulab.last."
 
 /* Appends the quiz and the lab-report sections after a lesson's sections
  * (ids sec-quiz and sec-report, so #lesson/ID/quiz routes to them). */

@@ -72,8 +72,8 @@ static void render(const char *name, const ui_device_state *dev, bool focus) {
   if (focus) ui_dom_focus("lesson-title");
 }
 
-/* Sets e's fields from a "#lab/NAME?k=v&…" link's query (route.h,
- * ui_route_workbench_href: an explained error's or a trace's experiment):
+/* Sets e's fields from a "#lab/NAME?k=v&…" link's query (experiment.h,
+ * ui_exp_workbench_href: an explained error's or a trace's experiment):
  * numbers as given, booleans 1 or 0; a name e does not take, a choice or a
  * value that is not a number is left as it was. */
 static void prefill(const lab_experiment *e, const char *query) {

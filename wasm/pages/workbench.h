@@ -1,6 +1,6 @@
 /* The workbench, the page at "#lab" (every experiment's widget) and
- * "#lab/NAME" (one of them, its fields filled from "?k=v&…": route.h,
- * ui_route_workbench_href). "lab" is the page's public address; inside,
+ * "#lab/NAME" (one of them, its fields filled from "?k=v&…": experiment.h,
+ * ui_exp_workbench_href). "lab" is the page's public address; inside,
  * lab/ is the portable core, so the page is called the workbench. */
 #ifndef UI_WORKBENCH_H
 #define UI_WORKBENCH_H

@@ -268,3 +268,21 @@ void ui_render_experiment_card(ui_buf *b, const char *name, const ui_device_stat
   ui_exp_widget_init(&w, e);
   ui_render_experiment_widget(b, &w, device);
 }
+
+int ui_exp_workbench_href(const lab_experiment *ex, const cJSON *params, char *out, size_t n) {
+  int at = snprintf(out, n, "#lab/%s", ex->name), any = 0;
+  const cJSON *p;
+  cJSON_ArrayForEach(p, params) {
+    for (int k = 0; k < ex->n_params && at > 0 && (size_t)at < n; k++) {
+      if (strcmp(ex->params[k].name, p->string) != 0) continue;
+      const char *sep = any ? "&" : "?";
+      if (cJSON_IsBool(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%d", sep, p->string, cJSON_IsTrue(p) ? 1 : 0);
+      else if (cJSON_IsNumber(p)) at += snprintf(out + at, n - (size_t)at, "%s%s=%.15g", sep, p->string, p->valuedouble);
+      else continue;
+      any = 1;
+    }
+  }
+  if (at > 0 && (size_t)at < n) return any;
+  snprintf(out, n, "#lab/%s", ex->name); /* too many to carry: the experiment as it comes */
+  return 0;
+}

@@ -68,4 +68,10 @@ void ui_render_experiment_unknown(ui_buf *b, const char *name);
 /* A fresh widget for name (unchecked text), or the "unknown" card. */
 void ui_render_experiment_card(ui_buf *b, const char *name, const ui_device_state *device);
 
+/* The workbench's link to ex (wasm/pages/workbench.h), "#lab/NAME", with
+ * "?k=v&…" for the numbers and booleans of params that ex takes (the page
+ * fills its fields from them). Returns 1 when it carries any, 0 for the
+ * bare "#lab/NAME" (also when they would not fit in n). */
+int ui_exp_workbench_href(const lab_experiment *ex, const cJSON *params, char *out, size_t n);
+
 #endif

@@ -11,6 +11,11 @@
 
 #include "report_parts.h"
 
+/* The localStorage key prefix of the learner's last envelope of each
+ * experiment (gpulab.last.NAME): written by the experiment widgets, quoted
+ * by the report. */
+#define UI_STORE_LAST "gpulab.last."
+
 /* Appends the report. Every outside string is escaped for Markdown. */
 void ui_report_markdown(ui_buf *b, const ui_report_input *in);
 
