@@ -46,7 +46,13 @@ FRAME_LIMIT := -Wframe-larger-than=16384
 # named alone wherever it lives.
 SERVER_ROOMS := server server/http server/store server/gpu server/class server/api server/cli
 SERVER_INC := $(addprefix -I,$(SERVER_ROOMS))
-CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels $(SERVER_INC) $(shell pkg-config --cflags libpq 2>/dev/null)
+# The core's rooms, the same way (docs/architecture.md, "Rooms of the
+# core"): base below everything, the simulator's model, the face the other
+# layers include, the experiments, the readers and the quiz, and the rooms
+# of the planner and of a learner's own run.
+LAB_ROOMS := lab/base lab/sim lab/face lab/experiments lab/trace lab/quiz lab/explain lab/doctor lab/plan lab/compare
+LAB_INC := $(addprefix -I,$(LAB_ROOMS))
+CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(LAB_INC) -Ikernels $(SERVER_INC) $(shell pkg-config --cflags libpq 2>/dev/null)
 # gpulab (server + CLI) links no CUDA: cuBLAS's thread-local storage does not
 # fit CivetWeb's 100 KiB thread stacks. gpulab-worker owns the GPU.
 # SQLite and libpq (the class store: one machine, or PostgreSQL shared by a
@@ -63,32 +69,44 @@ CFLAGS += $(FRAME_LIMIT)
 endif
 ifeq ($(MODE),cuda)
 CFLAGS += -DGPULAB_CUDA=1
-NVCCFLAGS := -O2 -std=c++17 $(CUDA_ARCH) -Ilab -Ikernels -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
+NVCCFLAGS := -O2 -std=c++17 $(CUDA_ARCH) $(LAB_INC) -Ikernels -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
 WORKER_LDLIBS += -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -lrt -lstdc++ -Wl,-rpath,$(CUDA_HOME)/lib64
 endif
 
 # ---- sources ----------------------------------------------------------------
-# The CPU sgemm crossover times (lab/cpu_gemm.h): OpenBLAS natively when
+# The CPU sgemm crossover times (lab/sim/cpu_gemm.h): OpenBLAS natively when
 # installed (opened with dlopen at run time, never linked: see
-# lab/cpu_gemm/blas.c), the SIMD kernel otherwise and always in the browser.
-CPU_GEMM_NATIVE := $(if $(HAVE_OPENBLAS),lab/cpu_gemm/blas.c,lab/cpu_gemm/loop.c)
-LAB_SRC := $(wildcard lab/*.c) $(CPU_GEMM_NATIVE)
-WASM_LAB_SRC := $(wildcard lab/*.c) lab/cpu_gemm/wasm.c
+# lab/sim/cpu_gemm/blas.c), the SIMD kernel otherwise and always in the browser.
+CPU_GEMM_NATIVE := $(if $(HAVE_OPENBLAS),lab/sim/cpu_gemm/blas.c,lab/sim/cpu_gemm/loop.c)
+lab_src = $(foreach r,$(1),$(wildcard $(r)/*.c))
+LAB_SRC := $(call lab_src,$(LAB_ROOMS)) $(CPU_GEMM_NATIVE)
+LAB_HDR := $(foreach r,$(LAB_ROOMS),$(wildcard $(r)/*.h))
+# What each browser module compiles of lab/, by room: the simulation
+# module the simulators' rooms; the UI module those (their simulators left
+# out by LAB_NO_SIMULATORS) with the trace export and the quiz; the reader
+# module the two readers on the base alone.
+WASM_SIM_LAB_SRC := $(call lab_src,lab/base lab/sim lab/face lab/experiments) lab/sim/cpu_gemm/wasm.c
+WASM_UI_LAB_SRC := $(WASM_SIM_LAB_SRC) $(call lab_src,lab/trace lab/quiz)
+WASM_READER_LAB_SRC := $(call lab_src,lab/base lab/doctor lab/explain)
 SERVER_SRC := $(foreach r,$(SERVER_ROOMS),$(wildcard $(r)/*.c))
 WORKER_SRC := $(wildcard server/worker/*.c)
 KERN_SRC := $(if $(filter cuda,$(MODE)),$(wildcard kernels/*.cu),kernels/none.c)
-# The client is two modules: the UI (gpulab.wasm: lesson, views, charts,
-# parameter specs; simulators left out by LAB_NO_SIMULATORS) on the first
-# screen, and the simulation module (gpulab_sim.wasm: every simulator and
-# the browser's CPU matmul) in a Web Worker from the first run on.
-WASM_SIM_MAIN := wasm/sim/sim_main.c
-# The doctor module (gpulab_doctor.wasm: lab/doctor_* and the reader's entry
-# points) is loaded by web/doctor_worker.js only when a learner gives the
-# page a trace to read (#doctor), and for "Paste your error" (#explain:
-# lab/explain*, which the UI module leaves out): in neither of the other two.
-WASM_DOCTOR_SRC := $(wildcard wasm/doctor/*.c)
-WASM_SRC := $(filter-out $(WASM_SIM_MAIN) $(WASM_DOCTOR_SRC),$(wildcard wasm/*.c wasm/*/*.c))
-WASM_SIM_SRC := $(WASM_SIM_MAIN) wasm/sim/sim_run.c
+# The client's rooms (docs/architecture.md, "Rooms of the client"), one -I
+# each: the platform (the bridge and main, the only Emscripten files), a
+# base, charts, renderers, the report, and the pages that drive them. The
+# UI module (gpulab.wasm: simulators left out by LAB_NO_SIMULATORS) is on
+# the first screen; the simulation module (gpulab_sim.wasm, wasm/sim/:
+# every simulator and the browser's CPU matmul) runs in a Web Worker from
+# the first run on; the reader module (gpulab_reader.wasm, wasm/reader/:
+# lab/doctor/ and lab/explain/, which the UI module leaves out) is loaded by
+# web/reader_worker.js only when a learner gives the page a trace to read
+# (#doctor), and for "Paste your error" (#explain).
+WASM_UI_ROOMS := wasm/platform wasm/base wasm/chart wasm/render wasm/report wasm/pages
+WASM_INC := $(addprefix -I,$(WASM_UI_ROOMS))
+WASM_SRC := $(foreach r,$(WASM_UI_ROOMS),$(wildcard $(r)/*.c))
+WASM_HDR := $(foreach r,$(WASM_UI_ROOMS),$(wildcard $(r)/*.h))
+WASM_SIM_SRC := $(wildcard wasm/sim/*.c)
+WASM_READER_SRC := $(wildcard wasm/reader/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 LESSONS := $(wildcard lessons/*/lesson.md)
 
@@ -110,7 +128,7 @@ WEB_FILES := $(patsubst web/%,$(WEB)/%,$(filter-out web/app.js,$(shell find web 
 WASM_OUT := $(BUILD)/ui/gpulab.js
 WASM_UI_WASM := $(WEB)/gpulab.wasm
 WASM_SIM_OUT := $(WEB)/gpulab_sim.js
-WASM_DOCTOR_OUT := $(WEB)/gpulab_doctor.js
+WASM_READER_OUT := $(WEB)/gpulab_reader.js
 UNIT_BIN := $(BUILD)/tests/check_all
 FIDELITY_BIN := $(BUILD)/tests/fidelity
 
@@ -191,12 +209,12 @@ bench-bins: $(BUILD)/bench/sim_bench $(BUILD)/bench/cpu_cost $(BUILD)/bench/gemm
   $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js $(BUILD)/bench/gemm_bench.js)
 
 # The same C on both sides: the loop CPU sgemm natively too (the browser has no BLAS).
-$(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(filter-out $(OBJ)/lab/cpu_gemm/blas.o,$(LAB_OBJ)) $(OBJ)/lab/cpu_gemm/loop.o
+$(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(filter-out $(OBJ)/lab/sim/cpu_gemm/%.o,$(LAB_OBJ)) $(OBJ)/lab/sim/cpu_gemm/loop.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
 
 # The SIMD sgemm kernel beside the naive loop, natively and in WebAssembly.
-GEMM_BENCH_SRC := bench/gemm_bench.c lab/matmul_cpu.c lab/clock.c lab/rng.c lab/stats.c
+GEMM_BENCH_SRC := bench/gemm_bench.c lab/sim/matmul_cpu.c lab/base/clock.c lab/base/rng.c lab/base/stats.c
 $(BUILD)/bench/gemm_bench: $(GEMM_BENCH_SRC:%.c=$(OBJ)/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lm
@@ -215,7 +233,7 @@ $(BUILD)/bench/cpu_cost: $(OBJ)/bench/cpu_cost.o $(LAB_OBJ)
 cpu-cost: $(BUILD)/bench/cpu_cost
 	@$(BUILD)/bench/cpu_cost
 
-$(BUILD)/bench/sim_bench.js: bench/sim_bench.c $(WASM_LAB_SRC) third_party/cjson/cJSON.c
+$(BUILD)/bench/sim_bench.js: bench/sim_bench.c $(WASM_SIM_LAB_SRC) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $^ -s ENVIRONMENT=node -s ALLOW_MEMORY_GROWTH=1 -o $@
 
@@ -278,10 +296,10 @@ claims: $(CLAIMCHECK) lessons
 # The browser client's plain-C files (all but the Emscripten bridge and the
 # wasm main) are also compiled natively, so the unit tests render its views
 # and drive its logic through a fake bridge (tests/unit/check_ui_app.c).
-UI_SRC := $(filter-out wasm/bridge.c wasm/main.c,$(WASM_SRC))
+UI_SRC := $(filter-out wasm/platform/bridge.c wasm/platform/main.c,$(WASM_SRC)) wasm/sim/sim_run.c
 UI_OBJ := $(UI_SRC:%.c=$(OBJ)/%.o)
-$(UI_OBJ): CFLAGS += -Iwasm
-$(OBJ)/tests/unit/check_ui_%.o: CFLAGS += -Iwasm
+$(UI_OBJ): CFLAGS += $(WASM_INC) -Iwasm/sim
+$(OBJ)/tests/unit/check_ui_%.o: CFLAGS += $(WASM_INC) -Iwasm/sim
 
 # Test code runs on the main thread's 8 MiB stack: the frame limit is for the program.
 $(UNIT_SRC:%.c=$(OBJ)/%.o): CFLAGS += -Wno-frame-larger-than
@@ -330,24 +348,23 @@ $(WEB)/lessons/index.json: $(LESSONC) $(wildcard lessons/*/*)
 	@mkdir -p $(WEB)/lessons $(BUILD)/lessons
 	$(LESSONC) --web $(WEB)/lessons --keys $(BUILD)/lessons --claims $(BUILD)/claims.json $(dir $(LESSONS))
 
-# -msimd128: WebAssembly SIMD, for crossover's CPU kernel (lab/matmul_cpu.c).
-WASM_CFLAGS := -std=c11 -O2 -msimd128 $(WARN) $(FRAME_LIMIT) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL -Ilab -Iwasm -Ithird_party/cjson
+# -msimd128: WebAssembly SIMD, for crossover's CPU kernel (lab/sim/matmul_cpu.c).
+WASM_CFLAGS := -std=c11 -O2 -msimd128 $(WARN) $(FRAME_LIMIT) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL $(LAB_INC) -Ithird_party/cjson
 # DYNAMIC_EXECUTION=0: no eval/new Function in gpulab.js, as the page's CSP allows none.
 WASM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulab -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=web,worker \
   -s DYNAMIC_EXECUTION=0 \
   -s EXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,stringToUTF8,lengthBytesUTF8 \
   -s EXPORTED_FUNCTIONS=_main,_malloc,_free
 
-wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT) $(WASM_UI_WASM) $(WASM_SIM_OUT) $(WASM_DOCTOR_OUT))
+wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT) $(WASM_UI_WASM) $(WASM_SIM_OUT) $(WASM_READER_OUT))
 
 # The page's client is built for size (-Oz): its wasm is most of a first
 # visit's bytes (137 KB brotli at -O2, 126 KB at -Oz). The simulator
-# benchmark (bench/sim_bench.c) keeps -O2. The explainer (lab/explain*,
-# 13 KB brotli) is not linked in: #explain asks the reader module's worker.
-WASM_UI_LAB_SRC := $(filter-out lab/explain%.c,$(WASM_LAB_SRC))
-$(WASM_OUT): $(WASM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h) third_party/cjson/cJSON.c
+# benchmark (bench/sim_bench.c) keeps -O2. The explainer (lab/explain/,
+# 13 KB brotli) is not compiled in: #explain asks the reader module's worker.
+$(WASM_OUT): $(WASM_SRC) $(WASM_UI_LAB_SRC) $(LAB_HDR) $(WASM_HDR) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
-	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Oz -DLAB_NO_SIMULATORS -Wno-unused-function \
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_INC) -Oz -DLAB_NO_SIMULATORS -Wno-unused-function \
 	  $(WASM_SRC) $(WASM_UI_LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_LDFLAGS) -o $@
 $(WASM_UI_WASM): $(WASM_OUT)
@@ -360,23 +377,23 @@ $(WASM_UI_WASM): $(WASM_OUT)
 WASM_SIM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulabSim -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=worker \
   -s DYNAMIC_EXECUTION=0 -s EXPORTED_RUNTIME_METHODS=ccall,UTF8ToString \
   -s EXPORTED_FUNCTIONS=_gpulab_sim_run,_gpulab_sim_text,_malloc,_free
-$(WASM_SIM_OUT): $(WASM_SIM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/sim/*.h) third_party/cjson/cJSON.c
+$(WASM_SIM_OUT): $(WASM_SIM_SRC) $(WASM_SIM_LAB_SRC) $(LAB_HDR) $(wildcard wasm/sim/*.h) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
-	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Iwasm/sim $(WASM_SIM_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Iwasm/sim $(WASM_SIM_SRC) $(WASM_SIM_LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_SIM_LDFLAGS) -o $@
 
-# The doctor module, loaded by web/doctor_worker.js when the learner gives
+# The reader module, loaded by web/reader_worker.js when the learner gives
 # #doctor a trace (or opens #explain, whose pastes it explains): -O2, as it
 # reads traces of hundreds of MB in the browser (make bench times it,
-# bench/doctor_bench.py). Only the doctor's and the explainer's entry
-# points are exported; the linker drops the rest of lab/.
-WASM_DOCTOR_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulabDoctor -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=worker \
+# bench/doctor_bench.py). It compiles the two readers' rooms and the base
+# they stand on, nothing else of lab/.
+WASM_READER_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulabReader -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=worker \
   -s DYNAMIC_EXECUTION=0 -s EXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
   -s EXPORTED_FUNCTIONS=_gpulab_doctor_begin,_gpulab_doctor_feed,_gpulab_doctor_inflated,_gpulab_doctor_gzip_failed,_gpulab_doctor_end,_gpulab_doctor_text,_gpulab_explain,_gpulab_explain_text,_malloc,_free
-$(WASM_DOCTOR_OUT): $(WASM_DOCTOR_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h) third_party/cjson/cJSON.c
+$(WASM_READER_OUT): $(WASM_READER_SRC) $(WASM_READER_LAB_SRC) $(LAB_HDR) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
-	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_DOCTOR_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
-	  -Wno-error=unused-command-line-argument $(WASM_DOCTOR_LDFLAGS) -o $@
+	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_READER_SRC) $(WASM_READER_LAB_SRC) third_party/cjson/cJSON.c \
+	  -Wno-error=unused-command-line-argument $(WASM_READER_LDFLAGS) -o $@
 
 # Static files precompressed (FILE.gz, FILE.br) for the server to send to
 # clients that accept them; incremental, after everything in the web root.
@@ -395,7 +412,7 @@ FUZZ_S ?= 60
 FUZZ_BUILD := build-fuzz
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab $(SERVER_INC) -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) $(LAB_INC) $(SERVER_INC) -Itools $(WASM_INC) -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/csp.c server/http/request_id.c server/http/gzip_body.c \
   server/http/client_addr.c
@@ -405,8 +422,8 @@ FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c
 FUZZ_LIB_fuzz_lesson_md := -lmd4c-html -lmd4c
 FUZZ_SRC_fuzz_lesson_quiz := tools/lesson_jsonpos.c tools/lesson_report.c
 FUZZ_SRC_fuzz_claim_path := tools/claim_path.c
-FUZZ_SRC_fuzz_envelope_view := wasm/html.c wasm/views/json_get.c wasm/views/device.c \
-  $(wildcard wasm/views/result*.c wasm/views/chart*.c)
+FUZZ_SRC_fuzz_envelope_view := wasm/base/html.c wasm/base/json_get.c wasm/render/gpu_panel.c \
+  $(wildcard wasm/render/result*.c wasm/chart/*.c)
 # Probed when used: clang with its libFuzzer runtime (Debian: clang, libclang-rt-14-dev).
 HAVE_LIBFUZZER = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return (int)(d && n) * 0; }\n' \
   | $(FUZZ_CC) -x c -fsanitize=fuzzer,address -o /dev/null - 2>/dev/null && echo 1)

@@ -64,13 +64,13 @@ def main():
         # The same file through the page's reader (#doctor) in headless
         # Chromium: the doctor module in a Web Worker (bench/doctor_browser.mjs).
         build = os.path.dirname(os.path.dirname(os.path.abspath(bin_)))
-        if os.path.exists(os.path.join(build, "web", "gpulab_doctor.js")) and os.path.exists("/usr/bin/chromium"):
+        if os.path.exists(os.path.join(build, "web", "gpulab_reader.js")) and os.path.exists("/usr/bin/chromium"):
             here = os.path.dirname(os.path.abspath(__file__))
             r = subprocess.run(["node", os.path.join(here, "doctor_browser.mjs"), build, path])
             if r.returncode:
                 print(f"  page reader: exit {r.returncode}")
         else:
-            print("  page reader: skipped (no gpulab_doctor.js in the build, or no /usr/bin/chromium)")
+            print("  page reader: skipped (no gpulab_reader.js in the build, or no /usr/bin/chromium)")
 
 
 if __name__ == "__main__":

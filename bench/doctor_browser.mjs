@@ -1,7 +1,7 @@
 // The page's trace reader (#doctor) on a large trace in headless Chromium:
 // the file is set on the page's file input from disk (CDP hands Chromium
 // the path; nothing is copied into the test), read by the doctor module in
-// its Web Worker (web/doctor_worker.js) and answered on the page. Reports
+// its Web Worker (web/reader_worker.js) and answered on the page. Reports
 // the time from the file's arrival (the input's change event, stamped in
 // the page) to the answer on the page (the status turns "done", stamped by
 // a MutationObserver in the page: no polling in the figure), the worker's

@@ -1,5 +1,5 @@
 """The CPU sgemm peer of `make bench`: numpy's float32 matmul on this
-machine, timed the way lab/crossover.c times gpulab's (random normal
+machine, timed the way lab/experiments/crossover.c times gpulab's (random normal
 inputs, a warm-up that doubles a batch until it lasts 2 ms, then up to 7
 samples of one batch each, stopping once 0.6 s were spent on the size, as
 crossover does; median). Prints JSON {"N": ms, ..., "blas": name}.

@@ -57,7 +57,7 @@ for name in $("$bin" experiments --names); do
   awk -v n="$name" -v t="$t" -v p="$peer" 'BEGIN {printf "  %-38s %8.2f ms  (%.1fx peer)\n", "run " n " --backend simulated", t, t/p}'
 done
 
-# CPU sgemm: what crossover times (lab/cpu_gemm.h) beside numpy's float32
+# CPU sgemm: what crossover times (lab/sim/cpu_gemm.h) beside numpy's float32
 # matmul on the same machine, timed the same way (bench/numpy_peer.py).
 # Five rounds, gpulab and numpy alternating, so both see the same load;
 # each side's best median per size is compared (a busy machine only ever

@@ -3,7 +3,7 @@
  * with a 500 µs spin kernel still queued (cudaFree waits for the device),
  * then batches of allocate + free pairs served by the caching allocator
  * from a warm segment, divided by the batch. (2)-(4) the portable walk
- * (lab/allocator.c) with segments from cudaMalloc (each touched with
+ * (lab/experiments/allocator.c) with segments from cudaMalloc (each touched with
  * cudaMemset) and cudaMemGetInfo after every event. Validation: random
  * normal values written into a weight tensor before the steps are read back
  * after empty_cache() and must be unchanged (max_abs_err 0). */

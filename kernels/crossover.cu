@@ -1,5 +1,5 @@
 /* crossover on a real GPU: for each N of the sweep, the CPU matmul is timed
- * for real (lab/crossover.c), then cuBLAS sgemm on the same random normal
+ * for real (lab/experiments/crossover.c), then cuBLAS sgemm on the same random normal
  * inputs three ways, each after a warm-up: the sgemm alone (CUDA events
  * around a batch of about 2 GFLOP held until queued, divided), the sgemm as
  * the host sees it with the data already on the GPU (host clock around

@@ -24,7 +24,7 @@ int kern_cold_sgemm_main(int n, int k);
  * checkers see what was never freed. */
 void kern_shutdown(void);
 
-/* Every experiment whose kern column in lab/experiments.h is 1:
+/* Every experiment whose kern column in lab/face/experiments.h is 1:
  * kernels/NAME.cu defines
  *   int kern_run_NAME(const lab_params *p, cJSON **out, lab_error *err);
  * which measures on device 0 with params already checked by

@@ -1,4 +1,4 @@
-/* memory on a real GPU: the portable walk (lab/memory.c) drives the caching
+/* memory on a real GPU: the portable walk (lab/experiments/memory.c) drives the caching
  * allocator, whose segments here are real cudaMalloc/cudaFree calls (each
  * segment is written once with cudaMemset, so the memory is really
  * touched). cudaMemGetInfo after every step shows what the driver sees.

@@ -8,7 +8,7 @@
  * queued behind the harness's hold so the host's enqueue cost is never
  * timed; medians. Errors: a 16 × 16 grid of output entries against FP64
  * dot products on the host. The training run
- * is the portable C one (lab/precision_train.c): it is math, not hardware. */
+ * is the portable C one (lab/experiments/precision_train.c): it is math, not hardware. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <math.h>

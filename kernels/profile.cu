@@ -25,8 +25,8 @@ extern "C" {
 #define WARMUP_STEPS 5
 #define VALID_ROWS 32
 #define WARP KERN_WARP
-#define F LAB_PROFILE_FEATURES
-#define C LAB_PROFILE_CLASSES
+#define F LAB_PHASES_FEATURES
+#define C LAB_PHASES_CLASSES
 
 /* z1 += b1 (kept for the ReLU mask), a1 = max(z1, 0); row-major [rows×h]. */
 static __global__ void bias_relu_kernel(float *z1, const float *b1, float *a1, size_t n, int h) {
@@ -76,7 +76,7 @@ typedef struct mlp {
 
 static unsigned blocks(size_t n, unsigned threads) { return (unsigned)((n + threads - 1) / threads); }
 
-/* GPU op `op` of lab_profile_ops for step `step` (ops 2..13: kernels). */
+/* GPU op `op` of lab_phases_ops for step `step` (ops 2..13: kernels). */
 static int launch_op(const mlp *m, int op, int step, lab_error *err) {
   const float one = 1.0f, zero = 0.0f;
   const int B = m->rows, H = m->hidden;
@@ -97,7 +97,7 @@ static int launch_op(const mlp *m, int op, int step, lab_error *err) {
     case 10: relu_bwd_kernel<<<blocks(bh, 256), 256, 0, m->s>>>(m->dh, m->z1, bh); TRY_LAUNCH(); break;
     case 11: TRY_BLAS(cublasSgemm(m->blas, CUBLAS_OP_N, CUBLAS_OP_T, F, H, B, &one, m->x, F, m->dh, H, &zero, gw1, F)); break;
     case 12: kern_bias_grad_kernel<<<blocks(H, 8), 8 * WARP, 0, m->s>>>(m->dh, gb1, B, H); TRY_LAUNCH(); break;
-    case 13: sgd_kernel<<<blocks(m->n_params, 256), 256, 0, m->s>>>(m->p, m->g, m->n_params, LAB_PROFILE_LR); TRY_LAUNCH(); break;
+    case 13: sgd_kernel<<<blocks(m->n_params, 256), 256, 0, m->s>>>(m->p, m->g, m->n_params, LAB_PHASES_LR); TRY_LAUNCH(); break;
     default: break;
   }
   return 0;
@@ -130,18 +130,18 @@ static void range_pop(int *depth) {
 }
 
 /* One run of `steps` steps; fills t (host clock, µs from the run's start). */
-static int run_loop(const mlp *m, const loop *l, int steps, lab_profile_trace *t, lab_error *err) {
-  const int O = LAB_PROFILE_OPS;
+static int run_loop(const mlp *m, const loop *l, int steps, lab_phases_trace *t, lab_error *err) {
+  const int O = LAB_PHASES_OPS;
   double t0 = 0, origin_us = 0;
   float loss = 0;
   int depth = 0;
-  lab_profile_trace_clear(t);
+  lab_phases_trace_clear(t);
   TRY(cudaStreamSynchronize(m->s));
   t0 = kern_now_us();
   TRY(cudaEventRecord(l->origin, m->s)); /* the GPU is idle: it completes at once */
   origin_us = kern_now_us() - t0;
   for (int st = 0; st < steps; st++) {
-    double *rs = t->range_start_us + (size_t)st * LAB_PROFILE_PHASES, *re = t->range_end_us + (size_t)st * LAB_PROFILE_PHASES;
+    double *rs = t->range_start_us + (size_t)st * LAB_PHASES_PHASES, *re = t->range_end_us + (size_t)st * LAB_PHASES_PHASES;
     double *issue = t->op_start_us + (size_t)st * O; /* issue times for now; spans below */
     int k = st & 1, logs = (st + 1) % l->log_every == 0 || st == steps - 1;
     rs[LAB_PH_DATA] = kern_now_us() - t0;
@@ -150,7 +150,7 @@ static int run_loop(const mlp *m, const loop *l, int steps, lab_profile_trace *t
     if (l->pinned && st >= 2) TRY(cudaEventSynchronize(l->after[(size_t)(st - 2) * O + 1]));
     {
       double p0 = kern_now_us();
-      lab_profile_collate(l->data, l->labels, l->data_rows, m->rows, st, l->mean, l->inv_sd, l->stage_x[k], l->stage_y[k]);
+      lab_phases_collate(l->data, l->labels, l->data_rows, m->rows, st, l->mean, l->inv_sd, l->stage_x[k], l->stage_y[k]);
       t->prep_us[st] = kern_now_us() - p0;
     }
     TRY(cudaEventRecord(l->pre[st], m->s));
@@ -163,15 +163,15 @@ static int run_loop(const mlp *m, const loop *l, int steps, lab_profile_trace *t
     range_pop(&depth);
     re[LAB_PH_DATA] = kern_now_us() - t0;
     for (int o = 2; o < O - 1; o++) {
-      lab_profile_phase ph = lab_profile_ops[o].phase;
-      if (ph != lab_profile_ops[o - 1].phase) {
+      lab_phases_phase ph = lab_phases_ops[o].phase;
+      if (ph != lab_phases_ops[o - 1].phase) {
         rs[ph] = kern_now_us() - t0;
-        range_push(&depth, lab_profile_phase_names[ph]);
+        range_push(&depth, lab_phases_phase_names[ph]);
       }
       issue[o] = kern_now_us() - t0;
       if (launch_op(m, o, st, err)) goto cleanup;
       TRY(cudaEventRecord(l->after[(size_t)st * O + o], m->s));
-      if (ph != lab_profile_ops[o + 1].phase) {
+      if (ph != lab_phases_ops[o + 1].phase) {
         range_pop(&depth);
         re[ph] = kern_now_us() - t0;
       }
@@ -213,7 +213,7 @@ cleanup:
 }
 
 /* One step on VALID_ROWS rows without the update, against the CPU in double. */
-static int validate(mlp *m, const loop *l, const float *params0, lab_profile_measure *pm, lab_error *err) {
+static int validate(mlp *m, const loop *l, const float *params0, lab_phases_measure *pm, lab_error *err) {
   int rows = m->rows < VALID_ROWS ? m->rows : VALID_ROWS, full = m->rows, rc = -1;
   size_t np = m->n_params;
   float *g = (float *)malloc(np * sizeof(float)), loss = 0;
@@ -223,16 +223,16 @@ static int validate(mlp *m, const loop *l, const float *params0, lab_profile_mea
     lab_fail(err, LAB_E_NOMEM, NULL, "not enough host memory to check the step");
     goto cleanup;
   }
-  lab_profile_collate(l->data, l->labels, l->data_rows, rows, 0, l->mean, l->inv_sd, l->stage_x[0], l->stage_y[0]);
+  lab_phases_collate(l->data, l->labels, l->data_rows, rows, 0, l->mean, l->inv_sd, l->stage_x[0], l->stage_y[0]);
   TRY(cudaMemcpyAsync(m->x, l->stage_x[0], (size_t)rows * F * sizeof(float), cudaMemcpyHostToDevice, m->s));
   TRY(cudaMemcpyAsync(m->y, l->stage_y[0], (size_t)rows * sizeof(int), cudaMemcpyHostToDevice, m->s));
   m->rows = rows;
-  for (int o = 2; o < LAB_PROFILE_OPS - 2; o++)
+  for (int o = 2; o < LAB_PHASES_OPS - 2; o++)
     if (launch_op(m, o, 0, err)) goto cleanup;
   TRY(cudaMemcpyAsync(&loss, m->hist, sizeof loss, cudaMemcpyDeviceToHost, m->s));
   TRY(cudaMemcpyAsync(g, m->g, np * sizeof(float), cudaMemcpyDeviceToHost, m->s));
   TRY(cudaStreamSynchronize(m->s));
-  ref_loss = lab_profile_cpu_grads(l->stage_x[0], l->stage_y[0], params0, rows, m->hidden, ref, scratch);
+  ref_loss = lab_phases_cpu_grads(l->stage_x[0], l->stage_y[0], params0, rows, m->hidden, ref, scratch);
   pm->max_abs_err = fabs((double)loss - ref_loss);
   for (size_t i = 0; i < np; i++) {
     double d = fabs((double)g[i] - ref[i]);
@@ -248,11 +248,11 @@ cleanup:
 
 KERN_ENTRY(profile) {
   const lab_params_profile tp = lab_params_profile_of(p);
-  const int O = LAB_PROFILE_OPS;
+  const int O = LAB_PHASES_OPS;
   mlp m;
   loop l;
-  lab_profile_measure *pm = (lab_profile_measure *)calloc(1, sizeof *pm);
-  lab_profile_trace tr[RUNS];
+  lab_phases_measure *pm = (lab_phases_measure *)calloc(1, sizeof *pm);
+  lab_phases_trace tr[RUNS];
   int made_tr = 0, made_ev = 0, rc = -1, n_ev = 0, B = 0, H = 0, steps = 0;
   float *data = NULL, *params0 = NULL;
   int *labels = NULL;
@@ -270,7 +270,7 @@ KERN_ENTRY(profile) {
   pm->log_every = (int)tp.log_every;
   pm->runs = RUNS;
   pm->warmup = 1;
-  m.rows = B, m.hidden = H, m.n_params = (size_t)lab_profile_param_count(H);
+  m.rows = B, m.hidden = H, m.n_params = (size_t)lab_phases_param_count(H);
   l.data_rows = 4 * B, l.steps = steps, l.pinned = pm->pinned, l.log_every = pm->log_every;
   n_ev = steps * (O + 1) + 1;
   l.pre = (cudaEvent_t *)calloc((size_t)n_ev, sizeof(cudaEvent_t));
@@ -278,18 +278,18 @@ KERN_ENTRY(profile) {
   labels = (int *)malloc((size_t)l.data_rows * sizeof(int));
   params0 = (float *)malloc(m.n_params * sizeof(float));
   for (; made_tr < RUNS; made_tr++)
-    if (lab_profile_trace_alloc(&tr[made_tr], steps)) break;
+    if (lab_phases_trace_alloc(&tr[made_tr], steps)) break;
   if (!l.pre || !data || !labels || !params0 || made_tr < RUNS) {
     lab_fail(err, LAB_E_NOMEM, NULL, "not enough host memory for the data set; use a smaller batch");
     goto cleanup;
   }
   l.after = l.pre + steps;
   /* A data set of 4 batches: class centres plus unit normal noise. */
-  lab_train_data(l.data_rows, F, C, LAB_PROFILE_SEED, data, labels);
+  lab_train_data(l.data_rows, F, C, LAB_PHASES_SEED, data, labels);
   for (size_t i = 0; i < (size_t)l.data_rows * F; i++) sum += data[i], sq += (double)data[i] * data[i];
   l.mean = (float)(sum / ((double)l.data_rows * F));
   l.inv_sd = (float)(1.0 / sqrt(sq / ((double)l.data_rows * F) - (double)l.mean * l.mean + 1e-12));
-  lab_profile_init(H, LAB_PROFILE_SEED + 1, params0);
+  lab_phases_init(H, LAB_PHASES_SEED + 1, params0);
 
   TRY(cudaSetDevice(0));
   TRY(cudaGetDeviceProperties(&prop, 0));
@@ -328,13 +328,13 @@ KERN_ENTRY(profile) {
   for (int r = 0; r < RUNS; r++) {
     TRY(cudaMemcpy(m.p, params0, m.n_params * sizeof(float), cudaMemcpyHostToDevice));
     if (run_loop(&m, &l, steps, &tr[r], err)) goto cleanup;
-    pm->run_ms[r] = lab_profile_trace_wall_ms(&tr[r]);
+    pm->run_ms[r] = lab_phases_trace_wall_ms(&tr[r]);
   }
   lab_summarize(pm->run_ms, RUNS, &su);
   pm->step_ms = su.median / steps;
   pm->iqr_pct = su.iqr_pct;
-  lab_profile_summarize(&tr[lab_median_index(pm->run_ms, RUNS)], pm); /* RUNS is odd: the median is a run */
-  *out = lab_profile_envelope(p, pm, "cuda", prop.name, NULL);
+  lab_phases_summarize(&tr[lab_median_index(pm->run_ms, RUNS)], pm); /* RUNS is odd: the median is a run */
+  *out = lab_phases_envelope(p, pm, "cuda", prop.name, NULL);
   rc = *out ? 0 : lab_fail(err, LAB_E_NOMEM, NULL, NULL);
 cleanup:
   if (m.blas) cublasDestroy(m.blas);
@@ -346,7 +346,7 @@ cleanup:
   }
   for (int i = 0; i < made_ev; i++) cudaEventDestroy(i < n_ev - 1 ? l.pre[i] : l.origin);
   if (m.s) cudaStreamDestroy(m.s);
-  for (int r = 0; r < made_tr; r++) lab_profile_trace_free(&tr[r]);
+  for (int r = 0; r < made_tr; r++) lab_phases_trace_free(&tr[r]);
   free(l.pre), free(data), free(labels), free(params0), free(pm);
   return rc;
 }

@@ -169,7 +169,7 @@ static int write_all(const char *web, const char *keys, const char *claims, cJSO
     rc |= stage(&outs[k++], web, name, bundles[i], 0);
     snprintf(name, sizeof name, "%s.key.json", id);
     rc |= stage(&outs[k++], keys, name, keyv[i], 1);
-    /* Offline self-study gets the key sealed (lab/quiz_seal.h): hashes and
+    /* Offline self-study gets the key sealed (lab/quiz/quiz_seal.h): hashes and
      * ciphertext only, nothing readable before the learner answers. */
     cJSON *offline = cJSON_CreateObject(), *sealed = lab_quiz_seal(keyv[i]);
     if (!offline || !sealed || !cJSON_AddStringToObject(offline, "id", id)) {

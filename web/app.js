@@ -1,6 +1,6 @@
 // Boots the WebAssembly client: compiles gpulab.wasm, instantiates it with
 // the client's program (Emscripten's gpulab.js: MODULARIZE,
-// EXPORT_NAME=createGpulab), runs main() in wasm/main.c once the page is
+// EXPORT_NAME=createGpulab), runs main() in wasm/platform/main.c once the page is
 // parsed, and registers the service worker for offline use. Everything
 // else the page does is written in C; this file only says in words why the
 // client could not start, if it cannot.
@@ -57,7 +57,7 @@
   }
 
   // The first answers the client asks for, requested now, while the page
-  // is parsed, instead of once main() runs. The bridge (wasm/bridge.c,
+  // is parsed, instead of once main() runs. The bridge (wasm/platform/bridge.c,
   // js_fetch) takes each GET from window.gpulabEarly once, under its own
   // timeout, and calls abort() on it when that passes: a server that
   // accepts and never answers must not keep the browser's few connections,
@@ -68,7 +68,7 @@
   // blocks with the file's path in data-url, written by make): taken from
   // there, they wait for no answer; another lesson is the web root's
   // static file (precompressed, revalidated by ETag). The device profiles
-  // come later, when a widget needs them (wasm/app.c).
+  // come later, when a widget needs them (wasm/pages/app.c).
   var early = {}, carried = {};
   var blocks = document.querySelectorAll('script[type="application/json"][data-url]');
   for (var i = 0; i < blocks.length; i++) carried[blocks[i].getAttribute("data-url")] = blocks[i].textContent;
@@ -104,7 +104,7 @@
   if (typeof XMLHttpRequest === "function") {
     ask("/api/device");
     ask("/api/health");
-    // The lesson the client will open (wasm/app.c, go()): the one in the
+    // The lesson the client will open (wasm/pages/app.c, go()): the one in the
     // address, else the last one read, else the first of the index. The
     // index is asked before the storage is read: the first read of
     // localStorage opens it (2-20 ms on a busy machine).

@@ -1,5 +1,5 @@
 // The simulation module's thin shim: runs in a Web Worker that the page's
-// UI module starts on the first simulation (wasm/bridge.c, js_simulate).
+// UI module starts on the first simulation (wasm/platform/bridge.c, js_simulate).
 // It loads gpulab_sim.js (Emscripten, wasm/sim/) and answers each message
 // {id, experiment, params, profile, profile_json} with {id, status, text}:
 // the envelope (200) or an error object (400) as JSON text, in order.

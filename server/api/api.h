@@ -1,5 +1,5 @@
 /* The API's resources, one file each, and the state they share. The route
- * table lives in serve.c. */
+ * table is routes.c (routes.h); serve.c registers it. */
 #ifndef SRV_API_H
 #define SRV_API_H
 

@@ -1,4 +1,4 @@
-/* POST /api/doctor: gpulab doctor (lab/doctor.h) on a profiler trace sent
+/* POST /api/doctor: gpulab doctor (lab/doctor/doctor.h) on a profiler trace sent
  * as the body (application/json, or application/gzip for a .json.gz), at
  * most SRV_DOCTOR_MAX_BODY bytes. The body is read, analysed and dropped:
  * never stored, never logged. Answers the envelope `gpulab doctor --json`

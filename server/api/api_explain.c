@@ -1,4 +1,4 @@
-/* POST /api/explain: the explainer (lab/explain.h) on a text/plain body of
+/* POST /api/explain: the explainer (lab/explain/explain.h) on a text/plain body of
  * at most 256 KiB. The text is read, explained and dropped: never stored,
  * never logged. Answers the same envelope as `gpulab explain --json`. */
 #include <civetweb.h>

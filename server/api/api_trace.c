@@ -1,5 +1,5 @@
 /* ?trace=1 on a run's answer: the result as a Chrome Trace Event Format file
- * (lab/trace_export.c) that ui.perfetto.dev and chrome://tracing open. */
+ * (lab/trace/trace_export.c) that ui.perfetto.dev and chrome://tracing open. */
 #include "api_trace.h"
 
 #include <civetweb.h>

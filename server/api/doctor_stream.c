@@ -1,8 +1,8 @@
 /* A profiler trace read in chunks from any source (a file for the CLI, a
- * request body for POST /api/doctor) into lab/doctor.h: gzip (and zlib) are
+ * request body for POST /api/doctor) into lab/doctor/doctor.h: gzip (and zlib) are
  * recognised by their first bytes and inflated as they come; a stream that
  * inflates more than LAB_DOCTOR_GZIP_MAX_RATIO times its size past 64 MiB
- * is refused as a gzip bomb (the rule and its words: lab/doctor_gzip.c). */
+ * is refused as a gzip bomb (the rule and its words: lab/doctor/doctor_gzip.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>

@@ -17,6 +17,7 @@
 #include "learner.h"
 #include "metrics.h"
 #include "registry.h"
+#include "runs_shared.h"
 
 static int has_gpu_side(const char *name) {
   const lab_experiment *e = lab_experiment_find(name);

@@ -15,29 +15,10 @@
 #include "config.h"
 #include "error.h"
 #include "run_limits.h"
-#include "queue.h"
-#include "runner.h"
+#include "runs_state.h"
 #include "store.h"
 #include "workers_spec.h"
 
-struct srv_cluster_view;
-struct srv_gpu_worker;
-struct srv_slurm_workers;
-
-typedef struct srv_class_runs {
-  srv_queue *queue;                /* the in-process queue (SQLite); NULL with a shared store */
-  struct srv_cluster_view *view;   /* the shared store's queue and workers; NULL in-process */
-  struct srv_gpu_worker *local[SRV_MAX_GPUS]; /* --workers local with a shared store */
-  int n_local;
-  struct srv_slurm_workers *slurm; /* --workers slurm:N */
-  long learner_cap, queue_max;     /* the shared queue's bounds (the in-process queue keeps its own) */
-  long runs_per_minute; /* per learner (learner.h) */
-  srv_store *store;   /* not owned */
-  srv_runner *runner; /* its supervisor runs GPU slot 0 */
-  srv_supervisor *sup[SRV_MAX_GPUS]; /* [0] is the runner's (not owned) */
-  int slots;
-  double deadline_s, gpu_seconds, max_gpu_mem_gib;
-} srv_class_runs;
 
 /* Sets up limits, the queue and one supervisor per configured GPU (each
  * worker pinned with CUDA_VISIBLE_DEVICES), requeues or fails the runs a
@@ -93,16 +74,5 @@ int srv_class_runs_workers_alive(srv_class_runs *cr);
 int srv_class_runs_workers_unusable(srv_class_runs *cr);
 /* 0 when a shared store did not answer the last look; 1 otherwise. */
 int srv_class_runs_store_ok(srv_class_runs *cr);
-
-/* runs_shared.c: the shared store's side of the functions above (called
- * by them when cr->view is set; not for other callers). */
-int srv_runs_shared_start(srv_class_runs *cr, const srv_class_config *cfg, const srv_workers_spec *workers,
-                          lab_error *err);
-void srv_runs_shared_halt(srv_class_runs *cr);
-int srv_runs_shared_queued(srv_class_runs *cr, const char *backend);
-int srv_runs_shared_enqueue(srv_class_runs *cr, const srv_store_session *sess, const char *experiment,
-                            const char *params_text, double reserve_ms, int64_t *run_id, double *retry_after_s,
-                            lab_error *err);
-void srv_runs_shared_status(srv_class_runs *cr, int64_t run_id, const char *stored_status, srv_queue_status *st);
 
 #endif

@@ -1,4 +1,4 @@
-/* Class-mode GPU runs on a shared store (see runs.h): the store's queue,
+/* Class-mode GPU runs on a shared store (see runs.h, runs_shared.h): the store's queue,
  * this server's view of it (cluster_view.h), and the GPU workers this
  * server keeps — inside it (--workers local), none, or Slurm jobs. Runs
  * queue only while a worker is alive; a server never runs an experiment
@@ -13,7 +13,7 @@
 #include "cluster_view.h"
 #include "gpu_worker.h"
 #include "request_id.h"
-#include "runs.h"
+#include "runs_shared.h"
 #include "slurm_workers.h"
 
 #define NO_WORKER_RETRY_S 10 /* a worker starting now needs about this long to be seen */

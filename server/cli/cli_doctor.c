@@ -1,6 +1,6 @@
 /* `gpulab doctor FILE[.gz]` (or - for standard input): reads a PyTorch
  * profiler trace in chunks (server/api/doctor_stream.c inflates a .gz as it
- * goes) and prints lab/doctor.h's findings as text or, with --json, as the
+ * goes) and prints lab/doctor/doctor.h's findings as text or, with --json, as the
  * envelope POST /api/doctor answers. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* `gpulab explain FILE` (or - for standard input): the explainer of
- * lab/explain.h on a pasted error, as text for a person or, with --json,
+ * lab/explain/explain.h on a pasted error, as text for a person or, with --json,
  * the same envelope POST /api/explain answers. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -324,8 +324,6 @@ void srv_gpu_worker_stop(srv_gpu_worker *w, double grace_s) {
 
 int64_t srv_gpu_worker_id(const srv_gpu_worker *w) { return w->id; }
 
-int srv_gpu_worker_restarts(const srv_gpu_worker *w) { return srv_supervisor_restarts(w->o.sup); }
-
 int srv_gpu_visible_device(const char *cuda_visible_devices, int gpu, char *out, size_t n) {
   if (gpu < 0) return -1;
   if (!cuda_visible_devices || !*cuda_visible_devices) {

@@ -43,8 +43,6 @@ int srv_gpu_worker_start(const srv_gpu_worker_opts *o, srv_gpu_worker **out, lab
  * signs off and frees the worker. NULL is allowed. */
 void srv_gpu_worker_stop(srv_gpu_worker *w, double grace_s);
 int64_t srv_gpu_worker_id(const srv_gpu_worker *w);
-/* GPU process restarts (crash, hang, sticky error) so far. */
-int srv_gpu_worker_restarts(const srv_gpu_worker *w);
 
 /* The device CUDA_VISIBLE_DEVICES names at index gpu ("2", "GPU-…"), or
  * the index itself when it is unset; -1 when gpu is past its end. */

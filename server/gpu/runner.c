@@ -257,7 +257,7 @@ int srv_runner_gpu_usable(srv_runner *r) {
 /* p is checked; the worker is another process and gets them as the job
  * line's JSON (the values actually used), which it validates itself. */
 static int run_on_gpu(srv_runner *r, const lab_experiment *e, const lab_params *p, cJSON **out, lab_error *err) {
-  if (strcmp(e->name, "device") == 0) {
+  if (lab_experiment_is_device_check(e)) {
     lab_driver_view drv;
     lab_runtime_view rt;
     srv_runner_views(r, &drv, &rt);
@@ -352,7 +352,7 @@ int srv_run_checked(srv_runner *r, const lab_experiment *e, const lab_params *p,
     v.usable = 0; /* the class's workers have the GPUs; this one only serves */
     snprintf(v.summary, sizeof v.summary, "no GPU worker of this class is running");
   }
-  switch (srv_route_of(backend, v.usable, lab_experiment_has_kernel(e), strcmp(e->name, "device") == 0)) {
+  switch (srv_route_of(backend, v.usable, lab_experiment_has_kernel(e), lab_experiment_is_device_check(e))) {
     case SRV_ROUTE_GPU: return run_on_gpu(r, e, p, out, err);
     case SRV_ROUTE_NO_GPU:
       return lab_fail(err, LAB_E_NO_GPU, "backend", "%s. Use backend \"simulated\" (or \"auto\") to run the model.",

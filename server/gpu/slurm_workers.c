@@ -328,5 +328,3 @@ void srv_slurm_workers_stop(srv_slurm_workers *k) {
   free_env(k->envp);
   free(k);
 }
-
-const char *srv_slurm_workers_name(const srv_slurm_workers *k) { return k->name; }

@@ -27,7 +27,5 @@ srv_slurm_workers *srv_slurm_workers_start(const srv_workers_spec *spec, srv_sto
 /* Lets the role go — cancelling the class's jobs when no other server can
  * keep them — and frees; bounded to about 2 s. NULL is allowed. */
 void srv_slurm_workers_stop(srv_slurm_workers *k);
-/* The job name every job of the class carries (for squeue/scancel). */
-const char *srv_slurm_workers_name(const srv_slurm_workers *k);
 
 #endif

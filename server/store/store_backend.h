@@ -2,7 +2,7 @@
  * store's own files only (server/store/): the operations table every
  * handle starts with, the PostgreSQL constructor the factory calls, and
  * the helpers that assemble answers from a backend's rows. Callers use
- * store.h; store.c only dispatches through the table. */
+ * store.h; store_dispatch.c only dispatches through the table. */
 #ifndef SRV_STORE_BACKEND_H
 #define SRV_STORE_BACKEND_H
 

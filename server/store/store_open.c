@@ -1,5 +1,5 @@
 /* The store's factory: the setting names the backend (store.h). Apart from
- * store.c, whose functions only dispatch through a store's operations, so
+ * store_dispatch.c, whose functions only dispatch through a store's operations, so
  * that no backend file calls back into a file that calls it. */
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "cjson_compat.h"
-#include "store_sqlite.h"
+#include "store_sqlite_db.h"
 
 #define BUSY_TIMEOUT_MS 2000
 #define SCHEMA_VERSION 3

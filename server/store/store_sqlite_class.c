@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store_sqlite.h"
+#include "store_sqlite_db.h"
 
 /* Reads the class row into out; *exists 0 when there is none. */
 static int read_class(sqlite_store *st, srv_store_class *out, int *exists, lab_error *err) {

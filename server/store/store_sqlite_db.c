@@ -1,9 +1,9 @@
-/* The SQLite backend's shared helpers (store_sqlite.h): errors mapped to
+/* The SQLite backend's shared helpers (store_sqlite_db.h): errors mapped to
  * gpulab's, statements reset and stepped, the file still the one opened.
  * The backend's other files call these; nothing here calls them back. */
 #include <sys/stat.h>
 
-#include "store_sqlite.h"
+#include "store_sqlite_db.h"
 
 /* Maps an SQLite result to gpulab's errors: a lock held elsewhere is
  * store_busy (retry soon), a full disk or any I/O trouble store_unavailable. */

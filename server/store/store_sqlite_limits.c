@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "limit_bucket.h"
-#include "store_sqlite.h"
+#include "store_sqlite_db.h"
 
 #define PRUNE_EVERY 256
 

@@ -6,7 +6,7 @@
  * the soname "libssl.so" and needs libssl.so.3: once the server has loaded
  * it, civetweb's dlopen("libssl.so") gets it, and every lookup finds either
  * the one function below or libssl.so.3's own. Built as a shared library
- * beside the binary (lib/); see server/tls.c. */
+ * beside the binary (lib/); see server/http/tls.c. */
 #include <openssl/ssl.h>
 
 /* ssl.h maps the old name onto the new one; define the old name itself. */

@@ -16,7 +16,7 @@
 #include "kern.h"
 #include "registry.h"
 
-/* kern_run_NAME of every experiment with a kernel (lab/experiments.h):
+/* kern_run_NAME of every experiment with a kernel (lab/face/experiments.h):
  * declared here from the table, defined by kernels/NAME.cu. */
 #define LAB_KERN_THEN(name) KERN_ENTRY(name);
 LAB_EXPERIMENTS(LAB_IF_KERN)

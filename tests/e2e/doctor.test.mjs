@@ -25,7 +25,7 @@ async function visitOnce(page, url) {
   await page.evaluate(() => navigator.serviceWorker.ready);
   await until(() => page.evaluate(() => !!navigator.serviceWorker.controller), 15000, 'the page to be controlled');
   await until(() => page.evaluate(async () => {
-    for (const n of await caches.keys()) if (await (await caches.open(n)).match('/gpulab_doctor.wasm')) return true;
+    for (const n of await caches.keys()) if (await (await caches.open(n)).match('/gpulab_reader.wasm')) return true;
     return false;
   }), 15000, 'the doctor module in the cache');
 }

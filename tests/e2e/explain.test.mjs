@@ -1,7 +1,7 @@
 // The "Paste your error" page in a real Chromium, offline: after one visit
 // the service worker serves the app; with the server stopped, a pasted OOM
 // message is explained in the browser (the same C as `gpulab explain`, in
-// the reader module's Web Worker, gpulab_doctor.wasm, not in the page's
+// the reader module's Web Worker, gpulab_reader.wasm, not in the page's
 // module; "Explaining…" with aria-busy until the answer is in; an error's
 // JSON drawn as an alert): the memory bar with its labelled parts, the diagnosis, and a link
 // to lesson 1's memory section; the experiment opens on the lab page

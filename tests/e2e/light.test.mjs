@@ -46,7 +46,7 @@ browserTest('a first visit costs no more than the budget on the wire and stamps 
     'the first lesson is in the page');
   assert.ok(!paths.some((p) => p.startsWith('/api/lessons') || p === '/api/profiles'), `no API lesson or profiles: ${paths}`);
   assert.ok(!paths.some((p) => /^\/(gpulab_sim\.(js|wasm)|sim_worker\.js)$/.test(p)), `no simulation module before a run: ${paths}`);
-  assert.ok(!paths.some((p) => /^\/(gpulab_doctor\.(js|wasm)|doctor_worker\.js)$/.test(p)), `no trace reader before a file: ${paths}`);
+  assert.ok(!paths.some((p) => /^\/(gpulab_reader\.(js|wasm)|reader_worker\.js)$/.test(p)), `no trace reader before a file: ${paths}`);
   // The page's inline script asks the first answers while the head is
   // parsed (web/app.js, written into index.html): the client takes them
   // instead of asking again. The program and the app are in the page.

@@ -1,5 +1,5 @@
 // "Download trace" on a result: the page builds the Chrome trace from the
-// envelope it shows (lab/trace_export.c in wasm) and offers it as a file;
+// envelope it shows (lab/trace/trace_export.c in wasm) and offers it as a file;
 // the file is a valid trace of that run, says it was simulated, and a
 // result without a timeline has no button. Screenshots at 390 and 1280 px.
 import assert from 'node:assert/strict';

@@ -151,7 +151,7 @@ static const quantity *quantity_find(const char *name) {
 }
 
 /* 1 when p's figure `field` was read or derived from the document at url
- * (lab/profiles_data.c records the source of every figure). */
+ * (lab/sim/profiles_data.c records the source of every figure). */
 static int cites(const lab_profile *p, const char *field, const char *url) {
   const lab_src *s = lab_profile_src(p, field);
   const lab_ref *r = s && s->ref ? lab_profile_ref(s->ref) : NULL;
@@ -249,7 +249,7 @@ static int check_row(const cJSON *row, const cJSON *rows, int index, char *why, 
       if (!field || !depends_on(q, field))
         return snprintf(why, n, "derives %s, not a figure %s depends on", field ? field : "?", q->name), -1;
       if (!cites(lab_profile_find(str(row, "profile")), field, src))
-        return snprintf(why, n, "derives %s, but lab/profiles_data.c does not cite this source for it", field), -1;
+        return snprintf(why, n, "derives %s, but lab/sim/profiles_data.c does not cite this source for it", field), -1;
     }
   }
   const char *where = str(row, "where");

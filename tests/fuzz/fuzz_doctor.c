@@ -1,4 +1,4 @@
-/* libFuzzer: any bytes given to `gpulab doctor` as a trace (lab/doctor.h),
+/* libFuzzer: any bytes given to `gpulab doctor` as a trace (lab/doctor/doctor.h),
  * fed in chunks whose size the first byte picks (the streaming reader must
  * resume anywhere): no crash, no leak, no read past a chunk; either one of
  * the doctor's error codes or an envelope whose findings each have an id,

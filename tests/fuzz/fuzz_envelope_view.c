@@ -1,6 +1,6 @@
 /* libFuzzer: the browser client's reader of a result envelope, compiled
  * natively: the bytes are parsed as the client parses a server's answer
- * (cJSON_ParseWithLength) and rendered by ui_view_result, every chart and
+ * (cJSON_ParseWithLength) and rendered by ui_render_result, every chart and
  * table of it. Whatever a server, a recorded file or a man in the middle
  * sends: no crash, no leak, and the HTML is a NUL-terminated string. */
 #include <stdint.h>
@@ -9,7 +9,7 @@
 
 #include "cjson_compat.h"
 #include "html.h"
-#include "views/result.h"
+#include "result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!env) return 0;
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, data[0] & 1, data[0] & 2 ? "the server was not reachable" : NULL);
+  ui_render_result(&b, env, data[0] & 1, data[0] & 2 ? "the server was not reachable" : NULL);
   if (strlen(ui_buf_str(&b)) != b.len && !b.failed) abort();
   char label[200];
   ui_result_source(env, data[0] & 1, label, sizeof label);

@@ -1,4 +1,4 @@
-/* libFuzzer: any bytes pasted into `gpulab explain` (lab/explain.h): no
+/* libFuzzer: any bytes pasted into `gpulab explain` (lab/explain/explain.h): no
  * crash, no leak, no read past the text; either one of the explainer's
  * error codes or an envelope with 1..LAB_EXPLAIN_MAX_ITEMS items, each
  * with a kind, a diagnosis id and a lesson address. */

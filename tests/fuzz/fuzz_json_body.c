@@ -1,6 +1,6 @@
 /* libFuzzer: the JSON body reader every endpoint uses (server/http/http.c:
  * srv_json_object_parse), with its nesting pre-scan and strict UTF-8 and
- * single-value parse (lab/json.c), and the error envelope it answers with:
+ * single-value parse (lab/base/json.c), and the error envelope it answers with:
  * whatever the bytes, no crash, no leak, and every answer is one valid JSON
  * text. */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* libFuzzer: scoring a quiz attempt (lab/quiz.c) against an answer key.
+/* libFuzzer: scoring a quiz attempt (lab/quiz/quiz.c) against an answer key.
  * The input is "KEY\0ANSWERS": both come from outside in some path (the
  * key from a built lesson, the answers from a learner), so both are
  * fuzzed. Any input: no crash, no leak; a score is between 0 and total. */

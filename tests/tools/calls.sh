@@ -1,32 +1,64 @@
 #!/usr/bin/env bash
-# Circles of calls, which an include check cannot see: from the objects
-# of lab/ and server/ (nm: the symbols each defines and uses), a module
-# that calls into another which (through others) calls back into it fails.
-# The store's factory, its dispatch and its backends once made an 11-file
-# circle this way. The check is also run on two objects made to call each
-# other, and must find that circle. Usage: tests/tools/calls.sh BUILD/bin/lessonc
+# Circles between modules (a stem's .c and .h together), in one graph with
+# an edge for each include of another module's header and each use of a
+# symbol another module defines (nm on the objects of lab/, server/ and the
+# client's plain-C files, which the native build compiles for the unit
+# tests). An include check alone cannot see a module that calls into
+# another whose header includes it back: the store's factory, its dispatch
+# and its backends once made an 11-file circle of calls, and the SQLite
+# backend's private header (also one file's own) made a circle of an
+# include and a call. The check is also run on files made to form both
+# kinds of circle, and must find them. Usage: tests/tools/calls.sh BUILD/bin/lessonc
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=$(dirname "$(dirname "${1:-build/bin/lessonc}")")
 n=0 fails=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
 
-# circles OBJDIR SRCROOT: prints each circle of modules (objects whose
-# source still exists; the GPU child and main are programs of their own).
+# circles OBJDIR SRCROOT: prints each circle of modules. Nodes are the
+# stems of SRCROOT's lab/, server/ and wasm/ (the GPU child and the mains
+# are programs of their own); an include "x.h" resolves as the Makefile's
+# one -I per room does: the including file's folder first, then the one
+# header of that name.
 circles() {
   python3 - "$1" "$2" <<'PY'
-import collections, glob, os, subprocess, sys
+import collections, os, re, subprocess, sys
 objdir, src = sys.argv[1], sys.argv[2]
+def skipped(mod):
+    return '/worker/' in mod or '/tls_shim/' in mod or os.path.basename(mod).endswith('main')
+stems, by_name = set(), collections.defaultdict(list)
+for part in ('lab', 'server', 'wasm'):
+    for d, _, names in os.walk(os.path.join(src, part)):
+        for f in names:
+            if not f.endswith(('.c', '.h')): continue
+            rel = os.path.relpath(os.path.join(d, f), src)
+            if skipped(rel[:-2]): continue
+            stems.add(rel[:-2])
+            by_name[f].append(rel)
+edges = collections.defaultdict(set)
+inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+for stem in stems:
+    for ext in ('.c', '.h'):
+        path = os.path.join(src, stem + ext)
+        if not os.path.exists(path): continue
+        for name in inc.findall(open(path, encoding='utf-8', errors='replace').read()):
+            here = os.path.normpath(os.path.join(os.path.dirname(stem), name))
+            found = [here + ''] if os.path.exists(os.path.join(src, here)) else by_name.get(os.path.basename(name), [])
+            for t in found[:1]:
+                if t[:-2] in stems and t[:-2] != stem: edges[stem].add(t[:-2])
 defs, uses = {}, collections.defaultdict(set)
-for o in [f for part in ('lab', 'server') for f in glob.glob(os.path.join(objdir, part, '**', '*.o'), recursive=True)]:
-    mod = os.path.relpath(o, objdir)[:-2]
-    if '/worker/' in o or mod.endswith('main') or not os.path.exists(os.path.join(src, mod + '.c')):
-        continue
-    for line in subprocess.run(['nm', o], capture_output=True, text=True).stdout.splitlines():
-        p = line.split()
-        if len(p) == 3 and p[1] in 'TDBR': defs[p[2]] = mod
-        elif len(p) == 2 and p[0] == 'U': uses[mod].add(p[1])
-edges = {m: {defs[s] for s in us if s in defs and defs[s] != m} for m, us in uses.items()}
+for d, _, names in os.walk(objdir):
+    for f in names:
+        if not f.endswith('.o'): continue
+        o = os.path.join(d, f)
+        mod = os.path.relpath(o, objdir)[:-2]
+        if mod not in stems or not os.path.exists(os.path.join(src, mod + '.c')): continue
+        for line in subprocess.run(['nm', o], capture_output=True, text=True).stdout.splitlines():
+            p = line.split()
+            if len(p) == 3 and p[1] in 'TDBR': defs[p[2]] = mod
+            elif len(p) == 2 and p[0] == 'U': uses[mod].add(p[1])
+for m, us in uses.items():
+    edges[m] |= {defs[s] for s in us if s in defs and defs[s] != m}
 sys.setrecursionlimit(100000)
 index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
 def visit(v):
@@ -40,9 +72,9 @@ def visit(v):
             w = stack.pop(); on.discard(w); comp.append(w)
             if w == v: break
         if len(comp) > 1: found.append(' <-> '.join(sorted(comp)))
-for v in list(edges):
+for v in sorted(edges):
     if v not in index: visit(v)
-print('\n'.join(found))
+print('\n'.join(sorted(found)))
 PY
 }
 
@@ -51,7 +83,7 @@ if [ ! -d "$build/obj/server" ]; then
 fi
 found=$(circles "$build/obj" .)
 [ -z "$found" ]
-ok $? "no circle of calls between the modules of lab/ and server/${found:+: $found}"
+ok $? "no circle of includes and calls between the modules of lab/, server/ and wasm/${found:+: $found}"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -59,10 +91,14 @@ mkdir -p "$tmp/src/server" "$tmp/obj/server"
 printf 'int b(int);\nint a(int x) { return x ? b(x - 1) : 0; }\n' > "$tmp/src/server/a.c"
 printf 'int a(int);\nint b(int x) { return x ? a(x - 1) : 1; }\n' > "$tmp/src/server/b.c"
 printf 'int a(int);\nint c(int x) { return a(x); }\n' > "$tmp/src/server/c.c"
-for m in a b c; do cc -c "$tmp/src/server/$m.c" -o "$tmp/obj/server/$m.o"; done
+# d.h is d.c's own header and also the private header of e.c, which d calls.
+printf 'int e(int);\n' > "$tmp/src/server/d.h"
+printf '#include "d.h"\nint d(int x) { return e(x); }\n' > "$tmp/src/server/d.c"
+printf '#include "d.h"\nint e(int x) { return x; }\n' > "$tmp/src/server/e.c"
+for m in a b c d e; do cc -c "$tmp/src/server/$m.c" -o "$tmp/obj/server/$m.o"; done
 made=$(circles "$tmp/obj" "$tmp/src")
-[ "$made" = "server/a <-> server/b" ]
-ok $? "a circle made on purpose (a calls b, b calls a; c only calls in) is found, and only it: '$made'"
+[ "$made" = "$(printf 'server/a <-> server/b\nserver/d <-> server/e')" ]
+ok $? "circles made on purpose (a calls b, b calls a; d calls e, e includes d's header; c only calls in) are found, and only they: '$(tr '\n' ';' <<<"$made")'"
 
 echo "1..$n"
 [ $fails = 0 ]

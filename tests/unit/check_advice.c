@@ -1,5 +1,5 @@
 /* Findings never advise a value the widget refuses: every experiment of the
- * table (lab/experiments.h, through the registry) is simulated at its defaults, at each number's
+ * table (lab/face/experiments.h, through the registry) is simulated at its defaults, at each number's
  * bounds, at points between them (where the out-of-memory and other
  * verdicts turn), with each flag and choice flipped, on every profile, and
  * every sentence it returns is scanned for "PARAM ... VALUE": a value

@@ -1,4 +1,4 @@
-/* `gpulab doctor` (lab/doctor*.c): the synthetic traces' known answers (a
+/* `gpulab doctor` (lab/doctor/): the synthetic traces' known answers (a
  * step 70 % idle behind .item(), launch-bound kernels, pageable copies),
  * a real CPU-only torch trace, the same answer whatever the chunking, and
  * every bad input as its error code. Fixtures: tests/doctor/fixtures. */

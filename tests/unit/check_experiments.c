@@ -1,5 +1,5 @@
 /* What every experiment must satisfy, checked by walking the one table
- * (lab/experiments.h), so a new experiment is held to it by adding its
+ * (lab/face/experiments.h), so a new experiment is held to it by adding its
  * line: every part present, defaults taken from its own spec, bounds and
  * types refused by name, an envelope of the right shape on every profile,
  * the same model numbers every run, and a place in its lesson. */
@@ -16,9 +16,9 @@
 
 static const struct {
   const char *stem;
-  int kern;
+  int kern, cpu;
 } table[] = {
-#define X_ROW(stem, kern) {#stem, kern},
+#define X_ROW(stem, gpu, cpu) {#stem, LAB_GPU_IS_KERN_##gpu, cpu},
     LAB_EXPERIMENTS(X_ROW)
 #undef X_ROW
 };
@@ -46,6 +46,8 @@ START_TEST(experiment_has_every_part) {
       ck_assert_msg(s->min <= s->def && s->def <= s->max, "%s.%s: default outside its bounds", e->name, s->name);
   }
   ck_assert_int_eq(lab_experiment_has_kernel(e), table[_i].kern);
+  ck_assert_int_eq(lab_experiment_is_device_check(e), !table[_i].kern);
+  ck_assert_int_eq(lab_experiment_server_cpu(e), table[_i].cpu);
   /* A GPU experiment without a memory estimate would slip past a class's memory limit. */
   ck_assert_msg(!table[_i].kern || e->gpu_bytes != NULL, "%s runs on a GPU but states no GPU memory estimate",
                 e->name);

@@ -1,4 +1,4 @@
-/* `gpulab explain` (lab/explain*.c): PyTorch's units read exactly, each
+/* `gpulab explain` (lab/explain/): PyTorch's units read exactly, each
  * recogniser on its message, near-misses (a cut line, a changed word) read
  * partly and never wrongly, several messages in order, the input's bounds
  * as error codes, and every diagnosis pointing at a lesson section that

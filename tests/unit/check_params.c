@@ -7,7 +7,7 @@
 #include "suites.h"
 
 static const char *const modes[] = {"pinned", "pageable", NULL};
-/* Declared as an experiment declares its parameters (lab/params.h). */
+/* Declared as an experiment declares its parameters (lab/face/params.h). */
 #define LAB_PARAMS_demo(X)                        \
   X(size, INT, 1, 16384, 1024, "elements", "n", NULL) \
   X(ratio, NUM, 0, 1, 0.5, NULL, "r", NULL)       \

@@ -24,15 +24,15 @@ END_TEST
 /* The reference the GPU is validated against: its gradients must be the
  * slopes of its loss (central differences on a tiny MLP). */
 START_TEST(profile_cpu_gradients_match_finite_differences) {
-  const int hidden = 6, batch = 5, F = LAB_PROFILE_FEATURES;
-  int64_t np = lab_profile_param_count(hidden);
+  const int hidden = 6, batch = 5, F = LAB_PHASES_FEATURES;
+  int64_t np = lab_phases_param_count(hidden);
   float *params = malloc((size_t)np * sizeof *params), *x = malloc((size_t)batch * F * sizeof *x);
   double *g = malloc((size_t)np * sizeof *g), *g2 = malloc((size_t)np * sizeof *g2), scratch[2 * 6 + 20];
   int y[5] = {0, 3, 9, 3, 1};
-  lab_profile_init(hidden, 7, params);
+  lab_phases_init(hidden, 7, params);
   for (int i = 0; i < hidden; i++) params[(size_t)hidden * F + i] = 0.05f * (float)(i - 2); /* b1: some units off */
   lab_fill_normal(x, (size_t)batch * F, 3);
-  lab_profile_cpu_grads(x, y, params, batch, hidden, g, scratch);
+  lab_phases_cpu_grads(x, y, params, batch, hidden, g, scratch);
   /* A sample of W1, every b1, W2 and b2 entry. */
   int64_t probe[] = {0, 17, 1023, 2048 + 5, (int64_t)hidden * F - 1};
   int64_t extra_from = (int64_t)hidden * F;
@@ -41,9 +41,9 @@ START_TEST(profile_cpu_gradients_match_finite_differences) {
     float keep = params[i];
     const float h = 1e-2f;
     params[i] = keep + h;
-    double up = lab_profile_cpu_grads(x, y, params, batch, hidden, g2, scratch);
+    double up = lab_phases_cpu_grads(x, y, params, batch, hidden, g2, scratch);
     params[i] = keep - h;
-    double down = lab_profile_cpu_grads(x, y, params, batch, hidden, g2, scratch);
+    double down = lab_phases_cpu_grads(x, y, params, batch, hidden, g2, scratch);
     params[i] = keep;
     double fd = (up - down) / (2.0 * ((double)(keep + h) - (double)keep));
     ck_assert_msg(fabs(fd - g[i]) < 2e-3, "param %ld: analytic %g vs finite difference %g", (long)i, g[i], fd);
@@ -63,15 +63,15 @@ START_TEST(profile_simulated_envelope_has_its_shape) {
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) ck_assert_msg(test_exp_metric(env, keys[i]) > 0, "%s", keys[i]);
   ck_assert_double_eq(test_exp_metric(env, "data_calls"), 20);
   ck_assert_double_eq(test_exp_metric(env, "logging_calls"), 4);
-  ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, "phase_host_ms")), LAB_PROFILE_PHASES);
-  ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, "phase_gpu_ms")), LAB_PROFILE_PHASES);
+  ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, "phase_host_ms")), LAB_PHASES_PHASES);
+  ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, "phase_gpu_ms")), LAB_PHASES_PHASES);
   ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, "step_host")), 20);
   /* The profiler table: one row per phase, in step order. */
   cJSON *tab = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "details"), "table");
-  ck_assert_int_eq(cJSON_GetArraySize(tab), LAB_PROFILE_PHASES);
-  for (int p = 0; p < LAB_PROFILE_PHASES; p++) {
+  ck_assert_int_eq(cJSON_GetArraySize(tab), LAB_PHASES_PHASES);
+  for (int p = 0; p < LAB_PHASES_PHASES; p++) {
     cJSON *row = cJSON_GetArrayItem(tab, p);
-    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "phase")->valuestring, lab_profile_phase_names[p]);
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "phase")->valuestring, lab_phases_phase_names[p]);
     ck_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(row, "pct_of_step")));
   }
   /* The timeline: every phase once on the CPU lane, the step's ops on the GPU lane. */
@@ -85,8 +85,8 @@ START_TEST(profile_simulated_envelope_has_its_shape) {
     else if (!strcmp(lane, "gpu:0/stream0")) gpu++;
     else ck_abort_msg("unexpected lane %s", lane);
   }
-  ck_assert_int_eq(cpu, LAB_PROFILE_PHASES);
-  ck_assert_int_ge(gpu, LAB_PROFILE_OPS);
+  ck_assert_int_eq(cpu, LAB_PHASES_PHASES);
+  ck_assert_int_ge(gpu, LAB_PHASES_OPS);
   const char *method = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "stats"), "method")->valuestring;
   ck_assert_ptr_nonnull(strstr(method, "Nsight Systems"));
   ck_assert_ptr_nonnull(strstr(method, "NVTX"));
@@ -102,11 +102,11 @@ START_TEST(profile_phases_account_for_the_run_on_every_profile) {
     cJSON *env = test_exp_simulate("profile", "{\"steps\":20}", p->name, &err);
     ck_assert_ptr_nonnull(env);
     double sum = 0, pct = 0;
-    for (int ph = 0; ph < LAB_PROFILE_PHASES; ph++) {
+    for (int ph = 0; ph < LAB_PHASES_PHASES; ph++) {
       char key[48];
-      snprintf(key, sizeof key, "%s_host_ms", lab_profile_phase_keys[ph]);
+      snprintf(key, sizeof key, "%s_host_ms", lab_phases_phase_keys[ph]);
       sum += test_exp_metric(env, key);
-      snprintf(key, sizeof key, "%s_pct", lab_profile_phase_keys[ph]);
+      snprintf(key, sizeof key, "%s_pct", lab_phases_phase_keys[ph]);
       pct += test_exp_metric(env, key);
     }
     double wall = test_exp_metric(env, "wall_ms");

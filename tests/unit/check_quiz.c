@@ -1,4 +1,4 @@
-/* Quiz validation, the public/key split and scoring (lab/quiz.c): what a
+/* Quiz validation, the public/key split and scoring (lab/quiz/quiz.c): what a
  * lesson author is told, what the browser may see, and how attempts score. */
 #include <check.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The sealed offline quiz key (lab/quiz_seal.c, lab/sha256.c): SHA-256
+/* The sealed offline quiz key (lab/quiz/quiz_seal.c, lab/base/sha256.c): SHA-256
  * against the FIPS 180-4 vectors; a sealed key holds nothing readable, opens
  * for the right answer only, and reveals when the learner asks. */
 #include <check.h>

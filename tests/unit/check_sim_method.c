@@ -1,5 +1,5 @@
 /* A simulated result never claims a measurement: every experiment of the
- * table (lab/experiments.h, through the registry), simulated on every profile at its defaults and
+ * table (lab/face/experiments.h, through the registry), simulated on every profile at its defaults and
  * with each flag and choice flipped, states a method that says it is a
  * model ("Modelled", "Simulated") and what was modelled, with none of the
  * words of a measurement (events, NVML, timers, "measured"). Only a series

@@ -1,4 +1,4 @@
-/* Appended text (lab/text.c), which the simulators write instead of
+/* Appended text (lab/base/text.c), which the simulators write instead of
  * snprintf: the same bytes as "%s" and "%ld" would give, and the same cut
  * where the buffer ends. */
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* Round trip: every experiment's simulated result on every profile,
- * exported as a trace (lab/trace_export.c) and read back by `gpulab doctor`
- * (lab/doctor.h), gives the GPU busy share and the largest idle gap that the
+ * exported as a trace (lab/trace/trace_export.c) and read back by `gpulab doctor`
+ * (lab/doctor/doctor.h), gives the GPU busy share and the largest idle gap that the
  * result's own timeline gives, computed here directly from its spans; the
  * doctor says the trace is a simulation; the experiments whose lesson is an
  * idle GPU, tiny kernels or copies get the matching finding; the doctor's

@@ -1,4 +1,4 @@
-/* The browser client's behaviour (wasm/app.c) driven natively through a
+/* The browser client's behaviour (wasm/pages/app.c) driven natively through a
  * fake bridge: requests are answered by hand, so each test decides what the
  * server says (or that it is unreachable) and reads back what the page shows. */
 #include <stdio.h>
@@ -7,11 +7,11 @@
 
 #include "app.h"
 #include "bridge.h"
-#include "sim/sim_run.h"
+#include "sim_run.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/class.h"
-#include "views/device.h"
+#include "class_session.h"
+#include "gpu_panel.h"
 
 /* ---- the fake bridge: records what the client did to the page ---------------- */
 
@@ -241,14 +241,14 @@ START_TEST(app_page_waits_as_the_client_draws_it) {
   ui_buf b;
   char line[300];
   ui_buf_init(&b);
-  ui_view_device_badge(&b, &waiting);
+  ui_render_device_badge(&b, &waiting);
   ck_has(page, ui_buf_str(&b));
   ui_buf_free(&b);
   ui_buf_init(&b);
-  ui_view_device_panel(&b, &waiting);
+  ui_render_device_panel(&b, &waiting);
   ck_has(page, ui_buf_str(&b));
   ui_buf_free(&b);
-  ui_view_device_line(&waiting, line, sizeof line);
+  ui_render_device_line(&waiting, line, sizeof line);
   ck_has(page, line);
   ck_has(page, "data-state=\"wait\">Connecting to the gpulab server…</p>");
 }

@@ -1,4 +1,4 @@
-/* The SVG charts and result views: axis arithmetic (nice and log ticks),
+/* The SVG charts and result renderers: axis arithmetic (nice and log ticks),
  * well-formed and escaped SVG, every experiment's result drawn from a real
  * simulated envelope of every profile, and tables holding every point. */
 #include <math.h>
@@ -10,8 +10,8 @@
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/chart.h"
-#include "views/result.h"
+#include "chart.h"
+#include "result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
 
@@ -137,7 +137,7 @@ START_TEST(every_experiment_renders_from_every_profile) {
       cJSON *env = simulate(name, profile), *f;
       ui_buf b;
       ui_buf_init(&b);
-      ui_view_result(&b, env, true, NULL);
+      ui_render_result(&b, env, true, NULL);
       const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
       ck_assert_msg(!b.failed, "%s/%s: out of memory", name, profile);
       ck_assert_msg(why == NULL, "%s/%s: %s", name, profile, why);
@@ -150,7 +150,7 @@ START_TEST(every_experiment_renders_from_every_profile) {
         ck_has(out, "role=\"img\"");
         ck_has(out, "Show the numbers");
         ck_has(out, "<table");
-        /* every finding is listed (escaped like the view escapes it) */
+        /* every finding is listed (escaped like the renderer escapes it) */
         cJSON_ArrayForEach(f, cJSON_GetObjectItem(env, "findings")) {
           ui_buf esc;
           ui_buf_init(&esc);
@@ -177,7 +177,7 @@ START_TEST(chart_labels_never_overlap_or_clip) {
       cJSON *env = simulate(name, profile);
       ui_buf b;
       ui_buf_init(&b);
-      ui_view_result(&b, env, true, NULL);
+      ui_render_result(&b, env, true, NULL);
       for (int w = 0; w < 2; w++) {
         if (getenv("UI_LABELS_ALL")) fprintf(stderr, "== %s/%s\n", name, profile);
         const char *why = test_ui_svg_label_problem(ui_buf_str(&b), widths[w]);
@@ -197,7 +197,7 @@ START_TEST(timelines_show_what_the_text_teaches) {
   cJSON *env = simulate("train_step", "t4");
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b), *tl = strstr(out, "One step: launches on the CPU");
   ck_assert_ptr_nonnull(tl);
   ck_has(tl, "loss.item() called"); /* the mark may wrap onto two lines */
@@ -211,7 +211,7 @@ START_TEST(timelines_show_what_the_text_teaches) {
 
   env = simulate("profile", "t4");
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_has(ui_buf_str(&b), "<text class=\"span-label\" ");
   ck_has(ui_buf_str(&b), ">data load</text>");
   ui_buf_free(&b);
@@ -219,7 +219,7 @@ START_TEST(timelines_show_what_the_text_teaches) {
 
   env = simulate("graphs", "t4");
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_has(ui_buf_str(&b), "phase 1:");
   ck_has(ui_buf_str(&b), "phase 2:");
   ui_buf_free(&b);
@@ -261,7 +261,7 @@ START_TEST(each_real_series_is_labelled_by_its_own_source) {
     for (int where = 0; where < 2; where++) {
       ui_buf b;
       ui_buf_init(&b);
-      ui_view_result(&b, env, where == 0, NULL);
+      ui_render_result(&b, env, where == 0, NULL);
       const char *out = ui_buf_str(&b);
       ck_has(out, where == 0 ? cases[k].in_browser : cases[k].on_server);
       ck_has(out, "Every other line is simulated from the device profile.");
@@ -273,7 +273,7 @@ START_TEST(each_real_series_is_labelled_by_its_own_source) {
   cJSON *env = simulate("timing", "t4");
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_assert_ptr_null(strstr(ui_buf_str(&b), "exp-series-sources"));
   ui_buf_free(&b);
   cJSON_Delete(env);
@@ -292,7 +292,7 @@ START_TEST(one_badge_per_kind_of_real_series) {
   cJSON *env = simulate("precision", "t4"), *s;
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
   ck_assert_int_eq(occurrences(out, "computed in your browser"), 1);
   const char *list = strstr(out, "exp-series-sources"), *end = list ? strstr(list, "</ul>") : NULL;
@@ -318,7 +318,7 @@ START_TEST(recorded_runs_have_their_own_badge) {
   cJSON_AddItemToObject(env, "recorded", cJSON_Parse("{\"device\":\"NVIDIA A100-SXM4-80GB\",\"date\":\"2026-11-02\"}"));
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_has(ui_buf_str(&b), "<span class=\"badge badge-rec\">recorded on NVIDIA A100-SXM4-80GB");
   ck_assert_ptr_null(strstr(ui_buf_str(&b), "badge-sim"));
   ui_buf_free(&b);
@@ -344,7 +344,7 @@ START_TEST(crossover_headline_names_the_cpu_it_compared_with) {
   ck_assert_int_eq(lab_crossover_judge(env), 0);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
   ck_has(out, "<p class=\"exp-headline\" data-cpu=\"cpu_server\">Who was faster at each size, against the best "
               "CPU here (Server CPU sgemm (OpenBLAS 0.3.21, 2 threads)): the CPU at N = 16");
@@ -362,7 +362,7 @@ START_TEST(text_alternative_holds_every_point) {
     ui_buf b;
     char t[32], cell[48];
     ui_buf_init(&b);
-    ui_view_result(&b, env, true, NULL);
+    ui_render_result(&b, env, true, NULL);
     const char *out = ui_buf_str(&b);
     cJSON_ArrayForEach(s, cJSON_GetObjectItem(env, "series")) {
       cJSON_ArrayForEach(pt, cJSON_GetObjectItem(s, "points")) {
@@ -383,7 +383,7 @@ START_TEST(memory_result_shows_the_oom_and_its_fixes) {
   ck_assert_int_eq(lab_simulate(lab_experiment_find("memory"), params, "t4", &env, &err), 0);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_has(ui_buf_str(&b), "Out of memory: this step does not fit in its budget_gib cap");
   ck_has(ui_buf_str(&b), "How to fix it:");
   ck_has(ui_buf_str(&b), "The memory one step needs: it does not fit in the run&#39;s budget_gib cap");
@@ -399,7 +399,7 @@ START_TEST(placement_result_names_the_stray_field) {
   ck_assert_int_eq(lab_simulate(lab_experiment_find("placement"), params, "t4", &env, &err), 0);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_has(ui_buf_str(&b), "Preflight stopped the step:");
   ck_has(ui_buf_str(&b), "labels");
   ck_has(ui_buf_str(&b), "stray");

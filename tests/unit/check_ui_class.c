@@ -1,4 +1,4 @@
-/* The class-session views (wasm/views/class.c, class_run.c) rendered
+/* The class-session views (wasm/render/class_session.c, class_run.c) rendered
  * natively: the join form with its inline errors, the session bar, a queued
  * and a running run, how a polled run ends, the limits' refusals in words,
  * and the polling back-off. */
@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "suites.h"
-#include "views/class.h"
-#include "views/class_run.h"
+#include "class_session.h"
+#include "class_run.h"
 
 #define ck_has(html, text) ck_assert_msg(strstr(html, text) != NULL, "missing \"%s\" in: %s", text, html)
 #define ck_lacks(html, text) ck_assert_msg(strstr(html, text) == NULL, "unexpected \"%s\" in: %s", text, html)
@@ -38,7 +38,7 @@ START_TEST(class_join_form_labels_both_fields_and_names_the_class) {
   ui_class_join f;
   memset(&f, 0, sizeof f);
   f.class_name = "CS <101>";
-  ui_view_class_join(&b, &f);
+  ui_render_class_join(&b, &f);
   const char *h = ui_buf_str(&b);
   ck_has(h, "Class lab · CS &lt;101&gt;");
   ck_has(h, "<label for=\"class-code\">Join code</label>");
@@ -56,7 +56,7 @@ START_TEST(class_join_form_shows_each_error_beside_its_field_and_escapes_values)
   snprintf(f.code, sizeof f.code, "\"><script>");
   snprintf(f.code_error, sizeof f.code_error, "That join code is not this class's.");
   snprintf(f.name, sizeof f.name, "Ada");
-  ui_view_class_join(&b, &f);
+  ui_render_class_join(&b, &f);
   const char *h = ui_buf_str(&b);
   ck_has(h, "value=\"&quot;&gt;&lt;script&gt;\"");
   ck_has(h, "aria-describedby=\"class-code-help class-code-error\" aria-invalid=\"true\"");
@@ -71,7 +71,7 @@ START_TEST(class_join_form_says_it_is_joining_and_shows_a_form_error) {
   memset(&f, 0, sizeof f);
   f.busy = true;
   snprintf(f.form_error, sizeof f.form_error, "The server did not answer.");
-  ui_view_class_join(&b, &f);
+  ui_render_class_join(&b, &f);
   ck_has(ui_buf_str(&b), "aria-disabled=\"true\">Joining…</button>");
   ck_has(ui_buf_str(&b), "<span class=\"class-error\">The server did not answer.</span>");
 }
@@ -118,7 +118,7 @@ END_TEST
 START_TEST(class_bar_shows_who_is_signed_in_and_the_gpu_time) {
   parse("{\"name\":\"Ada <L>\",\"runs\":[{\"id\":1},{\"id\":2}],\"quiz\":[],\"gpu_seconds_used\":12.4,"
         "\"gpu_seconds_limit\":300}");
-  ui_view_class_bar(&b, j, "CS 101");
+  ui_render_class_bar(&b, j, "CS 101");
   const char *h = ui_buf_str(&b);
   ck_has(h, "Signed in as <strong id=\"class-who\">Ada &lt;L&gt;</strong>");
   ck_has(h, "CS 101");
@@ -132,7 +132,7 @@ END_TEST
 
 START_TEST(class_bar_survives_missing_numbers) {
   parse("{\"name\":\"Bo\",\"runs\":\"oops\"}");
-  ui_view_class_bar(&b, j, NULL);
+  ui_render_class_bar(&b, j, NULL);
   ck_has(ui_buf_str(&b), "Signed in as <strong id=\"class-who\">Bo</strong>");
   ck_has(ui_buf_str(&b), "0 runs");
   ck_lacks(ui_buf_str(&b), "GPU time");
@@ -145,7 +145,7 @@ START_TEST(class_queued_run_shows_position_estimate_and_cancel) {
   char line[160];
   parse("{\"run\":{\"id\":17,\"status\":\"queued\",\"position\":3,\"estimate_s\":19.6}}");
   ck_assert_str_eq(ui_class_run_line(ui_class_run_obj(j), line, sizeof line), "Queued — position 3, about 20 s");
-  ui_view_class_run(&b, ui_class_run_obj(j), "timing", NULL);
+  ui_render_class_run(&b, ui_class_run_obj(j), "timing", NULL);
   ck_has(ui_buf_str(&b), "Queued — position 3, about 20 s");
   ck_has(ui_buf_str(&b), "data-action=\"class-cancel\" data-arg=\"timing\">Cancel</button>");
   parse("{\"status\":\"queued\",\"position\":1,\"estimate_s\":200}");
@@ -157,7 +157,7 @@ START_TEST(class_running_run_has_no_cancel_and_shows_progress) {
   char line[160];
   parse("{\"status\":\"running\",\"progress\":0.5}");
   ck_assert_str_eq(ui_class_run_line(j, line, sizeof line), "Running on the class GPU… 50 %");
-  ui_view_class_run(&b, j, "timing", "It had already started.");
+  ui_render_class_run(&b, j, "timing", "It had already started.");
   ck_lacks(ui_buf_str(&b), "class-cancel");
   ck_has(ui_buf_str(&b), "<progress class=\"class-progress\" max=\"100\" value=\"50\"");
   ck_has(ui_buf_str(&b), "It had already started.");
@@ -317,7 +317,7 @@ START_TEST(class_join_form_says_it_will_try_again) {
   ck_assert_str_eq(note, "The class is busy letting others in; trying again in 3 s.");
   f.busy = true;
   f.note = note;
-  ui_view_class_join(&b, &f);
+  ui_render_class_join(&b, &f);
   ck_has(ui_buf_str(&b), "aria-disabled=\"true\">Joining…</button>");
   ck_has(ui_buf_str(&b), "role=\"status\" aria-live=\"polite\">The class is busy letting others in; trying again in 3 s.</p>");
 }

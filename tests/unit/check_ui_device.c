@@ -1,4 +1,4 @@
-/* The "Your GPU" panel view (wasm/views/device.c) rendered natively from
+/* The "Your GPU" panel (wasm/render/gpu_panel.c) rendered natively from
  * the JSON the server sends and from the simulator's envelope: the verdict,
  * both views, the live/simulated badge, escaping and hostile JSON. */
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/device.h"
-#include "views/experiment.h"
+#include "gpu_panel.h"
+#include "experiment.h"
 
 /* What GET /api/device answers on a machine with the CUDA runtime but no driver. */
 static const char NO_DRIVER[] =
@@ -24,8 +24,8 @@ static const char NO_DRIVER[] =
 static char *render(const ui_device_state *s, bool badge) {
   ui_buf b;
   ui_buf_init(&b);
-  if (badge) ui_view_device_badge(&b, s);
-  else ui_view_device_panel(&b, s);
+  if (badge) ui_render_device_badge(&b, s);
+  else ui_render_device_panel(&b, s);
   ck_assert(!b.failed);
   char *out = strdup(ui_buf_str(&b));
   ui_buf_free(&b);
@@ -55,7 +55,7 @@ START_TEST(panel_shows_live_no_driver_verdict_and_both_views) {
   ck_lacks(html, " id=\""); /* drawn twice on lesson 1: no ids to collide */
   free(html);
   char line[300];
-  ui_view_device_line(&s, line, sizeof line);
+  ui_render_device_line(&s, line, sizeof line);
   ck_assert_str_eq(line, "no GPU here (the CUDA driver is missing) — everything is simulated");
   char *badge = render(&s, true);
   ck_has(badge, "live");
@@ -139,7 +139,7 @@ START_TEST(panel_labels_simulated_views_and_hides_their_advice) {
   ck_has(html, "import torch; print(torch.cuda.is_available())");
   ck_has(html, "<code>gpulab device</code>");
   char line[300];
-  ui_view_device_line(&s, line, sizeof line);
+  ui_render_device_line(&s, line, sizeof line);
   ck_assert_str_eq(line, "offline — everything is simulated in your browser");
   ck_lacks(html, "Nothing to fix"); /* the modelled machine's advice */
   free(html);
@@ -170,7 +170,7 @@ START_TEST(panel_says_the_server_did_not_answer_in_time) {
   ck_lacks(html, "offline — everything will be simulated");
   ck_assert_ptr_null(test_ui_markup_problem(html));
   char line[300];
-  ui_view_device_line(&s, line, sizeof line);
+  ui_render_device_line(&s, line, sizeof line);
   ck_assert_str_eq(line, "the server did not answer in 5 s — everything is simulated in your browser");
   free(html);
   cJSON_Delete(env);
@@ -235,7 +235,7 @@ START_TEST(experiment_card_shows_device_verdict_and_links_to_panel) {
   ui_device_state s = {.views = j};
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_experiment_card(&b, "device", &s);
+  ui_render_experiment_card(&b, "device", &s);
   ck_has(ui_buf_str(&b), lab_experiment_find("device")->title);
   ck_has(ui_buf_str(&b), "no usable GPU: the CUDA driver is missing");
   ck_has(ui_buf_str(&b), "href=\"#gpu\"");
@@ -247,7 +247,7 @@ END_TEST
 START_TEST(experiment_card_names_an_unknown_experiment_safely) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_experiment_card(&b, "<warp>", NULL);
+  ui_render_experiment_card(&b, "<warp>", NULL);
   ck_has(ui_buf_str(&b), "<code>&lt;warp&gt;</code>");
   ck_has(ui_buf_str(&b), "does not have");
   ui_buf_free(&b);

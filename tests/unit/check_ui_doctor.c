@@ -1,5 +1,5 @@
-/* The "Read your profile" page's markup (wasm/views/doctor_view.c), rendered
- * natively from the doctor's own answer to a fixture trace (lab/doctor.h,
+/* The "Read your profile" page's markup (wasm/pages/doctor_page.c), rendered
+ * natively from the doctor's own answer to a fixture trace (lab/doctor/doctor.h,
  * as the browser's worker gives it): the summary, the steps table, each
  * finding with its certainty, lesson link and pre-filled experiment
  * button; a canned answer with a "timeline" draws the experiments' lane
@@ -11,12 +11,12 @@
 #include "doctor.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/doctor_view.h"
+#include "doctor_page.h"
 
 static char *render(cJSON *env) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_doctor_answer(&b, env);
+  ui_render_doctor_answer(&b, env);
   char *out = strdup(ui_buf_str(&b));
   ui_buf_free(&b);
   cJSON_Delete(env);
@@ -88,7 +88,7 @@ END_TEST
 
 Suite *make_ui_doctor_suite(void) {
   Suite *s = suite_create("ui_doctor");
-  TCase *tc = tcase_create("view");
+  TCase *tc = tcase_create("render");
   tcase_add_test(tc, ui_doctor_idle_item_shows_steps_findings_lesson_and_experiment);
   tcase_add_test(tc, ui_doctor_timeline_in_the_answer_draws_the_lane_chart);
   tcase_add_test(tc, ui_doctor_error_shows_its_code_in_an_alert);

@@ -1,5 +1,5 @@
 /* The experiment widget: labelled controls built from the registry's
- * parameter specs, validation with lab/params.c whose errors name the
+ * parameter specs, validation with lab/face/params.c whose errors name the
  * parameter, and the backend/profile picker. Also the fake bridge calls the
  * widgets add (ui_dom_value, ui_later); check_ui_app.c fakes the rest. */
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/experiment.h"
+#include "experiment.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\" in %s", (needle), (hay))
 
@@ -47,7 +47,7 @@ START_TEST(widget_has_a_labelled_control_for_every_parameter) {
   ui_buf b;
   ui_exp_widget_init(&w, e);
   ui_buf_init(&b);
-  ui_view_experiment_widget(&b, &w, NULL);
+  ui_render_experiment_widget(&b, &w, NULL);
   const char *out = ui_buf_str(&b);
   ck_has(out, "<label for=\"exp-memory-f-batch\">batch <span class=\"unit\">(sequences)</span></label>");
   ck_has(out, "<input type=\"number\" id=\"exp-memory-f-batch\" min=\"1\" max=\"4096\" step=\"1\"");
@@ -83,7 +83,7 @@ START_TEST(a_result_with_a_timeline_offers_its_trace) {
     w.result = env;
     w.in_browser = true;
     ui_buf_init(&b);
-    ui_view_experiment_output(&b, &w, NULL);
+    ui_render_experiment_output(&b, &w, NULL);
     const char *html = ui_buf_str(&b);
     if (k == 0) {
       ck_has(html, "data-action=\"exp-trace\" data-arg=\"timing\">Download trace</button>");
@@ -103,7 +103,7 @@ START_TEST(widget_shows_running_state_accessibly) {
   ui_exp_widget_init(&w, lab_experiment_find("timing"));
   w.running = true;
   ui_buf_init(&b);
-  ui_view_experiment_widget(&b, &w, NULL);
+  ui_render_experiment_widget(&b, &w, NULL);
   ck_has(ui_buf_str(&b), "aria-disabled=\"true\">Running…</button>");
   ck_has(ui_buf_str(&b), "role=\"status\" aria-live=\"polite\">running…</span>");
   ck_has(ui_buf_str(&b), "aria-busy=\"true\"");
@@ -126,7 +126,7 @@ START_TEST(validation_errors_name_the_parameter) {
   ck_assert_str_eq(w.error[param_index(e, "layers")], "");
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_experiment_fields(&b, &w, NULL);
+  ui_render_experiment_fields(&b, &w, NULL);
   const char *out = ui_buf_str(&b);
   ck_has(out, "aria-describedby=\"exp-memory-f-batch-err exp-memory-f-batch-help\" aria-invalid=\"true\"");
   ck_has(out, "<p class=\"exp-error\" id=\"exp-memory-f-batch-err\" role=\"alert\">batch must be");
@@ -168,7 +168,7 @@ END_TEST
 START_TEST(unknown_experiment_is_named_safely) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_experiment_unknown(&b, "<warp>");
+  ui_render_experiment_unknown(&b, "<warp>");
   ck_has(ui_buf_str(&b), "<code>&lt;warp&gt;</code>");
   ui_buf_free(&b);
 }
@@ -179,7 +179,7 @@ START_TEST(picker_offers_a_recorded_run_only_when_there_is_one) {
   ui_buf b;
   ui_exp_widget_init(&w, lab_experiment_find("timing"));
   ui_buf_init(&b);
-  ui_view_experiment_widget(&b, &w, NULL);
+  ui_render_experiment_widget(&b, &w, NULL);
   ck_assert_ptr_null(strstr(ui_buf_str(&b), "value=\"recorded\""));
   ck_has(ui_buf_str(&b), "<div class=\"exp-field exp-target\" id=\"exp-timing-picker\">");
   ui_buf_free(&b);
@@ -188,7 +188,7 @@ START_TEST(picker_offers_a_recorded_run_only_when_there_is_one) {
   w.recorded_label = "recorded on NVIDIA <A100>, 2026-11-20";
   snprintf(w.target, sizeof w.target, "recorded");
   ui_buf_init(&b);
-  ui_view_experiment_widget(&b, &w, NULL);
+  ui_render_experiment_widget(&b, &w, NULL);
   const char *out = ui_buf_str(&b);
   ck_has(out, "<option id=\"exp-timing-target-recorded\" value=\"recorded\" selected>"
               "recorded on NVIDIA &lt;A100&gt;, 2026-11-20</option></select>");
@@ -207,7 +207,7 @@ START_TEST(picker_redraws_alone_keeping_the_choice) {
   snprintf(w.target, sizeof w.target, "t4");
   w.recorded_label = "recorded on NVIDIA H100 80GB HBM3, 2026-11-21";
   ui_buf_init(&b);
-  ui_view_experiment_picker(&b, &w, NULL);
+  ui_render_experiment_picker(&b, &w, NULL);
   const char *out = ui_buf_str(&b);
   const char *head = "<label for=\"exp-timing-target\">Run on</label>";
   ck_assert_msg(strncmp(out, head, strlen(head)) == 0, "starts with %s", out);

@@ -1,4 +1,4 @@
-/* The "Paste your error" page's markup (wasm/views/explain_view.c), rendered
+/* The "Paste your error" page's markup (wasm/pages/explain_page.c), rendered
  * natively from the JSON text the reader module's worker answers (here the
  * same lab_explain, run in-process): an OOM's bar is an SVG with one rect
  * per part and a legend with the printed sizes, the lesson link and the
@@ -10,9 +10,9 @@
 #include "bridge.h"
 #include "explain.h"
 #include "suites.h"
-#include "views/explain_view.h"
+#include "explain_page.h"
 
-/* What wasm/doctor/explain_main.c answers: 200 and the envelope's JSON
+/* What wasm/reader/explain_main.c answers: 200 and the envelope's JSON
  * text, or the error's status and its JSON. Caller frees *json. */
 static int explained(const char *text, size_t n, char **json) {
   lab_error err = {0};
@@ -26,7 +26,7 @@ static int explained(const char *text, size_t n, char **json) {
 }
 
 /* The bridge's explainer, answered at once (the browser's comes later,
- * from the worker; the view handles both). */
+ * from the worker; the renderer handles both). */
 int test_explain_warmed;
 void ui_explain_text(const char *text, size_t n, ui_fetch_cb cb, void *ctx) {
   char *json;
@@ -41,7 +41,7 @@ static char *render(const char *text) {
   int status = explained(text, strlen(text), &json);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_explain_answer(&b, status, json, strlen(json));
+  ui_render_explain_answer(&b, status, json, strlen(json));
   free(json);
   char *out = strdup(ui_buf_str(&b));
   ui_buf_free(&b);
@@ -73,12 +73,12 @@ END_TEST
 START_TEST(ui_explain_worker_that_did_not_run_is_an_alert) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_explain_answer(&b, 0, "", 0);
+  ui_render_explain_answer(&b, 0, "", 0);
   ck_assert_ptr_nonnull(strstr(ui_buf_str(&b), "role=\"alert\""));
   ck_assert_ptr_nonnull(strstr(ui_buf_str(&b), "did not start"));
   ui_buf_free(&b);
   ui_buf_init(&b);
-  ui_view_explain_answer(&b, 200, "{\"items\":", 10); /* cut short: not drawn as an answer */
+  ui_render_explain_answer(&b, 200, "{\"items\":", 10); /* cut short: not drawn as an answer */
   ck_assert_ptr_nonnull(strstr(ui_buf_str(&b), "did not start"));
   ui_buf_free(&b);
 }
@@ -86,7 +86,7 @@ END_TEST
 
 Suite *make_ui_explain_suite(void) {
   Suite *s = suite_create("ui_explain");
-  TCase *tc = tcase_create("view");
+  TCase *tc = tcase_create("render");
   tcase_add_test(tc, ui_explain_oom_draws_the_bar_lesson_link_and_experiment_link);
   tcase_add_test(tc, ui_explain_error_is_an_alert);
   tcase_add_test(tc, ui_explain_worker_that_did_not_run_is_an_alert);

@@ -1,5 +1,5 @@
-/* The browser client's HTML builder and address parser (wasm/html.c,
- * wasm/route.c), compiled natively: escaping, growth, byte formatting and
+/* The browser client's HTML builder and address parser (wasm/base/html.c,
+ * wasm/base/route.c), compiled natively: escaping, growth, byte formatting and
  * which hash routes are accepted. */
 #include <math.h>
 #include <string.h>

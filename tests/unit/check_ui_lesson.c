@@ -1,11 +1,11 @@
-/* The lesson list and reader (wasm/views/lesson.c) rendered natively:
+/* The lesson list and reader (wasm/render/lesson_html.c) rendered natively:
  * current lesson and its sections, hostile ids and titles, trusted section
  * html, and incomplete bundles. */
 #include <string.h>
 
 #include "cjson_compat.h"
 #include "suites.h"
-#include "views/lesson.h"
+#include "lesson_html.h"
 
 static const char INDEX[] =
     "{\"lessons\":[{\"id\":\"01-intro\",\"title\":\"Intro & setup\",\"summary\":\"s\",\"sections\":2},"
@@ -26,7 +26,7 @@ START_TEST(nav_lists_valid_lessons_and_marks_the_current_one) {
   cJSON *index = cJSON_Parse(INDEX), *bundle = cJSON_Parse(BUNDLE);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_lesson_nav(&b, index, "01-intro", bundle);
+  ui_render_lesson_nav(&b, index, "01-intro", bundle);
   const char *html = ui_buf_str(&b);
   ck_has(html, "href=\"#lesson/01-intro\" aria-current=\"page\"");
   ck_has(html, "Intro &amp; setup");
@@ -47,7 +47,7 @@ START_TEST(nav_lists_sections_only_for_the_loaded_current_lesson) {
   cJSON *index = cJSON_Parse(INDEX), *bundle = cJSON_Parse(BUNDLE);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_lesson_nav(&b, index, "02-copies", bundle);
+  ui_render_lesson_nav(&b, index, "02-copies", bundle);
   ck_lacks(ui_buf_str(&b), "nav-sections");
   ck_has(ui_buf_str(&b), "href=\"#lesson/02-copies\" aria-current=\"page\"");
   ui_buf_free(&b);
@@ -60,10 +60,10 @@ START_TEST(nav_says_loading_then_no_lessons) {
   cJSON *empty = cJSON_Parse("{\"lessons\":[]}");
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_lesson_nav(&b, NULL, NULL, NULL);
+  ui_render_lesson_nav(&b, NULL, NULL, NULL);
   ck_has(ui_buf_str(&b), "Loading lessons");
   ui_buf_free(&b);
-  ui_view_lesson_nav(&b, empty, NULL, NULL);
+  ui_render_lesson_nav(&b, empty, NULL, NULL);
   ck_has(ui_buf_str(&b), "No lessons are installed");
   ui_buf_free(&b);
   cJSON_Delete(empty);
@@ -74,7 +74,7 @@ START_TEST(lesson_renders_sections_with_their_compiled_html) {
   cJSON *bundle = cJSON_Parse(BUNDLE);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_lesson(&b, bundle);
+  ui_render_lesson(&b, bundle);
   const char *html = ui_buf_str(&b);
   ck_has(html, "<h1 id=\"lesson-title\" tabindex=\"-1\">Intro &lt;1&gt;</h1>");
   ck_has(html, "<h2 id=\"sec-two-checks-h\">Two checks</h2>");
@@ -97,7 +97,7 @@ START_TEST(lesson_explains_an_incomplete_bundle) {
     ui_buf b;
     ui_buf_init(&b);
     ck_assert(!ui_lesson_bundle_valid(j));
-    ui_view_lesson(&b, j);
+    ui_render_lesson(&b, j);
     ck_has(ui_buf_str(&b), "This lesson could not be read");
     ui_buf_free(&b);
     cJSON_Delete(j);

@@ -1,4 +1,4 @@
-/* The quiz view and progress keeping (wasm/views/quiz.c, progress.c),
+/* The quiz form and progress keeping (wasm/render/quiz_form.c, progress.c),
  * natively: seeded shuffles, keyboard-ready markup, answers from the checked
  * inputs, the review after an attempt scored by lab_quiz_score, and
  * progress that survives anything localStorage may hold. */
@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lab/quiz.h"
+#include "quiz.h"
 #include "cjson_compat.h"
 #include "suites.h"
-#include "views/progress.h"
-#include "views/quiz.h"
+#include "progress.h"
+#include "quiz_form.h"
 
 #define ck_has(html, text) ck_assert_msg(strstr(html, text) != NULL, "missing \"%s\" in: %s", text, html)
 #define ck_lacks(html, text) ck_assert_msg(strstr(html, text) == NULL, "unexpected \"%s\" in: %s", text, html)
@@ -48,7 +48,7 @@ static void teardown(void) {
 static char *form(uint64_t seed) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_quiz_form(&b, pub, seed);
+  ui_render_quiz_form(&b, pub, seed);
   char *s = strdup(ui_buf_str(&b));
   ui_buf_free(&b);
   return s;
@@ -150,12 +150,12 @@ START_TEST(quiz_form_explains_a_missing_quiz) {
   ui_buf b;
   cJSON *bad = cJSON_Parse("{\"pass_pct\":75,\"questions\":[{\"id\":\"Q 1\",\"prompt\":\"x\",\"options\":[]}]}");
   ui_buf_init(&b);
-  ui_view_quiz_form(&b, bad, 1);
+  ui_render_quiz_form(&b, bad, 1);
   ck_has(ui_buf_str(&b), "make lessons");
   ck_lacks(ui_buf_str(&b), "<form");
   ui_buf_free(&b);
   ui_buf_init(&b);
-  ui_view_quiz_form(&b, NULL, 1);
+  ui_render_quiz_form(&b, NULL, 1);
   ck_has(ui_buf_str(&b), "no quiz");
   ui_buf_free(&b);
   cJSON_Delete(bad);
@@ -204,7 +204,7 @@ static char *review(const char *checked_json, bool offline, bool *passed) {
   ck_assert(ui_quiz_result_valid(result));
   *passed = cJSON_IsTrue(cJSON_GetObjectItem(result, "passed"));
   ui_buf_init(&b);
-  ui_view_quiz_result(&b, pub, result, offline);
+  ui_render_quiz_result(&b, pub, result, offline);
   char *s = strdup(ui_buf_str(&b));
   ui_buf_free(&b);
   cJSON_Delete(result);
@@ -247,7 +247,7 @@ START_TEST(quiz_review_of_a_damaged_result_offers_retry) {
   ui_buf b;
   cJSON *bad = cJSON_Parse("{\"score\":\"x\"}");
   ui_buf_init(&b);
-  ui_view_quiz_result(&b, pub, bad, false);
+  ui_render_quiz_result(&b, pub, bad, false);
   ck_has(ui_buf_str(&b), "could not be read");
   ck_has(ui_buf_str(&b), "quiz-retry");
   ui_buf_free(&b);
@@ -322,7 +322,7 @@ START_TEST(progress_nav_says_sections_read_and_quiz_result) {
   ui_attempt pass = {.set = true, .score = 8, .total = 9, .passed = true};
   ui_progress_record(&p, &pass);
   ui_buf_init(&b);
-  ui_view_progress_nav(&b, &p, bundle);
+  ui_render_progress_nav(&b, &p, bundle);
   ck_has(ui_buf_str(&b), "1 of 3 sections read");
   ck_has(ui_buf_str(&b), "progress-30");
   ck_has(ui_buf_str(&b), "<a href=\"#lesson/one/quiz\">Quiz: passed 8/9</a>");

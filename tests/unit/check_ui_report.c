@@ -1,14 +1,15 @@
-/* The lab report (wasm/views/report.c), natively: every section from real
+/* The lab report (wasm/report/report.c), natively: every section from real
  * simulated envelopes (lab_simulate, as the browser computes them), the
  * hints when a run is missing, the source label of every figure, and
- * Markdown escaping of outside text; lesson 2's section per experiment. */
+ * Markdown escaping of outside text; the generic report's section per
+ * experiment (lesson 2, and any lesson without sections of its own). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cjson_compat.h"
 #include "registry.h"
 #include "suites.h"
-#include "views/report.h"
+#include "report.h"
 
 #define ck_has(text, part) ck_assert_msg(strstr(text, part) != NULL, "missing \"%s\" in:\n%s", part, text)
 #define ck_lacks(text, part) ck_assert_msg(strstr(text, part) == NULL, "unexpected \"%s\" in:\n%s", part, text)
@@ -56,15 +57,23 @@ static void teardown(void) {
   cJSON_Delete(device_json);
 }
 
+/* The learner's last runs, as quiz_app.c collects them: {"NAME": envelope}. */
+static cJSON *runs_of(cJSON *timing, cJSON *memory) {
+  cJSON *runs = cJSON_CreateObject();
+  if (timing) cJSON_AddItemToObject(runs, "timing", timing);
+  if (memory) cJSON_AddItemToObject(runs, "memory", memory);
+  return runs;
+}
+
 START_TEST(report_has_every_section_from_real_runs) {
-  cJSON *timing = simulate("timing"), *memory = simulate("memory");
+  cJSON *runs = runs_of(simulate("timing"), simulate("memory"));
   ui_device_state dev = {.views = device_json};
   ui_progress p;
   ui_progress_parse("{\"attempts\":2,\"best\":{\"score\":8,\"total\":9,\"passed\":true,\"date\":\"2026-11-22 10:00 UTC\"},"
                     "\"last\":{\"score\":8,\"total\":9,\"passed\":true,\"offline\":true}}",
                     &p);
   ui_report_input in = {.lesson = lesson, .date = "2026-11-22 15:04 UTC", .version = "0.1.0", .device = &dev,
-                        .timing = timing, .memory = memory, .progress = &p};
+                        .runs = runs, .progress = &p};
   char *md = report(&in);
   ck_has(md, "# gpulab lab report: CUDA intuition\n");
   ck_has(md, "- Date: 2026-11-22 15:04 UTC");
@@ -91,18 +100,18 @@ START_TEST(report_has_every_section_from_real_runs) {
   ck_has(md, "| Device check | live |");
   ck_has(md, "| Quiz | scored offline in the browser |");
   free(md);
-  cJSON_Delete(timing);
-  cJSON_Delete(memory);
+  cJSON_Delete(runs);
 }
 END_TEST
 
 START_TEST(report_without_runs_says_which_experiment_to_run) {
   cJSON *memory_default = simulate("memory");
+  ck_assert_str_eq(ui_report_default_experiment(lesson), "memory");
   ui_device_state dev = {.views = device_json, .simulated = true, .offline = true, .profile_label = "H100 SXM"};
   ui_progress p;
   ui_progress_parse(NULL, &p);
   ui_report_input in = {.lesson = lesson, .date = "2026-11-22 15:04 UTC", .device = &dev,
-                        .memory_default = memory_default, .progress = &p};
+                        .default_run = memory_default, .progress = &p};
   char *md = report(&in);
   ck_has(md, "version unknown (the server could not be reached)");
   ck_has(md, "**simulated** (profile: H100 SXM) — the gpulab server could not be reached");
@@ -162,7 +171,8 @@ START_TEST(report_timing_section_uses_the_learner_numbers) {
                               "\"params\":{\"size\":1024,\"repeats\":5},\"metrics\":{\"events_ms\":1.5,"
                               "\"host_nosync_ms\":0.02,\"host_sync_ms\":1.52},\"stats\":{\"samples\":9,\"warmup\":3,"
                               "\"iqr_pct\":1.25},\"findings\":[\"Sync *first*.\"]}");
-  ui_report_input in = {.lesson = lesson, .date = "d", .timing = timing};
+  cJSON *runs = runs_of(timing, NULL);
+  ui_report_input in = {.lesson = lesson, .date = "d", .runs = runs};
   char *md = report(&in);
   ck_has(md, "Source: **live (RTX 4090)** — your last timing run.");
   ck_has(md, "Run: 5 matrix multiplies of 1024×1024 per sample; median of 9 samples after 3 warm-up runs, "
@@ -173,7 +183,7 @@ START_TEST(report_timing_section_uses_the_learner_numbers) {
   ck_has(md, "- Sync \\*first\\*.");
   ck_has(md, "| Timing | live (RTX 4090) |");
   free(md);
-  cJSON_Delete(timing);
+  cJSON_Delete(runs);
 }
 END_TEST
 
@@ -188,7 +198,7 @@ static const char LESSON2[] =
     "{\"id\":\"pinned\",\"title\":\"Pinned memory\",\"experiments\":[\"transfer\",\"timing\",\"<b>\"]},"
     "{\"id\":\"random\",\"title\":\"Random numbers\",\"experiments\":[]}]}";
 
-static char *report_lesson2(cJSON *runs, const ui_progress *p) {
+static char *report_generic(cJSON *runs, const ui_progress *p) {
   cJSON *l2 = cJSON_Parse(LESSON2);
   ui_device_state dev = {.views = device_json};
   ui_report_input in = {.lesson = l2, .date = "2026-11-22 15:04 UTC", .device = &dev, .runs = runs, .progress = p};
@@ -197,7 +207,7 @@ static char *report_lesson2(cJSON *runs, const ui_progress *p) {
   return md;
 }
 
-START_TEST(report_lesson2_has_a_section_per_experiment_in_lesson_order) {
+START_TEST(report_generic_has_a_section_per_experiment_in_lesson_order) {
   cJSON *runs = cJSON_CreateObject();
   cJSON_AddItemToObject(runs, "timing", simulate("timing"));
   cJSON_AddItemToObject(runs, "transfer", simulate("transfer"));
@@ -205,7 +215,7 @@ START_TEST(report_lesson2_has_a_section_per_experiment_in_lesson_order) {
   ui_progress_parse("{\"attempts\":1,\"best\":{\"score\":7,\"total\":9,\"passed\":true},"
                     "\"last\":{\"score\":7,\"total\":9,\"passed\":true}}",
                     &p);
-  char *md = report_lesson2(runs, &p);
+  char *md = report_generic(runs, &p);
   ck_has(md, "# gpulab lab report: CUDA toolbox\n");
   ck_has(md, "## 1. Device check");
   const char *order[] = {"## 2. Devices (`placement`)", "## 3. The caching allocator (`allocator`)",
@@ -236,7 +246,7 @@ START_TEST(report_lesson2_has_a_section_per_experiment_in_lesson_order) {
 }
 END_TEST
 
-START_TEST(report_lesson2_prints_each_metric_with_its_unit) {
+START_TEST(report_generic_prints_each_metric_with_its_unit) {
   cJSON *runs = cJSON_Parse(
       "{\"streams\":{\"experiment\":\"streams\",\"backend\":\"cuda\",\"device\":{\"name\":\"RTX 4090\"},"
       "\"params\":{\"chunks\":8,\"pinned\":false},"
@@ -245,7 +255,7 @@ START_TEST(report_lesson2_prints_each_metric_with_its_unit) {
       "\"stats\":{\"samples\":9,\"warmup\":2,\"iqr_pct\":1.5,\"method\":\"CUDA events\"},"
       "\"findings\":[\"Overlap saved 5 ms.\"]},"
       "\"allocator\":{\"experiment\":\"graphs\",\"metrics\":{\"x_ms\":1}}}");
-  char *md = report_lesson2(runs, NULL);
+  char *md = report_generic(runs, NULL);
   ck_has(md, "Source: **live (RTX 4090)** — your last streams run.");
   ck_has(md, "Settings: chunks = 8, pinned = no.");
   ck_has(md, "| one stream | 12.500 ms |");
@@ -271,14 +281,14 @@ END_TEST
 
 /* A hand-off: no raw field names, binary units, and a note when the
  * sections come from different profiles. */
-START_TEST(report_lesson2_reads_as_a_hand_off) {
+START_TEST(report_generic_reads_as_a_hand_off) {
   cJSON *runs = cJSON_CreateObject();
   cJSON_AddItemToObject(runs, "allocator", simulate("allocator"));
   cJSON *t4 = NULL;
   lab_error err;
   ck_assert_int_eq(lab_simulate(lab_experiment_find("timing"), NULL, "t4", &t4, &err), 0);
   cJSON_AddItemToObject(runs, "timing", t4);
-  char *md = report_lesson2(runs, NULL);
+  char *md = report_generic(runs, NULL);
   ck_has(md, "| fragmentation test: block | ");
   ck_has(md, "| cudaMalloc | ");
   ck_lacks(md, "frag block");
@@ -300,26 +310,52 @@ START_TEST(report_offline_never_claims_a_simulated_gpu) {
                          .simulated = true, .offline = true, .profile_label = "H100 SXM"};
   cJSON *timing = simulate("timing");
   cJSON_AddStringToObject(timing, "ran_in", "browser");
-  ui_report_input in = {.lesson = lesson, .date = "d", .device = &dev, .timing = timing};
+  cJSON *runs = runs_of(timing, NULL);
+  ui_report_input in = {.lesson = lesson, .date = "d", .device = &dev, .runs = runs};
   char *md = report(&in);
   ck_lacks(md, "for real.");
   ck_lacks(md, "Nothing to fix");
   ck_has(md, "**Simulated:** no real GPU was asked");
   ck_has(md, "simulated in your browser (profile: h100-sxm)");
   free(md);
-  cJSON_Delete(timing);
+  cJSON_Delete(runs);
   cJSON_Delete(env);
 }
 END_TEST
 
-START_TEST(report_lesson2_without_runs_lists_every_experiment_to_run) {
-  char *md = report_lesson2(NULL, NULL);
+START_TEST(report_generic_without_runs_lists_every_experiment_to_run) {
+  char *md = report_generic(NULL, NULL);
   ck_has(md, "Run the **placement** experiment (section \"Devices\")");
   ck_has(md, "Run the **streams** experiment (section \"Streams and overlap\")");
   ck_has(md, "Run the **transfer** experiment (section \"Pinned memory\")");
   ck_has(md, "| transfer | not run yet |");
   ck_has(md, "| Quiz | not taken yet |");
   free(md);
+}
+END_TEST
+
+/* A lesson without sections of its own (any but lesson 1, a third one
+ * too) gets the generic report, never lesson 1's timing and memory
+ * sections, and quotes no experiment at its defaults. */
+START_TEST(report_of_a_new_lesson_is_the_generic_one) {
+  cJSON *l3 = cJSON_Parse("{\"id\":\"03-multi-gpu\",\"title\":\"Many GPUs\",\"sections\":["
+                          "{\"id\":\"copies\",\"title\":\"Copies between GPUs\",\"experiments\":[\"transfer\"]},"
+                          "{\"id\":\"mem\",\"title\":\"Memory per GPU\",\"experiments\":[\"memory\"]}]}");
+  cJSON *runs = runs_of(NULL, simulate("memory"));
+  ui_device_state dev = {.views = device_json};
+  ui_report_input in = {.lesson = l3, .date = "2026-11-22", .device = &dev, .runs = runs};
+  ck_assert_ptr_null(ui_report_default_experiment(l3));
+  char *md = report(&in);
+  ck_has(md, "# gpulab lab report: Many GPUs\n");
+  ck_has(md, "## 2. Copies between GPUs (`transfer`)");
+  ck_has(md, "_Not run yet._ Run the **transfer** experiment (section \"Copies between GPUs\")");
+  ck_has(md, "## 3. Memory per GPU (`memory`)");
+  ck_has(md, "## 4. Quiz");
+  ck_lacks(md, "Timing: with and without synchronization");
+  ck_lacks(md, "Memory: the terms that can run out");
+  free(md);
+  cJSON_Delete(runs);
+  cJSON_Delete(l3);
 }
 END_TEST
 
@@ -343,10 +379,11 @@ Suite *make_ui_report_suite(void) {
   tcase_add_test(tc, report_labels_recorded_and_live_sources);
   tcase_add_test(tc, report_timing_section_uses_the_learner_numbers);
   tcase_add_test(tc, report_filename_names_lesson_and_day);
-  tcase_add_test(tc, report_lesson2_has_a_section_per_experiment_in_lesson_order);
-  tcase_add_test(tc, report_lesson2_prints_each_metric_with_its_unit);
-  tcase_add_test(tc, report_lesson2_without_runs_lists_every_experiment_to_run);
-  tcase_add_test(tc, report_lesson2_reads_as_a_hand_off);
+  tcase_add_test(tc, report_of_a_new_lesson_is_the_generic_one);
+  tcase_add_test(tc, report_generic_has_a_section_per_experiment_in_lesson_order);
+  tcase_add_test(tc, report_generic_prints_each_metric_with_its_unit);
+  tcase_add_test(tc, report_generic_without_runs_lists_every_experiment_to_run);
+  tcase_add_test(tc, report_generic_reads_as_a_hand_off);
   tcase_add_test(tc, report_offline_never_claims_a_simulated_gpu);
   suite_add_tcase(s, tc);
   return s;

@@ -1,4 +1,4 @@
-/* The allocator's result view: drawn from a simulated envelope of every
+/* The allocator's result renderer: drawn from a simulated envelope of every
  * profile, its markup is well formed, each chart is an image with a text
  * alternative, and the events table has a row per point of the timeline. */
 #include <stdbool.h>
@@ -8,8 +8,8 @@
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/chart.h"
-#include "views/result.h"
+#include "chart.h"
+#include "result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
 
@@ -22,7 +22,7 @@ START_TEST(ui_result_allocator_renders_from_every_profile) {
     cJSON_Delete(params);
     ui_buf b;
     ui_buf_init(&b);
-    ui_view_result(&b, env, true, NULL);
+    ui_render_result(&b, env, true, NULL);
     const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
     ck_assert_msg(!b.failed, "%s: out of memory", profile);
     ck_assert_msg(why == NULL, "%s: %s", profile, why);
@@ -54,7 +54,7 @@ START_TEST(ui_result_allocator_survives_an_envelope_without_numbers) {
   cJSON *env = cJSON_Parse("{\"experiment\":\"allocator\",\"backend\":\"cuda\",\"metrics\":{},\"series\":[]}");
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, false, NULL);
+  ui_render_result(&b, env, false, NULL);
   ck_assert_ptr_null(test_ui_markup_problem(ui_buf_str(&b)));
   ck_assert_ptr_null(strstr(ui_buf_str(&b), "role=\"img\""));
   ui_buf_free(&b);

@@ -1,4 +1,4 @@
-/* The graphs result view: drawn from a simulated envelope of every profile
+/* The graphs result renderer: drawn from a simulated envelope of every profile
  * it is well-formed markup with four charts (bars, timeline, sweep,
  * payback), each an image with a summary, and its tables hold a cell for
  * every point of every series and a row for every timeline span. */
@@ -10,8 +10,8 @@
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/chart.h"
-#include "views/result.h"
+#include "chart.h"
+#include "result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
 
@@ -30,7 +30,7 @@ START_TEST(ui_result_graphs_renders_from_every_profile) {
     cJSON *env = simulate(NULL, lab_profile_at(i)->name);
     ui_buf b;
     ui_buf_init(&b);
-    ui_view_result(&b, env, true, NULL);
+    ui_render_result(&b, env, true, NULL);
     const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
     ck_assert(!b.failed);
     ck_assert_msg(why == NULL, "%s: %s", lab_profile_at(i)->name, why);
@@ -54,7 +54,7 @@ START_TEST(ui_result_graphs_tables_hold_every_point) {
   ui_buf b;
   char t[32], cell[48];
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
   cJSON_ArrayForEach(s, cJSON_GetObjectItem(env, "series")) {
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(s, "points")) {
@@ -76,7 +76,7 @@ START_TEST(ui_result_graphs_summaries_quote_the_run) {
   ui_buf b;
   char want[96];
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
   /* without a sweep: bars, timeline and payback only */
   ck_assert_int_eq(test_ui_count(out, "role=\"img\""), 3);

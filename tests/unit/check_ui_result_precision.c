@@ -1,4 +1,4 @@
-/* The precision result view: drawn from a simulated envelope of every
+/* The precision result renderer: drawn from a simulated envelope of every
  * profile it is well-formed markup with four charts (throughput, error,
  * loss, underflow), and its tables hold a cell for every point. */
 #include <math.h>
@@ -9,8 +9,8 @@
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/chart.h"
-#include "views/result.h"
+#include "chart.h"
+#include "result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
 
@@ -29,7 +29,7 @@ START_TEST(ui_result_precision_renders_from_every_profile) {
     cJSON *env = simulate(lab_profile_at(i)->name);
     ui_buf b;
     ui_buf_init(&b);
-    ui_view_result(&b, env, true, NULL);
+    ui_render_result(&b, env, true, NULL);
     const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
     ck_assert(!b.failed);
     ck_assert_msg(why == NULL, "%s: %s", lab_profile_at(i)->name, why);
@@ -49,7 +49,7 @@ START_TEST(ui_result_precision_tables_hold_every_point) {
   ui_buf b;
   char t[32], cell[48];
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
   cJSON_ArrayForEach(s, cJSON_GetObjectItem(env, "series")) {
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(s, "points")) {

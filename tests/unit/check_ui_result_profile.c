@@ -1,4 +1,4 @@
-/* The `profile` result view: rendered from a simulated envelope of every
+/* The `profile` result renderer: rendered from a simulated envelope of every
  * profile, well-formed markup, the bar chart with the profiler table (a
  * row per phase), the busy/idle chart and the one-step timeline. */
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/result.h"
+#include "result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
 
@@ -21,7 +21,7 @@ START_TEST(ui_profile_renders_every_profile) {
     ck_assert_int_eq(lab_simulate(e, NULL, lab_profile_at(i)->name, &env, &err), 0);
     ui_buf b;
     ui_buf_init(&b);
-    ui_view_result(&b, env, true, NULL);
+    ui_render_result(&b, env, true, NULL);
     const char *html = ui_buf_str(&b);
     ck_assert_ptr_nonnull(html);
     const char *why = test_ui_markup_problem(html);
@@ -31,11 +31,11 @@ START_TEST(ui_profile_renders_every_profile) {
     ck_has(html, "% of step");
     /* The profiler table has a row per phase, in step order. */
     const char *at = html;
-    for (int p = 0; p < LAB_PROFILE_PHASES; p++) {
+    for (int p = 0; p < LAB_PHASES_PHASES; p++) {
       char cell[64];
-      snprintf(cell, sizeof cell, "<tr><th scope=\"row\">%s</th>", lab_profile_phase_names[p]);
+      snprintf(cell, sizeof cell, "<tr><th scope=\"row\">%s</th>", lab_phases_phase_names[p]);
       const char *found = strstr(at, cell);
-      ck_assert_msg(found != NULL, "%s: no table row for %s", lab_profile_at(i)->name, lab_profile_phase_names[p]);
+      ck_assert_msg(found != NULL, "%s: no table row for %s", lab_profile_at(i)->name, lab_phases_phase_names[p]);
       at = found;
     }
     ck_has(html, "GPU idle");
@@ -56,7 +56,7 @@ START_TEST(ui_profile_survives_an_envelope_without_details) {
   ck_assert_ptr_nonnull(env);
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_assert_ptr_nonnull(ui_buf_str(&b));
   ck_assert_ptr_null(test_ui_markup_problem(ui_buf_str(&b)));
   ck_assert_int_eq(test_ui_count(ui_buf_str(&b), "<svg"), 0);

@@ -1,4 +1,4 @@
-/* The streams result view: drawn from a simulated envelope of every
+/* The streams result renderer: drawn from a simulated envelope of every
  * profile, its markup is well formed, every chart is an image with a text
  * alternative, and the tables hold a row per timeline span and per sample. */
 #include <stdbool.h>
@@ -8,8 +8,8 @@
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
-#include "views/chart.h"
-#include "views/result.h"
+#include "chart.h"
+#include "result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
 
@@ -27,7 +27,7 @@ START_TEST(ui_result_streams_renders_from_every_profile) {
     cJSON *env = simulate("{\"chunks\":6,\"streams\":3,\"kernel_us\":50}", profile);
     ui_buf b;
     ui_buf_init(&b);
-    ui_view_result(&b, env, true, NULL);
+    ui_render_result(&b, env, true, NULL);
     const char *out = ui_buf_str(&b), *why = test_ui_markup_problem(out);
     ck_assert_msg(!b.failed, "%s: out of memory", profile);
     ck_assert_msg(why == NULL, "%s: %s", profile, why);
@@ -52,7 +52,7 @@ START_TEST(ui_result_streams_marks_the_stale_kernels) {
   cJSON *env = simulate("{\"kernel_us\":20}", "t4");
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
   int stale = cJSON_GetObjectItem(cJSON_GetObjectItem(env, "metrics"), "stale_chunks")->valueint;
   ck_assert_int_gt(stale, 0);
@@ -68,7 +68,7 @@ START_TEST(ui_result_streams_one_stream_has_no_twin) {
   cJSON *env = simulate("{\"streams\":1,\"memory\":\"pageable\"}", "h100-sxm");
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
   ck_assert_ptr_null(test_ui_markup_problem(out));
   ck_assert_int_eq(test_ui_count(out, "role=\"img\""), 3);
@@ -86,7 +86,7 @@ static void check_bars_alt(const char *params) {
   cJSON *env = simulate(params, "t4");
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
   const char *svg = strstr(out, "<svg"), *end = strstr(svg, "</svg>");
   const char *al = strstr(svg, "aria-label=\"");

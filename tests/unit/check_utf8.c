@@ -1,4 +1,4 @@
-/* Strict UTF-8 (lab/utf8.c): what a body, a key or a name may hold, and the
+/* Strict UTF-8 (lab/base/utf8.c): what a body, a key or a name may hold, and the
  * repair of messages that quote input cut at a byte count. */
 #include <string.h>
 

@@ -6,7 +6,7 @@
 
 /* One suite per experiment: tests/unit/check_STEM.c defines
  * `TEST_EXPERIMENT_SUITE(STEM) { … }` after declaring it the same way, and
- * check_all.c lists every one from the table in lab/experiments.h (this
+ * check_all.c lists every one from the table in lab/face/experiments.h (this
  * header does not include it: a new table line rebuilds the list, not
  * every test). */
 #define TEST_EXPERIMENT_SUITE(stem) Suite *make_##stem##_suite(void)

@@ -1,0 +1,93 @@
+/* What a device profile is: the figures the simulator models a GPU with and
+ * the source of each (a public document, lab_ref). Types only, apart from
+ * profiles.h's lookups, so that the built-in tables (profiles_data.c,
+ * profiles_refs.c) are written against them without including the file
+ * that reads the tables. */
+#ifndef LAB_DEVICE_PROFILE_H
+#define LAB_DEVICE_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a figure comes from. An estimate has no published source and is
+ * named as such in every simulated result's method text. */
+typedef enum lab_src_kind {
+  LAB_SRC_DATASHEET, /* a vendor peak or spec (datasheet, whitepaper, spec page) */
+  LAB_SRC_MEASURED,  /* a published measurement on this GPU */
+  LAB_SRC_DERIVED,   /* worked out from published figures (the note says how) */
+  LAB_SRC_ESTIMATE,  /* no published source supports it */
+  LAB_SRC_KINDS
+} lab_src_kind;
+
+/* A public document a figure was read from. */
+typedef struct lab_ref {
+  const char *id;   /* "zzc-79": short key the sources use */
+  const char *url;  /* the page or file, pinned to a commit where it is a repository */
+  const char *what; /* tool, settings, host: how its figures were taken */
+} lab_ref;
+
+/* The source of one figure of one profile. */
+typedef struct lab_src {
+  const char *field; /* "h2d_pinned_gbps" */
+  lab_src_kind kind;
+  const char *ref;   /* lab_ref id; NULL for an estimate */
+  const char *note;  /* the figure as written there, or how it was derived, or why it is a guess */
+} lab_src;
+
+typedef struct lab_profile {
+  char name[32];         /* "h100-sxm" */
+  char label[64];        /* "NVIDIA H100 SXM (80 GB HBM3, PCIe Gen5)" */
+  char device_name[96];  /* what cudaGetDeviceProperties would report */
+  char source[160];      /* where the figures come from, in one line */
+  int cc_major, cc_minor;
+  int sm_count;
+  uint64_t memory_bytes;          /* total device memory */
+  uint64_t context_bytes;         /* memory a CUDA context takes */
+  int pcie_gen, pcie_lanes;       /* the card's own host link (4, 16: PCIe Gen4 x16) */
+  double mem_bw_gbps;             /* device memory copy bandwidth (read+write counted), 1e9 B/s */
+  double mem_peak_gbps;           /* the datasheet's memory bandwidth: no copy can exceed it */
+  double h2d_pinned_gbps, d2h_pinned_gbps; /* measured on the card's own link */
+  double h2d_pageable_gbps, d2h_pageable_gbps;
+  double copy_latency_us;         /* fixed cost of one cudaMemcpy */
+  double launch_us;               /* host cost to enqueue one kernel (raw CUDA) */
+  double torch_op_us;             /* what PyTorch adds on the host to each op's launch */
+  double kernel_min_us;           /* shortest kernel execution */
+  double graph_node_us;           /* GPU cost of one kernel node in a replayed CUDA graph */
+  double sync_us;                 /* cost of one synchronize */
+  /* Dense peaks (TFLOPS): fp32 on the SIMT cores; tf32/fp16/bf16 on the
+   * tensor cores, 0 when the GPU has none for that type. */
+  double fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops;
+  double gemm_efficiency;         /* share of the fp32 peak a large sgemm reaches */
+  double tc_efficiency;           /* share of a tensor peak a large tensor-core gemm reaches */
+  int tc_tile_m, tc_tile_n;       /* output tile of a tensor-core gemm block (wave quantization) */
+  double power_cap;               /* share of its peak clock a long run holds (1: no power limit) */
+  double bf16_fallback;           /* speed of BF16 matmuls without BF16 tensor cores, × fp32's */
+  double pin_gbps;                /* page-locking host memory, 1e9 B/s */
+  double malloc_us;               /* cudaMalloc of a small block (up to 512 KiB) */
+  double malloc_us_per_mib;       /* and what each further MiB adds */
+  double free_us_per_mib;         /* cudaFree: per MiB unmapped, on top of a synchronize */
+  double cache_pair_us;           /* a caching allocator's allocate + free from its cache */
+  double cold_start_ms;           /* first call: context + library load */
+  int driver_cuda_version;        /* e.g. 13000 */
+  char driver_version[24];
+  /* Built-in profiles: the source of every figure above (lab_profile_src).
+   * A calibrated profile keeps its base's and names the fields the fit
+   * replaced (comma-separated) in calibrated_fields. */
+  const lab_src *src;
+  int n_src;
+  char calibrated_fields[256];
+} lab_profile;
+
+/* X(field) for every double figure of a profile. POSITIVE ones must be > 0;
+ * the OPTIONAL ones may be 0 (no tensor cores for that type, or not
+ * applicable). Integer figures are listed in LAB_PROFILE_INTS. */
+#define LAB_PROFILE_POSITIVE(X)                                                                                  \
+  X(mem_bw_gbps) X(mem_peak_gbps) X(h2d_pinned_gbps) X(d2h_pinned_gbps) X(h2d_pageable_gbps) X(d2h_pageable_gbps)               \
+  X(copy_latency_us) X(launch_us) X(torch_op_us) X(kernel_min_us) X(graph_node_us) X(sync_us) X(fp32_tflops)   \
+  X(gemm_efficiency) X(tc_efficiency) X(power_cap) X(pin_gbps) X(malloc_us) X(malloc_us_per_mib)               \
+  X(free_us_per_mib) X(cache_pair_us) X(cold_start_ms)
+#define LAB_PROFILE_OPTIONAL(X) X(tf32_tflops) X(fp16_tflops) X(bf16_tflops) X(bf16_fallback)
+#define LAB_PROFILE_INTS(X) \
+  X(sm_count) X(memory_bytes) X(context_bytes) X(pcie_gen) X(pcie_lanes) X(tc_tile_m) X(tc_tile_n)
+
+#endif

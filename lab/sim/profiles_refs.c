@@ -1,0 +1,101 @@
+/* The public documents the built-in profiles' figures were read from (and
+ * that the fidelity suite, tests/fidelity/, compares the simulator with).
+ * Each says what was measured, with which tool and settings, on what host.
+ * Repository files are pinned to the commit that was read. */
+#include "profiles_refs.h"
+
+#define ZZC "https://github.com/zzc0721/torch-performance-test-data"
+#define ZZC_HOW                                                                                                   \
+  "PyTorch torch.mm on N x N torch.randn inputs (test.py): 10 warm-up calls, then 30 calls back to back between " \
+  "two CUDA events, no synchronize in between; FP32 with allow_tf32 off, TF32 with it on"
+
+const lab_ref lab_profile_refs[] = {
+    /* ---- datasheet peaks and specifications ---- */
+    {"litgpt-flops",
+     "https://github.com/Lightning-AI/litgpt/blob/07d0de6fca5cc19eaa35f805b00b216373d26f5b/lit_gpt/speed_monitor.py",
+     "GPU_AVAILABLE_FLOPS, quoting NVIDIA datasheets (dense = sparse / 2): h100-sxm fp32 67e12, bf16/fp16 1.979e15/2; "
+     "a100 fp32 19.5e12, bf16/fp16 312e12; a10g (A10 datasheet) fp32 31.2e12, bf16/fp16 125e12; v100-sxm fp32 "
+     "15.7e12, fp16 125e12; t4 fp32 8.1e12, fp16 65e12 (no bf16 or tf32 entry for t4 or v100)"},
+    {"klockwood-h100", "https://glennklockwood.com/garden/processors/h100",
+     "H100 SXM5 from NVIDIA's datasheet: 132 SMs, 80 GB HBM3, 3.35 TB/s, 128 GB/s PCIe Gen5 (H2D, both ways); "
+     "dense TFLOPS FP32 66.9, TF32 494.7, FP16/BF16 989.4"},
+    {"klockwood-a100", "https://glennklockwood.com/garden/processors/A100",
+     "A100 from NVIDIA's datasheet: 108 SMs; 80G SXM4: 80 GB HBM2e, 2.039 TB/s; 32+32 GB/s PCIe Gen4 (H2D); dense "
+     "TFLOPS FP32 19.5, TF32 156, FP16/BF16 312"},
+    {"waredb-4090", "https://waredb.com/processor/nvidia-geforce-rtx-4090",
+     "GeForce RTX 4090: 24 GB GDDR6X, 1008 GB/s; FP32 82.58 TFLOPS; tensor FP16 165.15, BF16 165.15, TF32 82.58 "
+     "TFLOPS dense"},
+    {"techgoing-4090", "https://www.techgoing.com/nvidia-rtx-4090-gaming-graphics-cards-break-100-tflops-for-the-first-time/?amp=1",
+     "RTX 4090 enables 128 of AD102's 144 SMs (16384 CUDA cores), 24 GB 384-bit GDDR6X"},
+    {"fpsbench-l4", "https://fpsbench.com/compare/gpu/nvidia-l4-vs-nvidia-tesla-m40",
+     "NVIDIA L4: 7,424 shading units, 24 GB GDDR6 at 300.1 GB/s, FP32 30.29 TFLOPS, PCIe 4.0 x16, 72 W TDP, CUDA 8.9"},
+    {"sourcecode-l4", "https://store.sourcecode.com/en-us/bg-bucket-compare/125/9820",
+     "vendor comparison, NVIDIA L4 column: TF32 Tensor Core 120 TFLOPS (with sparsity), 300 GB/s, PCIe 4.0 x16"},
+    {"grokipedia-l4", "https://grokipedia.com/page/NVIDIA_L4_vs_L40S",
+     "L4: 72 W, 24 GB GDDR6 at 300 GB/s, 242 TFLOPS FP16 Tensor Core (with sparsity)"},
+    {"sysrqmts-a10", "https://sysrqmts.com/ru/gpus/compare/nvidia-a10-pcie-vs-nvidia-quadro-rtx-4000",
+     "NVIDIA A10 PCIe: GA102, 72 SMs, 24 GB GDDR6 at 600.2 GB/s, PCIe 4.0 x16, FP32 31.24 TFLOPS"},
+    {"baseten-a10g", "https://www.baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference/",
+     "A10 vs A10G: AWS's A10G shares the A10's 24 GB GDDR6 at 600 GB/s; its tensor compute differs from the A10's "
+     "(the A10 prioritizes tensor compute, the A10G CUDA-core performance)"},
+    {"iotech-v100", "https://www.io-tech.fi/uutinen/nvidia-esitteli-tesla-v100-pci-express-kiihdyttimen-tieteelliseen-laskentaan/",
+     "Tesla V100: 80 of GV100's 84 SMs enabled (5120 FP32 cores, 640 tensor cores), 16 GB HBM2 at 900 GB/s"},
+    {"chiemon-t4", "https://chiemon.github.io/2024/12/25/%E6%98%BE%E5%8D%A1%E4%BF%A1%E6%81%AF.html",
+     "deviceQuery on a Tesla T4: compute capability 7.5, 15110 MBytes (15843721216 bytes), 40 multiprocessors x 64 "
+     "CUDA cores, 1590 MHz"},
+    {"pcpart-t4", "https://pcpartcomparison.com/gpu/tesla-t4-vs-l4",
+     "Tesla T4: Turing TU104, 16 GB GDDR6 at 320.0 GB/s, PCIe 3.0 x16, 8.141 TFLOPS FP32, 70 W"},
+    {"superbench-311", "https://github.com/microsoft/superbenchmark/pull/311",
+     "review of T4 benchmark configs: 'no TF32 support in Turing' (gemm-flops run as fp32, fp16, fp16_tc)"},
+    {"cuda-event-doc",
+     "https://developer.download.nvidia.com/compute/DevZone/docs/html/C/doc/html/"
+     "group__CUDART__EVENT_g14c387cc57ce2e328f6669854e6020a5.html",
+     "CUDA runtime API, cudaEventElapsedTime: 'Computes the elapsed time between two events (in milliseconds with a "
+     "resolution of around 0.5 microseconds)'"},
+    /* ---- published measurements ---- */
+    {"zzc-db", ZZC "/blob/9d82827/database.md",
+     ZZC_HOW "; the table lists each device's best TFLOPS over N = 1024, 2048, 4096, 8192, 10240"},
+    {"zzc-79", ZZC "/issues/79", ZZC_HOW "; per N. NVIDIA H100 80GB HBM3, Docker cloud, Python 3.11, PyTorch 2.7.0+cu128"},
+    {"zzc-78", ZZC "/issues/78", ZZC_HOW "; per N. GeForce RTX 4090 (cloud, 派欧云), Python 3.11, PyTorch 2.7.0 cu128"},
+    {"zzc-140", ZZC "/issues/140", ZZC_HOW "; per N. Tesla V100-SXM2-16GB, bare metal, Python 3.11, PyTorch 2.7.0 cu128"},
+    {"zzc-120", ZZC "/issues/120", ZZC_HOW "; per N. NVIDIA L4, bare metal, Python 3.12, PyTorch 2.9.0 cu128"},
+    {"zzc-126", ZZC "/issues/126", ZZC_HOW "; per N. NVIDIA A10G, cloud, Python 3.10, PyTorch 2.7.0 cu128"},
+    {"mli-3", "https://github.com/mli/transformers-benchmarks/issues/3",
+     "matmul benchmark of mli/transformers-benchmarks, RTX 4090, Windows 11, PyTorch 2.3.1+cu118, default settings "
+     "(TF32 off): torch.float32 54.695 TFLOPS at n=8192"},
+    {"chsasank-bench", "https://github.com/chsasank/device-benchmarks/blob/7ccc88389b1eabd05365756bfd507bb6bc1d7ae0/README.md",
+     "benchmark.py: memory bandwidth = 2 x bytes / time of a.copy_(b) between synchronizes, 2^20 to 2^26.5 floats, "
+     "10 trials each; summary table of the best per device (T4 240, L4 235, V100 32GB 766, A10 469, A100 80GB 1490, "
+     "4090 912 GB/s)"},
+    {"router-gao-bw",
+     "https://github.com/router-gao/cuda-demo/blob/dca1c6b28a29b06f1468d2e1bdc2fc3054d7c6a2/cuda-samples/02-cuda-bandwidth.md",
+     "CUDA samples bandwidthTest, quick mode: 32,000,000-byte pinned copies (device to device counts read and write), "
+     "Tesla T4 and Tesla V100-SXM2-16GB on an Alibaba Cloud ECS instance, and an A100-SXM4-40GB"},
+    {"gengwg-bw", "https://github.com/gengwg/gpu/blob/54e9b29dd04137191a140917917658bf216b1d74/nvda_gpu_benchmark.md",
+     "bandwidthTest --mode=quick --htod --dtoh, 32,000,000 bytes, pinned and pageable, on a DGX A100 "
+     "(A100-SXM4-80GB) and a Dell A100 80GB PCIe server"},
+    {"jdh4-della", "https://github.com/jdh4/della-gpu-A100/blob/4b00d9e7dc064ba88d9451caf9f44f049dd916f0/README.md",
+     "bandwidthTest --mode=range, pinned, 1,000,000 to 10,000,000 bytes and 1e8 to 1e9 bytes, NVIDIA A100-PCIE-40GB "
+     "(Princeton Della cluster), CUDA 11.3"},
+    {"nvbw-15", "https://github.com/NVIDIA/nvbandwidth/issues/15",
+     "nvbandwidth v0.2 (default buffer), 8x GeForce RTX 4090, CUDA 12.3, driver 545.29.06: host_to_device_memcpy_ce "
+     "and device_to_host_memcpy_ce per GPU"},
+    {"nvbw-6", "https://github.com/NVIDIA/nvbandwidth/issues/6",
+     "nvbandwidth on a single-node H100 VM with 4 GPUs: 'bandwidths between the host and device 0, 1, 2 and 3 were "
+     "14.2, 57.06, 56.68 and 57.07'"},
+    {"uva-malloc", "https://www.cs.virginia.edu/~mwb7w/cuda_support/memory_management_overhead.html",
+     "time per cudaMalloc call against size on a University of Virginia machine (Barracuda10; the GPU model is not named in the text read): "
+     "slightly under 1 us below 256 B, then about 50 us from 4 KB up to 512 KB, rising above 512 KB"},
+    {"flaggems-4558", "https://github.com/flagos-ai/FlagGems/issues/4558",
+     "A100, bfloat16, us per call of eager torch.add: (1, 4096) 7.1 us, (16, 4096) 7.1 us, (4096, 4096) 77.6 us"},
+    {"torchfl-27", "https://github.com/flagos-ai/Torch-FL/pull/27",
+     "A100, us/op; 'submit' = N ops issued back to back and one sync at the end, so it times the host only: "
+     "add[512^2] 8 us on the CUDA path"},
+    {"ocannl-488", "https://github.com/ahrefs/ocannl/issues/488",
+     "RTX 5070 Ti Laptop (WSL2, CUDA 13.3): a chain of N no-op kernels, median of 200 reps after 50 warm-ups: graph "
+     "replay ~15 us fixed + ~0.58 us per node; async enqueue ~2.65 us per launch"},
+    {"tritonbench-1017", "https://github.com/meta-pytorch/tritonbench/pull/1017",
+     "GB200: per-kernel launch overhead, cuLaunchKernel of a no-op kernel 3.0 us (0 args), 3.3 us (19 args)"},
+};
+
+const int lab_profile_ref_total = (int)(sizeof lab_profile_refs / sizeof lab_profile_refs[0]);

@@ -1,0 +1,595 @@
+/* The browser side of bridge.h, the one file that knows about Emscripten.
+ * JavaScript calls back into C through three exported entry points; pending
+ * fetches are kept in a small table so no function pointer crosses to JS. */
+#include "bridge.h"
+
+#include <emscripten.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PENDING 32
+
+static struct {
+  ui_fetch_cb cb;
+  void *ctx;
+  int used;
+} pending[MAX_PENDING];
+
+static ui_hash_cb hash_cb;
+static void *hash_ctx;
+static ui_action_cb action_cb;
+static void *action_ctx;
+static int listening; /* the document listeners are added once */
+static int retry_after = -1; /* the answer being delivered's Retry-After, s */
+
+EMSCRIPTEN_KEEPALIVE void ui_bridge_fetch_done(int slot, int status, const char *body, int len, int retry_after_s);
+EMSCRIPTEN_KEEPALIVE void ui_bridge_hash(const char *hash);
+EMSCRIPTEN_KEEPALIVE void ui_bridge_action(const char *action, const char *arg);
+EMSCRIPTEN_KEEPALIVE void ui_bridge_later(int slot);
+
+static struct {
+  ui_later_cb cb;
+  void *ctx;
+  int used;
+} later[MAX_PENDING];
+
+/* The body is handed to C as a temporary UTF-8 copy; a network failure
+ * reads as status 0, no answer within timeout_ms as -1 (UI_FETCH_TIMED_OUT):
+ * the timer wins the race and then aborts the request, so a server that
+ * accepts and never answers cannot hold the page. A GET that web/app.js
+ * already started while the page was parsed, or took from the page itself
+ * (window.gpulabEarly: a promise of [status, text, Retry-After] with an
+ * abort()), is answered from there, once, under the same timer.
+ * Retry-After travels in seconds. */
+EM_JS(void, js_fetch, (int slot, const char *method, const char *url, int timeout_ms, const char *body), {
+  const target = UTF8ToString(url);
+  const ctl = new AbortController();
+  /* An API answer is never reused; a static file (a lesson) is revalidated
+   * by its ETag, so a reload costs a 304 and no body. */
+  const cache = target.startsWith("/api/") ? "no-store" : "no-cache";
+  const init = {method : UTF8ToString(method), headers : {"Accept" : "application/json"}, cache : cache, signal : ctl.signal};
+  if (body) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = UTF8ToString(body);
+  }
+  const early = window.gpulabEarly || {};
+  const started = !body && init.method === "GET" && early[target];
+  if (started) delete early[target];
+  const answer = started || fetch(target, init)
+      .then(function(r) { return r.text().then(function(t) { return [ r.status, t, r.headers.get("Retry-After") ]; }); })
+      .catch(function() { return [ 0, "" ]; });
+  let timer = 0;
+  const late = new Promise(function(resolve) {
+    timer = setTimeout(function() {
+      resolve([ -1, "" ]); /* first, so the abort's rejection cannot win the race */
+      ctl.abort();
+      if (started && started.abort) started.abort();
+    }, timeout_ms);
+  });
+  Promise.race([ answer, late ]).then(function(res) {
+    clearTimeout(timer);
+    const retry = /^[0-9]{1,6}$/.test(res[2] || "") ? parseInt(res[2], 10) : -1;
+    /* TextEncoder, not lengthBytesUTF8 + stringToUTF8: those walk the
+     * text in JS, character by character, still uncompiled on a first
+     * load (about 12 ms of a 45 KB lesson in a CPU profile, in the task
+     * that makes the page ready). */
+    const bytes = new TextEncoder().encode(res[1]);
+    const p = _malloc(bytes.length + 1);
+    HEAPU8.set(bytes, p); /* after _malloc, which may have grown the memory and replaced HEAPU8 */
+    HEAPU8[p + bytes.length] = 0;
+    _ui_bridge_fetch_done(slot, res[0], p, bytes.length, retry);
+    _free(p);
+  });
+});
+
+EM_JS(void, js_set_html, (const char *id, const char *html), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (el) el.innerHTML = UTF8ToString(html);
+});
+
+EM_JS(void, js_append_html, (const char *id, const char *html), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (el) el.insertAdjacentHTML("beforeend", UTF8ToString(html));
+});
+
+EM_JS(void, js_set_text, (const char *id, const char *text), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (el) el.textContent = UTF8ToString(text);
+});
+
+EM_JS(void, js_set_attr, (const char *id, const char *name, const char *value), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (!el) return;
+  if (value) el.setAttribute(UTF8ToString(name), UTF8ToString(value));
+  else el.removeAttribute(UTF8ToString(name));
+});
+
+EM_JS(void, js_fill, (const char *selector, const char *html), {
+  const markup = UTF8ToString(html);
+  document.querySelectorAll(UTF8ToString(selector)).forEach(function(el) { el.innerHTML = markup; });
+});
+
+EM_JS(void, js_focus, (const char *id), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (!el) return;
+  el.focus({preventScroll : true});
+  el.scrollIntoView({block : "start"});
+});
+
+EM_JS(void, js_set_title, (const char *title), { document.title = UTF8ToString(title); });
+
+EM_JS(void, js_hash, (char *buf, int n), { stringToUTF8(location.hash, buf, n); });
+
+EM_JS(void, js_listen, (void), {
+  function withStrings(a, b, fn) {
+    const na = lengthBytesUTF8(a) + 1, nb = lengthBytesUTF8(b) + 1;
+    const pa = _malloc(na), pb = _malloc(nb);
+    stringToUTF8(a, pa, na);
+    stringToUTF8(b, pb, nb);
+    fn(pa, pb);
+    _free(pa);
+    _free(pb);
+  }
+  window.addEventListener("hashchange", function() {
+    withStrings(location.hash, "", function(h) { _ui_bridge_hash(h); });
+  });
+  /* A lesson section counts as seen once the learner has scrolled to its
+   * end, or past it (a quick scroll or a jump must not leave it uncounted):
+   * reported once per element as the action "section-seen" with the
+   * element's id. The contents link of the section being read gets
+   * aria-current="location". Checked at most every 250 ms. */
+  const seen = new WeakSet();
+  let pendingCheck = 0;
+  function checkSeen() {
+    pendingCheck = 0;
+    let current = null;
+    document.querySelectorAll("section.lesson-section[id]").forEach(function(el) {
+      const r = el.getBoundingClientRect();
+      if (r.height > 0 && r.top <= window.innerHeight * 0.3) current = el.id;
+      if (seen.has(el)) return;
+      if (r.height === 0 || r.bottom > window.innerHeight + 4) return; /* 4 px: subpixel layout */
+      seen.add(el);
+      withStrings("section-seen", el.id, function(a, b) { _ui_bridge_action(a, b); });
+    });
+    document.querySelectorAll("#nav-body .nav-sections a").forEach(function(a) {
+      const here = current && a.getAttribute("href").endsWith("/" + current.slice(4));
+      if (here) a.setAttribute("aria-current", "location");
+      else a.removeAttribute("aria-current");
+    });
+  }
+  function scheduleSeen() {
+    if (!pendingCheck) pendingCheck = setTimeout(checkSeen, 250);
+  }
+  window.addEventListener("scroll", scheduleSeen, {passive : true});
+  window.addEventListener("resize", scheduleSeen);
+  new MutationObserver(scheduleSeen).observe(document.body, {childList : true, subtree : true});
+  /* The first time the learner reaches into an experiment widget (focus,
+   * pointer), the action "widget-used": what only widgets need (the
+   * server's profiles) is fetched then, not with the first screen. */
+  function widgetUsed(ev) {
+    if (!(ev.target instanceof Element) || !ev.target.closest(".exp-widget, .experiment")) return;
+    document.removeEventListener("focusin", widgetUsed);
+    document.removeEventListener("pointerdown", widgetUsed);
+    withStrings("widget-used", "", function(a, b) { _ui_bridge_action(a, b); });
+  }
+  document.addEventListener("focusin", widgetUsed);
+  document.addEventListener("pointerdown", widgetUsed);
+  document.addEventListener("click", function(ev) {
+    const el = ev.target instanceof Element ? ev.target.closest("[data-action]") : null;
+    if (!el) return;
+    ev.preventDefault();
+    withStrings(el.getAttribute("data-action") || "", el.getAttribute("data-arg") || "",
+                function(a, b) { _ui_bridge_action(a, b); });
+  });
+});
+
+EM_JS(int, js_form_checked, (const char *form_id, char *buf, int n), {
+  const form = document.getElementById(UTF8ToString(form_id));
+  const out = {};
+  if (form) {
+    form.querySelectorAll("input[type=checkbox]:checked, input[type=radio]:checked").forEach(function(el) {
+      if (!el.name) return;
+      (out[el.name] = out[el.name] || []).push(el.value);
+    });
+  }
+  const text = JSON.stringify(out);
+  if (lengthBytesUTF8(text) + 1 > n) return -1;
+  stringToUTF8(text, buf, n);
+  return lengthBytesUTF8(text);
+});
+
+/* The object URL is revoked after the click has started the download. */
+EM_JS(void, js_download, (const char *filename, const char *mime, const char *text), {
+  const blob = new Blob([UTF8ToString(text)], {type : UTF8ToString(mime)});
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = UTF8ToString(filename);
+  a.hidden = true;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(function() { URL.revokeObjectURL(url); }, 10000);
+});
+
+EM_JS(int, js_dom_value, (const char *id, char *buf, int n), {
+  const el = document.getElementById(UTF8ToString(id));
+  if (!el || !("value" in el)) return -1;
+  const v = el.type === "checkbox" ? (el.checked ? "1" : "0") : String(el.value);
+  const len = lengthBytesUTF8(v);
+  if (len + 1 > n) return -1;
+  stringToUTF8(v, buf, n);
+  return len;
+});
+
+/* Two animation frames, then the timer: the first frame runs before the
+ * browser paints, the second after, so the page shows its new state first. */
+EM_JS(void, js_later, (int slot, int delay_ms), {
+  requestAnimationFrame(function() {
+    requestAnimationFrame(function() { setTimeout(function() { _ui_bridge_later(slot); }, delay_ms); });
+  });
+});
+
+/* localStorage throws when storage is disabled; that reads as "absent". */
+EM_JS(int, js_storage_get, (const char *key, char *buf, int n), {
+  try {
+    const v = localStorage.getItem(UTF8ToString(key));
+    if (v === null) return -1;
+    stringToUTF8(v, buf, n);
+    return lengthBytesUTF8(v);
+  } catch (e) {
+    return -1;
+  }
+});
+
+EM_JS(void, js_storage_set, (const char *key, const char *value), {
+  try {
+    localStorage.setItem(UTF8ToString(key), UTF8ToString(value));
+  } catch (e) {
+  }
+});
+
+/* The simulation module (web/sim_worker.js running gpulab_sim.wasm, from
+ * wasm/sim/) starts in a Web Worker on the first simulation and stays. Its
+ * answers come back through the fetch table: status 200 or 400 with JSON
+ * text, 0 when the worker could not load (offline before the service worker
+ * cached it) or failed. Messages are answered in order. */
+EM_JS(void, js_simulate, (int slot, const char *experiment, const char *params, const char *profile,
+                          const char *profile_json), {
+  let sim = globalThis.gpulabSim;
+  if (!sim) {
+    sim = globalThis.gpulabSim = {worker : null, next : 1, waiting : {}, broken : false};
+    try {
+      sim.worker = new Worker("sim_worker.js");
+    } catch (e) {
+      sim.broken = true;
+    }
+    if (sim.worker) {
+      sim.worker.onmessage = function(ev) {
+        const w = sim.waiting[ev.data.id];
+        if (!w) return;
+        delete sim.waiting[ev.data.id];
+        w(ev.data.status, ev.data.text);
+      };
+      sim.worker.onerror = function(ev) {
+        if (ev && ev.preventDefault) ev.preventDefault();
+        console.warn("gpulab: the simulation module failed: " + (ev && ev.message ? ev.message : "no worker"));
+        sim.broken = true;
+        const all = sim.waiting;
+        sim.waiting = {};
+        for (const k in all) all[k](0, "");
+      };
+    }
+  }
+  const deliver = function(status, text) {
+    const n = lengthBytesUTF8(text) + 1;
+    const p = _malloc(n);
+    stringToUTF8(text, p, n);
+    _ui_bridge_fetch_done(slot, status, p, n - 1, -1);
+    _free(p);
+  };
+  if (sim.broken) {
+    setTimeout(function() { deliver(0, ""); }, 0);
+    return;
+  }
+  const id = sim.next++;
+  sim.waiting[id] = deliver;
+  sim.worker.postMessage({
+    id : id,
+    experiment : UTF8ToString(experiment),
+    params : UTF8ToString(params),
+    profile : UTF8ToString(profile),
+    profile_json : profile_json ? UTF8ToString(profile_json) : ""
+  });
+});
+
+/* The trace reader (bridge.h, ui_on_doctor): one worker per file, ended
+ * when its answer is in or on a cancel, so the wasm memory a large trace
+ * grew goes back to the browser. Listeners on the document, added once. */
+EM_JS(void, js_doctor_listen, (void), {
+  const dr = globalThis.gpulabDoctor = {worker : null};
+  function tell(event, a, b, text) {
+    const n = lengthBytesUTF8(text) + 1, p = _malloc(n);
+    stringToUTF8(text, p, n);
+    _ui_bridge_doctor(event, a, b, p, n - 1);
+    _free(p);
+  }
+  dr.stop = function() {
+    if (dr.worker) dr.worker.terminate();
+    dr.worker = null;
+  };
+  function start(file) {
+    if (!file) return;
+    dr.stop();
+    tell(0, 0, file.size, file.name || "");
+    let w;
+    try {
+      w = dr.worker = new Worker("reader_worker.js");
+    } catch (e) {
+      tell(2, 0, 0, "");
+      return;
+    }
+    w.onmessage = function(ev) {
+      if (dr.worker !== w) return;
+      const d = ev.data;
+      if (d.type === "progress") return tell(1, d.read, d.size, "");
+      dr.stop();
+      dr.wasmBytes = d.wasm_bytes; /* read by make bench (bench/doctor_browser.mjs) */
+      tell(2, d.status, 0, d.text || "");
+    };
+    w.onerror = function(ev) { /* the module did not load: offline before the service worker kept it */
+      if (ev && ev.preventDefault) ev.preventDefault();
+      if (dr.worker !== w) return;
+      dr.stop();
+      tell(2, 0, 0, "");
+    };
+    w.postMessage({file : file});
+  }
+  document.addEventListener("change", function(ev) {
+    const el = ev.target;
+    if (el && el.id === "doctor-file" && el.files && el.files.length) start(el.files[0]);
+  });
+  function zone(ev) { return ev.target instanceof Element ? ev.target.closest("#doctor-drop") : null; }
+  ["dragenter", "dragover"].forEach(function(type) {
+    document.addEventListener(type, function(ev) {
+      const z = zone(ev);
+      if (!z) return;
+      ev.preventDefault();
+      z.classList.add("drop-over");
+    });
+  });
+  document.addEventListener("dragleave", function(ev) {
+    const z = zone(ev);
+    if (z) z.classList.remove("drop-over");
+  });
+  document.addEventListener("drop", function(ev) {
+    const z = zone(ev);
+    if (!z) return;
+    ev.preventDefault();
+    z.classList.remove("drop-over");
+    if (ev.dataTransfer && ev.dataTransfer.files.length) start(ev.dataTransfer.files[0]);
+  });
+});
+EM_JS(void, js_doctor_cancel, (void), {
+  if (globalThis.gpulabDoctor) globalThis.gpulabDoctor.stop();
+});
+static ui_doctor_cb doctor_cb;
+static void *doctor_ctx;
+EMSCRIPTEN_KEEPALIVE void ui_bridge_doctor(int event, double a, double b, const char *text, int len);
+void ui_bridge_doctor(int event, double a, double b, const char *text, int len) {
+  if (doctor_cb) doctor_cb(event, a, b, text, len > 0 ? (size_t)len : 0, doctor_ctx);
+}
+void ui_on_doctor(ui_doctor_cb cb, void *ctx) {
+  static int listening_doctor;
+  if (!listening_doctor) js_doctor_listen();
+  listening_doctor = 1;
+  doctor_cb = cb;
+  doctor_ctx = ctx;
+}
+void ui_doctor_cancel(void) { js_doctor_cancel(); }
+/* The explainer (bridge.h, ui_explain_text): one worker, kept, its answers
+ * delivered through the fetch table like the simulation module's. A worker
+ * that fails is dropped, so the next paste tries a fresh one (online again). */
+EM_JS(void, js_explain, (int slot, const char *text, int n), {
+  let ex = globalThis.gpulabExplain;
+  if (!ex) ex = globalThis.gpulabExplain = {worker : null, next : 1, waiting : {}};
+  const deliver = function(status, answer) {
+    const len = lengthBytesUTF8(answer) + 1;
+    const p = _malloc(len);
+    stringToUTF8(answer, p, len);
+    _ui_bridge_fetch_done(slot, status, p, len - 1, -1);
+    _free(p);
+  };
+  const fail = function(why) {
+    if (ex.worker) ex.worker.terminate();
+    ex.worker = null;
+    console.warn("gpulab: the explainer failed: " + why);
+    const all = ex.waiting;
+    ex.waiting = {};
+    for (const k in all) all[k](0, "");
+  };
+  if (!ex.worker) {
+    let w;
+    try {
+      w = ex.worker = new Worker("reader_worker.js");
+    } catch (e) {
+      if (slot >= 0) setTimeout(function() { deliver(0, ""); }, 0);
+      return;
+    }
+    w.onmessage = function(ev) {
+      const d = ev.data;
+      if (ex.worker !== w || !d) return;
+      /* 0: the module failed; another type: a reader from before it explained (a stale cache) */
+      if (d.type !== "explained" || d.status === 0) return fail(d.text || "no module"); /* answers every paste waiting */
+      const cb = ex.waiting[d.id];
+      delete ex.waiting[d.id];
+      if (cb) cb(d.status, d.text || "");
+    };
+    w.onerror = function(ev) { /* the module did not load: offline before the service worker kept it */
+      if (ev && ev.preventDefault) ev.preventDefault();
+      if (ex.worker === w) fail(ev && ev.message ? ev.message : "no worker");
+    };
+  }
+  if (slot < 0) { /* ui_explain_warm */
+    ex.worker.postMessage({type : "warm"});
+    return;
+  }
+  const id = ex.next++;
+  ex.waiting[id] = deliver;
+  ex.worker.postMessage({type : "explain", id : id, bytes : HEAPU8.slice(text, text + n)});
+});
+
+static void start_fetch(const char *method, const char *url, const char *body, int timeout_ms, ui_fetch_cb cb,
+                        void *ctx) {
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (pending[i].used) continue;
+    pending[i].used = 1;
+    pending[i].cb = cb;
+    pending[i].ctx = ctx;
+    js_fetch(i, method, url, timeout_ms, body);
+    return;
+  }
+  cb(0, "", 0, ctx); /* too many requests in flight: report it as a failed request */
+}
+
+void ui_fetch(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+  start_fetch("GET", url, NULL, timeout_ms, cb, ctx);
+}
+
+void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+  start_fetch("DELETE", url, NULL, timeout_ms, cb, ctx);
+}
+
+void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fetch_cb cb, void *ctx) {
+  start_fetch("POST", url, json_body ? json_body : "{}", timeout_ms, cb, ctx);
+}
+
+static char *calibrated; /* the calibrated profile's JSON, sent with each run on it */
+
+void ui_simulate_profile(const char *profile_json) {
+  free(calibrated);
+  calibrated = NULL;
+  if (!profile_json) return;
+  size_t n = strlen(profile_json) + 1;
+  calibrated = malloc(n);
+  if (calibrated) memcpy(calibrated, profile_json, n);
+}
+
+void ui_simulate(const char *experiment, const char *params_json, const char *profile, ui_fetch_cb cb, void *ctx) {
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (pending[i].used) continue;
+    pending[i].used = 1;
+    pending[i].cb = cb;
+    pending[i].ctx = ctx;
+    js_simulate(i, experiment, params_json ? params_json : "", profile ? profile : "",
+                profile && strcmp(profile, "calibrated") == 0 ? calibrated : NULL);
+    return;
+  }
+  cb(0, "", 0, ctx);
+}
+
+void ui_explain_text(const char *text, size_t n, ui_fetch_cb cb, void *ctx) {
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (pending[i].used) continue;
+    pending[i].used = 1;
+    pending[i].cb = cb;
+    pending[i].ctx = ctx;
+    js_explain(i, text, (int)n);
+    return;
+  }
+  cb(0, "", 0, ctx);
+}
+void ui_explain_warm(void) { js_explain(-1, "", 0); }
+
+void ui_bridge_fetch_done(int slot, int status, const char *body, int len, int retry_after_s) {
+  if (slot < 0 || slot >= MAX_PENDING || !pending[slot].used) return;
+  ui_fetch_cb cb = pending[slot].cb;
+  void *ctx = pending[slot].ctx;
+  pending[slot].used = 0;
+  retry_after = retry_after_s;
+  cb(status, body, len > 0 ? (size_t)len : 0, ctx);
+  retry_after = -1;
+}
+
+int ui_fetch_retry_after_s(void) { return retry_after; }
+
+void ui_bridge_hash(const char *hash) {
+  if (hash_cb) hash_cb(hash, hash_ctx);
+}
+
+void ui_bridge_action(const char *action, const char *arg) {
+  if (action_cb) action_cb(action, arg, action_ctx);
+}
+
+void ui_dom_set_html(const char *id, const char *html) { js_set_html(id, html); }
+void ui_dom_append_html(const char *id, const char *html) { js_append_html(id, html); }
+void ui_dom_set_text(const char *id, const char *text) { js_set_text(id, text); }
+void ui_dom_set_attr(const char *id, const char *name, const char *value) { js_set_attr(id, name, value); }
+void ui_dom_fill(const char *selector, const char *html) { js_fill(selector, html); }
+void ui_dom_focus(const char *id) { js_focus(id); }
+void ui_dom_set_title(const char *title) { js_set_title(title); }
+
+void ui_location_hash(char *buf, size_t n) {
+  if (n == 0) return;
+  buf[0] = '\0';
+  js_hash(buf, (int)n);
+}
+
+static void listen_once(void) {
+  if (!listening) js_listen();
+  listening = 1;
+}
+
+void ui_on_hash_change(ui_hash_cb cb, void *ctx) {
+  listen_once();
+  hash_cb = cb;
+  hash_ctx = ctx;
+}
+
+void ui_on_action(ui_action_cb cb, void *ctx) {
+  listen_once();
+  action_cb = cb;
+  action_ctx = ctx;
+}
+
+int ui_storage_get(const char *key, char *buf, size_t n) {
+  if (n == 0) return -1;
+  buf[0] = '\0';
+  return js_storage_get(key, buf, (int)n);
+}
+
+void ui_storage_set(const char *key, const char *value) { js_storage_set(key, value); }
+
+int ui_form_checked(const char *form_id, char *buf, size_t n) {
+  if (n == 0) return -1;
+  buf[0] = '\0';
+  return js_form_checked(form_id, buf, (int)n);
+}
+
+void ui_download(const char *filename, const char *mime, const char *text) { js_download(filename, mime, text); }
+
+int ui_dom_value(const char *id, char *buf, size_t n) {
+  if (n == 0) return -1;
+  buf[0] = '\0';
+  return js_dom_value(id, buf, (int)n);
+}
+
+void ui_later(int delay_ms, ui_later_cb cb, void *ctx) {
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (later[i].used) continue;
+    later[i].used = 1;
+    later[i].cb = cb;
+    later[i].ctx = ctx;
+    js_later(i, delay_ms < 0 ? 0 : delay_ms);
+    return;
+  }
+  cb(ctx); /* the table is full: run it now rather than never */
+}
+
+void ui_bridge_later(int slot) {
+  if (slot < 0 || slot >= MAX_PENDING || !later[slot].used) return;
+  ui_later_cb cb = later[slot].cb;
+  void *ctx = later[slot].ctx;
+  later[slot].used = 0;
+  cb(ctx);
+}
