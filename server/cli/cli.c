@@ -50,6 +50,7 @@ int srv_cli_help(void) {
        "                                             timeline as a Chrome trace (docs/trace.md)\n"
        "  gpulab calibrate [--json] [--out FILE]    fit a profile to this GPU and check the simulator\n"
        "  gpulab explain FILE|- [--json]             explain a pasted CUDA/PyTorch error, nvidia-smi or collect_env\n"
+       "  gpulab explain --diagnoses                 the explanations themselves, as JSON\n"
        "  gpulab doctor FILE[.gz]|- [--json]         read your own PyTorch profiler trace: idle GPU, launches, copies\n"
        "                                             output (- reads standard input; nothing leaves this machine)\n"
        "  gpulab serve [--host H] [--port N] [--root DIR] [--keys DIR] [--deadline S] [--profile-file F]\n"
