@@ -67,7 +67,7 @@ const roomOf = (f) => {
 function resolve(from, inc) {
   const here = join(dirname(from), inc);
   if (files.includes(here)) return here;
-  for (const dir of ['lab', 'kernels', 'server', ...ROOMS.map((r) => `server/${r}`), 'wasm', 'third_party/cjson']) {
+  for (const dir of ['lab', 'lab/compare', 'kernels', 'server', ...ROOMS.map((r) => `server/${r}`), 'wasm', 'third_party/cjson']) {
     const p = join(dir, inc);
     if (files.includes(p)) return p;
   }
