@@ -1749,6 +1749,8 @@ def run_all(torch, dev, facts, findings, sizes, only=None, trace_path=None, say=
                 env = fn(torch, dev, facts, findings, sizes, trace_path=trace_path)
             else:
                 env = fn(torch, dev, facts, findings, sizes)
+            env.d["measured_with"] = {"kit": KIT_VERSION, "torch": torch.__version__, "platform": facts.get("platform"),
+                                      "date": time.strftime("%Y-%m-%d", time.gmtime())}
             envs.append(env.d)
             say("[%2d/%d] %-11s done in %.1f s" % (i, len(todo), name, time.perf_counter() - t0))
         except Exception as e:  # one failing must not hide the others; its real message is kept
