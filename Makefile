@@ -119,7 +119,7 @@ FIDELITY_BIN := $(BUILD)/tests/fidelity
 
 .PHONY: all help probe deps deps-run run serve test unit fidelity claims bench gpu-check record bundle clean lessons wasm web
 
-all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) web lessons wasm precompress $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
+all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) web lessons wasm precompress $(FIDELITY_BIN) $(KIT_VIEWS_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
@@ -232,7 +232,7 @@ bundle: all
 	@tools/bundle.sh $(BUILD) .bundle
 
 .PHONY: all-native
-all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) lessons $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
+all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) lessons $(FIDELITY_BIN) $(KIT_VIEWS_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 # ---- native objects ---------------------------------------------------------
 
@@ -292,6 +292,15 @@ $(UNIT_SRC:%.c=$(OBJ)/%.o): CFLAGS += -Wno-frame-larger-than
 $(UNIT_BIN): $(UNIT_SRC:%.c=$(OBJ)/%.o) $(LAB_OBJ) $(filter-out $(OBJ)/server/main.o,$(SERVER_OBJ)) $(UI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs check) $(LDLIBS)
+
+# The kit's envelopes drawn by the client's views (tests/kit/kit_views.c),
+# run by tests/tools/kit.sh on the kit's own runs.
+KIT_VIEWS_BIN := $(BUILD)/tests/kit_views
+VIEW_SRC := wasm/html.c wasm/views/json_get.c wasm/views/device.c $(wildcard wasm/views/result*.c wasm/views/chart*.c)
+$(OBJ)/tests/kit/kit_views.o: CFLAGS += -Iwasm -Wno-frame-larger-than
+$(KIT_VIEWS_BIN): $(OBJ)/tests/kit/kit_views.o $(LAB_OBJ) $(VIEW_SRC:%.c=$(OBJ)/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm -ldl -lpthread
 
 $(FIDELITY_BIN): $(OBJ)/tests/fidelity/fidelity.o $(LAB_OBJ)
 	@mkdir -p $(dir $@)

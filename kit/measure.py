@@ -589,8 +589,12 @@ class Env:
         return self.d.setdefault("details", {})
 
     def not_measured(self, reasons):
-        """Figures of the cuda envelope PyTorch has no counterpart for, and why."""
-        self.details()["not_measured"] = reasons
+        """Figures of gpulab's own envelope this run has no counterpart for, and why."""
+        self.details().setdefault("not_measured", {}).update(reasons)
+
+    def differs(self, how):
+        """Figures measured otherwise than gpulab's kernels measure them, and how."""
+        self.details().setdefault("differs", {}).update(how)
 
 
 def fmt_ms(ms):
@@ -664,6 +668,10 @@ def exp_device(torch, dev, facts, findings, sizes):
         env.metric("memory_total_bytes", total or 0)
         env.metric("memory_free_bytes", free or 0)
         env.metric("sm_count", facts.get("sm_count") or 0)
+    else:
+        env.not_measured({k: "no CUDA or ROCm device here" + (": MPS shares the Mac's memory and has no SM count"
+                                                                if dev.kind == "mps" else "")
+                          for k in ("memory_total_bytes", "memory_free_bytes", "sm_count")})
     env.finding(views["verdict"]["summary"] + ".")
     if dev.kind == "mps":
         env.finding("PyTorch runs on the Mac's GPU through Metal (MPS); it shares the Mac's memory, so there is "
@@ -809,9 +817,10 @@ def exp_train_step(torch, dev, facts, findings, sizes):
     env.details().update({"model": {"batch": b, "features": f, "classes": c, "parameters": c * f + c},
                           "read_every": every,
                           "kernels_per_step": ["linear forward", "cross-entropy", "backward", "SGD update"]})
-    env.not_measured({"gpu_step_us": "PyTorch cannot hold the stream: this is the forward and loss alone, timed "
-                      "with events, not the whole step's GPU time"} if dev.gpu else
-                     {"gpu_step_us": "no GPU: the CPU runs each step to its end"})
+    if dev.gpu:
+        env.differs({"gpu_step_us": "the forward pass and loss alone, timed with events, not the whole step's GPU time"})
+    else:
+        env.not_measured({"gpu_step_us": "no GPU: the CPU runs each step to its end"})
     if dev.gpu:
         env.finding("Reading the loss every step took %s for %d steps, every %d steps %s: each .item() made the CPU "
                     "wait for the GPU, about %.0f µs a read." % (fmt_ms(a_ms), steps, every, fmt_ms(b_ms), per_read))
@@ -877,7 +886,8 @@ def exp_crossover(torch, dev, facts, findings, sizes):
     else:
         env.not_measured({k: "no GPU here: only the CPU side ran" for k in (
             "crossover_n", "crossover_copies_n", "gpu_ms_largest", "gpu_copies_ms_largest", "speedup_largest",
-            "speedup_copies_largest", "gpu_ms_smallest", "gpu_overhead_us", "gpu_kernel_gflops")})
+            "speedup_copies_largest", "gpu_ms_smallest", "gpu_overhead_us", "gpu_kernel_gflops",
+            "gpu_kernel", "gpu", "gpu_copies")})
         env.finding("The CPU multiplied %d×%d matrices in %s (%.1f GFLOPS); without a GPU, gpulab compare puts the "
                     "simulator's GPU lines beside it." % (ns[-1], ns[-1], fmt_ms(cpu[-1]), gflops(ns[-1], cpu[-1])))
     env.stats(p["samples"], 1, "cpu_ms", summary(cpu)[1], "CPU: the host clock around a batch of matmuls sized to "
@@ -945,8 +955,8 @@ def exp_timing(torch, dev, facts, findings, sizes):
             env.event("gpu:0/stream0", "matmul %d" % (i + 1), g, g + dur)
             g += dur
     env.details()["view"] = "pytorch"
-    env.not_measured({"gpu_busy_ms": "PyTorch cannot hold the stream until a batch is queued: events around the "
-                      "batch, as events_ms"})
+    env.differs({"gpu_busy_ms": "PyTorch cannot hold the stream until a batch is queued: events around the batch, "
+                                "as events_ms"})
     if ev > n_ms:
         env.finding("Without synchronize the host timer saw %s while the GPU worked %s: the %d launches returned "
                     "before the work was done." % (fmt_ms(n_ms), fmt_ms(ev), k))
@@ -960,7 +970,9 @@ def exp_timing(torch, dev, facts, findings, sizes):
 
 def exp_transfer(torch, dev, facts, findings, sizes):
     max_b, samples = sizes["transfer_bytes"], 5
-    p = {"max_bytes": max_b, "samples": samples, "small_copies": 1000, "small_bytes": 4096, "host": "profile"}
+    # The small copies together stay within the largest copy, as gpulab's run asks.
+    p = {"max_bytes": max_b, "samples": samples, "small_copies": max(10, min(1000, max_b // 4096)), "small_bytes": 4096,
+         "host": "profile"}
     env = Env("transfer", facts.get("gpu"), p)
     szs = []
     s = 4096
@@ -1384,9 +1396,13 @@ def exp_graphs(torch, dev, facts, findings, sizes):
         x = torch.randn(n, device=dev.tdev)
         bs = [torch.randn(n, device=dev.tdev) for _ in range(8)]
 
+        def step(k):
+            torch.add(bs[k % 8], x, alpha=0.999, out=x)
+
         def chain():
             for k in range(kernels):
-                torch.add(bs[k % 8], x, alpha=0.999, out=x)
+                step(k)
+        chain.step = step
         return chain
 
     def measure(n):
@@ -1407,9 +1423,9 @@ def exp_graphs(torch, dev, facts, findings, sizes):
         replay = time_host(dev, g.replay, samples, 2, "graphs replay %d" % n)
         body = time_device(dev, g.replay, 3, 1, "graphs body %d" % n)
         launch = time_host(dev, g.replay, samples, 1, "graphs replay launch %d" % n, sync=False)
-        return eager, replay, body, launch, one_off
+        return eager, replay, body, launch, one_off, chain, g
 
-    eager, replay, body, launch, one_off = measure(elements)
+    eager, replay, body, launch, one_off, chain0, graph0 = measure(elements)
     e_us, g_us = summary(eager)[0] * 1e3, summary(replay)[0] * 1e3
     e_launch = summary(time_host(dev, build(elements), samples, 1, "graphs eager launch", sync=False))[0] * 1e3
     env.metric("eager_total_us", e_us)
@@ -1428,10 +1444,12 @@ def exp_graphs(torch, dev, facts, findings, sizes):
     env.metric("saved_per_replay_us", e_us - g_us)
     if e_us > g_us:
         env.metric("payback_replays", math.ceil(one_off / (e_us - g_us)))
+    else:
+        env.not_measured({"payback_replays": "the graph saved nothing per replay here, so it never pays back"})
     sweep = [n for n in (1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216) if n <= sizes["graph_sweep_max"]]
     se, sg, sbody = [], [], []
     for n in sweep:
-        e, r, bd, _, _ = measure(n) if n != elements else (eager, replay, body, None, None)
+        e, r, bd = measure(n)[:3] if n != elements else (eager, replay, body)
         se.append((n, summary(e)[0] * 1e3 / kernels))
         sg.append((n, summary(r)[0] * 1e3 / kernels))
         sbody.append((n, summary(bd)[0] * 1e3 / kernels))
@@ -1441,13 +1459,17 @@ def exp_graphs(torch, dev, facts, findings, sizes):
     gain = [n for (n, e), (_, g) in zip(se, sg) if e <= g * 1.1]
     if gain:
         env.metric("no_gain_from_elements", gain[0])
+    else:
+        env.not_measured({"no_gain_from_elements": "the graph stayed more than 10 % ahead at every swept size"})
     env.metric("sweep_small_speedup", se[0][1] / sg[0][1] if sg[0][1] > 0 else 0)
     env.metric("sweep_large_speedup", se[-1][1] / sg[-1][1] if sg[-1][1] > 0 else 0)
     reps = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15]
     env.series("cost_eager", "one by one, r runs", "replays", "ms", [(r, r * e_us / 1e3) for r in reps])
     env.series("cost_graph", "capture + instantiate + r replays", "replays", "ms", [(r, (one_off + r * g_us) / 1e3) for r in reps])
+    _graphs_timeline(env, dev, chain0, graph0, kernels)
     env.details()["view"] = "pytorch"
-    env.not_measured({"instantiate_us": "torch.cuda.graph captures and instantiates in one call: capture_us holds both"})
+    env.differs({"capture_us": "torch.cuda.graph captures and instantiates in one call: capture and instantiation",
+                 "instantiate_us": "0: torch.cuda.graph instantiates inside the capture (capture_us holds both)"})
     env.finding("%d one-kernel ops cost %.1f µs each one by one and %.1f µs each replayed as a CUDA graph (%.1f×); "
                 "capturing it took %s." % (kernels, e_us / kernels, g_us / kernels, e_us / g_us if g_us else 0, fmt_ms(one_off / 1e3)))
     env.stats(samples, 2, "graph_per_kernel_us", summary(replay)[1], "x ← b + 0.999·x as %d torch.add ops on %d "
@@ -1455,6 +1477,64 @@ def exp_graphs(torch, dev, facts, findings, sizes):
               "from a synchronize to the synchronize after the last op or the replay; median of %d after 2 warm-up "
               "runs." % (kernels, elements, samples))
     return env
+
+
+def _graphs_timeline(env, dev, chain, graph, kernels, shown=12):
+    """The chain's first ops one by one (each launch's host span, each
+    kernel's span from events around it), then the whole chain replayed
+    once as a graph (the replay call's host span, the graph's span)."""
+    start, evs, host = dev.event(), [], []
+    dev.mark("warmed", "graphs timeline")  # the chain and the graph ran many times above
+    dev.sync()
+    dev.mark("sample", "graphs timeline")
+    t0 = dev.clock()
+    start.record()
+    for i in range(shown):
+        a, b = dev.event(), dev.event()
+        a.record()
+        h0 = dev.clock()
+        chain.step(i)
+        host.append(((h0 - t0) * 1e6, (dev.clock() - t0) * 1e6, "launch kernel %d" % (i + 1), "kernel %d (one by one)" % (i + 1)))
+        b.record()
+        evs.append((a, b))
+    a, b = dev.event(), dev.event()
+    a.record()
+    h0 = dev.clock()
+    graph.replay()
+    host.append(((h0 - t0) * 1e6, (dev.clock() - t0) * 1e6, "replay the graph (%d kernels)" % kernels,
+                 "graph: %d kernels" % kernels))
+    b.record()
+    evs.append((a, b))
+    sync_start = (dev.clock() - t0) * 1e6
+    dev.sync()
+    env.event("cpu", "synchronize", sync_start, (dev.clock() - t0) * 1e6)
+    for (h0, h1, cpu_label, gpu_label), (a, b) in zip(host, evs):
+        env.event("cpu", cpu_label, h0, h1)
+        env.event("gpu:0/stream0", gpu_label, start.elapsed_time(a) * 1e3, start.elapsed_time(b) * 1e3)
+
+
+def _op_spans(dev, api, ops, label):
+    """The GPU spans of ops run on their streams: an event before and after
+    each op, all read against one start event every stream waits on.
+    ops: [(stream, lanes, label, fn)] -> [(lane, label, start_us, end_us)]."""
+    start, evs, waited = dev.event(), [], set()
+    dev.mark("warmed", label)  # the same ops ran, timed, above
+    dev.sync()
+    dev.mark("sample", label)
+    start.record()
+    for st, lanes, lab, fn in ops:
+        with api.stream(st):
+            if id(st) not in waited:
+                st.wait_event(start)
+                waited.add(id(st))
+            a, b = dev.event(), dev.event()
+            a.record()
+            fn()
+            b.record()
+        evs.append((lanes, lab, a, b))
+    dev.sync()
+    return [(lane, lab, start.elapsed_time(a) * 1e3, start.elapsed_time(b) * 1e3) for lanes, lab, a, b in evs
+            for lane in lanes]
 
 
 def exp_streams(torch, dev, facts, findings, sizes):
@@ -1516,22 +1596,36 @@ def exp_streams(torch, dev, facts, findings, sizes):
     env.metric("d2h_us", d2h)
     env.metric("h2d_gbps", n * 4 / (h2d * 1e3) if h2d > 0 else 0)
     env.metric("d2h_gbps", n * 4 / (d2h * 1e3) if d2h > 0 else 0)
+    # Each op of one run on its stream (and the engine that does it), then the same chunks on one stream.
+    sleep = int(kernel_us * per_us)
+
+    def chunk_ops(k, prefix):
+        ops = []
+        for c in range(chunks):
+            st, lane = pool[c % k], "%sgpu:0/stream%d" % (prefix, c % k)
+            eng = (lambda e: [lane, "gpu:0/engine/" + e]) if not prefix else (lambda e: [lane])
+            ops.append((st, eng("h2d"), "H2D %d" % c, lambda c=c: dev_in[c].copy_(hin[c], non_blocking=True)))
+            ops.append((st, eng("compute"), "kernel %d" % c, lambda c=c: (api._sleep(sleep), dev_in[c].mul_(0.5))))
+            ops.append((st, eng("d2h"), "D2H %d" % c, lambda c=c: hout[c].copy_(dev_in[c], non_blocking=True)))
+        return ops
+
+    for lane, lab, a, b in _op_spans(dev, api, chunk_ops(nstreams, ""), "streams timeline") + \
+            _op_spans(dev, api, chunk_ops(1, "baseline:"), "streams timeline, one stream"):
+        env.event(lane, lab, a, b)
     # The race: kernels on one stream read chunks another stream is still copying in, with no wait between them.
     copy_s, comp_s = pool[0], pool[1 % nstreams]
     src = [dev.pin(torch.randn(n)) for _ in range(4)]
     out = [torch.empty(n, device=dev.tdev) for _ in range(4)]
     for t in dev_in[:4]:
         t.zero_()
-    dev.sync()
-    t0 = dev.clock()
-    with api.stream(copy_s):
-        for c in range(4):
-            dev_in[c].copy_(src[c], non_blocking=True)
-    with api.stream(comp_s):
-        for c in range(4):
-            torch.mul(dev_in[c], 0.5, out=out[c])
-    dev.sync()
-    race_ms = (dev.clock() - t0) * 1e3
+    race = [(copy_s, ["race:gpu:0/stream0"], "copy %d" % c, lambda c=c: dev_in[c].copy_(src[c], non_blocking=True))
+            for c in range(4)]
+    race += [(comp_s, ["race:gpu:0/stream1"], "kernel %d" % c, lambda c=c: torch.mul(dev_in[c], 0.5, out=out[c]))
+             for c in range(4)]
+    spans = _op_spans(dev, api, race, "streams race")
+    for lane, lab, a, b in spans:
+        env.event(lane, lab, a, b)
+    race_ms = max(b for _, _, _, b in spans) / 1e3
     stale = [int((o.cpu() != (s * 0.5)).sum().item()) for o, s in zip(out, src)]
     env.metric("stale_chunks", sum(1 for s in stale if s))
     env.metric("race_chunks", 4)
@@ -1539,7 +1633,9 @@ def exp_streams(torch, dev, facts, findings, sizes):
     env.metric("checked_elements", 4 * n)
     env.metric("race_ms", race_ms)
     env.details().update({"streams": nstreams, "memory": "pinned", "wait": False,
-                          "lanes": "host clock only: PyTorch gives no per-op GPU spans without the profiler"})
+                          "lanes": "gpu:0/streamN and gpu:0/engine/*: the run asked for; baseline:…: the same chunks "
+                                   "on one stream; race:gpu:0/stream0 copies, race:gpu:0/stream1 kernels (events "
+                                   "before and after each op)"})
     env.finding("%d chunks of %d MiB (copy in, a %d µs kernel, copy out) took %s on one stream and %s on %d "
                 "(%.2f×), pinned." % (chunks, chunk_mib, kernel_us, fmt_ms(one), fmt_ms(many), nstreams, one / many if many else 0, ))
     env.finding("Pageable memory: %s on one stream, %s on %d: a pageable copy holds the host until it is done."
@@ -1624,25 +1720,29 @@ def exp_profile(torch, dev, facts, findings, sizes, trace_path=None):
     busy = sum(gpu_ms)
     for i, k in enumerate(keys):
         env.metric(k + "_host_ms", host_ms[i])
-        env.metric(k + "_gpu_ms", gpu_ms[i])
+        if dev.gpu:
+            env.metric(k + "_gpu_ms", gpu_ms[i])
         env.metric(k + "_pct", 100 * host_ms[i] / runs[0] if runs[0] > 0 else 0)
         env.metric(k + "_calls", steps)
     env.metric("step_ms", wall / steps)
     env.metric("wall_ms", runs[0])
-    env.metric("gpu_busy_ms", busy)
-    env.metric("gpu_step_ms", busy / steps)
-    env.metric("gpu_idle_pct", 100 * (1 - busy / runs[0]) if runs[0] > 0 and dev.gpu else 0)
+    if dev.gpu:
+        env.metric("gpu_busy_ms", busy)
+        env.metric("gpu_step_ms", busy / steps)
+        env.metric("gpu_idle_pct", 100 * (1 - busy / runs[0]) if runs[0] > 0 else 0)
     env.metric("data_prep_ms", host_ms[0])
     env.metric("biggest_phase", max(range(6), key=lambda i: host_ms[i]))
     env.series("phase_host_ms", "host time per phase (all steps)", "phase", "ms", enumerate(host_ms))
-    env.series("phase_gpu_ms", "GPU busy time per phase (all steps)", "phase", "ms", enumerate(gpu_ms))
+    if dev.gpu:
+        env.series("phase_gpu_ms", "GPU busy time per phase (all steps)", "phase", "ms", enumerate(gpu_ms))
     env.series("step_host", "host time of each step", "step", "ms", enumerate(step_host, 1))
     env.series("runs", "wall time of each timed run", "run", "ms", enumerate(runs, 1))
     env.details().update({"model": {"batch": b, "features": feats, "hidden": h, "classes": classes,
                                     "parameters": sum(t.numel() for t in model.parameters())},
-                          "table": [{"phase": ph, "calls": steps, "host_ms": host_ms[i], "gpu_ms": gpu_ms[i],
-                                     "host_ms_per_call": host_ms[i] / steps,
-                                     "pct_of_step": 100 * host_ms[i] / runs[0] if runs[0] > 0 else 0}
+                          "table": [dict({"phase": ph, "calls": steps, "host_ms": host_ms[i],
+                                          "host_ms_per_call": host_ms[i] / steps,
+                                          "pct_of_step": 100 * host_ms[i] / runs[0] if runs[0] > 0 else 0},
+                                         **({"gpu_ms": gpu_ms[i]} if dev.gpu else {}))
                                     for i, ph in enumerate(phases)]})
     t = 0.0
     one = step_host[-1] if step_host else 0
@@ -1654,7 +1754,7 @@ def exp_profile(torch, dev, facts, findings, sizes, trace_path=None):
         env.details()["trace"] = _profile_trace(torch, dev, step, trace_path)
     if not dev.gpu:
         env.not_measured({k: "no GPU here: the CPU does every phase itself" for k in
-                          ["gpu_idle_pct", "gpu_busy_ms", "gpu_step_ms"] + [k + "_gpu_ms" for k in keys]})
+                          ["gpu_idle_pct", "gpu_busy_ms", "gpu_step_ms", "phase_gpu_ms"] + [k + "_gpu_ms" for k in keys]})
     big = max(range(6), key=lambda i: host_ms[i])
     env.finding("A step took %s; the biggest share of the host's time went to %s (%.0f%%)."
                 % (fmt_ms(wall / steps), phases[big], 100 * host_ms[big] / max(1e-9, sum(host_ms))))
@@ -1673,11 +1773,13 @@ def _profile_trace(torch, dev, step, path):
     acts = [torch.profiler.ProfilerActivity.CPU]
     if dev.kind in ("cuda", "rocm"):
         acts.append(torch.profiler.ProfilerActivity.CUDA)
-    with torch.profiler.profile(activities=acts, record_shapes=False) as prof:
-        for _ in range(3):
+    # One warm-up step the profiler sees but does not keep, then three kept: each a ProfilerStep#N.
+    sched = torch.profiler.schedule(wait=0, warmup=1, active=3, repeat=1)
+    with torch.profiler.profile(activities=acts, schedule=sched, record_shapes=False) as prof:
+        for _ in range(4):
             step([0.0] * 6, [])
+            dev.sync()
             prof.step()
-        dev.sync()
     prof.export_chrome_trace(path)
     return {"file": os.path.basename(path), "bytes": os.path.getsize(path), "steps": 3}
 

@@ -48,6 +48,9 @@ class _Stream:
     def wait_stream(self, other):
         pass
 
+    def wait_event(self, event):
+        pass
+
     def synchronize(self):
         pass
 
