@@ -29,6 +29,7 @@ int srv_cmd_experiments(int argc, char **argv);
 int srv_cmd_profiles(int argc, char **argv);
 int srv_cmd_calibrate(int argc, char **argv);
 int srv_cmd_explain(int argc, char **argv);
+int srv_cmd_compare(int argc, char **argv);
 int srv_cmd_doctor(int argc, char **argv);
 
 #endif
