@@ -307,7 +307,17 @@ $(FIDELITY_BIN): $(OBJ)/tests/fidelity/fidelity.o $(LAB_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
 
 # ---- web root, lessons, wasm ------------------------------------------------
-web: $(WEB_FILES)
+web: $(WEB_FILES) $(WEB)/measure.py $(WEB)/measure.ipynb
+
+# The measurement kit, served for download (/measure.py), and the same as a
+# notebook for Colab and Kaggle (/measure.ipynb), built from it so the two
+# never differ (docs/measure.md).
+$(WEB)/measure.py: kit/measure.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(WEB)/measure.ipynb: kit/measure.py tools/kit_notebook.py
+	@mkdir -p $(dir $@)
+	python3 tools/kit_notebook.py $< $@
 
 $(WEB)/%: web/%
 	@mkdir -p $(dir $@)

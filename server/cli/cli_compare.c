@@ -4,6 +4,7 @@
  * predicted, ratio and whether it is physically possible, then the
  * lessons' claims on the learner's numbers. The file is untrusted: read at
  * most 1 MiB and one byte, checked whole before anything uses it. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,17 @@
 #include "json.h"
 #include "kit_file.h"
 
-/* Text from the learner's file, printed without its control bytes (a
- * terminal would act on an escape sequence). */
-static void put(const char *s) {
-  for (; s && *s; s++) putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+/* Every line printed without control bytes but its newlines: the file's
+ * texts (a device name, a skip reason, a fitted profile's label) come from
+ * a learner's machine, and a terminal would act on an escape sequence. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  char line[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  for (const char *c = line; *c; c++) putchar(*c != '\n' && ((unsigned char)*c < 0x20 || *c == 0x7f) ? '?' : *c);
 }
 
 static const char *s(const cJSON *o, const char *k) {
@@ -32,49 +40,42 @@ static void num(const cJSON *o, const char *k, char *out, size_t n) {
   else snprintf(out, n, "-");
 }
 
+static void print_figures(const cJSON *e) {
+  const cJSON *f;
+  say("\n%s%s%s\n", s(e, "experiment"), s(e, "note")[0] ? ": " : "", s(e, "note"));
+  say("  %-30s %12s %12s %8s\n", "figure", "measured", "predicted", "ratio");
+  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(e, "figures")) {
+    char m[32], p[32], r[32], name[64];
+    num(f, "measured", m, sizeof m);
+    num(f, "predicted", p, sizeof p);
+    num(f, "ratio", r, sizeof r);
+    snprintf(name, sizeof name, "%s%s%s%s", s(f, "metric"), s(f, "unit")[0] ? " (" : "", s(f, "unit"),
+             s(f, "unit")[0] ? ")" : "");
+    say("  %-30s %12s %12s %8s%s", name, m, p, r, strcmp(r, "-") ? "x" : "");
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(f, "plausible"))) say("  IMPLAUSIBLE: %s", s(f, "reason"));
+    say("\n");
+  }
+}
+
 static void print_text(const cJSON *rep) {
   const cJSON *run = cJSON_GetObjectItemCaseSensitive(rep, "run"), *prof = cJSON_GetObjectItemCaseSensitive(rep, "profile");
-  const cJSON *e, *f, *c;
-  printf("Your run: ");
-  put(s(run, "device"));
-  printf(" (%s), PyTorch ", s(run, "kind"));
-  put(s(run, "torch"));
-  if (s(run, "platform")[0]) printf(", "), put(s(run, "platform"));
-  printf(", ");
-  put(s(run, "date"));
-  printf("\nCompared with the profile %s (%s): %s.\n", s(prof, "name"), s(prof, "label"), s(prof, "how"));
-  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "experiments")) {
-    printf("\n%s%s%s\n", s(e, "experiment"), s(e, "note")[0] ? ": " : "", s(e, "note"));
-    printf("  %-30s %12s %12s %8s\n", "figure", "measured", "predicted", "ratio");
-    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(e, "figures")) {
-      char m[32], p[32], r[32], name[64];
-      num(f, "measured", m, sizeof m);
-      num(f, "predicted", p, sizeof p);
-      num(f, "ratio", r, sizeof r);
-      snprintf(name, sizeof name, "%s%s%s%s", s(f, "metric"), s(f, "unit")[0] ? " (" : "", s(f, "unit"), s(f, "unit")[0] ? ")" : "");
-      const cJSON *ok = cJSON_GetObjectItemCaseSensitive(f, "plausible");
-      printf("  %-30s %12s %12s %8s%s", name, m, p, r, strcmp(r, "-") ? "x" : "");
-      if (cJSON_IsFalse(ok)) printf("  IMPLAUSIBLE: %s", s(f, "reason"));
-      printf("\n");
-    }
-  }
-  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "skipped")) {
-    printf("\nskipped %s: ", s(e, "experiment"));
-    put(s(e, "why"));
-  }
-  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "failed")) {
-    printf("\nfailed %s: ", s(e, "experiment"));
-    put(s(e, "error"));
-  }
-  printf("\n\nThe lessons' claims on your numbers:%s%s\n", s(rep, "claims_note")[0] ? " " : "", s(rep, "claims_note"));
+  const cJSON *e, *c;
+  say("Your run: %s (%s), PyTorch %s%s%s, %s\n", s(run, "device"), s(run, "kind"), s(run, "torch"),
+      s(run, "platform")[0] ? ", " : "", s(run, "platform"), s(run, "date"));
+  say("Compared with the profile %s (%s): %s.\n", s(prof, "name"), s(prof, "label"), s(prof, "how"));
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "experiments")) print_figures(e);
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "skipped")) say("\nskipped %s: %s", s(e, "experiment"), s(e, "why"));
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "failed")) say("\nfailed %s: %s", s(e, "experiment"), s(e, "error"));
+  say("\n\nThe lessons' claims on your numbers:%s%s\n", s(rep, "claims_note")[0] ? " " : "", s(rep, "claims_note"));
   cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(rep, "claims")) {
     int holds = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "holds"));
-    printf("  %s: \"%s\" (%s)\n    on your %s: %s\n", holds ? "the lesson's claim holds" : "the lesson's claim does NOT hold",
-           s(c, "quote"), s(c, "where"), s(run, "device"), holds ? s(c, "numbers") : s(c, "why"));
+    say("  %s: \"%s\" (%s)\n    on your %s: %s\n", holds ? "the lesson's claim holds" : "the lesson's claim does NOT hold",
+        s(c, "quote"), s(c, "where"), s(run, "device"), holds ? s(c, "numbers") : s(c, "why"));
   }
-  int bad = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rep, "implausible"));
-  if (bad) printf("\n%d figure%s physically impossible on this device: not measured as the lessons teach (see above).\n",
-                  bad, bad == 1 ? " is" : "s are");
+  double bad = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rep, "implausible"));
+  if (bad >= 1)
+    say("\n%.0f figure%s physically impossible on this device: not measured as the lessons teach (see above).\n", bad,
+        bad < 2 ? " is" : "s are");
 }
 
 /* The lessons' compiled claims beside the binary (build/claims.json, or a bundle's claims.json). */
