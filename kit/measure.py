@@ -1822,7 +1822,7 @@ SIZES = {
               "graph_sweep_max": 65536, "stream_chunk_mib": 2, "profile_batch": 64, "profile_hidden": 256,
               "profile_steps": 10, "profile_reps": 3},
     # On a CPU the training loops are the whole run: smaller, so it ends in seconds.
-    "cpu": {"profile_batch": 128, "profile_hidden": 512},
+    "cpu": {"profile_batch": 128, "profile_hidden": 512, "profile_steps": 20, "profile_reps": 3, "train_reps": 3},
 }
 
 
