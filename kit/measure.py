@@ -500,14 +500,20 @@ def summary(xs):
     return med, (100.0 * (q[2] - q[0]) / med if med > 0 else 0.0)
 
 
-def time_device(dev, fn, samples, warmup, label):
-    """The device's time for fn, ms per sample: events around each call, or
-    the host clock from a synchronize to the synchronize after it."""
+def _warm_up(dev, fn, warmup, label):
+    """fn run warmup times, the device idle after; with warmup=0 the samples
+    that follow are the cold ones, on purpose."""
     for _ in range(warmup):
         fn()
     dev.sync()
     if warmup:
         dev.mark("warmed", label)
+
+
+def time_device(dev, fn, samples, warmup, label):
+    """The device's time for fn, ms per sample: events around each call, or
+    the host clock from a synchronize to the synchronize after it."""
+    _warm_up(dev, fn, warmup, label)
     out = []
     for _ in range(samples):
         if dev.has_events:
@@ -531,13 +537,8 @@ def time_device(dev, fn, samples, warmup, label):
 def time_host(dev, fn, samples, warmup, label, sync=True):
     """The host's time for fn, ms per sample, the device idle before each
     one; with sync=False the clock stops when fn returns, on purpose (the
-    lessons' trap: the launches returned, the work did not finish). With
-    warmup=0 the samples are the cold ones, on purpose."""
-    for _ in range(warmup):
-        fn()
-    dev.sync()
-    if warmup:
-        dev.mark("warmed", label)
+    lessons' trap: the launches returned, the work did not finish)."""
+    _warm_up(dev, fn, warmup, label)
     out = []
     for _ in range(samples):
         dev.sync()

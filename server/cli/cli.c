@@ -81,6 +81,22 @@ int srv_cli_help(void) {
   return 0;
 }
 
+FILE *srv_cli_open(const char *path) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f) fprintf(stderr, "gpulab: cannot open %s\n", path);
+  return f;
+}
+
+char *srv_cli_read(const char *path, size_t max, size_t *n, lab_error *err) {
+  FILE *f = srv_cli_open(path);
+  if (!f) return NULL;
+  char *buf = malloc(max + 1);
+  *n = buf ? fread(buf, 1, max + 1, f) : 0;
+  if (f != stdin) fclose(f);
+  if (!buf) lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  return buf;
+}
+
 int srv_cli_answer(cJSON *env, const lab_error *err, int json, void (*print_text)(const cJSON *env)) {
   if (!env) {
     if (json) {

@@ -118,18 +118,12 @@ int srv_cmd_compare(int argc, char **argv) {
     else return srv_cli_usage("compare takes one RUN.json (or - for standard input), --json, --profile NAME, --claims FILE");
   }
   if (!path) return srv_cli_usage("compare needs the file the measurement kit wrote (python3 measure.py --out FILE)");
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-  if (!f) {
-    fprintf(stderr, "gpulab: cannot open %s\n", path);
-    return 1;
-  }
-  char *buf = malloc(LAB_KIT_MAX_BYTES + 1);
-  size_t n = buf ? fread(buf, 1, LAB_KIT_MAX_BYTES + 1, f) : 0;
-  if (f != stdin) fclose(f);
   lab_error err = {0};
+  size_t n = 0;
+  char *buf = srv_cli_read(path, LAB_KIT_MAX_BYTES, &n, &err);
+  if (!buf && !err.code) return 1; /* cannot open: said */
   cJSON *kit = buf ? lab_kit_read(buf, n, &err) : NULL, *report = NULL;
   free(buf);
-  if (!buf) lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
   cJSON *claims = kit ? load_claims(claims_path) : NULL;
   if (kit && claims_path && !claims) {
     lab_fail(&err, LAB_E_USAGE, "claims", "cannot read the claims file %.200s (lessonc --claims writes it)", claims_path);

@@ -111,17 +111,11 @@ int srv_cmd_explain(int argc, char **argv) {
     else return srv_cli_usage("explain takes one FILE (or - for standard input) and --json");
   }
   if (!path) return srv_cli_usage("explain needs a FILE (or - for standard input)");
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-  if (!f) {
-    fprintf(stderr, "gpulab: cannot open %s\n", path);
-    return 1;
-  }
-  char *buf = malloc(LAB_EXPLAIN_MAX_BYTES + 1);
-  size_t n = buf ? fread(buf, 1, LAB_EXPLAIN_MAX_BYTES + 1, f) : 0;
-  if (f != stdin) fclose(f);
   lab_error err = {0};
+  size_t n = 0;
+  char *buf = srv_cli_read(path, LAB_EXPLAIN_MAX_BYTES, &n, &err);
+  if (!buf && !err.code) return 1; /* cannot open: said */
   cJSON *env = buf ? lab_explain(buf, n, &err) : NULL;
   free(buf);
-  if (!env && !buf) lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
   return srv_cli_answer(env, &err, json, print_text);
 }
