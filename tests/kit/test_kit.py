@@ -23,7 +23,8 @@ import measure  # noqa: E402
 import standin  # noqa: E402
 
 GPULAB = os.environ.get("GPULAB_BIN", os.path.join(ROOT, "build", "bin", "gpulab"))
-ENVS = json.load(open(os.path.join(HERE, "environments.json")))["environments"]
+with open(os.path.join(HERE, "environments.json")) as _fh:
+    ENVS = json.load(_fh)["environments"]
 
 # Regions the lessons time without a synchronize on purpose: the host's
 # own cost (the launch returned, the work did not finish; what freeing a
@@ -75,6 +76,14 @@ class Preflight(unittest.TestCase):
                     self.assertEqual(len(ans["items"]), 1, ans)
                     self.assertEqual(ans["items"][0]["diagnosis"]["id"], fd["id"])
                     self.assertEqual(ans["items"][0]["diagnosis"]["title"], fd["title"])
+
+    def test_real_messages_reach_the_new_setup_diagnoses(self):
+        with open(os.path.join(HERE, "messages.json")) as fh:
+            messages = json.load(fh)["messages"]
+        for m in messages:
+            with self.subTest(m["source"]):
+                ans = explain(m["text"])
+                self.assertEqual([i["diagnosis"]["id"] for i in ans["items"]], [m["diagnosis"]], m["source"])
 
     def test_the_kits_words_are_explains(self):
         table = {r["id"]: r for r in json.loads(subprocess.run([GPULAB, "explain", "--diagnoses"], check=True,
