@@ -465,8 +465,9 @@ class Device:
         self.torch, self.kind, self.api, self.tdev = torch, kind, api, tdev
         self.clock, self.hook = clock, hook
         self.gpu = kind != "cpu"
-        self.has_events = api is not None and hasattr(api, "Event") and \
-            (kind != "mps" or _version(torch.__version__)[:2] >= (2, 1))
+        # torch.cuda.Event; torch.mps.event.Event from PyTorch 2.1 (before: a synchronize around the host clock)
+        self._event = getattr(api, "Event", None) or getattr(getattr(api, "event", None), "Event", None)
+        self.has_events = self._event is not None and (kind != "mps" or _version(torch.__version__)[:2] >= (2, 1))
         self.has_streams = kind in ("cuda", "rocm") and hasattr(api, "Stream")
         self.has_graphs = kind == "cuda" and hasattr(api, "CUDAGraph")
         self.has_memory_stats = kind in ("cuda", "rocm") and hasattr(api, "memory_allocated")
@@ -481,7 +482,7 @@ class Device:
             self.api.synchronize()
 
     def event(self):
-        return self.api.Event(enable_timing=True)
+        return self._event(enable_timing=True)
 
     def mark(self, what, label):
         if self.hook:
