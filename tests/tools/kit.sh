@@ -30,10 +30,10 @@ ok "preflight on public reports, each finding pasted into gpulab explain, GPU co
 rc=$?
 ok "the GPU path's envelopes carry what every view reads ($(grep -c '^ok' "$dir/views_gpu.tap") checks)" '[ $rc -eq 0 ]' || grep -v '^ok' "$dir/views_gpu.tap" | head -20
 
-start=$(date +%s.%N)
+start=$SECONDS
 (cd "$dir" && timeout 300 $py "$OLDPWD/kit/measure.py" --out run.json >out.txt 2>err.txt)
-rc=$? secs=$(echo "$(date +%s.%N) - $start" | bc)
-ok "a real run on this CPU ends in under 60 s (${secs%.*} s) and says so" '[ $rc -eq 0 ] && [ "${secs%.*}" -lt 60 ] && grep -q "Running on the CPU" "$dir/out.txt"' || { show "$dir/out.txt"; show "$dir/err.txt"; }
+rc=$? secs=$((SECONDS - start))
+ok "a real run on this CPU ends in under 60 s ($secs s) and says so" '[ $rc -eq 0 ] && [ $secs -lt 60 ] && grep -q "Running on the CPU" "$dir/out.txt"' || { show "$dir/out.txt"; show "$dir/err.txt"; }
 ok "its preflight reports the CPU wheel: no CUDA build, no GPU, the layers agree" 'grep -q "CUDA used to build PyTorch: None" "$dir/out.txt" && grep -qE "\[(env_consistent|setup_no_driver)\]" "$dir/out.txt"'
 sed -n '/^Preflight:/,/^Running on/p' "$dir/out.txt" | sed '1d;$d' >"$dir/finding.txt"
 want=$(grep -oE '\[[a-z_]+\]' "$dir/finding.txt" | head -1 | tr -d '[]')
