@@ -1350,9 +1350,13 @@ def exp_allocator(torch, dev, facts, findings, sizes):
     blocks = [torch.empty(fb, device=dev.tdev) for _ in range(p["frag_blocks"])]
     for i in range(0, len(blocks), 2):
         blocks[i] = None
-    st = stats()
     free_cache = api.memory_reserved() - api.memory_allocated()
-    largest = st.get("inactive_split_bytes.all.current", free_cache) if st else free_cache
+    # The cache's free pieces, from its own map of segments and blocks.
+    snap = api.memory_snapshot() if hasattr(api, "memory_snapshot") else None
+    pieces = [b["size"] for seg in snap or [] for b in seg.get("blocks", []) if b.get("state") == "inactive"]
+    if snap is None:
+        env.not_measured({"frag_largest_free_bytes": "torch.cuda.memory_snapshot is not in this PyTorch",
+                          "frag_free_pieces": "torch.cuda.memory_snapshot is not in this PyTorch"})
     r_before, s_before = api.memory_reserved(), segs()
     want = torch.empty(2 * fb, device=dev.tdev)
     r_after, s_after = api.memory_reserved(), segs()
@@ -1369,12 +1373,13 @@ def exp_allocator(torch, dev, facts, findings, sizes):
                  ("before_empty_device_used_bytes", before[2]), ("after_empty_allocated_bytes", after[0]),
                  ("after_empty_reserved_bytes", after[1]), ("after_empty_device_used_bytes", after[2]),
                  ("empty_cache_released_bytes", before[1] - after[1]), ("frag_block_bytes", fb * 4),
-                 ("frag_free_in_cache_bytes", free_cache), ("frag_largest_free_bytes", min(largest, fb * 4) if largest else fb * 4),
-                 ("frag_free_pieces", (p["frag_blocks"] + 1) // 2), ("frag_request_bytes", 2 * fb * 4),
+                 ("frag_free_in_cache_bytes", free_cache), ("frag_largest_free_bytes", max(pieces) if pieces else None),
+                 ("frag_free_pieces", len(pieces) if snap is not None else None), ("frag_request_bytes", 2 * fb * 4),
                  ("frag_reserved_before_bytes", r_before), ("frag_reserved_after_bytes", r_after),
                  ("frag_new_segments", s_after - s_before), ("frag_reserved_after_empty_bytes", api.memory_reserved()),
                  ("frag_allocated_after_empty_bytes", api.memory_allocated() - base)):
-        env.metric(k, v)
+        if v is not None:
+            env.metric(k, v)
     env.series("allocated", "allocated (live tensors)", "event", "MiB", [(i, a) for i, (a, _, _) in enumerate(pts)])
     env.series("reserved", "reserved (the cache's segments)", "event", "MiB", [(i, r) for i, (_, r, _) in enumerate(pts)])
     env.series("device_used", "used on the device, as nvidia-smi shows it (CUDA context included)", "event", "MiB",

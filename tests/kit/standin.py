@@ -127,5 +127,10 @@ class StandInCuda:
     def empty_cache(self):
         pass
 
+    def memory_snapshot(self):
+        # one segment with a freed 4 MiB piece between two live ones
+        return [{"blocks": [{"size": 4 << 20, "state": "active_allocated"}, {"size": 4 << 20, "state": "inactive"},
+                            {"size": 4 << 20, "state": "active_allocated"}]}]
+
     def set_per_process_memory_fraction(self, fraction, device=None):
         self.fraction = fraction
