@@ -387,14 +387,19 @@ def _run(cmd, timeout=10):
 
 
 def _nvidia_smi():
-    """(driver version, driver's CUDA version, GPU count) from nvidia-smi, or Nones."""
-    out = _run(["nvidia-smi", "--query-gpu=driver_version,name", "--format=csv,noheader"])
-    driver, count = None, None
+    """(driver version, driver's CUDA version, GPU count, (PCIe generation,
+    lanes) of GPU 0's link at its best) from nvidia-smi, or Nones."""
+    out = _run(["nvidia-smi", "--query-gpu=driver_version,pcie.link.gen.max,pcie.link.width.max",
+                "--format=csv,noheader,nounits"])
+    driver, count, link = None, None, None
     if out:
         rows = [r for r in out.strip().splitlines() if r.strip()]
         count = len(rows)
         if rows:
-            driver = rows[0].split(",")[0].strip()
+            cells = [c.strip() for c in rows[0].split(",")]
+            driver = cells[0]
+            if len(cells) == 3 and cells[1].isdigit() and cells[2].isdigit():
+                link = (int(cells[1]), int(cells[2]))
     head = _run(["nvidia-smi"]) if out else None
     m = re.search(r"CUDA Version:\s*([0-9.]+)", head or "")
     if driver is None:
@@ -404,7 +409,13 @@ def _nvidia_smi():
                 driver = m2.group(1) if m2 else None
         except OSError:
             pass
-    return driver, (m.group(1) if m else None), count
+    return driver, (m.group(1) if m else None), count, link
+
+
+def pcie_nominal_gbps(gen, lanes):
+    """One-way nominal rate of a PCIe link, 1e9 B/s: 8, 16, 32 GT/s a lane for
+    Gen3, 4, 5 with 128b/130b encoding (lab/host_link.c's formula)."""
+    return {3: 8.0, 4: 16.0, 5: 32.0}.get(gen, 8.0 if gen < 3 else 64.0) * 128 / 130 / 8 * lanes
 
 
 def detect_platform():
@@ -422,7 +433,8 @@ def gather_facts(torch):
          "machine": platform.machine(), "python": platform.python_version(), "platform": detect_platform()}
     if f["os"] == "Darwin":
         f["macos"] = platform.mac_ver()[0] or None
-    f["driver"], f["driver_cuda_smi"], f["smi_gpu_count"] = _nvidia_smi() if f["os"] != "Darwin" else (None, None, None)
+    f["driver"], f["driver_cuda_smi"], f["smi_gpu_count"], f["pcie_link"] = \
+        _nvidia_smi() if f["os"] != "Darwin" else (None, None, None, None)
     try:
         f["cuda_available"] = bool(torch.cuda.is_available())
     except Exception as e:  # a broken driver raises here on some versions
@@ -1025,8 +1037,17 @@ def exp_transfer(torch, dev, facts, findings, sizes):
     env.metric("batched_copy_ms", one_ms)
     env.metric("per_copy_overhead_us", (many_ms - one_ms) * 1e3 / k)
     env.metric("batching_speedup", many_ms / one_ms if one_ms > 0 else 0)
-    env.details()["host"] = "this machine's own link"
-    env.not_measured({"link_nominal_gbps": "the kit does not read the PCIe link's generation and width"})
+    link = facts.get("pcie_link")
+    if link:
+        env.metric("link_nominal_gbps", pcie_nominal_gbps(*link))
+        env.details()["host"] = {"pcie_gen": link[0], "pcie_lanes": link[1], "nominal_gbps": pcie_nominal_gbps(*link),
+                                 "from": "nvidia-smi's pcie.link.gen.max and pcie.link.width.max"}
+        env.finding("The GPU's link is PCIe Gen%d x%d (%.1f GB/s nominal each way): pinned host→device copies "
+                    "reached %.0f%% of it." % (link[0], link[1], pcie_nominal_gbps(*link),
+                                                100 * pin / pcie_nominal_gbps(*link)))
+    else:
+        env.details()["host"] = "this machine's own link"
+        env.not_measured({"link_nominal_gbps": "nvidia-smi did not give the PCIe link's generation and width"})
     env.finding("Pinned host→device copies of %s reached %.1f GB/s, %.1f× pageable (%.1f GB/s)."
                 % (fmt_bytes(szs[-1]), pin, pin / page if page else 0, page))
     env.finding("%d copies of %s took %s; one copy of all of it %s: about %.1f µs of overhead per copy."
@@ -1891,6 +1912,7 @@ def provenance(torch, facts, dev, quick):
                        "memory_bytes": facts.get("memory_bytes"), "sm_count": facts.get("sm_count")},
             "torch": torch.__version__, "cuda_runtime": facts.get("cuda_build"), "hip_runtime": facts.get("hip_build"),
             "driver": facts.get("driver"), "driver_cuda": facts.get("driver_cuda_smi"),
+            "pcie_link": list(facts["pcie_link"]) if facts.get("pcie_link") else None,
             "platform": facts.get("platform"), "os": "%s %s" % (platform.system(), platform.release()),
             "macos": facts.get("macos"), "python": platform.python_version(),
             "sizes": "quick" if quick else "full", "timing": timing_method(dev)}

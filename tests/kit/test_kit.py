@@ -120,6 +120,8 @@ class Preflight(unittest.TestCase):
         self.assertTrue(measure.arch_supported("sm_120", ["sm_90", "compute_90"]))
         self.assertFalse(measure.arch_supported("gfx1031", ["gfx1030", "gfx1100"]))
         self.assertTrue(measure.arch_supported("gfx90a:sramecc+:xnack-", ["gfx90a"]))
+        self.assertAlmostEqual(measure.pcie_nominal_gbps(3, 16), 15.75, places=2)
+        self.assertAlmostEqual(measure.pcie_nominal_gbps(4, 16), 31.51, places=2)
 
 
 def standin_run():
@@ -130,7 +132,8 @@ def standin_run():
     dev.can_pin = False  # page-locking needs a CUDA build
     dev.has_graphs = True
     facts = {"torch": torch.__version__, "cuda_build": "12.4", "cuda_available": True, "gpu": "stand-in GPU",
-             "gpu_arch": "sm_75", "cc": "7.5", "memory_bytes": api.total, "sm_count": 40, "driver": "550.54.15"}
+             "gpu_arch": "sm_75", "cc": "7.5", "memory_bytes": api.total, "sm_count": 40, "driver": "550.54.15",
+             "pcie_link": (3, 16)}
     findings = measure.preflight(facts)
     out = os.environ.get("GPULAB_KIT_OUT")
     trace = os.path.join(out, "standin.trace.json") if out else None
