@@ -134,7 +134,7 @@ FIDELITY_BIN := $(BUILD)/tests/fidelity
 
 .PHONY: all help probe deps deps-run run serve test unit fidelity claims bench gpu-check record bundle clean lessons wasm web
 
-all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) web lessons wasm precompress $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
+all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) web lessons wasm precompress $(FIDELITY_BIN) $(KIT_VIEWS_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
@@ -247,7 +247,7 @@ bundle: all
 	@tools/bundle.sh $(BUILD) .bundle
 
 .PHONY: all-native
-all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) lessons $(FIDELITY_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
+all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) lessons $(FIDELITY_BIN) $(KIT_VIEWS_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 # ---- native objects ---------------------------------------------------------
 
@@ -308,12 +308,31 @@ $(UNIT_BIN): $(UNIT_SRC:%.c=$(OBJ)/%.o) $(LAB_OBJ) $(filter-out $(OBJ)/server/ma
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs check) $(LDLIBS)
 
+# The kit's envelopes drawn by the client's views (tests/kit/kit_views.c),
+# run by tests/tools/kit.sh on the kit's own runs.
+KIT_VIEWS_BIN := $(BUILD)/tests/kit_views
+VIEW_SRC := wasm/base/html.c wasm/base/json_get.c wasm/render/gpu_panel.c $(wildcard wasm/render/result*.c wasm/chart/*.c)
+$(OBJ)/tests/kit/kit_views.o: CFLAGS += $(WASM_INC) -Wno-frame-larger-than
+$(KIT_VIEWS_BIN): $(OBJ)/tests/kit/kit_views.o $(LAB_OBJ) $(VIEW_SRC:%.c=$(OBJ)/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm -ldl -lpthread
+
 $(FIDELITY_BIN): $(OBJ)/tests/fidelity/fidelity.o $(LAB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
 
 # ---- web root, lessons, wasm ------------------------------------------------
-web: $(WEB_FILES)
+web: $(WEB_FILES) $(WEB)/measure.py $(WEB)/measure.ipynb
+
+# The measurement kit, served for download (/measure.py), and the same as a
+# notebook for Colab and Kaggle (/measure.ipynb), built from it so the two
+# never differ (docs/measure.md).
+$(WEB)/measure.py: kit/measure.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(WEB)/measure.ipynb: kit/measure.py tools/kit_notebook.py
+	@mkdir -p $(dir $@)
+	python3 tools/kit_notebook.py $< $@
 
 $(WEB)/%: web/%
 	@mkdir -p $(dir $@)
@@ -421,7 +440,6 @@ FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/
 FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c
 FUZZ_LIB_fuzz_lesson_md := -lmd4c-html -lmd4c
 FUZZ_SRC_fuzz_lesson_quiz := tools/lesson_jsonpos.c tools/lesson_report.c
-FUZZ_SRC_fuzz_claim_path := tools/claim_path.c
 FUZZ_SRC_fuzz_envelope_view := wasm/base/html.c wasm/base/json_get.c wasm/render/gpu_panel.c \
   $(wildcard wasm/render/result*.c wasm/chart/*.c)
 # Probed when used: clang with its libFuzzer runtime (Debian: clang, libclang-rt-14-dev).

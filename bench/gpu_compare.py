@@ -1,13 +1,15 @@
-"""Pairs gpulab's real runs with PyTorch's (bench/torch_peer.py) and with the
-simulator's built-in profile, from a folder that tools/gpu_session.sh fills:
+"""Pairs gpulab's real runs with PyTorch's, taken by the measurement kit
+(kit/measure.py, whose envelopes carry the same metric keys), and with
+the simulator's built-in profile, from a folder tools/gpu_session.sh fills:
 
   DIR/runs/NAME.json   gpulab run NAME --backend cuda --json
   DIR/sim/NAME.json    gpulab run NAME --backend simulated --profile P --json
-  DIR/torch.json       python3 bench/torch_peer.py
+  DIR/kit.json         python3 kit/measure.py --out DIR/kit.json
 
 Prints two tables and writes DIR/compare.json:
-  1. gpulab / PyTorch for each figure that has a counterpart (goal: within
-     +-10 %; a row outside says so, with what is known to differ);
+  1. gpulab / PyTorch for each figure both measure (goal: within +-10 %;
+     a row outside says so, with what differs by design: ours below, or
+     the kit's own details.differs for that figure);
   2. simulated / real for every headline figure (goal: within +-25 %).
 Missing files or keys are reported as rows that say so, never skipped
 silently. Usage: gpu_compare.py DIR [PROFILE]"""
@@ -15,34 +17,33 @@ import json
 import os
 import sys
 
-# (experiment, gpulab metric, path in torch.json, unit, what differs by design)
+# (experiment, metric, unit, what differs by design)
 PAIRS = [
-    ("transfer", "h2d_pinned_gbps", "h2d_pinned_gbps", "GB/s", ""),
-    ("transfer", "h2d_pageable_gbps", "h2d_pageable_gbps", "GB/s", ""),
-    ("transfer", "d2h_pinned_gbps", "d2h_pinned_gbps", "GB/s", ""),
-    ("transfer", "d2h_pageable_gbps", "d2h_pageable_gbps", "GB/s", ""),
-    ("timing", "tflops", "timing.tflops", "TFLOPS", ""),
-    ("timing", "events_ms", "timing.events_ms", "ms", ""),
-    ("timing", "launch_us", "timing.enqueue_us", "us",
+    ("transfer", "h2d_pinned_gbps", "GB/s", ""),
+    ("transfer", "h2d_pageable_gbps", "GB/s", ""),
+    ("transfer", "d2h_pinned_gbps", "GB/s", ""),
+    ("transfer", "d2h_pageable_gbps", "GB/s", ""),
+    ("transfer", "per_copy_overhead_us", "us", "PyTorch's copy_ adds its dispatcher to each small copy"),
+    ("timing", "tflops", "TFLOPS", ""),
+    ("timing", "events_ms", "ms", ""),
+    ("timing", "launch_us", "us",
      "host enqueue per matmul: PyTorch adds its dispatcher and allocator on top of cublasSgemm"),
-    ("precision", "fp32_tflops", "precision.fp32", "TFLOPS", ""),
-    ("precision", "tf32_tflops", "precision.tf32", "TFLOPS", ""),
-    ("precision", "bf16_tflops", "precision.bf16", "TFLOPS", "gpulab writes an fp32 result, PyTorch a bf16 one"),
-    ("precision", "fp16_tflops", "precision.fp16", "TFLOPS", "gpulab writes an fp32 result, PyTorch an fp16 one"),
-    ("graphs", "eager_per_kernel_us", "graphs.eager_per_op_us", "us",
-     "eager: PyTorch's per-op host cost is several us above a raw launch"),
-    ("graphs", "graph_per_kernel_us", "graphs.graph_per_op_us", "us", ""),
-    ("graphs", "graph_speedup", "graphs.graph_speedup", "x", "follows from the two rows above"),
-    ("allocator", "peak_allocated_bytes", "allocator.peak_allocated_bytes", "B", ""),
-    ("allocator", "peak_reserved_bytes", "allocator.peak_reserved_bytes", "B", ""),
-    ("allocator", "empty_cache_released_bytes", "allocator.empty_cache_released_bytes", "B", ""),
-    ("allocator", "cache_alloc_free_us", "allocator.cache_alloc_free_us", "us",
-     "PyTorch's allocate+free includes making a tensor object"),
-    ("streams", "one_stream_ms", "streams.one_stream_ms", "ms", ""),
-    ("streams", "total_ms", "streams.streams_ms", "ms", ""),
-    ("streams", "speedup", "streams.speedup", "x", ""),
-    ("train_step", "cost_per_read_us", "sync.item_us", "us",
-     "gpulab: the extra host time per step of a sync read; PyTorch: one .item() after a small kernel"),
+    ("precision", "fp32_tflops", "TFLOPS", ""),
+    ("precision", "tf32_tflops", "TFLOPS", ""),
+    ("precision", "bf16_tflops", "TFLOPS", "gpulab writes an fp32 result, PyTorch a bf16 one"),
+    ("precision", "fp16_tflops", "TFLOPS", "gpulab writes an fp32 result, PyTorch an fp16 one"),
+    ("graphs", "eager_per_kernel_us", "us", "eager: PyTorch's per-op host cost is several us above a raw launch"),
+    ("graphs", "graph_per_kernel_us", "us", ""),
+    ("graphs", "graph_speedup", "x", "follows from the two rows above"),
+    ("allocator", "peak_allocated_bytes", "B", ""),
+    ("allocator", "peak_reserved_bytes", "B", ""),
+    ("allocator", "empty_cache_released_bytes", "B", ""),
+    ("allocator", "cache_alloc_free_us", "us", "PyTorch's allocate+free includes making a tensor object"),
+    ("streams", "one_stream_ms", "ms", ""),
+    ("streams", "total_ms", "ms", ""),
+    ("streams", "speedup", "x", ""),
+    ("train_step", "cost_per_read_us", "us", "PyTorch's read is a .item() after its own ops"),
+    ("memory", "peak_reserved_bytes", "B", ""),
 ]
 
 # Headline figures of each experiment, simulated against real.
@@ -70,16 +71,10 @@ def load(path):
         return None, f"{os.path.basename(path)}: {e.__class__.__name__}"
 
 
-def dig(obj, path):
-    for part in path.split("."):
-        if not isinstance(obj, dict) or part not in obj:
-            return None
-        obj = obj[part]
-    return obj if isinstance(obj, (int, float)) and not isinstance(obj, bool) else None
-
-
 def metric(env, name):
-    return dig(env, "metrics." + name) if isinstance(env, dict) else None
+    m = env.get("metrics") if isinstance(env, dict) else None
+    v = m.get(name) if isinstance(m, dict) else None
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def device_name(env):
@@ -91,36 +86,56 @@ def ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
 
+def kit_results(kit):
+    """The kit's envelopes by experiment, and why there are none."""
+    if kit is None:
+        return {}, None
+    results = kit.get("results") if isinstance(kit, dict) else None
+    if not isinstance(results, list):
+        return {}, "kit.json has no results (not a file the measurement kit wrote)"
+    return {r.get("experiment"): r for r in results if isinstance(r, dict)}, None
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     root = sys.argv[1]
     profile = sys.argv[2] if len(sys.argv) > 2 else "h100-sxm"
-    peer, peer_err = load(os.path.join(root, "torch.json"))
-    if peer and "error" in peer:
-        peer_err, peer = f"torch peer: {peer['error']}", None
+    kit, kit_err = load(os.path.join(root, "kit.json"))
+    peer, bad = kit_results(kit)
+    kit_err = kit_err or bad
+    skipped = {s.get("experiment"): s.get("why") for s in (kit or {}).get("skipped", []) if isinstance(s, dict)}
+    failed = {s.get("experiment"): s.get("error") for s in (kit or {}).get("failed", []) if isinstance(s, dict)}
     real, sim = {}, {}
     for name in sorted(set(e for e, *_ in PAIRS) | set(HEADLINES)):
         real[name] = load(os.path.join(root, "runs", name + ".json"))
         sim[name] = load(os.path.join(root, "sim", name + ".json"))
-    report = {"profile": profile, "torch": [], "simulator": [],
+    prov = (kit or {}).get("provenance", {}) if isinstance(kit, dict) else {}
+    report = {"profile": profile, "torch": [], "simulator": [], "kit": prov,
               "device": next((device_name(e[0]) for e in real.values() if e[0]), None)}
 
     print(f"gpulab / PyTorch on {report['device'] or '(no real run)'}"
-          f" (torch {peer.get('torch') if peer else '-'}, CUDA {peer.get('cuda') if peer else '-'}); goal within +-10 %")
+          f" (torch {prov.get('torch', '-')}, CUDA {prov.get('cuda_runtime', '-')}, measurement kit "
+          f"{prov.get('kit_version', '-')}); goal within +-10 %")
     print(f"  {'figure':40s} {'gpulab':>12s} {'PyTorch':>12s} {'ratio':>7s}  note")
-    for exp, key, path, unit, why in PAIRS:
+    for exp, key, unit, why in PAIRS:
         env, err = real[exp]
-        ours, theirs = metric(env, key), dig(peer, path) if peer else None
+        theirs_env = peer.get(exp)
+        ours, theirs = metric(env, key), metric(theirs_env, key)
+        differs = ((theirs_env or {}).get("details") or {}).get("differs", {}).get(key) if theirs_env else None
         r = ratio(ours, theirs)
         if r is None:
-            note = err or peer_err or ("no such figure in the run" if ours is None else "no PyTorch figure")
+            note = err or kit_err or ("no such figure in the run" if ours is None else
+                                      f"the kit skipped {exp}: {skipped[exp]}" if exp in skipped else
+                                      f"the kit's {exp} failed: {str(failed[exp])[:120]}" if exp in failed else
+                                      "no PyTorch figure")
         else:
+            why = "; ".join(w for w in (why, differs) if w)
             note = "" if 0.9 <= r <= 1.1 else "OUTSIDE +-10 %" + (f": {why}" if why else ": to explain")
         report["torch"].append({"experiment": exp, "metric": key, "unit": unit, "gpulab": ours,
                                 "torch": theirs, "ratio": r, "note": note})
-        fmt = lambda v: "-" if v is None else f"{v:12.4g}"
+        fmt = lambda v: "-" if v is None else f"{v:12.4g}"  # noqa: E731
         print(f"  {exp + '.' + key + ' (' + unit + ')':40s} {fmt(ours):>12s} {fmt(theirs):>12s} "
               f"{'-' if r is None else f'{r:6.2f}x':>7s}  {note}")
 

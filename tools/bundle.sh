@@ -25,8 +25,10 @@ done
 cp -r "$build/web" "$out/web"
 [ -d "$build/lessons" ] && cp -r "$build/lessons" "$out/lessons"
 mkdir -p "$out/tests" "$out/tools" "$out/bench"; cp -r tests/gpu "$out/tests/"
-cp tools/record.sh tools/gpu_session.sh "$out/tools/"
-cp bench/torch_peer.py bench/gpu_compare.py bench/cold_peer.py "$out/bench/"
+cp tools/record.sh tools/record_kit.py tools/gpu_session.sh "$out/tools/"
+cp bench/gpu_compare.py bench/cold_peer.py "$out/bench/"
+# The measurement kit, the PyTorch side of the comparison (tools/gpu_session.sh kit).
+mkdir -p "$out/kit"; cp kit/measure.py "$out/kit/"
 for b in gpulab gpulab-worker; do
   readelf -d "$out/bin/$b" | grep -q 'ORIGIN' || { echo "bundle: $b lacks an \$ORIGIN rpath" >&2; exit 1; }
 done

@@ -14,5 +14,5 @@ while IFS= read -r -d '' f; do
     brotli -q 11 -f -o "$f.br" "$f"; touch -r "$f" "$f.br"
   fi
 done < <(find "$web" -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.wasm' -o -name '*.json' \
-  -o -name '*.svg' -o -name '*.md' -o -name '*.webmanifest' \) -print0)
+  -o -name '*.svg' -o -name '*.md' -o -name '*.webmanifest' -o -name '*.py' -o -name '*.ipynb' \) -print0)
 echo "compress: $web: $n file(s) gzipped$([ $have_br = 1 ] && echo ', brotli too' || echo '; brotli not installed (make deps)')"

@@ -13,10 +13,11 @@ set_name=${1:-test}
 # To build and serve: compilers, the server's libraries, emscripten (+ acorn)
 # for the wasm client, md4c for the lessons, brotli for precompression,
 # zlib to gzip the API's answers,
-# OpenBLAS for the CPU sgemm, dpkg-dev for the bundle's library lookup.
+# OpenBLAS for the CPU sgemm, dpkg-dev for the bundle's library lookup,
+# python3 to build the measurement kit's notebook (tools/kit_notebook.py).
 RUN_PKGS="build-essential pkg-config libcivetweb-dev libcjson-dev emscripten
 node-acorn libmd4c-dev libmd4c-html0-dev libsqlite3-dev libssl-dev libpq-dev zlib1g-dev
-brotli libopenblas-dev dpkg-dev"
+brotli libopenblas-dev dpkg-dev python3"
 # To test and benchmark: the unit-test library, the browser, the load and
 # fuzz tools, numpy for the CPU sgemm peer, and the scale stage's services;
 # python3-torch (a CPU build) writes real profiler traces for gpulab doctor's tests.

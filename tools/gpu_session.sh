@@ -8,7 +8,10 @@
 #   runs       every experiment on the GPU (runs/), the same with the built-in
 #              profile PROFILE (sim/), gpulab calibrate --out calibrated.json
 #   record     tools/record.sh into OUT/recorded (commit it as web/recorded)
-#   peer       PyTorch beside gpulab (torch.json, compare.txt, compare.json)
+#   kit        the measurement kit (kit/measure.py) on this GPU: its file
+#              (kit.json, kit.trace.json), gpulab compare on it, PyTorch
+#              beside gpulab (compare.txt, compare.json), and the run kept
+#              as recordings (OUT/recorded-kit)
 #   cold       cold start and footprint: worker vs PyTorch (cold.json)
 #   claims     every lesson claim that holds on every profile, run on this GPU
 #              (bin/claimcheck --gpu: claims.tap)
@@ -17,7 +20,7 @@
 # then ./gpu-session; PROFILE to h100-sxm)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-phase=${1:?phase: suite runs record peer cold claims all}
+phase=${1:?phase: suite runs record kit cold claims all}
 out=${2:-${OUT:-gpu-session}}
 profile=${3:-h100-sxm}
 bin=bin/gpulab
@@ -62,9 +65,20 @@ claims() {
   return $rc
 }
 
-peer() {
-  python3 bench/torch_peer.py >"$out/torch.json" 2>"$out/torch.err" || { echo "peer: torch_peer failed"; tail -5 "$out/torch.err"; }
+# The kit checks its own environment first, then runs every experiment the
+# GPU supports at gpulab's defaults (about 5 minutes on a T4); its file is
+# the learner's format, so gpulab compare reads it as a learner's.
+kit() {
+  timeout 480 python3 kit/measure.py --out "$out/kit.json" --trace "$out/kit.trace.json" >"$out/kit.log" 2>&1
+  local rc=$?
+  grep -E '^\[|FAILED|Wrote' "$out/kit.log" | tail -16
+  [ -s "$out/kit.json" ] || { echo "kit: no file written (exit $rc; log $out/kit.log)"; return 1; }
+  "$bin" compare "$out/kit.json" >"$out/kit_compare.txt" 2>&1
+  "$bin" compare "$out/kit.json" --json >"$out/kit_compare.json" 2>/dev/null
+  grep -E 'IMPLAUSIBLE|physically impossible|does NOT hold' "$out/kit_compare.txt" | head -20
+  python3 tools/record_kit.py "$out/kit.json" "$out/recorded-kit" >/dev/null
   python3 bench/gpu_compare.py "$out" "$profile" | tee "$out/compare.txt"
+  return $rc
 }
 
 cold() {
@@ -81,7 +95,7 @@ PY
 }
 
 case "$phase" in
-  suite | runs | record | peer | cold | claims) "$phase" ;;
-  all) rc=0; for p in suite runs record peer cold claims; do "$p" || rc=1; done; exit $rc ;;
-  *) echo "gpu_session: unknown phase '$phase' (suite runs record peer cold claims all)" >&2; exit 2 ;;
+  suite | runs | record | kit | cold | claims) "$phase" ;;
+  all) rc=0; for p in suite runs record kit cold claims; do "$p" || rc=1; done; exit $rc ;;
+  *) echo "gpu_session: unknown phase '$phase' (suite runs record kit cold claims all)" >&2; exit 2 ;;
 esac

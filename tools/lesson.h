@@ -50,16 +50,6 @@ int lesson_quizref_find(const lesson_quizref *q, const char *qid);
 int lesson_quizref_quote(const lesson_quizref *q, int index, const char *quote, char *part, size_t pn, char *why,
                          size_t wn);
 
-/* Claim paths (tools/claim_path.c). An optional "@RUN." prefix names the
- * run: copies it into run (empty when absent) and points *rest past it;
- * -1 when the prefix is malformed. */
-int lesson_claim_path_run(const char *path, char *run, size_t cap, const char **rest);
-/* 0 when path (prefix included) is well formed, else -1 with why. */
-int lesson_claim_path_check(const char *path, char *why, size_t n);
-/* The node path (no prefix) names in env, every `$` read as each_value;
- * NULL with why when there is none. */
-const cJSON *lesson_claim_path_get(const cJSON *env, const char *path, double each_value, char *why, size_t n);
-
 /* Line numbers of the nodes of a parsed JSON text: for an object member
  * the line of its key, for an array element the line where it starts. */
 typedef struct lesson_jsonpos lesson_jsonpos;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "claim_path.h"
 #include "cjson_compat.h"
 #include "lesson.h"
 #include "profiles.h"
@@ -130,11 +131,11 @@ static void check_path(cctx *c, const cJSON *node, const cJSON *runs) {
     CFAIL(c, node, "'%s' must be a path into the result, e.g. \"metrics.step_ms\"", node->string);
     return;
   }
-  if (lesson_claim_path_check(node->valuestring, why, sizeof why)) {
+  if (lab_claim_path_check(node->valuestring, why, sizeof why)) {
     CFAIL(c, node, "path '%s': %s", node->valuestring, why);
     return;
   }
-  lesson_claim_path_run(node->valuestring, run, sizeof run, &rest);
+  lab_claim_path_run(node->valuestring, run, sizeof run, &rest);
   if (run[0] && !cJSON_GetObjectItemCaseSensitive(runs, run))
     CFAIL(c, node, "path '%s' names run '%s', which this claim does not define in \"runs\"", node->valuestring, run);
 }

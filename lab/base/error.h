@@ -60,6 +60,9 @@ typedef struct cJSON cJSON;
   X(LAB_E_DOCTOR_NAME_TOO_LONG, "doctor_name_too_long", 400, "A string in the trace is over 64 KiB; this is not a profiler trace gpulab can read.") \
   X(LAB_E_DOCTOR_GZIP_BOMB, "doctor_gzip_bomb", 413, "The .gz file inflates far more than any trace does; give the trace itself.") \
   X(LAB_E_DOCTOR_BAD_GZIP, "doctor_bad_gzip", 400, "The .gz file is damaged or cut short; copy it again or give the plain .json.") \
+  X(LAB_E_KIT_TOO_LARGE, "kit_too_large", 413, "Give the file the measurement kit wrote, unchanged: it is never more than 1 MiB.") \
+  X(LAB_E_KIT_NOT_JSON, "kit_not_json", 400, "Give the JSON file the measurement kit wrote (python3 measure.py --out FILE), whole: this one is not JSON or was cut short.") \
+  X(LAB_E_KIT_INVALID, "kit_invalid", 400, "Run the measurement kit again (python3 measure.py --out FILE) and give its file unchanged.") \
   X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
   X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")
 

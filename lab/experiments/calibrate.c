@@ -3,7 +3,10 @@
  * to launch_us, sgemm time to the fp32 peak). Starting from the nearest
  * built-in profile, each tied figure is scaled by real/simulated and the
  * simulation re-run, a few rounds; the model is close to proportional in
- * each figure, so this settles quickly. */
+ * each figure, so this settles quickly. A run of the measurement kit
+ * (backend "pytorch") is simulated in the PyTorch view, and its launch cost,
+ * which holds PyTorch's own host cost per op, is tied to torch_op_us on top
+ * of the base's raw launch. */
 #include "calibrate.h"
 
 #include <math.h>
@@ -56,12 +59,19 @@ static const cJSON *real_of(const char *experiment, const cJSON *transfer, const
   return strcmp(experiment, "transfer") == 0 ? transfer : timing;
 }
 
+static int is_pytorch(const cJSON *env) {
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(env, "backend");
+  return cJSON_IsString(b) && strcmp(b->valuestring, "pytorch") == 0;
+}
+
 /* The real run's params as the simulator must take them to match it: raw
- * CUDA launches and the card's own link, as a GPU run measures. */
+ * CUDA launches (PyTorch's for a kit run) and the card's own link, as a GPU
+ * run measures. */
 static cJSON *params_like_gpu(const cJSON *env) {
   cJSON *p = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(env, "params"), 1);
   if (!p) p = cJSON_CreateObject();
-  if (cJSON_GetObjectItemCaseSensitive(p, "view")) cJSON_ReplaceItemInObjectCaseSensitive(p, "view", cJSON_CreateString("cuda"));
+  if (cJSON_GetObjectItemCaseSensitive(p, "view"))
+    cJSON_ReplaceItemInObjectCaseSensitive(p, "view", cJSON_CreateString(is_pytorch(env) ? "pytorch" : "cuda"));
   if (cJSON_GetObjectItemCaseSensitive(p, "host"))
     cJSON_ReplaceItemInObjectCaseSensitive(p, "host", cJSON_CreateString("profile"));
   return p;
@@ -103,6 +113,10 @@ int lab_calibrate(const cJSON *real_transfer, const cJSON *real_timing, const la
                   cJSON **report, lab_error *err) {
   *report = NULL;
   if (check_inputs(real_transfer, real_timing, err)) return -1;
+  tie fit[N_TIES];
+  memcpy(fit, ties, sizeof fit);
+  for (size_t i = 0; i < N_TIES && is_pytorch(real_timing); i++)
+    if (fit[i].field == offsetof(lab_profile, launch_us)) fit[i].field = offsetof(lab_profile, torch_op_us);
   const lab_profile *base = lab_calibrate_base(gpu);
   lab_profile p = *base;
   snprintf(p.name, sizeof p.name, "calibrated");
@@ -116,7 +130,7 @@ int lab_calibrate(const cJSON *real_transfer, const cJSON *real_timing, const la
   for (size_t i = 0; i < N_TIES && used < sizeof p.calibrated_fields; i++) {
     const char *field = NULL;
 #define LAB_X_FIELD(f) \
-  if (ties[i].field == offsetof(lab_profile, f)) field = #f;
+  if (fit[i].field == offsetof(lab_profile, f)) field = #f;
     LAB_PROFILE_POSITIVE(LAB_X_FIELD)
 #undef LAB_X_FIELD
     if (field) used += (size_t)snprintf(p.calibrated_fields + used, sizeof p.calibrated_fields - used, "%s%s",
@@ -127,10 +141,10 @@ int lab_calibrate(const cJSON *real_transfer, const cJSON *real_timing, const la
   for (int round = 0; round < ROUNDS; round++) {
     if (simulate_both(&p, real_transfer, real_timing, &sim_transfer, &sim_timing, err)) return -1;
     for (size_t i = 0; i < N_TIES; i++) {
-      double real = metric(real_of(ties[i].experiment, real_transfer, real_timing), ties[i].metric);
-      double sim = metric(real_of(ties[i].experiment, sim_transfer, sim_timing), ties[i].metric);
-      double *figure = (double *)((char *)&p + ties[i].field);
-      if (isfinite(sim) && sim > 0) *figure *= ties[i].inverse ? sim / real : real / sim;
+      double real = metric(real_of(fit[i].experiment, real_transfer, real_timing), fit[i].metric);
+      double sim = metric(real_of(fit[i].experiment, sim_transfer, sim_timing), fit[i].metric);
+      double *figure = (double *)((char *)&p + fit[i].field);
+      if (isfinite(sim) && sim > 0) *figure *= fit[i].inverse ? sim / real : real / sim;
     }
     cJSON_Delete(sim_transfer);
     cJSON_Delete(sim_timing);
@@ -143,14 +157,14 @@ int lab_calibrate(const cJSON *real_transfer, const cJSON *real_timing, const la
   cJSON *checks = cJSON_AddArrayToObject(rep, "checks");
   int all_ok = 1;
   for (size_t i = 0; i < N_TIES; i++) {
-    double real = metric(real_of(ties[i].experiment, real_transfer, real_timing), ties[i].metric);
-    double sim = metric(real_of(ties[i].experiment, sim_transfer, sim_timing), ties[i].metric);
+    double real = metric(real_of(fit[i].experiment, real_transfer, real_timing), fit[i].metric);
+    double sim = metric(real_of(fit[i].experiment, sim_transfer, sim_timing), fit[i].metric);
     double error_pct = 100.0 * fabs(sim - real) / real;
     int ok = isfinite(error_pct) && error_pct <= LAB_CALIBRATE_TOLERANCE_PCT;
     all_ok &= ok;
     cJSON *c = cJSON_CreateObject();
-    cJSON_AddStringToObject(c, "experiment", ties[i].experiment);
-    cJSON_AddStringToObject(c, "metric", ties[i].metric);
+    cJSON_AddStringToObject(c, "experiment", fit[i].experiment);
+    cJSON_AddStringToObject(c, "metric", fit[i].metric);
     cJSON_AddNumberToObject(c, "real", real);
     cJSON_AddNumberToObject(c, "simulated", sim);
     cJSON_AddNumberToObject(c, "error_pct", isfinite(error_pct) ? error_pct : -1);

@@ -10,11 +10,15 @@
 
 #define LAB_CALIBRATE_TOLERANCE_PCT 25.0
 
-/* The built-in profile nearest to a GPU (same compute capability, else
- * the default), used as the starting point of the fit. */
+/* The built-in profile nearest to a GPU (the same device name, then the
+ * same compute capability, else the default: a device with no compute
+ * capability, an Apple or AMD GPU, starts from the default), used as the
+ * starting point of the fit. */
 const lab_profile *lab_calibrate_base(const lab_gpu_info *gpu);
 
-/* real_transfer / real_timing: envelopes of real runs (backend "cuda").
+/* real_transfer / real_timing: envelopes of real runs (backend "cuda", or
+ * "pytorch" from the measurement kit: simulated in the PyTorch view, its
+ * launch cost fitted to torch_op_us).
  * gpu: the device they ran on (name, SMs, memory). On success *out is the
  * fitted profile (named "calibrated") and *report (caller owns) is
  * {"profile":{…},"base":"h100-sxm","checks":[{"experiment","metric","real",

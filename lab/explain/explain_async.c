@@ -30,8 +30,9 @@ static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end
     }
     size_t lo = at > 400 ? at - 400 : 0;
     if (strncmp(t + at, "asynchronously", 14) == 0 &&
-        (lab_ex_find(t, lo, at, "CUDA error: ") != LAB_EX_NONE || lab_ex_find(t, lo, at, "CUBLAS_STATUS_") != LAB_EX_NONE)) {
-      continue; /* the hint under another CUDA error (out of memory, no kernel image): part of that one */
+        (lab_ex_find(t, lo, at, "CUDA error: ") != LAB_EX_NONE || lab_ex_find(t, lo, at, "CUBLAS_STATUS_") != LAB_EX_NONE ||
+         lab_ex_find(t, lo, at, "HIP error: invalid device function") != LAB_EX_NONE)) {
+      continue; /* the hint under another error (out of memory, no kernel image, ROCm's missing kernel): part of that one */
     }
     /* its hint lines, and a kernel's repeated assert lines, belong to it */
     for (int k = 0; k < 64 && le < n; k++) {

@@ -188,6 +188,88 @@ static const lab_ex_diag table[] = {
       "Or use a newer GPU.",
       NULL},
      L1, "two-checks", "device"},
+    {"env_ptx_newer_than_driver", "The driver is older than the CUDA this PyTorch was built with",
+     "Driver {driver} runs CUDA up to {driver_cuda}, and PyTorch {torch} was built with CUDA {cuda_build}. CUDA's "
+     "minor version compatibility lets the build's ready-compiled kernels run on it, but code compiled for the GPU "
+     "while the program runs, from PTX (torch.compile and Triton kernels, custom extensions, numba), is refused "
+     "by the driver: the error names an unsupported PTX version, or PTX compiled with an unsupported toolchain. "
+     "Layer: driver vs runtime.",
+     {"Compare nvidia-smi's \"CUDA Version\" with torch.version.cuda: the first should be at least the second.",
+      "Install the PyTorch build for the CUDA version the driver runs (pip install torch --index-url "
+      "https://download.pytorch.org/whl/cu121 for CUDA 12.1, cu124 for 12.4), or update the driver (on Colab and "
+      "Kaggle you cannot: pick the matching build).",
+      "Plain PyTorch operations on a GPU the build has kernels for still run; gpulab's measurements use only those.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"env_arch_not_in_wheel", "This PyTorch has no kernels for this GPU's architecture",
+     "The GPU ({gpu}) is {gpu_arch}; PyTorch {torch} carries kernels for {arch_list} only. torch.cuda.is_available() "
+     "still answers True and memory can be allocated, but the first real operation fails: CUDA finds no kernel "
+     "image for the device. Layer: architecture.",
+     {"On Kaggle, choose the T4 (or L4) accelerator instead of the P100: current PyTorch builds dropped Pascal "
+      "(sm_60).",
+      "Or install a PyTorch build whose torch.cuda.get_arch_list() includes your GPU's sm_XX: an older one for an "
+      "old GPU (builds for CUDA 12.6 and earlier still carry sm_50 and sm_60), a newer one for a new GPU.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"env_rocm_gfx_unsupported", "This ROCm PyTorch has no kernels for this AMD GPU",
+     "The GPU ({gpu}) is {gpu_arch}; PyTorch {torch} (ROCm {hip_build}) carries kernels for {arch_list} only, so "
+     "its operations fail: HIP reports an invalid device function. Layer: architecture.",
+     {"Many consumer Radeon cards run the kernels of a supported sibling: set HSA_OVERRIDE_GFX_VERSION=10.3.0 for "
+      "an RDNA2 card (gfx103x) or 11.0.0 for RDNA3 (gfx110x) before Python starts.",
+      "Or install a PyTorch ROCm build whose torch.cuda.get_arch_list() lists your gfx target.",
+      "Check AMD's ROCm compatibility list for your card and ROCm version.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"env_mps_unusable", "PyTorch cannot use this Mac's GPU (MPS) for honest timings",
+     "On this Mac (macOS {macos}) PyTorch {torch} reports MPS available: {mps_available}. The MPS backend needs "
+     "Apple silicon or a Metal GPU, macOS 12.3 or newer (recent PyTorch releases ask for 14.0) and PyTorch 1.12 or "
+     "newer; timing work on it honestly needs torch.mps.synchronize (PyTorch 2.0) and MPS events (2.1). Layer: "
+     "the wheel and the OS.",
+     {"Update macOS (Apple menu > System Settings > General > Software Update).",
+      "Update PyTorch: pip install -U torch (2.1 or newer for MPS events).",
+      "Check: python -c \"import torch; print(torch.backends.mps.is_available())\" should print True.",
+      "PYTORCH_ENABLE_MPS_FALLBACK=1 (run what MPS lacks on the CPU) only works when set before import torch.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"env_bf16_emulated", "bf16 on this GPU is emulated, not native",
+     "torch.cuda.is_bf16_supported() answers True on this {gpu} ({gpu_arch}), yet bfloat16 tensor cores came with "
+     "compute capability 8.0 (Ampere): here bf16 matmuls are emulated, slower than fp16 and often slower than fp32. "
+     "The answer says a bf16 tensor can be made, not that bf16 is fast. Layer: architecture.",
+     {"Train in float16 on this GPU: torch.autocast(\"cuda\", dtype=torch.float16) with torch.cuda.amp.GradScaler.",
+      "Newer PyTorch asks the hardware itself with torch.cuda.is_bf16_supported(including_emulation=False).",
+      "Keep bf16 for compute capability 8.0 and newer (A100, L4, RTX 30xx and later).",
+      NULL},
+     L2, "precision", "precision"},
+    {"setup_ptx_unsupported", "The driver is older than the code it was asked to compile",
+     "CUDA_ERROR_UNSUPPORTED_PTX_VERSION (\"the provided PTX was compiled with an unsupported toolchain\"): a "
+     "kernel shipped as PTX was compiled by a newer CUDA toolkit than the installed driver supports, so the driver "
+     "cannot compile it for the GPU. Common on Colab and Kaggle after installing packages built for a newer CUDA "
+     "than the machine's driver. Layer: driver vs runtime.",
+     {"Compare nvidia-smi's \"CUDA Version\" (the driver's) with the CUDA the failing package was built for "
+      "(torch.version.cuda, or the package's cu12x tag).",
+      "Install builds for the driver's CUDA version (e.g. a cu124 build on a driver that shows CUDA 12.4), or "
+      "update the driver where you can.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"setup_rocm_invalid_device", "HIP error: invalid device function (no kernels for this AMD GPU)",
+     "A ROCm build of PyTorch launched a kernel it has no code for on this GPU: the build's gfx targets do not "
+     "include the card's. Layer: architecture.",
+     {"Find the card's target: rocminfo | grep gfx, and the build's: python -c \"import torch; "
+      "print(torch.cuda.get_arch_list())\".",
+      "For a consumer Radeon card, set HSA_OVERRIDE_GFX_VERSION=10.3.0 (RDNA2) or 11.0.0 (RDNA3) before Python "
+      "starts; or install a build that lists the target.",
+      NULL},
+     L1, "two-checks", "device"},
+    {"setup_mps_unavailable", "PyTorch cannot use MPS on this Mac",
+     "PyTorch refused the \"mps\" device: this PyTorch was built without MPS, or macOS is older than the MPS "
+     "backend needs (the message names the version: 12.3 for the first builds, 13.0 or 14.0 for later ones). "
+     "Layer: the wheel and the OS.",
+     {"Update macOS to the version the message names (sw_vers prints yours).",
+      "Install a current PyTorch for macOS on Apple silicon: pip install -U torch.",
+      "Until then, run on the CPU: device = \"cuda\" if torch.cuda.is_available() else \"mps\" if "
+      "torch.backends.mps.is_available() else \"cpu\".",
+      NULL},
+     L1, "two-checks", "device"},
     {"env_cuda_unavailable", "CUDA build, driver present, yet CUDA is not available",
      "PyTorch {torch} is a CUDA {cuda_build} build and a driver is reported, but \"Is CUDA available: False\": "
      "the runtime view fails while the driver view works. Common causes: CUDA_VISIBLE_DEVICES hides the GPUs, the "

@@ -1,8 +1,14 @@
 /* Recognises `python -m torch.utils.collect_env` output: the PyTorch
  * version, the CUDA runtime its build uses ("None": a CPU wheel), whether
  * CUDA is available, the driver and the GPU, and says plainly where they
- * disagree: a CPU wheel on a GPU machine, a build needing a newer driver,
- * a GPU older than the wheel supports. */
+ * disagree: a CPU wheel on a GPU machine, a build needing a newer driver
+ * (or only a newer one for PTX), a GPU older than the wheel supports. The
+ * measurement kit's preflight (kit/measure.py) prints its findings in these
+ * fields plus its own (GPU architecture, torch.cuda.get_arch_list(),
+ * torch.cuda.is_bf16_supported(), MPS built/available) and decides by the
+ * same rules in the same order, so a pasted finding gets its diagnosis:
+ * an architecture missing from the build (CUDA or ROCm), MPS unusable on a
+ * Mac, bf16 emulated on a GPU before compute capability 8.0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +90,80 @@ static int version(const char *v, int *major, int *minor) {
   return 1;
 }
 
+/* "550.54.15" as one comparable number (550054015); 0 when not a version. */
+static long version3(const char *v) {
+  long part[3] = {0, 0, 0};
+  const char *p = v;
+  for (int i = 0; i < 3 && *p >= '0' && *p <= '9'; i++) {
+    char *end = NULL;
+    part[i] = strtol(p, &end, 10) % 1000;
+    p = end && *end == '.' ? end + 1 : "";
+  }
+  return part[0] * 1000000 + part[1] * 1000 + part[2];
+}
+
+/* The oldest Linux driver of each CUDA version (NVIDIA's CUDA Toolkit
+ * release notes, "CUDA Toolkit and Corresponding Driver Versions"); a
+ * driver runs PTX of its own CUDA version and older only. The kit's
+ * DRIVER_FOR_CUDA is the same table. */
+static const struct {
+  int major, minor;
+  long driver;
+} toolkit_drivers[] = {{10, 0, 410048000}, {10, 1, 418039000}, {10, 2, 440033000}, {11, 0, 450051005},
+                       {11, 1, 455023000}, {11, 2, 460027003}, {11, 3, 465019001}, {11, 4, 470042001},
+                       {11, 5, 495029005}, {11, 6, 510039001}, {11, 7, 515043004}, {11, 8, 520061005},
+                       {12, 0, 525060013}, {12, 1, 530030002}, {12, 2, 535054003}, {12, 3, 545023006},
+                       {12, 4, 550054014}, {12, 5, 555042002}, {12, 6, 560028003}, {12, 8, 570026000},
+                       {12, 9, 575051003}, {13, 0, 580065006}};
+
+/* The newest CUDA version a driver runs ("12.4" into out); 0 when unknown. */
+static int driver_cuda(const char *driver, char *out, size_t cap) {
+  long d = version3(driver);
+  int found = -1;
+  for (size_t i = 0; d > 0 && i < sizeof toolkit_drivers / sizeof toolkit_drivers[0]; i++)
+    if (d >= toolkit_drivers[i].driver) found = (int)i;
+  if (found < 0) return 0;
+  snprintf(out, cap, "%d.%d", toolkit_drivers[found].major, toolkit_drivers[found].minor);
+  return 1;
+}
+
+/* 1 when the build's CUDA (major.minor) is newer than the driver's own. */
+static int ptx_newer(const char *build, const char *driver, char *dcuda, size_t cap) {
+  int bm, bn, dm, dn;
+  if (!version(build, &bm, &bn) || !driver_cuda(driver, dcuda, cap) || !version(dcuda, &dm, &dn)) return 0;
+  return dm < bm || (dm == bm && dn < bn);
+}
+
+/* Whether a build for `list` ("sm_70 sm_75 compute_90", or gfx targets)
+ * runs on `arch` ("sm_60", "gfx1031"): a cubin of the same major version
+ * and a lower or equal minor runs, PTX of a lower or equal version is
+ * compiled at load; a gfx target must be listed itself. -1 unknown. */
+static int arch_supported(const char *arch, const char *list) {
+  if (!arch[0] || !list[0]) return -1;
+  int gfx = !strncmp(arch, "gfx", 3), major = 0, minor = 0;
+  size_t alen = strcspn(arch, ":");
+  if (!gfx) {
+    size_t d = strspn(arch + 3, "0123456789");
+    if (strncmp(arch, "sm_", 3) || d < 2) return -1;
+    major = atoi(arch + 3) / 10;
+    minor = atoi(arch + 3) % 10;
+  }
+  for (const char *p = list; *p;) {
+    p += strspn(p, " ,[]'\"");
+    size_t len = strcspn(p, " ,[]'\"");
+    if (!len) break;
+    if (gfx) {
+      if (strcspn(p, ":") >= alen && !strncmp(p, arch, alen) && (len == alen || p[alen] == ':')) return 1;
+    } else {
+      int sm = !strncmp(p, "sm_", 3), ptx = !strncmp(p, "compute_", 8);
+      int v = sm ? atoi(p + 3) : ptx ? atoi(p + 8) : -1;
+      if ((sm && v / 10 == major && v % 10 <= minor) || (ptx && v >= 0 && v <= major * 10 + minor)) return 1;
+    }
+    p += len;
+  }
+  return 0;
+}
+
 /* 1 when the driver is older than the one the CUDA build needs. */
 static int driver_too_old(const char *build, const char *driver) {
   int bm, bn, dm, dn;
@@ -99,15 +179,21 @@ static int said(const char *v, int yes) { return yes ? (!strcmp(v, "True") || !s
 
 static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   /* a machine without GPU and a PyTorch without CUDA agree too ("Could not collect": no CUDA version) */
-  char torch[64], build[64], avail[16], driver[64], gpu[128];
+  char torch[64], build[64], hip[64], avail[16], driver[64], gpu[128], os[64], arch[64], list[512], bf16[16];
+  char mps_built[16], mps_avail[16], dcuda[16];
   cJSON *f = it->facts;
   (void)n;
   it->kind = "collect_env";
   if (field(t, s, e, "PyTorch version: ", torch, sizeof torch) || field(t, s, e, "PyTorch version ", torch, sizeof torch))
     lab_ex_fact_str(f, "torch", torch);
   if (field(t, s, e, "CUDA used to build PyTorch: ", build, sizeof build)) lab_ex_fact_str(f, "cuda_build", build);
+  if (field(t, s, e, "ROCM used to build PyTorch: ", hip, sizeof hip) && strcmp(hip, "N/A") && strcmp(hip, "None"))
+    lab_ex_fact_str(f, "hip_build", hip);
+  else hip[0] = '\0';
   if (field(t, s, e, "Is CUDA available: ", avail, sizeof avail)) lab_ex_fact_str(f, "cuda_available", avail);
-  if (field(t, s, e, "Nvidia driver version: ", driver, sizeof driver) && strcmp(driver, "Could not collect") != 0)
+  /* "No CUDA": collect_env's word on a Mac */
+  if (field(t, s, e, "Nvidia driver version: ", driver, sizeof driver) && strcmp(driver, "Could not collect") != 0 &&
+      strcmp(driver, "No CUDA") != 0)
     lab_ex_fact_str(f, "driver", driver);
   else driver[0] = '\0';
   /* "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3090" (or the name alone, or on the next line) */
@@ -127,18 +213,37 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
       while (*colon == ' ') colon++;
       memmove(gpu, colon, strlen(colon) + 1);
     }
-    if (!strcmp(gpu, "Could not collect")) gpu[0] = '\0';
+    if (!strcmp(gpu, "Could not collect") || !strcmp(gpu, "No CUDA")) gpu[0] = '\0';
     if (gpu[0]) lab_ex_fact_str(f, "gpu", gpu);
   }
-  int bm = major_of(build);
+  /* the kit's own fields; "OS: macOS 12.2.1 (arm64)" is collect_env's */
+  char *macos = field(t, s, e, "OS: ", os, sizeof os) && !strncmp(os, "macOS ", 6) ? os + 6 : NULL;
+  if (macos) {
+    macos[strcspn(macos, " ")] = '\0';
+    lab_ex_fact_str(f, "macos", macos);
+  }
+  if (field(t, s, e, "GPU architecture: ", arch, sizeof arch)) lab_ex_fact_str(f, "gpu_arch", arch);
+  if (field(t, s, e, "torch.cuda.get_arch_list(): ", list, sizeof list)) lab_ex_fact_str(f, "arch_list", list);
+  if (field(t, s, e, "torch.cuda.is_bf16_supported(): ", bf16, sizeof bf16)) lab_ex_fact_str(f, "bf16_supported", bf16);
+  if (field(t, s, e, "MPS built: ", mps_built, sizeof mps_built)) lab_ex_fact_str(f, "mps_built", mps_built);
+  if (field(t, s, e, "MPS available: ", mps_avail, sizeof mps_avail)) lab_ex_fact_str(f, "mps_available", mps_avail);
+  int bm = major_of(build), tm = major_of(torch);
   /* no CUDA in the build: "None", or "Could not collect" (collect_env's word for None before 2.3) */
-  int cpu_wheel = torch[0] && (!strcmp(build, "None") || !strcmp(build, "Could not collect"));
+  int cpu_wheel = torch[0] && !hip[0] && (!strcmp(build, "None") || !strcmp(build, "Could not collect"));
   int kepler = strstr(gpu, "K80") || strstr(gpu, "K40") || strstr(gpu, "Tesla K") || strstr(gpu, "GTX 7") || strstr(gpu, "GT 7");
-  if (cpu_wheel && (driver[0] || gpu[0])) it->diag = "env_cpu_wheel_on_gpu";
+  int sm = !strncmp(arch, "sm_", 3) ? atoi(arch + 3) : -1;
+  int ptx = bm > 0 && driver[0] && ptx_newer(build, driver, dcuda, sizeof dcuda);
+  if (ptx) lab_ex_fact_str(f, "driver_cuda", dcuda);
+  /* the kit's preflight decides in this order too (kit/measure.py, decide) */
+  if (cpu_wheel && (driver[0] || gpu[0]) && !macos) it->diag = "env_cpu_wheel_on_gpu";
   else if (bm > 0 && driver[0] && driver_too_old(build, driver)) it->diag = "env_runtime_newer_than_driver";
-  else if (bm > 0 && kepler && major_of(torch) >= 2) it->diag = "env_gpu_older_than_wheel";
-  else if (bm > 0 && said(avail, 0) && !driver[0] && !gpu[0]) it->diag = "setup_no_driver";
-  else if (bm > 0 && said(avail, 0)) it->diag = "env_cuda_unavailable"; /* driver fine, still no CUDA */
+  else if (ptx && !said(avail, 0)) it->diag = "env_ptx_newer_than_driver"; /* moot when CUDA is not available */
+  else if (bm > 0 && kepler && tm >= 2) it->diag = "env_gpu_older_than_wheel";
+  else if (arch_supported(arch, list) == 0) it->diag = hip[0] || !strncmp(arch, "gfx", 3) ? "env_rocm_gfx_unsupported" : "env_arch_not_in_wheel";
+  else if (macos && (said(mps_avail, 0) || (said(mps_avail, 1) && tm >= 0 && tm < 2))) it->diag = "env_mps_unusable";
+  else if (sm >= 0 && sm < 80 && said(bf16, 1)) it->diag = "env_bf16_emulated"; /* sm_XY: a CUDA build */
+  else if ((bm > 0 || hip[0]) && said(avail, 0) && !driver[0] && !gpu[0] && !hip[0]) it->diag = "setup_no_driver";
+  else if ((bm > 0 || hip[0]) && said(avail, 0)) it->diag = "env_cuda_unavailable"; /* driver fine, still no CUDA */
   else if (torch[0] && (said(avail, 1) || ((bm < 0 || cpu_wheel) && said(avail, 0) && !driver[0] && !gpu[0])))
     it->diag = "env_consistent";
   else it->diag = "unknown"; /* the header alone: nothing to judge */

@@ -24,7 +24,9 @@ static int failed_layer(const char *diag) {
       {"setup_cpu_wheel", 2},          {"setup_no_driver", 0},          {"setup_smi_no_driver", 0},
       {"setup_driver_too_old", 0},     {"setup_arch_unsupported", 3},   {"setup_fork_reinit", 4},
       {"env_cpu_wheel_on_gpu", 2},     {"env_runtime_newer_than_driver", 0}, {"env_gpu_older_than_wheel", 3},
-      {"env_cuda_unavailable", 1},
+      {"env_cuda_unavailable", 1},     {"env_ptx_newer_than_driver", 0}, {"env_arch_not_in_wheel", 3},
+      {"env_rocm_gfx_unsupported", 3}, {"env_mps_unusable", 2},        {"env_bf16_emulated", 3},
+      {"setup_ptx_unsupported", 0},    {"setup_rocm_invalid_device", 3}, {"setup_mps_unavailable", 2},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (!strcmp(map[i].diag, diag)) return map[i].layer;
@@ -40,7 +42,7 @@ cJSON *lab_ex_layers_json(const lab_ex_item *it) {
     value[0] = fact(it, "driver");
     value[1] = fact(it, "cuda_build");
     value[2] = fact(it, "torch");
-    value[3] = fact(it, "gpu");
+    value[3] = fact(it, "gpu_arch") ? fact(it, "gpu_arch") : fact(it, "gpu");
   } else {
     value[0] = fact(it, "driver_found");
     value[3] = fact(it, "gpu_sm");

@@ -1,10 +1,12 @@
 /* Recognises set-up failures, each naming the layer that failed: the wheel
  * ("Torch not compiled with CUDA enabled"), the driver ("Found no NVIDIA
  * driver", "driver on your system is too old (found version N)", nvidia-smi
- * unable to reach it), the GPU's architecture ("no kernel image is
- * available", "with CUDA capability sm_XX is not compatible"), the process
- * model ("Cannot re-initialize CUDA in forked subprocess") and cuBLAS
- * (CUBLAS_STATUS_*). */
+ * unable to reach it, PTX newer than the driver), the GPU's architecture
+ * ("no kernel image is available", "with CUDA capability sm_XX is not
+ * compatible", ROCm's "HIP error: invalid device function"), MPS on a Mac
+ * ("The MPS backend is supported on MacOS 12.3+", a build without MPS), the
+ * process model ("Cannot re-initialize CUDA in forked subprocess") and
+ * cuBLAS (CUBLAS_STATUS_*). */
 #include <string.h>
 
 #include "explain_item.h"
@@ -23,6 +25,12 @@ static const struct {
      "setup_smi_no_driver"},
     {"Cannot re-initialize CUDA in forked subprocess", "fork_reinit", "setup_fork_reinit"},
     {"CUBLAS_STATUS_", "cublas", "setup_cublas"},
+    {"CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "ptx_unsupported", "setup_ptx_unsupported"},
+    {"the provided PTX was compiled with an unsupported toolchain", "ptx_unsupported", "setup_ptx_unsupported"},
+    {"HIP error: invalid device function", "hip_invalid_device", "setup_rocm_invalid_device"},
+    {"MPS backend is supported on MacOS", "mps_macos", "setup_mps_unavailable"},
+    {"MPS backend is supported on macOS", "mps_macos", "setup_mps_unavailable"},
+    {"not linked with support for mps devices", "mps_not_built", "setup_mps_unavailable"},
 };
 #define FORMS (sizeof forms / sizeof forms[0])
 
@@ -76,6 +84,9 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   if (lab_ex_word_after(t, s, e, "(found version ", ")", w, sizeof w)) lab_ex_fact_str(f, "driver_found", w);
   if (lab_ex_word_after(t, s, e, "CUDA capability ", " ", w, sizeof w)) lab_ex_fact_str(f, "gpu_sm", w);
   if (lab_ex_word_after(t, s, e, "supports CUDA capabilities ", ".", w, sizeof w)) lab_ex_fact_str(f, "supported_sms", w);
+  if (lab_ex_word_after(t, s, e, "supported on MacOS ", "+", w, sizeof w) ||
+      lab_ex_word_after(t, s, e, "supported on macOS ", "+", w, sizeof w))
+    lab_ex_fact_str(f, "mps_macos_needed", w);
   if (lab_ex_word_after(t, s, e, "CUBLAS_STATUS_", " ,.`'\")", w, sizeof w)) {
     char full[180];
     memcpy(full, "CUBLAS_STATUS_", 15);

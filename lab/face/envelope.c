@@ -132,8 +132,8 @@ int lab_envelope_check(const cJSON *env, lab_error *err) {
       need(env, "findings", is_arr, "an array", err) || need(env, "stats", is_obj, "an object", err))
     return -1;
   const char *backend = cJSON_GetObjectItemCaseSensitive(env, "backend")->valuestring;
-  if (strcmp(backend, "cuda") && strcmp(backend, "simulated") && strcmp(backend, "recorded"))
-    return lab_fail(err, LAB_E_INTERNAL, "backend", "backend must be cuda, simulated or recorded");
+  if (strcmp(backend, "cuda") && strcmp(backend, "simulated") && strcmp(backend, "recorded") && strcmp(backend, "pytorch"))
+    return lab_fail(err, LAB_E_INTERNAL, "backend", "backend must be cuda, simulated, recorded or pytorch");
   const cJSON *m;
   cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(env, "metrics")) if (!cJSON_IsNumber(m)) return lab_fail(
       err, LAB_E_INTERNAL, m->string, "metric '%s' must be a number", m->string ? m->string : "");

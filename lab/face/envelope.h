@@ -8,7 +8,9 @@
 
 #define LAB_SCHEMA_VERSION 1
 
-/* backend: "cuda" | "simulated" | "recorded". device_name may be NULL
+/* backend: "cuda" | "simulated" | "recorded" | "pytorch" (a learner's own run,
+ * measured with PyTorch by the measurement kit, kit/measure.py; it says how
+ * in "measured_with"). device_name may be NULL
  * (no device), profile NULL when not simulated. Takes ownership of params.
  * Returns NULL only when out of memory. */
 cJSON *lab_envelope_new(const char *experiment, const char *backend, const char *device_name,

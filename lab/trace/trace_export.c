@@ -328,6 +328,7 @@ static void other_data(cJSON *trace, const cJSON *env, const char *version, cons
   const char *source = !backend                       ? "unknown"
                        : !strcmp(backend, "cuda")      ? "live: measured on this GPU in this run"
                        : !strcmp(backend, "recorded")  ? "recorded: measured on a real GPU earlier and replayed"
+                       : !strcmp(backend, "pytorch")   ? "your own run: measured with PyTorch by gpulab's measurement kit"
                        : !strcmp(backend, "simulated") ? "simulated: computed by gpulab's model of the profile, not a "
                                                          "measurement"
                                                        : "unknown";

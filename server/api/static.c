@@ -27,6 +27,7 @@ static const struct {
     {".wasm", "application/wasm"}, {".json", "application/json"}, {".svg", "image/svg+xml"},
     {".png", "image/png"}, {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"},
     {".md", "text/markdown; charset=utf-8"}, {".webmanifest", "application/manifest+json"},
+    {".py", "text/x-python; charset=utf-8"}, {".ipynb", "application/x-ipynb+json"},
 };
 
 static const char *mime_of(const char *path) {

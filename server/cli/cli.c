@@ -50,6 +50,10 @@ int srv_cli_help(void) {
        "                                             timeline as a Chrome trace (docs/trace.md)\n"
        "  gpulab calibrate [--json] [--out FILE]    fit a profile to this GPU and check the simulator\n"
        "  gpulab explain FILE|- [--json]             explain a pasted CUDA/PyTorch error, nvidia-smi or collect_env\n"
+       "  gpulab explain --diagnoses                 the explanations themselves, as JSON\n"
+       "  gpulab compare RUN.json|- [--json] [--profile NAME] [--claims FILE]\n"
+       "                                             your own run with the measurement kit (measure.py) beside\n"
+       "                                             the simulator: measured, predicted, ratio, physically plausible\n"
        "  gpulab doctor FILE[.gz]|- [--json]         read your own PyTorch profiler trace: idle GPU, launches, copies\n"
        "                                             output (- reads standard input; nothing leaves this machine)\n"
        "  gpulab serve [--host H] [--port N] [--root DIR] [--keys DIR] [--deadline S] [--profile-file F]\n"
@@ -75,6 +79,22 @@ int srv_cli_help(void) {
        "Exit status: 0 success, 1 the command failed, 2 usage error.\n");
   fputs(srv_class_help, stdout);
   return 0;
+}
+
+FILE *srv_cli_open(const char *path) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f) fprintf(stderr, "gpulab: cannot open %s\n", path);
+  return f;
+}
+
+char *srv_cli_read(const char *path, size_t max, size_t *n, lab_error *err) {
+  FILE *f = srv_cli_open(path);
+  if (!f) return NULL;
+  char *buf = malloc(max + 1);
+  *n = buf ? fread(buf, 1, max + 1, f) : 0;
+  if (f != stdin) fclose(f);
+  if (!buf) lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  return buf;
 }
 
 int srv_cli_answer(cJSON *env, const lab_error *err, int json, void (*print_text)(const cJSON *env)) {

@@ -93,11 +93,8 @@ int srv_cmd_doctor(int argc, char **argv) {
     else return srv_cli_usage("doctor takes one FILE (.json or .json.gz, or - for standard input) and --json");
   }
   if (!path) return srv_cli_usage("doctor needs a FILE: the trace torch.profiler wrote (.json or .json.gz)");
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-  if (!f) {
-    fprintf(stderr, "gpulab: cannot open %s\n", path);
-    return 1;
-  }
+  FILE *f = srv_cli_open(path);
+  if (!f) return 1;
   lab_error err = {0};
   cJSON *env = srv_doctor_stream(from_file, f, &err);
   if (f != stdin) fclose(f);

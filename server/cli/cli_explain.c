@@ -1,6 +1,8 @@
 /* `gpulab explain FILE` (or - for standard input): the explainer of
  * lab/explain/explain.h on a pasted error, as text for a person or, with --json,
- * the same envelope POST /api/explain answers. */
+ * the same envelope POST /api/explain answers. `gpulab explain
+ * --diagnoses` prints the explanation table itself as JSON, from which
+ * tools/kit_diagnoses.py writes the measurement kit's copy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include "cjson_compat.h"
 #include "cli.h"
 #include "explain.h"
+#include "explain_diag.h"
 
 static const char *s(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -75,26 +78,44 @@ static void print_text(const cJSON *env) {
     printf("\n(more messages follow; paste them separately)\n");
 }
 
+/* [{"id","title","text","steps":[…],"lesson","section","experiment"}], as in lab/explain/explain_diag.c. */
+static int print_table(void) {
+  cJSON *arr = cJSON_CreateArray();
+  for (int i = 0; arr && i < lab_ex_diag_count(); i++) {
+    const lab_ex_diag *d = lab_ex_diag_at(i);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(arr, o);
+    cJSON_AddStringToObject(o, "id", d->id);
+    cJSON_AddStringToObject(o, "title", d->title);
+    cJSON_AddStringToObject(o, "text", d->text);
+    cJSON *steps = cJSON_AddArrayToObject(o, "steps");
+    for (int k = 0; k < LAB_EX_MAX_STEPS && d->steps[k]; k++) cJSON_AddItemToArray(steps, cJSON_CreateString(d->steps[k]));
+    cJSON_AddStringToObject(o, "lesson", d->lesson);
+    cJSON_AddStringToObject(o, "section", d->section);
+    cJSON_AddStringToObject(o, "experiment", d->experiment);
+  }
+  char *t = arr ? cJSON_Print(arr) : NULL;
+  if (t) puts(t);
+  cJSON_free(t);
+  cJSON_Delete(arr);
+  return t ? 0 : 1;
+}
+
 int srv_cmd_explain(int argc, char **argv) {
   int json = 0;
   const char *path = NULL;
   for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--diagnoses")) return argc == 1 ? print_table() : srv_cli_usage("explain --diagnoses takes nothing else");
     if (!strcmp(argv[i], "--json")) json = 1;
     else if (!path) path = argv[i];
     else return srv_cli_usage("explain takes one FILE (or - for standard input) and --json");
   }
   if (!path) return srv_cli_usage("explain needs a FILE (or - for standard input)");
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-  if (!f) {
-    fprintf(stderr, "gpulab: cannot open %s\n", path);
-    return 1;
-  }
-  char *buf = malloc(LAB_EXPLAIN_MAX_BYTES + 1);
-  size_t n = buf ? fread(buf, 1, LAB_EXPLAIN_MAX_BYTES + 1, f) : 0;
-  if (f != stdin) fclose(f);
   lab_error err = {0};
+  size_t n = 0;
+  char *buf = srv_cli_read(path, LAB_EXPLAIN_MAX_BYTES, &n, &err);
+  if (!buf && !err.code) return 1; /* cannot open: said */
   cJSON *env = buf ? lab_explain(buf, n, &err) : NULL;
   free(buf);
-  if (!env && !buf) lab_fail(&err, LAB_E_NOMEM, NULL, NULL);
   return srv_cli_answer(env, &err, json, print_text);
 }

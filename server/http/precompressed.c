@@ -19,7 +19,7 @@ static int older(const struct stat *a, const struct stat *b) {
 }
 
 int srv_compressible(const char *path) {
-  static const char *const ext[] = {".html", ".js", ".css", ".wasm", ".json", ".svg", ".md", ".webmanifest"};
+  static const char *const ext[] = {".html", ".js", ".css", ".wasm", ".json", ".svg", ".md", ".webmanifest", ".py", ".ipynb"};
   const char *dot = strrchr(path, '.');
   for (size_t i = 0; dot && i < sizeof ext / sizeof ext[0]; i++)
     if (strcmp(dot, ext[i]) == 0) return 1;

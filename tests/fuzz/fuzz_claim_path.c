@@ -1,4 +1,4 @@
-/* libFuzzer: a lesson claim's path (tools/claim_path.c), the way lessonc
+/* libFuzzer: a lesson claim's path (lab/compare/claim_path.c), the way lessonc
  * checks it and claimcheck reads it: any text, with or without an @RUN.
  * prefix and `$`, checked for syntax and walked through an envelope with
  * metrics, series of [x, y] points, findings and nested details. A path the
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "claim_path.h"
 #include "cjson_compat.h"
-#include "lesson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,13 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static cJSON *env;
   if (!env && !(env = cJSON_Parse(envelope))) abort();
   const char *rest;
-  if (lesson_claim_path_check(path, why, sizeof why) != 0) {
+  if (lab_claim_path_check(path, why, sizeof why) != 0) {
     if (!why[0]) abort(); /* a refusal always says why */
     return 0;
   }
-  if (lesson_claim_path_run(path, run, sizeof run, &rest) != 0) abort(); /* the check accepted the prefix */
+  if (lab_claim_path_run(path, run, sizeof run, &rest) != 0) abort(); /* the check accepted the prefix */
   why[0] = '\0';
-  const cJSON *at = lesson_claim_path_get(env, rest, 16, why, sizeof why);
+  const cJSON *at = lab_claim_path_get(env, rest, 16, why, sizeof why);
   if (!at && !why[0]) abort();
   return 0;
 }

@@ -26,6 +26,7 @@ int main(void) {
       make_openapi_suite,
       make_envelope_suite,
       make_calibrate_suite,
+      make_compare_suite,
       make_profiles_suite,
       make_lesson_figures_suite,
       make_quiz_suite,

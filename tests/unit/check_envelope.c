@@ -16,6 +16,22 @@ START_TEST(envelope_new_has_every_key) {
 }
 END_TEST
 
+/* The fourth producer: a learner's run with the measurement kit. */
+START_TEST(envelope_check_takes_the_four_backends) {
+  static const char *const ok[] = {"cuda", "simulated", "recorded", "pytorch"};
+  lab_error err;
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    cJSON *env = lab_envelope_new("timing", ok[i], "Tesla T4", NULL, NULL);
+    ck_assert_msg(lab_envelope_check(env, &err) == 0, "%s refused", ok[i]);
+    cJSON_Delete(env);
+  }
+  cJSON *env = lab_envelope_new("timing", "torch", "Tesla T4", NULL, NULL);
+  ck_assert_int_eq(lab_envelope_check(env, &err), -1);
+  ck_assert_ptr_nonnull(strstr(err.message, "pytorch"));
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(envelope_builders_fill_the_golden_shape) {
   cJSON *env = lab_envelope_new("timing", "cuda", "GPU", NULL, cJSON_CreateObject());
   lab_env_metric(env, "events_ms", 40.1);
@@ -131,6 +147,7 @@ Suite *make_envelope_suite(void) {
   Suite *s = suite_create("envelope");
   TCase *t = tcase_create("core");
   tcase_add_test(t, envelope_new_has_every_key);
+  tcase_add_test(t, envelope_check_takes_the_four_backends);
   tcase_add_test(t, envelope_builders_fill_the_golden_shape);
   tcase_add_test(t, envelope_check_rejects_bad_shapes);
   tcase_add_test(t, error_table_codes_are_stable);

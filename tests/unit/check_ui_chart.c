@@ -326,6 +326,32 @@ START_TEST(recorded_runs_have_their_own_badge) {
 }
 END_TEST
 
+/* A learner's own run with the measurement kit (backend pytorch) says whose
+ * it is and how it was measured; kept as a recording it says it came from
+ * the kit, never passing for gpulab's own kernels. */
+START_TEST(kit_runs_say_whose_they_are) {
+  cJSON *env = simulate("timing", "t4");
+  cJSON_ReplaceItemInObject(env, "backend", cJSON_CreateString("pytorch"));
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItem(env, "device"), "name", cJSON_CreateString("Tesla T4"));
+  cJSON_AddItemToObject(env, "measured_with",
+                        cJSON_Parse("{\"kit\":\"1.0\",\"torch\":\"2.5.1+cu121\",\"platform\":\"Colab\",\"date\":\"2026-11-20\"}"));
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "<span class=\"badge badge-own\">your run: Tesla T4, PyTorch 2.5.1+cu121, Colab");
+  ck_assert_ptr_null(strstr(ui_buf_str(&b), "badge-sim"));
+  ui_buf_free(&b);
+  cJSON_ReplaceItemInObject(env, "backend", cJSON_CreateString("recorded"));
+  cJSON_AddItemToObject(env, "recorded", cJSON_Parse("{\"device\":\"NVIDIA H100 80GB HBM3\",\"date\":\"2026-11-21\"}"));
+  ui_buf_init(&b);
+  ui_view_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "recorded with the measurement kit, PyTorch 2.5.1+cu121, on NVIDIA H100 80GB HBM3 on Colab, 2026-11-21");
+  ck_assert_ptr_null(strstr(ui_buf_str(&b), "recorded on NVIDIA"));
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+END_TEST
+
 /* crossover in the browser once the server's BLAS line has joined (as
  * experiment_run.c adds it): the headline names the CPU it compared with,
  * and each CPU line is badged by where it ran. */
@@ -427,6 +453,7 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, each_real_series_is_labelled_by_its_own_source);
   tcase_add_test(tc, one_badge_per_kind_of_real_series);
   tcase_add_test(tc, recorded_runs_have_their_own_badge);
+  tcase_add_test(tc, kit_runs_say_whose_they_are);
   tcase_add_test(tc, crossover_headline_names_the_cpu_it_compared_with);
   tcase_add_test(tc, memory_result_shows_the_oom_and_its_fixes);
   tcase_add_test(tc, placement_result_names_the_stray_field);

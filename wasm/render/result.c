@@ -24,14 +24,34 @@ const char *ui_result_source(const cJSON *env, bool in_browser, char *buf, size_
     snprintf(buf, n, "checked live on the server's machine%s", name ? "" : " (no usable GPU found)");
   } else if (backend && strcmp(backend, "cuda") == 0) {
     snprintf(buf, n, "live on %s", name ? name : "this machine's GPU");
+  } else if (backend && strcmp(backend, "pytorch") == 0) {
+    ui_result_kit_source(env, NULL, buf, n);
   } else if (backend && strcmp(backend, "recorded") == 0) {
     const cJSON *rec = ui_json_obj(env, "recorded");
     const char *rdev = ui_json_str(rec, "device"), *date = ui_json_str(rec, "date");
-    snprintf(buf, n, "recorded on %s, %s", rdev ? rdev : name ? name : "a GPU", date ? date : "date unknown");
+    if (ui_json_obj(env, "measured_with")) ui_result_kit_source(env, rec, buf, n); /* never as gpulab's own kernels */
+    else snprintf(buf, n, "recorded on %s, %s", rdev ? rdev : name ? name : "a GPU", date ? date : "date unknown");
   } else {
     snprintf(buf, n, "simulated — profile %s (%s)", ui_res_device_short(env, shortname, sizeof shortname),
              in_browser ? "in your browser" : "on the server");
   }
+  return buf;
+}
+
+/* A run of the measurement kit (backend "pytorch", or one kept as a
+ * recording): its own words, from its "measured_with"; rec is the
+ * recording's object, NULL for the learner's own run. */
+const char *ui_result_kit_source(const cJSON *env, const cJSON *rec, char *buf, size_t n) {
+  const cJSON *mw = ui_json_obj(env, "measured_with");
+  const char *name = ui_json_str(ui_json_obj(env, "device"), "name"), *torch = ui_json_str(mw, "torch");
+  const char *platform = ui_json_str(mw, "platform"), *date = ui_json_str(rec ? rec : mw, "date");
+  const char *dev = rec && ui_json_str(rec, "device") ? ui_json_str(rec, "device") : name ? name : "the CPU";
+  if (rec)
+    snprintf(buf, n, "recorded with the measurement kit, PyTorch %s, on %s%s%s, %s", torch ? torch : "?", dev,
+             platform ? " on " : "", platform ? platform : "", date ? date : "date unknown");
+  else
+    snprintf(buf, n, "your run: %s, PyTorch %s%s%s", dev, torch ? torch : "?", platform ? ", " : "",
+             platform ? platform : "");
   return buf;
 }
 
@@ -137,6 +157,7 @@ void ui_render_result(ui_buf *b, const cJSON *env, bool in_browser, const char *
   ui_buf_rawf(b, "<div class=\"exp-source\"><span class=\"badge %s\">",
               !backend                           ? "badge-sim"
               : strcmp(backend, "cuda") == 0     ? "badge-live"
+              : strcmp(backend, "pytorch") == 0  ? "badge-own"
               : strcmp(backend, "recorded") == 0 ? "badge-rec"
                                                  : "badge-sim");
   ui_buf_text(b, src);

@@ -14,7 +14,7 @@ UI_RESULT_RENDERER(device) {
   char label[64];
   ui_device_state s = {.views = ui_json_obj(ui_json_obj(env, "details"), "views"),
                        .findings = NULL, /* the result frame lists them below the panel */
-                       .simulated = !backend || strcmp(backend, "cuda") != 0,
+                       .simulated = !backend || (strcmp(backend, "cuda") != 0 && strcmp(backend, "pytorch") != 0),
                        .offline = false};
   if (s.simulated) s.profile_label = ui_res_device_short(env, label, sizeof label);
   if (!s.views) {

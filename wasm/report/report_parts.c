@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json_get.h"
+#include "result.h"
 
 /* CommonMark lets any ASCII punctuation be escaped with a backslash; these
  * are the ones that could start markup. Line breaks become spaces, so a
@@ -40,6 +41,8 @@ const char *ui_report_source(const cJSON *env, char *out, int n) {
   const char *name = ui_json_str(dev, "name"), *profile = ui_json_str(dev, "profile");
   if (!backend) snprintf(out, (size_t)n, "unknown");
   else if (strcmp(backend, "cuda") == 0) snprintf(out, (size_t)n, "live (%s)", name ? name : "this machine's GPU");
+  else if (strcmp(backend, "pytorch") == 0 || (strcmp(backend, "recorded") == 0 && ui_json_obj(env, "measured_with")))
+    ui_result_kit_source(env, strcmp(backend, "recorded") == 0 ? rec : NULL, out, (size_t)n);
   else if (strcmp(backend, "recorded") == 0)
     snprintf(out, (size_t)n, "recorded on %s (%s)", ui_json_str(rec, "device") ? ui_json_str(rec, "device") : name ? name : "a GPU",
              ui_json_str(rec, "date") ? ui_json_str(rec, "date") : "date unknown");

@@ -5,7 +5,9 @@
  * `[key=value]` takes the first element whose member equals value (a
  * number, compared numerically, or text); a `$` stands for the value of the
  * condition's `each` list and is replaced before the path is read. A
- * series point is a pair [x, y]: `.x` and `.y` name its parts. */
+ * series point is a pair [x, y]: `.x` and `.y` name its parts. The lesson
+ * compiler checks them (tools/lesson_claims.c), claimcheck and `gpulab
+ * compare` read them (claim_eval.h). */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,13 +15,13 @@
 #include <string.h>
 
 #include "cjson_compat.h"
-#include "lesson.h"
+#include "claim_path.h"
 
 #define PATH_MAX_LEN 200
 
 static int is_key_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '-'; }
 
-int lesson_claim_path_run(const char *path, char *run, size_t cap, const char **rest) {
+int lab_claim_path_run(const char *path, char *run, size_t cap, const char **rest) {
   run[0] = '\0';
   *rest = path;
   if (path[0] != '@') return 0;
@@ -166,17 +168,17 @@ static const cJSON *walk(const cJSON *root, const char *path, char *why, size_t 
   return root ? at : (const cJSON *)path;
 }
 
-int lesson_claim_path_check(const char *path, char *why, size_t n) {
+int lab_claim_path_check(const char *path, char *why, size_t n) {
   char run[40], sub[PATH_MAX_LEN + 40];
   const char *rest;
   if (strlen(path) > PATH_MAX_LEN) return snprintf(why, n, "a path has at most %d characters", PATH_MAX_LEN), -1;
-  if (lesson_claim_path_run(path, run, sizeof run, &rest))
+  if (lab_claim_path_run(path, run, sizeof run, &rest))
     return snprintf(why, n, "'@RUN.' must name a run of a-z, 0-9 and '_', then '.' and the path"), -1;
   if (substitute(rest, 1, sub, sizeof sub)) return snprintf(why, n, "the path is too long"), -1;
   return walk(NULL, sub, why, n) ? 0 : -1;
 }
 
-const cJSON *lesson_claim_path_get(const cJSON *env, const char *path, double each_value, char *why, size_t n) {
+const cJSON *lab_claim_path_get(const cJSON *env, const char *path, double each_value, char *why, size_t n) {
   char sub[PATH_MAX_LEN + 200];
   if (substitute(path, each_value, sub, sizeof sub)) {
     snprintf(why, n, "the path is too long");

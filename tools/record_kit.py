@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Keeps a measurement kit run (kit/measure.py --out FILE) as recordings the
+offline page replays: one OUT/NAME.json per experiment, "backend":
+"recorded" with the device and date it was measured on, and the kit's
+"measured_with" kept, so the page labels it "recorded with the measurement
+kit, PyTorch ..., on ..., DATE", never as a run of gpulab's own kernels
+(tools/record.sh records those). OUT/index.json lists them.
+
+    tools/record_kit.py KIT.json OUT
+"""
+import json
+import os
+import sys
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    kit = json.load(open(sys.argv[1]))
+    out = sys.argv[2]
+    prov = kit["provenance"]
+    dev = prov["device"]
+    if dev.get("kind") == "cpu":
+        print("record_kit: this run had no GPU; nothing to keep as a GPU recording", file=sys.stderr)
+        return 1
+    os.makedirs(out, exist_ok=True)
+    names = []
+    for env in kit["results"]:
+        env = dict(env)
+        env["backend"] = "recorded"
+        env["recorded"] = {"device": dev.get("name"), "compute_capability": dev.get("compute_capability"),
+                           "driver_version": prov.get("driver"), "cuda_runtime": prov.get("cuda_runtime"),
+                           "date": (prov.get("date") or "")[:10] or None}
+        with open(os.path.join(out, env["experiment"] + ".json"), "w") as fh:
+            json.dump(env, fh, indent=1)
+        names.append(env["experiment"])
+        print(f"record_kit: {out}/{env['experiment']}.json ({dev.get('name')}, PyTorch {prov.get('torch')})")
+    with open(os.path.join(out, "index.json"), "w") as fh:
+        json.dump({"recorded": names}, fh)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
