@@ -46,7 +46,11 @@ FRAME_LIMIT := -Wframe-larger-than=16384
 # named alone wherever it lives.
 SERVER_ROOMS := server server/http server/store server/gpu server/class server/api server/cli
 SERVER_INC := $(addprefix -I,$(SERVER_ROOMS))
-CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Ilab -Ikernels $(SERVER_INC) $(shell pkg-config --cflags libpq 2>/dev/null)
+# The core's rooms beside lab/ itself: the planner (lab/plan/).
+LAB_ROOMS := lab/plan
+LAB_INC := -Ilab $(addprefix -I,$(LAB_ROOMS))
+LAB_HDR := $(wildcard lab/*.h $(addsuffix /*.h,$(LAB_ROOMS)))
+CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(LAB_INC) -Ikernels $(SERVER_INC) $(shell pkg-config --cflags libpq 2>/dev/null)
 # gpulab (server + CLI) links no CUDA: cuBLAS's thread-local storage does not
 # fit CivetWeb's 100 KiB thread stacks. gpulab-worker owns the GPU.
 # SQLite and libpq (the class store: one machine, or PostgreSQL shared by a
@@ -63,7 +67,7 @@ CFLAGS += $(FRAME_LIMIT)
 endif
 ifeq ($(MODE),cuda)
 CFLAGS += -DGPULAB_CUDA=1
-NVCCFLAGS := -O2 -std=c++17 $(CUDA_ARCH) -Ilab -Ikernels -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
+NVCCFLAGS := -O2 -std=c++17 $(CUDA_ARCH) $(LAB_INC) -Ikernels -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
 WORKER_LDLIBS += -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -lrt -lstdc++ -Wl,-rpath,$(CUDA_HOME)/lib64
 endif
 
@@ -72,8 +76,8 @@ endif
 # installed (opened with dlopen at run time, never linked: see
 # lab/cpu_gemm/blas.c), the SIMD kernel otherwise and always in the browser.
 CPU_GEMM_NATIVE := $(if $(HAVE_OPENBLAS),lab/cpu_gemm/blas.c,lab/cpu_gemm/loop.c)
-LAB_SRC := $(wildcard lab/*.c) $(CPU_GEMM_NATIVE)
-WASM_LAB_SRC := $(wildcard lab/*.c) lab/cpu_gemm/wasm.c
+LAB_SRC := $(wildcard lab/*.c $(addsuffix /*.c,$(LAB_ROOMS))) $(CPU_GEMM_NATIVE)
+WASM_LAB_SRC := $(wildcard lab/*.c $(addsuffix /*.c,$(LAB_ROOMS))) lab/cpu_gemm/wasm.c
 SERVER_SRC := $(foreach r,$(SERVER_ROOMS),$(wildcard $(r)/*.c))
 WORKER_SRC := $(wildcard server/worker/*.c)
 KERN_SRC := $(if $(filter cuda,$(MODE)),$(wildcard kernels/*.cu),kernels/none.c)
@@ -331,7 +335,7 @@ $(WEB)/lessons/index.json: $(LESSONC) $(wildcard lessons/*/*)
 	$(LESSONC) --web $(WEB)/lessons --keys $(BUILD)/lessons --claims $(BUILD)/claims.json $(dir $(LESSONS))
 
 # -msimd128: WebAssembly SIMD, for crossover's CPU kernel (lab/matmul_cpu.c).
-WASM_CFLAGS := -std=c11 -O2 -msimd128 $(WARN) $(FRAME_LIMIT) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL -Ilab -Iwasm -Ithird_party/cjson
+WASM_CFLAGS := -std=c11 -O2 -msimd128 $(WARN) $(FRAME_LIMIT) -Wno-missing-prototypes -DGPULAB_CJSON_LOCAL $(LAB_INC) -Iwasm -Ithird_party/cjson
 # DYNAMIC_EXECUTION=0: no eval/new Function in gpulab.js, as the page's CSP allows none.
 WASM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulab -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=web,worker \
   -s DYNAMIC_EXECUTION=0 \
@@ -345,7 +349,7 @@ wasm: $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT) $(WASM_UI_WASM) $(WASM_S
 # benchmark (bench/sim_bench.c) keeps -O2. The explainer (lab/explain*,
 # 13 KB brotli) is not linked in: #explain asks the reader module's worker.
 WASM_UI_LAB_SRC := $(filter-out lab/explain%.c,$(WASM_LAB_SRC))
-$(WASM_OUT): $(WASM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/*.h wasm/*/*.h) third_party/cjson/cJSON.c
+$(WASM_OUT): $(WASM_SRC) $(WASM_LAB_SRC) $(LAB_HDR) $(wildcard wasm/*.h wasm/*/*.h) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Oz -DLAB_NO_SIMULATORS -Wno-unused-function \
 	  $(WASM_SRC) $(WASM_UI_LAB_SRC) third_party/cjson/cJSON.c \
@@ -360,7 +364,7 @@ $(WASM_UI_WASM): $(WASM_OUT)
 WASM_SIM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulabSim -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=worker \
   -s DYNAMIC_EXECUTION=0 -s EXPORTED_RUNTIME_METHODS=ccall,UTF8ToString \
   -s EXPORTED_FUNCTIONS=_gpulab_sim_run,_gpulab_sim_text,_malloc,_free
-$(WASM_SIM_OUT): $(WASM_SIM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/sim/*.h) third_party/cjson/cJSON.c
+$(WASM_SIM_OUT): $(WASM_SIM_SRC) $(WASM_LAB_SRC) $(LAB_HDR) $(wildcard wasm/sim/*.h) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Iwasm/sim $(WASM_SIM_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_SIM_LDFLAGS) -o $@
@@ -373,7 +377,7 @@ $(WASM_SIM_OUT): $(WASM_SIM_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h wasm/sim/*.h
 WASM_DOCTOR_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulabDoctor -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=worker \
   -s DYNAMIC_EXECUTION=0 -s EXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
   -s EXPORTED_FUNCTIONS=_gpulab_doctor_begin,_gpulab_doctor_feed,_gpulab_doctor_inflated,_gpulab_doctor_gzip_failed,_gpulab_doctor_end,_gpulab_doctor_text,_gpulab_explain,_gpulab_explain_text,_malloc,_free
-$(WASM_DOCTOR_OUT): $(WASM_DOCTOR_SRC) $(WASM_LAB_SRC) $(wildcard lab/*.h) third_party/cjson/cJSON.c
+$(WASM_DOCTOR_OUT): $(WASM_DOCTOR_SRC) $(WASM_LAB_SRC) $(LAB_HDR) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) $(WASM_DOCTOR_SRC) $(WASM_LAB_SRC) third_party/cjson/cJSON.c \
 	  -Wno-error=unused-command-line-argument $(WASM_DOCTOR_LDFLAGS) -o $@
@@ -395,7 +399,7 @@ FUZZ_S ?= 60
 FUZZ_BUILD := build-fuzz
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Ilab $(SERVER_INC) -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) $(LAB_INC) $(SERVER_INC) -Itools -Iwasm -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/csp.c server/http/request_id.c server/http/gzip_body.c \
   server/http/client_addr.c

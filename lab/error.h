@@ -60,6 +60,7 @@ typedef struct cJSON cJSON;
   X(LAB_E_DOCTOR_NAME_TOO_LONG, "doctor_name_too_long", 400, "A string in the trace is over 64 KiB; this is not a profiler trace gpulab can read.") \
   X(LAB_E_DOCTOR_GZIP_BOMB, "doctor_gzip_bomb", 413, "The .gz file inflates far more than any trace does; give the trace itself.") \
   X(LAB_E_DOCTOR_BAD_GZIP, "doctor_bad_gzip", 400, "The .gz file is damaged or cut short; copy it again or give the plain .json.") \
+  X(LAB_E_PLAN_UNSUPPORTED, "plan_unsupported_model", 400, "Plan a dense GPT-2, Llama/Mistral or BERT transformer or the small conv net: a preset, the model flags, or its config.json.") \
   X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
   X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")
 
