@@ -19,6 +19,23 @@
 /* A settings document (a pasted config.json included) is at most this big. */
 #define LAB_PLAN_MAX_BYTES (64 * 1024)
 
+/* The bands around each counter's point figure (docs/plan.md, "Bands"):
+ * allocated: the tensors are modelled op by op (within 5 % of PyTorch on
+ * the CPU), but some GPU kernels allocate workspaces of their own;
+ * reserved: the allocator's pools are modelled by their high-water marks,
+ * not block by block; device: the CUDA context is an estimate. */
+#define LAB_PLAN_ALLOCATED_LOW 0.95
+#define LAB_PLAN_ALLOCATED_HIGH 1.10
+#define LAB_PLAN_RESERVED_LOW 0.90
+#define LAB_PLAN_RESERVED_HIGH 1.20
+#define LAB_PLAN_DEVICE_LOW 0.85
+#define LAB_PLAN_DEVICE_HIGH 1.20
+#define LAB_PLAN_METHOD                                                                                          \
+  "Planned, not measured: one training step of PyTorch modelled op by op (what each op allocates and what "     \
+  "autograd saves, backward in reverse order), the caching allocator's 512-byte rounding and 2/20 MiB segments, " \
+  "the profile's CUDA context; the step time from each matmul's FLOPs at the profile's GEMM rate, the other "   \
+  "kernels as memory traffic, and the host's cost per op. docs/plan.md cites every rule."
+
 /* ---- settings ------------------------------------------------------------ */
 
 typedef enum { LAB_PLAN_GPT2, LAB_PLAN_LLAMA, LAB_PLAN_BERT, LAB_PLAN_CNN, LAB_PLAN_ARCHS } lab_plan_arch;
@@ -70,7 +87,7 @@ typedef struct lab_plan_model {
   int classes;       /* e.g. 10 */
   double published_params; /* a preset's published parameter count, 0 when none */
   char name[48];     /* "gpt2-124m", "config.json", "custom" */
-  char source[160];  /* where a preset's numbers come from */
+  char source[256];  /* where a preset's numbers come from */
 } lab_plan_model;
 
 typedef struct lab_plan_settings {
@@ -120,6 +137,10 @@ typedef struct lab_plan_memory {
   int peak_phase;               /* where the peak is: "forward", "backward" ... */
   uint64_t peak_kind[6];        /* the peak's bytes by kind: activations, weights, grads, state, buffers, workspace */
   uint64_t peak_src[LAB_PLAN_SOURCES]; /* activations at the peak by source */
+  /* for the step time: one micro-batch's forward and backward */
+  uint64_t written_bytes;       /* every byte its ops wrote */
+  int ops;                      /* the ops (kernels) it ran */
+  int param_tensors;
 } lab_plan_memory;
 
 /* Reads settings (the JSON of the API, the CLI's --json input): a preset
@@ -133,10 +154,19 @@ cJSON *lab_plan_settings_json(const lab_plan_settings *s);
 
 /* The memory of one training step (no verdict, no levers): for sweeps. */
 int lab_plan_memory_of(const lab_plan_settings *s, lab_plan_memory *m, lab_error *err);
+/* The same in tables made once for models of up to `layers` layers, for a
+ * sweep of many plans (a micro-batch search, the levers): no allocation per
+ * plan. lab_plan_work_new returns NULL without memory. */
+typedef struct lab_plan_work lab_plan_work;
+lab_plan_work *lab_plan_work_new(int layers);
+void lab_plan_work_free(lab_plan_work *w);
+int lab_plan_memory_in(lab_plan_work *w, const lab_plan_settings *s, lab_plan_memory *m, lab_error *err);
 
 /* The whole answer (memory per component and counter with bands, verdict,
  * largest micro-batch, step time, levers). NULL and err on failure. */
 cJSON *lab_plan_answer(const lab_plan_settings *s, lab_error *err);
+/* The presets: name, family, published parameter count, source (caller owns). */
+cJSON *lab_plan_presets_json(void);
 /* Settings JSON in, answer out: what `gpulab plan` and POST /api/plan call. */
 cJSON *lab_plan(const cJSON *request, lab_error *err);
 

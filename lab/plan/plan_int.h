@@ -51,6 +51,7 @@ typedef enum pl_op {
   PL_OP_ADD,     /* both inputs get the incoming gradient (cast or reduced when they differ) */
   PL_OP_SPLIT,   /* parts' gradients are gathered into one of the base's size (split, chunk) */
   PL_OP_SCATTER, /* embedding: a zeroed table-sized gradient */
+  PL_OP_GIVE,    /* the gradients were made in forward and saved: they are handed on (fused loss) */
   PL_OP_CKPT     /* a checkpointed region: recomputed, then its own backward runs */
 } pl_op;
 
@@ -108,6 +109,9 @@ struct pl_sim {
   uint64_t by_src_at_peak[LAB_PLAN_SOURCES];   /* activations per source at the peak */
   uint64_t by_kind[6];
   uint64_t by_src[LAB_PLAN_SOURCES];
+  /* for the step time: the bytes every op wrote, and how many ops ran */
+  uint64_t written;
+  int ops;
 };
 
 /* The phases a peak is reported in. */
@@ -118,6 +122,8 @@ int pl_dtype_size(int dtype);
 /* Sets the tables up for about `layers` layers; 0, or -1 without memory. */
 int pl_sim_init(pl_sim *s, int layers, int policy);
 void pl_sim_free(pl_sim *s);
+/* Empties the simulation, keeping its tables, for the next plan. */
+void pl_sim_reset(pl_sim *s, int policy);
 
 /* A new tensor of numel elements, held by one variable. */
 int pl_new(pl_sim *s, uint64_t numel, int dtype, int kind);

@@ -252,8 +252,20 @@ static int gelu_tanh(pl_sim *s, int x) {
   return out;
 }
 
+/* The attention core with SDPA: transformers' *SdpaAttention passes q, k,
+ * v (k and v repeated for grouped-query attention) and no mask when the
+ * batch has no padding (is_causal for decoders). */
+static int sdpa_core(pl_sim *s, const void *ctx, const int *in, int n_in) {
+  const pl_region *r = ctx;
+  const pl_model *m = r->m;
+  (void)n_in;
+  s->src = LAB_PLAN_SRC_SCORES;
+  return pl_sdpa(s, in[0], in[1], in[2], m->B * m->a * m->T);
+}
+
 static int core_or_ckpt(pl_sim *s, const pl_model *m, int layer, pl_region_fn core, int *in, int n_in) {
   const void *ctx = &m->region[layer];
+  if (m->set->attention == LAB_PLAN_SDPA) core = sdpa_core;
   if (m->set->checkpointing != LAB_PLAN_CKPT_SELECTIVE || s->nograd) return core(s, ctx, in, n_in);
   s->nograd = 1;
   int out = core(s, ctx, in, n_in);
@@ -541,6 +553,7 @@ static int run_layer(pl_sim *s, pl_model *m, pl_region_fn block, int layer, int 
 /* The language-model loss: logits (lm_head), upcast to fp32, cross-entropy. */
 static int lm_loss(pl_sim *s, pl_model *m, int x) {
   s->src = LAB_PLAN_SRC_LOGITS;
+  if (m->set->loss == LAB_PLAN_LOSS_FUSED) return pl_fused_ce(s, x, m->head, m->N, m->V, m->h);
   int logits = pl_linear(s, x, m->head, -1, m->N, m->V);
   if (m->dec_b >= 0) {
     int lb = pl_add(s, logits, m->dec_b);
@@ -587,9 +600,16 @@ static int forward_llama(pl_sim *s, pl_model *m) {
   s->src = LAB_PLAN_SRC_ATTENTION;
   int cos = pl_new(s, m->T * m->d, s->t[x].dtype, PL_K_ACT);
   int sin = pl_new(s, m->T * m->d, s->t[x].dtype, PL_K_ACT);
-  int full = pl_new(s, m->B * m->T * m->T, s->t[x].dtype, PL_K_ACT);
-  int mask = pl_new(s, m->B * m->T * m->T, s->t[x].dtype, PL_K_ACT); /* .triu(1) */
-  pl_drop(s, full);
+  /* eager attention adds a (batch, 1, seq, seq) causal mask; SDPA is told
+   * is_causal and gets none (_update_causal_mask) */
+  int mask = -1;
+  if (m->set->attention == LAB_PLAN_EAGER) {
+    int full = pl_new(s, m->B * m->T * m->T, s->t[x].dtype, PL_K_ACT);
+    mask = pl_new(s, m->B * m->T * m->T, s->t[x].dtype, PL_K_ACT); /* .triu(1) */
+    pl_drop(s, full);
+  } else {
+    mask = pl_new(s, 0, s->t[x].dtype, PL_K_ACT);
+  }
   for (int l = 0; l < m->set->model.layers; l++) {
     int in[4] = {x, cos, sin, mask};
     int y = run_layer(s, m, llama_block, l, in, 4);

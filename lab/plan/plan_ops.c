@@ -246,3 +246,41 @@ int pl_split(pl_sim *s, int base, int parts, uint64_t part_numel, int *out) {
   }
   return n;
 }
+
+/* F.scaled_dot_product_attention on the GPU (flash or memory-efficient
+ * kernels): it keeps q, k, v, its output and the log-sum-exp of each row
+ * (fp32), never the seq x seq matrices; its backward holds an fp32
+ * accumulator the size of q (aten/src/ATen/native/transformers/cuda/). */
+int pl_sdpa(pl_sim *s, int q, int k, int v, uint64_t rows) {
+  int qq = lower(s, q), kk = lower(s, k), vv = lower(s, v);
+  int out = act(s, s->t[qq].numel, s->t[qq].dtype);
+  int lse = act(s, rows, PL_F32);
+  int in[3] = {qq, kk, vv}, saved[5] = {qq, kk, vv, out, lse};
+  pl_node_add(s, PL_OP_EACH, out, in, 3, saved, 5, s->t[qq].dtype == PL_F32 ? 1 : 2);
+  drop3(s, qq, kk, vv);
+  pl_drop(s, lse);
+  return out;
+}
+
+/* A fused linear + cross-entropy (Liger's FusedLinearCrossEntropy): the
+ * logits are made a chunk of rows at a time (about rows * hidden / vocab
+ * rows, a power of two), each chunk's gradient is written straight into the
+ * input's and the weight's gradients, which forward keeps for backward. */
+int pl_fused_ce(pl_sim *s, int x, int w, uint64_t rows, uint64_t vocab, uint64_t hidden) {
+  int gi = act(s, s->t[x].numel, s->t[x].dtype);
+  int gw = act(s, s->t[w].numel, s->t[w].dtype);
+  int wh = lower(s, w);
+  uint64_t per = (vocab + hidden - 1) / hidden, chunk = 1;
+  while (chunk * per < rows && chunk < rows) chunk <<= 1;
+  if (chunk > rows) chunk = rows;
+  int logits = act(s, chunk * vocab, s->t[wh].dtype), l32 = act(s, chunk * vocab, PL_F32);
+  pl_drop(s, logits);
+  pl_drop(s, l32);
+  pl_drop(s, wh);
+  int loss = act(s, 1, PL_F32);
+  int in[2] = {x, w}, saved[2] = {gi, gw};
+  pl_node_add(s, PL_OP_GIVE, loss, in, 2, saved, 2, 0);
+  pl_drop(s, gi);
+  pl_drop(s, gw);
+  return loss;
+}

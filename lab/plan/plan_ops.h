@@ -35,6 +35,10 @@ int pl_dropout(pl_sim *s, int x, double p);
 int pl_embedding(pl_sim *s, int w, int ids, uint64_t rows, uint64_t width);
 /* F.cross_entropy on fp32 logits: log_softmax (its output saved) and nll_loss. */
 int pl_cross_entropy(pl_sim *s, int logits);
+/* scaled_dot_product_attention (flash / memory-efficient); rows: batch * heads * seq. */
+int pl_sdpa(pl_sim *s, int q, int k, int v, uint64_t rows);
+/* The fused linear + cross-entropy over `rows` rows (returns the loss). */
+int pl_fused_ce(pl_sim *s, int x, int w, uint64_t rows, uint64_t vocab, uint64_t hidden);
 /* parts views of `base` of part_numel each (split, chunk); out[] gets them. */
 int pl_split(pl_sim *s, int base, int parts, uint64_t part_numel, int *out);
 

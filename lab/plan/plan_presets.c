@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "cjson_compat.h"
+
 #define GPT2(n, l, h, a, p, src)                                                                                \
   {.name = n, .m = {.arch = LAB_PLAN_GPT2, .layers = l, .hidden = h, .heads = a, .kv_heads = a, .ffn = 4 * h,    \
                     .mlp = LAB_PLAN_MLP_GELU_TANH, .vocab = 50257, .max_positions = 1024, .tied = true,          \
@@ -75,4 +77,17 @@ const lab_plan_preset *lab_plan_preset_find(const char *name) {
   for (int i = 0; name && i < lab_plan_preset_count(); i++)
     if (strcmp(presets[i].name, name) == 0) return &presets[i];
   return NULL;
+}
+
+cJSON *lab_plan_presets_json(void) {
+  cJSON *list = cJSON_CreateArray();
+  for (int i = 0; list && i < lab_plan_preset_count(); i++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", presets[i].name);
+    cJSON_AddStringToObject(o, "arch", lab_plan_arch_names[presets[i].m.arch]);
+    if (presets[i].m.published_params > 0) cJSON_AddNumberToObject(o, "published_params", presets[i].m.published_params);
+    cJSON_AddStringToObject(o, "source", presets[i].source);
+    cJSON_AddItemToArray(list, o);
+  }
+  return list;
 }

@@ -43,6 +43,21 @@ int pl_sim_init(pl_sim *s, int layers, int policy) {
   return 0;
 }
 
+void pl_sim_reset(pl_sim *s, int policy) {
+  pl_sim keep = *s;
+  memset(s, 0, sizeof *s);
+  s->t = keep.t;
+  s->cap_t = keep.cap_t;
+  s->nodes = keep.nodes;
+  s->cap_nodes = keep.cap_nodes;
+  s->params = keep.params;
+  s->cast_cache = keep.cast_cache;
+  s->cast_outer = keep.cast_outer;
+  s->free_ids = keep.free_ids;
+  s->policy = policy;
+  s->src = LAB_PLAN_SRC_OTHER;
+}
+
 void pl_sim_free(pl_sim *s) {
   free(s->t);
   free(s->nodes);
@@ -75,6 +90,8 @@ static void account(pl_sim *s, int id, int sign) {
   uint64_t raw = pl_bytes(s, id), blk = block_of(raw);
   uint64_t seg = lab_pool_segment_size(blk);
   if (sign > 0) {
+    s->written += raw;
+    s->ops++;
     s->raw += raw;
     s->rounded += blk;
     s->by_kind[t->kind] += raw;
@@ -316,6 +333,17 @@ static void run_node(pl_sim *s, int i) {
   if (g >= 0 && n.op == PL_OP_CKPT) {
     for (int k = 0; k < n.n_saved; k++) unsave(s, n.saved[k]);
     run_region(s, &n, g);
+    return;
+  }
+  if (g >= 0 && n.op == PL_OP_GIVE) {
+    pl_drop(s, g); /* a scale of 1/accum is applied in place */
+    for (int k = 0; k < n.n_in; k++) {
+      grads[k] = k < n.n_saved ? n.saved[k] : -1;
+      if (grads[k] >= 0) pl_ref(s, grads[k]);
+    }
+    for (int k = 0; k < n.n_saved; k++) unsave(s, n.saved[k]);
+    for (int k = 0; k < n.n_in; k++)
+      if (grads[k] >= 0) route(s, n.in[k], grads[k]);
     return;
   }
   if (g >= 0 && n.op == PL_OP_SPLIT) {

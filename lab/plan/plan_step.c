@@ -71,7 +71,7 @@ static void make_state(pl_sim *s, const pl_model *m, int opt, int backend) {
  * foreach AdamW: torch._foreach_sqrt(exp_avg_sqs), one of every parameter;
  * Adafactor (a loop): update = grad ** 2 + eps beside a second full-size
  * tensor; SGD with momentum and 8-bit Adam update in place. */
-static uint64_t optimizer_step(pl_sim *s, const pl_model *m, int opt, int backend) {
+static uint64_t optimizer_step(pl_sim *s, int opt, int backend) {
   uint64_t before = s->raw, top = s->raw;
   s->src = LAB_PLAN_SRC_OPTIMIZER;
   if (opt == LAB_PLAN_ADAMW && backend == LAB_PLAN_BACKEND_CUDA) {
@@ -94,7 +94,6 @@ static uint64_t optimizer_step(pl_sim *s, const pl_model *m, int opt, int backen
       pl_drop(s, b);
     }
   }
-  (void)m;
   return top - before;
 }
 
@@ -117,17 +116,37 @@ static void fill(const pl_sim *s, lab_plan_memory *out, uint64_t acts, const uin
   memcpy(out->peak_src, s->by_src_at_peak, sizeof out->peak_src);
 }
 
-int lab_plan_memory_of(const lab_plan_settings *set, lab_plan_memory *out, lab_error *err) {
-  pl_sim *s = malloc(sizeof *s);
-  pl_model *m = malloc(sizeof *m);
-  int rc = -1;
-  if (!s || !m || pl_sim_init(s, set->model.layers, set->backend == LAB_PLAN_BACKEND_CPU) != 0) {
-    lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-    goto end;
+struct lab_plan_work {
+  pl_sim sim;
+  pl_model model;
+  int layers; /* what the tables were made for */
+};
+
+lab_plan_work *lab_plan_work_new(int layers) {
+  lab_plan_work *w = malloc(sizeof *w);
+  if (!w) return NULL;
+  w->layers = layers;
+  if (pl_sim_init(&w->sim, layers, PL_POLICY_CUDA) != 0) {
+    free(w);
+    return NULL;
   }
+  return w;
+}
+
+void lab_plan_work_free(lab_plan_work *w) {
+  if (!w) return;
+  pl_sim_free(&w->sim);
+  free(w);
+}
+
+int lab_plan_memory_in(lab_plan_work *w, const lab_plan_settings *set, lab_plan_memory *out, lab_error *err) {
+  if (set->model.layers > w->layers)
+    return lab_fail(err, LAB_E_INTERNAL, NULL, "the planner's tables were made for %d layers", w->layers);
+  pl_sim *s = &w->sim;
+  pl_model *m = &w->model;
+  pl_sim_reset(s, set->backend == LAB_PLAN_BACKEND_CPU ? PL_POLICY_CPU : PL_POLICY_CUDA);
   pl_set_phase(s, PL_PH_SETUP);
   if (pl_model_setup(s, m, set) != 0) goto too_big;
-  /* the parameters' and buffers' bytes before anything else */
   make_state(s, m, set->optimizer, set->backend);
   if (set->backend == LAB_PLAN_BACKEND_CUDA && set->model.arch != LAB_PLAN_CNN) {
     pl_new(s, cublas_workspace(&set->profile), PL_BOOL, PL_K_WORKSPACE);
@@ -136,9 +155,12 @@ int lab_plan_memory_of(const lab_plan_settings *set, lab_plan_memory *out, lab_e
   uint64_t kind0[6];
   memcpy(kind0, s->by_kind, sizeof kind0);
   int half = set->precision == LAB_PLAN_AMP_FP16 ? PL_F16 : set->precision == LAB_PLAN_AMP_BF16 ? PL_BF16 : 0;
-  int micro = set->accum > 1 ? 2 : 1;
-  uint64_t acts = 0, src[LAB_PLAN_SOURCES] = {0};
+  int micro = set->accum > 1 ? 2 : 1; /* the second and later micro-batches are alike */
+  uint64_t acts = 0, src[LAB_PLAN_SOURCES] = {0}, written = 0;
+  int ops = 0;
   for (int k = 0; k < micro && !s->failed; k++) {
+    uint64_t w0 = s->written;
+    int o0 = s->ops;
     pl_set_phase(s, PL_PH_FORWARD);
     s->autocast = half;
     s->census = k == 0;
@@ -156,10 +178,12 @@ int lab_plan_memory_of(const lab_plan_settings *set, lab_plan_memory *out, lab_e
     pl_set_phase(s, PL_PH_BACKWARD);
     pl_backward(s, scaled);
     pl_drop(s, scaled);
+    written = s->written - w0;
+    ops = s->ops - o0;
   }
   uint64_t grads = s->by_kind[PL_K_GRAD];
   pl_set_phase(s, PL_PH_OPTIMIZER);
-  uint64_t temp = optimizer_step(s, m, set->optimizer, set->backend);
+  uint64_t temp = optimizer_step(s, set->optimizer, set->backend);
   if (s->failed) goto too_big;
   fill(s, out, acts, src, temp);
   out->weights = kind0[PL_K_PARAM];
@@ -167,15 +191,21 @@ int lab_plan_memory_of(const lab_plan_settings *set, lab_plan_memory *out, lab_e
   out->buffers = kind0[PL_K_BUFFER];
   out->workspace = kind0[PL_K_WORKSPACE];
   out->gradients = grads;
-  out->inputs = 0;
-  rc = 0;
-  goto end;
+  out->written_bytes = written;
+  out->ops = ops;
+  out->param_tensors = s->n_params;
+  out->context = set->backend == LAB_PLAN_BACKEND_CUDA ? set->profile.context_bytes : 0;
+  out->device = out->reserved + out->context;
+  return 0;
 too_big:
-  lab_fail(err, LAB_E_INVALID_PARAM, "layers", "the model is too large for the planner's tables (%d layers)",
-           set->model.layers);
-end:
-  if (s && s->t) pl_sim_free(s);
-  free(s);
-  free(m);
+  return lab_fail(err, LAB_E_INVALID_PARAM, "layers", "the model is too large for the planner's tables (%d layers)",
+                  set->model.layers);
+}
+
+int lab_plan_memory_of(const lab_plan_settings *set, lab_plan_memory *out, lab_error *err) {
+  lab_plan_work *w = lab_plan_work_new(set->model.layers);
+  if (!w) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+  int rc = lab_plan_memory_in(w, set, out, err);
+  lab_plan_work_free(w);
   return rc;
 }
