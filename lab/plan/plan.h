@@ -55,6 +55,9 @@ typedef enum { LAB_PLAN_LORA_QV, LAB_PLAN_LORA_ALL, LAB_PLAN_LORA_TARGETS } lab_
  * lists, float dropout masks, for-loop optimizers): the PyTorch reference. */
 typedef enum { LAB_PLAN_BACKEND_CUDA, LAB_PLAN_BACKEND_CPU, LAB_PLAN_BACKENDS } lab_plan_backend;
 typedef enum { LAB_PLAN_HEAD_LM, LAB_PLAN_HEAD_CLASSIFY, LAB_PLAN_HEADS } lab_plan_head;
+/* pytorch: the model as PyTorch runs it; llmc: GPT-2 as karpathy/llm.c
+ * lays it out (train_gpt2.cu in bf16, train_gpt2.c in fp32). */
+typedef enum { LAB_PLAN_LAYOUT_PYTORCH, LAB_PLAN_LAYOUT_LLMC, LAB_PLAN_LAYOUTS } lab_plan_layout;
 
 extern const char *const lab_plan_arch_names[LAB_PLAN_ARCHS];
 extern const char *const lab_plan_mlp_names[LAB_PLAN_MLPS];
@@ -66,6 +69,7 @@ extern const char *const lab_plan_loss_names[LAB_PLAN_LOSSES];
 extern const char *const lab_plan_lora_target_names[LAB_PLAN_LORA_TARGETS];
 extern const char *const lab_plan_backend_names[LAB_PLAN_BACKENDS];
 extern const char *const lab_plan_head_names[LAB_PLAN_HEADS];
+extern const char *const lab_plan_layout_names[LAB_PLAN_LAYOUTS];
 
 typedef struct lab_plan_model {
   int arch;          /* lab_plan_arch */
@@ -99,6 +103,7 @@ typedef struct lab_plan_settings {
   int lora_rank;     /* 0: full fine-tuning */
   int lora_targets;
   int backend;
+  int layout;          /* lab_plan_layout */
   lab_profile profile; /* the GPU (a copy: a built-in or the learner's own) */
   bool own_profile;    /* the profile came with the settings */
 } lab_plan_settings;

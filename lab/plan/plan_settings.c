@@ -24,6 +24,7 @@ const char *const lab_plan_loss_names[LAB_PLAN_LOSSES] = {"standard", "fused"};
 const char *const lab_plan_lora_target_names[LAB_PLAN_LORA_TARGETS] = {"qv", "all"};
 const char *const lab_plan_backend_names[LAB_PLAN_BACKENDS] = {"cuda", "cpu"};
 const char *const lab_plan_head_names[LAB_PLAN_HEADS] = {"lm", "classify"};
+const char *const lab_plan_layout_names[LAB_PLAN_LAYOUTS] = {"pytorch", "llmc"};
 
 typedef enum { F_INT, F_NUM, F_BOOL, F_ENUM } ftype;
 
@@ -69,6 +70,7 @@ static const field fields[] = {
     S("lora_rank", F_INT, 0, 1024, NULL, 0, lora_rank, "LoRA rank (0: full fine-tuning)"),
     S("lora_targets", F_ENUM, 0, 0, lab_plan_lora_target_names, LAB_PLAN_LORA_TARGETS, lora_targets, "LoRA targets"),
     S("backend", F_ENUM, 0, 0, lab_plan_backend_names, LAB_PLAN_BACKENDS, backend, "what runs it"),
+    S("layout", F_ENUM, 0, 0, lab_plan_layout_names, LAB_PLAN_LAYOUTS, layout, "whose memory layout"),
 };
 #define N_FIELDS (int)(sizeof fields / sizeof fields[0])
 
@@ -180,6 +182,11 @@ static int check_training(const lab_plan_settings *s, lab_error *err) {
                     "the conv net takes no checkpointing, attention or loss choice");
   if (m->arch == LAB_PLAN_BERT && m->head == LAB_PLAN_HEAD_CLASSIFY && s->loss)
     return lab_fail(err, LAB_E_INVALID_PARAM, "loss", "a classifier head has no vocabulary to fuse the loss over");
+  if (s->layout == LAB_PLAN_LAYOUT_LLMC &&
+      (m->arch != LAB_PLAN_GPT2 || (s->precision != LAB_PLAN_BF16 && s->precision != LAB_PLAN_FP32) ||
+       s->optimizer != LAB_PLAN_ADAMW || s->lora_rank || s->loss))
+    return lab_fail(err, LAB_E_INVALID_PARAM, "layout",
+                    "llm.c's layout is GPT-2 trained with AdamW, in bf16 (train_gpt2.cu) or fp32 (train_gpt2.c)");
   if (s->precision == LAB_PLAN_AMP_FP16 && s->backend == LAB_PLAN_BACKEND_CPU)
     return lab_fail(err, LAB_E_INVALID_PARAM, "precision", "autocast on the CPU runs in bf16: use amp-bf16");
   return 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_llmc.h"
 #include "plan_models.h"
 #include "plan_ops.h"
 
@@ -139,7 +140,45 @@ void lab_plan_work_free(lab_plan_work *w) {
   free(w);
 }
 
+/* llm.c allocates every buffer once, before the first step, with
+ * cudaMalloc (no caching allocator): the counters all read the same sum,
+ * and the device adds the context and cuBLASLt's 32 MiB workspace. */
+static void llmc_memory(const lab_plan_settings *set, lab_plan_memory *out) {
+  const lab_plan_model *md = &set->model;
+  lab_plan_llmc g = {.layers = (uint64_t)md->layers, .channels = (uint64_t)md->hidden, .heads = (uint64_t)md->heads,
+                     .vocab = (uint64_t)md->vocab, .max_seq = (uint64_t)md->max_positions,
+                     .batch = (uint64_t)set->batch, .seq = (uint64_t)set->seq,
+                     .cpu = set->precision == LAB_PLAN_FP32, .recompute = set->checkpointing,
+                     .cudnn = set->attention == LAB_PLAN_SDPA};
+  lab_plan_llmc_bytes b;
+  lab_plan_llmc_sizes(&g, &b);
+  memset(out, 0, sizeof *out);
+  out->params = out->trainable = (double)b.params;
+  out->weights = b.param_bytes;
+  out->gradients = b.grad_bytes;
+  out->optimizer_state = b.optimizer_bytes;
+  out->activations = b.activations;
+  out->act_src[LAB_PLAN_SRC_OTHER] = b.activations;
+  out->workspace = g.cpu ? 0 : 32ull << 20;
+  out->tensor_peak = out->allocated = out->reserved = b.param_bytes + b.grad_bytes + b.optimizer_bytes + b.activations;
+  out->peak_phase = PL_PH_SETUP;
+  out->peak_kind[PL_K_ACT] = b.activations;
+  out->peak_kind[PL_K_PARAM] = b.param_bytes;
+  out->peak_kind[PL_K_GRAD] = b.grad_bytes;
+  out->peak_kind[PL_K_STATE] = b.optimizer_bytes;
+  out->peak_kind[PL_K_WORKSPACE] = out->workspace;
+  out->written_bytes = b.activations * 2;
+  out->ops = md->layers * 30;
+  out->param_tensors = 16;
+  out->context = set->backend == LAB_PLAN_BACKEND_CUDA ? set->profile.context_bytes : 0;
+  out->device = out->allocated + out->workspace + out->context;
+}
+
 int lab_plan_memory_in(lab_plan_work *w, const lab_plan_settings *set, lab_plan_memory *out, lab_error *err) {
+  if (set->layout == LAB_PLAN_LAYOUT_LLMC) {
+    llmc_memory(set, out);
+    return 0;
+  }
   if (set->model.layers > w->layers)
     return lab_fail(err, LAB_E_INTERNAL, NULL, "the planner's tables were made for %d layers", w->layers);
   pl_sim *s = &w->sim;

@@ -14,12 +14,6 @@
 #include "plan.h"
 #include "units.h"
 
-/* The flags that take a value, as the settings' keys spell them. */
-static const char *const value_flags[] = {
-    "preset", "arch", "layers", "hidden", "heads", "kv_heads", "ffn", "mlp", "vocab", "max_positions", "tied",
-    "dropout", "head", "image", "channels", "in_channels", "classes", "seq", "batch", "accum", "precision",
-    "optimizer", "checkpointing", "attention", "loss", "lora_rank", "lora_targets", "backend", "profile", NULL};
-
 static const char *s(const cJSON *o, const char *k) {
   const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
   return v ? v : "";
@@ -135,9 +129,7 @@ int srv_cmd_plan(int argc, char **argv) {
       }
       continue;
     }
-    bool known = false;
-    for (int j = 0; value_flags[j]; j++) known = known || !strcmp(value_flags[j], key);
-    if (!known) goto usage;
+    /* any other flag is a settings field: the settings refuse an unknown one, naming it */
     cJSON_DeleteItemFromObjectCaseSensitive(req, key);
     cJSON_AddItemToObject(req, key, !strcmp(key, "preset") || !strcmp(key, "profile") ? cJSON_CreateString(v) : typed(v));
   }
