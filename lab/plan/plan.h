@@ -46,10 +46,22 @@ typedef enum { LAB_PLAN_FP32, LAB_PLAN_AMP_FP16, LAB_PLAN_AMP_BF16, LAB_PLAN_BF1
 typedef enum { LAB_PLAN_ADAMW, LAB_PLAN_SGD, LAB_PLAN_ADAFACTOR, LAB_PLAN_ADAM8BIT, LAB_PLAN_OPTIMIZERS } lab_plan_optimizer;
 typedef enum { LAB_PLAN_CKPT_NONE, LAB_PLAN_CKPT_SELECTIVE, LAB_PLAN_CKPT_FULL, LAB_PLAN_CKPTS } lab_plan_ckpt;
 typedef enum { LAB_PLAN_EAGER, LAB_PLAN_SDPA, LAB_PLAN_ATTENTIONS } lab_plan_attention;
-/* standard: full logits, upcast to fp32, log-softmax saved; fused: the
- * lm_head and the loss computed together in chunks (the logits never exist whole). */
-typedef enum { LAB_PLAN_LOSS_STANDARD, LAB_PLAN_LOSS_FUSED, LAB_PLAN_LOSSES } lab_plan_loss;
-typedef enum { LAB_PLAN_LORA_QV, LAB_PLAN_LORA_ALL, LAB_PLAN_LORA_TARGETS } lab_plan_lora_targets;
+/* standard: transformers' loss, the full logits upcast to fp32, log-softmax
+ * saved; fused: the lm_head and the loss computed together in chunks (the
+ * logits never exist whole); plain: F.cross_entropy on the logits as the
+ * model returns them, no fp32 copy (nanoGPT-style training code). */
+typedef enum { LAB_PLAN_LOSS_STANDARD, LAB_PLAN_LOSS_FUSED, LAB_PLAN_LOSS_PLAIN, LAB_PLAN_LOSSES } lab_plan_loss;
+/* qv: q_proj and v_proj (PEFT's default for Llama); qkvo: the attention's
+ * four projections; all: those and the MLP's three. */
+typedef enum { LAB_PLAN_LORA_QV, LAB_PLAN_LORA_QKVO, LAB_PLAN_LORA_ALL, LAB_PLAN_LORA_TARGETS } lab_plan_lora_targets;
+/* How torch.optim runs the update: auto (foreach on CUDA, the for-loop on
+ * the CPU), foreach (one temporary of every parameter at once), for_loop
+ * (temporaries of one parameter at a time), fused (none). */
+typedef enum { LAB_PLAN_IMPL_AUTO, LAB_PLAN_IMPL_FOREACH, LAB_PLAN_IMPL_FOR_LOOP, LAB_PLAN_IMPL_FUSED, LAB_PLAN_IMPLS } lab_plan_optimizer_impl;
+/* zero_grad(set_to_none=True), PyTorch 2's default: the gradients are freed
+ * between steps; zeros (set_to_none=False, PyTorch 1's default): they stay
+ * allocated through the next forward. */
+typedef enum { LAB_PLAN_ZERO_NONE, LAB_PLAN_ZERO_ZEROS, LAB_PLAN_ZERO_GRADS } lab_plan_zero_grad;
 /* cuda: what a GPU run does (CUDA autocast lists, bool dropout masks,
  * foreach optimizers); cpu: what PyTorch does on the CPU (its autocast
  * lists, float dropout masks, for-loop optimizers): the PyTorch reference. */
@@ -67,6 +79,8 @@ extern const char *const lab_plan_ckpt_names[LAB_PLAN_CKPTS];
 extern const char *const lab_plan_attention_names[LAB_PLAN_ATTENTIONS];
 extern const char *const lab_plan_loss_names[LAB_PLAN_LOSSES];
 extern const char *const lab_plan_lora_target_names[LAB_PLAN_LORA_TARGETS];
+extern const char *const lab_plan_optimizer_impl_names[LAB_PLAN_IMPLS];
+extern const char *const lab_plan_zero_grad_names[LAB_PLAN_ZERO_GRADS];
 extern const char *const lab_plan_backend_names[LAB_PLAN_BACKENDS];
 extern const char *const lab_plan_head_names[LAB_PLAN_HEADS];
 extern const char *const lab_plan_layout_names[LAB_PLAN_LAYOUTS];
@@ -102,6 +116,9 @@ typedef struct lab_plan_settings {
   int precision, optimizer, checkpointing, attention, loss; /* the enums above */
   int lora_rank;     /* 0: full fine-tuning */
   int lora_targets;
+  double lora_dropout; /* PEFT's lora_dropout on each adapter's input, e.g. 0.1 */
+  int optimizer_impl;  /* lab_plan_optimizer_impl */
+  int zero_grad;       /* lab_plan_zero_grad */
   int backend;
   int layout;          /* lab_plan_layout */
   lab_profile profile; /* the GPU (a copy: a built-in or the learner's own) */

@@ -161,7 +161,10 @@ static bool apply(int i, const lab_plan_settings *s, lab_plan_settings *t) {
       return cuda && s->precision == LAB_PLAN_FP32;
     case 4: t->checkpointing = LAB_PLAN_CKPT_FULL; return lm && s->checkpointing != LAB_PLAN_CKPT_FULL;
     case 5: t->attention = LAB_PLAN_SDPA; return cuda && lm && s->attention == LAB_PLAN_EAGER;
-    case 6: t->optimizer = LAB_PLAN_ADAM8BIT; return cuda && s->optimizer == LAB_PLAN_ADAMW;
+    case 6:
+      t->optimizer = LAB_PLAN_ADAM8BIT;
+      t->optimizer_impl = LAB_PLAN_IMPL_AUTO;
+      return cuda && s->optimizer == LAB_PLAN_ADAMW;
     case 7:
       t->lora_rank = 8;
       t->lora_targets = LAB_PLAN_LORA_QV;

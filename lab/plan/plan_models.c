@@ -86,15 +86,15 @@ static void lora_linear(pl_sim *s, pl_model *m, int *p, int slot, uint64_t in, u
 static void setup_llama(pl_sim *s, pl_model *m) {
   const lab_plan_model *md = &m->set->model;
   uint64_t h = m->h, kvd = m->kv * m->d, f = m->ffn;
-  bool all = m->set->lora_targets == LAB_PLAN_LORA_ALL;
+  bool all = m->set->lora_targets == LAB_PLAN_LORA_ALL, attn = all || m->set->lora_targets == LAB_PLAN_LORA_QKVO;
   m->wte = param(s, m, m->V, h, full_ft(m));
   for (int l = 0; l < md->layers; l++) {
     int *p = m->lp[l];
     p[LL_IN_NORM] = param(s, m, 0, h, full_ft(m));
     lora_linear(s, m, p, LL_Q, h, h, true);
-    lora_linear(s, m, p, LL_K, h, kvd, all);
+    lora_linear(s, m, p, LL_K, h, kvd, attn);
     lora_linear(s, m, p, LL_V, h, kvd, true);
-    lora_linear(s, m, p, LL_O, h, h, all);
+    lora_linear(s, m, p, LL_O, h, h, attn);
     p[LL_POST_NORM] = param(s, m, 0, h, full_ft(m));
     lora_linear(s, m, p, LL_GATE, h, f, all);
     lora_linear(s, m, p, LL_UP, h, f, all);
@@ -351,13 +351,16 @@ static int rmsnorm(pl_sim *s, int x, int w, uint64_t rows) {
   return out;
 }
 
-/* nn.Linear, or PEFT's lora.Linear: base(x) + lora_B(lora_A(x)) * scaling */
+/* nn.Linear, or PEFT's lora.Linear: base(x) + lora_B(lora_A(dropout(x))) *
+ * scaling, each adapter with a dropout of its own (peft/tuners/lora/layer.py) */
 static int llama_linear(pl_sim *s, const pl_model *m, const int *p, int slot, int x, uint64_t out_f) {
   uint64_t N = m->N;
   int y = pl_linear(s, x, p[slot], -1, N, out_f);
   int a = LL_LORA + 2 * (slot - LL_Q);
   if (slot < LL_Q || p[a] < 0) return y;
-  int la = pl_linear(s, x, p[a], -1, N, (uint64_t)m->set->lora_rank);
+  int xd = pl_dropout(s, x, m->set->lora_dropout);
+  int la = pl_linear(s, xd, p[a], -1, N, (uint64_t)m->set->lora_rank);
+  pl_drop(s, xd);
   int lb = pl_linear(s, la, p[a + 1], -1, N, out_f);
   pl_drop(s, la);
   int ls = pl_scale(s, lb);
@@ -560,7 +563,11 @@ static int lm_loss(pl_sim *s, pl_model *m, int x) {
     pl_drop(s, logits);
     logits = lb;
   }
-  int l32 = pl_to(s, logits, PL_F32);
+  /* transformers' loss_function upcasts the logits (logits.float()); plain
+   * code hands them to F.cross_entropy as they are (autocast still runs it in fp32) */
+  bool plain = m->set->loss == LAB_PLAN_LOSS_PLAIN;
+  if (plain) pl_ref(s, logits);
+  int l32 = plain ? logits : pl_to(s, logits, PL_F32);
   int loss = pl_cross_entropy(s, l32);
   pl_drop(s, l32);
   pl_drop(s, logits);
@@ -668,8 +675,8 @@ static int forward_bert(pl_sim *s, pl_model *m) {
   } else {
     /* the pooler on the first token, tanh, dropout, the classifier */
     s->src = LAB_PLAN_SRC_LOGITS;
-    int first = pl_view(s, x);
-    s->t[first].numel = m->B * m->h;
+    int first; /* hidden_states[:, 0]: its backward scatters into a zeroed gradient of x's size */
+    pl_split(s, x, 1, m->B * m->h, &first);
     int t = pl_linear(s, first, m->tr_w, m->tr_b, m->B, m->h);
     pl_drop(s, first);
     pl_drop(s, x);
@@ -713,7 +720,11 @@ static int forward_cnn(pl_sim *s, pl_model *m) {
   s->src = LAB_PLAN_SRC_LOGITS;
   int logits = pl_linear(s, x, m->fc_w, m->fc_b, m->B, (uint64_t)md->classes);
   pl_drop(s, x);
-  int l32 = pl_to(s, logits, PL_F32);
+  /* transformers' loss_function upcasts the logits (logits.float()); plain
+   * code hands them to F.cross_entropy as they are (autocast still runs it in fp32) */
+  bool plain = m->set->loss == LAB_PLAN_LOSS_PLAIN;
+  if (plain) pl_ref(s, logits);
+  int l32 = plain ? logits : pl_to(s, logits, PL_F32);
   int loss = pl_cross_entropy(s, l32);
   pl_drop(s, l32);
   pl_drop(s, logits);

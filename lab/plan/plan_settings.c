@@ -20,8 +20,10 @@ const char *const lab_plan_precision_names[LAB_PLAN_PRECISIONS] = {"fp32", "amp-
 const char *const lab_plan_optimizer_names[LAB_PLAN_OPTIMIZERS] = {"adamw", "sgd", "adafactor", "adam8bit"};
 const char *const lab_plan_ckpt_names[LAB_PLAN_CKPTS] = {"none", "selective", "full"};
 const char *const lab_plan_attention_names[LAB_PLAN_ATTENTIONS] = {"eager", "sdpa"};
-const char *const lab_plan_loss_names[LAB_PLAN_LOSSES] = {"standard", "fused"};
-const char *const lab_plan_lora_target_names[LAB_PLAN_LORA_TARGETS] = {"qv", "all"};
+const char *const lab_plan_loss_names[LAB_PLAN_LOSSES] = {"standard", "fused", "plain"};
+const char *const lab_plan_lora_target_names[LAB_PLAN_LORA_TARGETS] = {"qv", "qkvo", "all"};
+const char *const lab_plan_optimizer_impl_names[LAB_PLAN_IMPLS] = {"auto", "foreach", "for_loop", "fused"};
+const char *const lab_plan_zero_grad_names[LAB_PLAN_ZERO_GRADS] = {"none", "zeros"};
 const char *const lab_plan_backend_names[LAB_PLAN_BACKENDS] = {"cuda", "cpu"};
 const char *const lab_plan_head_names[LAB_PLAN_HEADS] = {"lm", "classify"};
 const char *const lab_plan_layout_names[LAB_PLAN_LAYOUTS] = {"pytorch", "llmc"};
@@ -69,6 +71,11 @@ static const field fields[] = {
     S("loss", F_ENUM, 0, 0, lab_plan_loss_names, LAB_PLAN_LOSSES, loss, "cross-entropy"),
     S("lora_rank", F_INT, 0, 1024, NULL, 0, lora_rank, "LoRA rank (0: full fine-tuning)"),
     S("lora_targets", F_ENUM, 0, 0, lab_plan_lora_target_names, LAB_PLAN_LORA_TARGETS, lora_targets, "LoRA targets"),
+    S("lora_dropout", F_NUM, 0, 0.9, NULL, 0, lora_dropout, "dropout on each LoRA adapter's input"),
+    S("optimizer_impl", F_ENUM, 0, 0, lab_plan_optimizer_impl_names, LAB_PLAN_IMPLS, optimizer_impl,
+      "how torch.optim runs the update"),
+    S("zero_grad", F_ENUM, 0, 0, lab_plan_zero_grad_names, LAB_PLAN_ZERO_GRADS, zero_grad,
+      "what zero_grad leaves between steps"),
     S("backend", F_ENUM, 0, 0, lab_plan_backend_names, LAB_PLAN_BACKENDS, backend, "what runs it"),
     S("layout", F_ENUM, 0, 0, lab_plan_layout_names, LAB_PLAN_LAYOUTS, layout, "whose memory layout"),
 };
@@ -181,12 +188,19 @@ static int check_training(const lab_plan_settings *s, lab_error *err) {
                     s->checkpointing ? "checkpointing" : s->loss ? "loss" : "attention",
                     "the conv net takes no checkpointing, attention or loss choice");
   if (m->arch == LAB_PLAN_BERT && m->head == LAB_PLAN_HEAD_CLASSIFY && s->loss)
-    return lab_fail(err, LAB_E_INVALID_PARAM, "loss", "a classifier head has no vocabulary to fuse the loss over");
+    return lab_fail(err, LAB_E_INVALID_PARAM, "loss",
+                    "a classifier head's loss is transformers' own (standard): it has no vocabulary to fuse over");
   if (s->layout == LAB_PLAN_LAYOUT_LLMC &&
       (m->arch != LAB_PLAN_GPT2 || (s->precision != LAB_PLAN_BF16 && s->precision != LAB_PLAN_FP32) ||
        s->optimizer != LAB_PLAN_ADAMW || s->lora_rank || s->loss))
     return lab_fail(err, LAB_E_INVALID_PARAM, "layout",
                     "llm.c's layout is GPT-2 trained with AdamW, in bf16 (train_gpt2.cu) or fp32 (train_gpt2.c)");
+  if (s->lora_dropout > 0 && !s->lora_rank)
+    return lab_fail(err, LAB_E_INVALID_PARAM, "lora_dropout", "lora_dropout needs LoRA (lora_rank)");
+  if (s->optimizer_impl != LAB_PLAN_IMPL_AUTO && s->optimizer != LAB_PLAN_ADAMW && s->optimizer != LAB_PLAN_SGD)
+    return lab_fail(err, LAB_E_INVALID_PARAM, "optimizer_impl",
+                    "optimizer_impl is torch.optim's choice for adamw and sgd (%s runs its own way)",
+                    lab_plan_optimizer_names[s->optimizer]);
   if (s->precision == LAB_PLAN_AMP_FP16 && s->backend == LAB_PLAN_BACKEND_CPU)
     return lab_fail(err, LAB_E_INVALID_PARAM, "precision", "autocast on the CPU runs in bf16: use amp-bf16");
   return 0;

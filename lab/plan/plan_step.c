@@ -2,10 +2,10 @@
  * the first): the parameters, buffers, batch, optimizer state and (on CUDA)
  * cuBLAS's workspaces; each micro-batch's forward under autocast, the loss
  * divided by the accumulation, backward; the optimizer step with its
- * temporaries; zero_grad(set_to_none=True). What is live is counted all the
- * way (plan_sim.c); the answer is the peak and what it is made of.
- * Optimizers: torch/optim/adamw.py and sgd.py (the for-loop versions on the
- * CPU, foreach on CUDA), transformers' optimization.py (Adafactor),
+ * temporaries; zero_grad (set_to_none=True, or the gradients kept as
+ * zeros). What is live is counted all the way (plan_sim.c); the answer is
+ * the peak and what it is made of. Optimizers: torch/optim/adamw.py and
+ * sgd.py (for-loop, foreach or fused), transformers' optimization.py (Adafactor),
  * bitsandbytes' optim/optimizer.py (8-bit Adam). */
 #include <stdlib.h>
 #include <string.h>
@@ -70,12 +70,13 @@ static void make_state(pl_sim *s, const pl_model *m, int opt, int backend) {
 /* The optimizer step's temporaries. For-loop AdamW: denom =
  * (exp_avg_sq.sqrt() / c).add_(eps): two tensors of one parameter at once;
  * foreach AdamW: torch._foreach_sqrt(exp_avg_sqs), one of every parameter;
- * Adafactor (a loop): update = grad ** 2 + eps beside a second full-size
- * tensor; SGD with momentum and 8-bit Adam update in place. */
-static uint64_t optimizer_step(pl_sim *s, int opt, int backend) {
+ * fused AdamW: none (one kernel updates in place); Adafactor (a loop):
+ * update = grad ** 2 + eps beside a second full-size tensor; SGD with
+ * momentum and 8-bit Adam update in place. */
+static uint64_t optimizer_step(pl_sim *s, int opt, int impl) {
   uint64_t before = s->raw, top = s->raw;
   s->src = LAB_PLAN_SRC_OPTIMIZER;
-  if (opt == LAB_PLAN_ADAMW && backend == LAB_PLAN_BACKEND_CUDA) {
+  if (opt == LAB_PLAN_ADAMW && impl == LAB_PLAN_IMPL_FOREACH) {
     int first = s->n_t;
     for (int i = 0; i < s->n_params; i++) {
       const pl_tensor *p = &s->t[s->params[i]];
@@ -84,7 +85,7 @@ static uint64_t optimizer_step(pl_sim *s, int opt, int backend) {
     top = s->raw;
     for (int i = first; i < s->n_t; i++)
       if (s->t[i].live) pl_drop(s, i);
-  } else if (opt == LAB_PLAN_ADAMW || opt == LAB_PLAN_ADAFACTOR) {
+  } else if ((opt == LAB_PLAN_ADAMW && impl == LAB_PLAN_IMPL_FOR_LOOP) || opt == LAB_PLAN_ADAFACTOR) {
     for (int i = 0; i < s->n_params; i++) {
       const pl_tensor *p = &s->t[s->params[i]];
       if (!p->rg) continue;
@@ -96,6 +97,12 @@ static uint64_t optimizer_step(pl_sim *s, int opt, int backend) {
     }
   }
   return top - before;
+}
+
+/* auto: torch.optim's own choice, foreach for CUDA tensors, the for-loop on the CPU */
+static int optimizer_impl(const lab_plan_settings *set) {
+  if (set->optimizer_impl != LAB_PLAN_IMPL_AUTO) return set->optimizer_impl;
+  return set->backend == LAB_PLAN_BACKEND_CUDA ? LAB_PLAN_IMPL_FOREACH : LAB_PLAN_IMPL_FOR_LOOP;
 }
 
 static void fill(const pl_sim *s, lab_plan_memory *out, uint64_t acts, const uint64_t *src,
@@ -194,7 +201,9 @@ int lab_plan_memory_in(lab_plan_work *w, const lab_plan_settings *set, lab_plan_
   uint64_t kind0[6];
   memcpy(kind0, s->by_kind, sizeof kind0);
   int half = set->precision == LAB_PLAN_AMP_FP16 ? PL_F16 : set->precision == LAB_PLAN_AMP_BF16 ? PL_BF16 : 0;
-  int micro = set->accum > 1 ? 2 : 1; /* the second and later micro-batches are alike */
+  /* the second and later micro-batches are alike; gradients kept as zeros
+   * by zero_grad are there in the next step's forward as in a second micro-batch */
+  int micro = set->accum > 1 || set->zero_grad == LAB_PLAN_ZERO_ZEROS ? 2 : 1;
   uint64_t acts = 0, src[LAB_PLAN_SOURCES] = {0}, written = 0;
   int ops = 0;
   for (int k = 0; k < micro && !s->failed; k++) {
@@ -222,7 +231,7 @@ int lab_plan_memory_in(lab_plan_work *w, const lab_plan_settings *set, lab_plan_
   }
   uint64_t grads = s->by_kind[PL_K_GRAD];
   pl_set_phase(s, PL_PH_OPTIMIZER);
-  uint64_t temp = optimizer_step(s, set->optimizer, set->backend);
+  uint64_t temp = optimizer_step(s, set->optimizer, optimizer_impl(set));
   if (s->failed) goto too_big;
   fill(s, out, acts, src, temp);
   out->weights = kind0[PL_K_PARAM];

@@ -52,7 +52,7 @@ static void transformer(const lab_plan_settings *s, lab_plan_time *t) {
       const double io[7][2] = {{h, h}, {h, kvd}, {h, kvd}, {h, h}, {h, f}, {h, f}, {f, h}};
       for (int i = 0; i < 7; i++) linear(s, N, io[i][0], io[i][1], full, passes, t);
       if (s->lora_rank) {
-        int targets = all ? 7 : 2;
+        int targets = all ? 7 : s->lora_targets == LAB_PLAN_LORA_QKVO ? 4 : 2;
         for (int i = 0; i < targets; i++) {
           linear(s, N, h, s->lora_rank, true, passes, t);
           linear(s, N, s->lora_rank, h, true, passes, t);
