@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 TOLERANCE = 0.05
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -94,6 +93,13 @@ REQUIRED = (["weights", "gradients", "optimizer_state"] + ["activations: " + s f
 # source only.)
 
 
+def cpu_seconds():
+    """CPU time of this process and the planner runs it waited for: what
+    the grid costs, the same on a busy machine (wall time is not)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: torch_ref.py GPULAB_BINARY", file=sys.stderr)
@@ -101,7 +107,7 @@ def main():
     sys.path.insert(0, HERE)
     import measure  # torch: a missing torch fails here, it never skips
 
-    started = time.time()
+    started = cpu_seconds()
     rows, n, failed = [], 0, 0
     print("TAP version 13")
     for name, c in grid():
@@ -138,10 +144,10 @@ def main():
         failed += not ok
         note = "" if term in REQUIRED else " # not required: too small to matter"
         print(f"{'' if ok else 'not '}ok {n} - dropping {term} is noticed (worst miss without it {worst:.1%}){note}")
-    elapsed = time.time() - started
+    elapsed = cpu_seconds() - started
     n += 1
     failed += elapsed >= 60
-    print(f"{'' if elapsed < 60 else 'not '}ok {n} - the grid of {len(rows)} configurations took {elapsed:.1f} s (< 60 s)")
+    print(f"{'' if elapsed < 60 else 'not '}ok {n} - the grid of {len(rows)} configurations took {elapsed:.1f} s of CPU (< 60 s)")
     print(f"1..{n}")
     return 1 if failed else 0
 
