@@ -27,6 +27,7 @@ int main(void) {
       make_envelope_suite,
       make_calibrate_suite,
       make_profiles_suite,
+      make_plan_suite,
       make_lesson_figures_suite,
       make_quiz_suite,
       make_quiz_seal_suite,

@@ -26,6 +26,7 @@ Suite *make_openapi_suite(void);
 Suite *make_envelope_suite(void);
 Suite *make_calibrate_suite(void);
 Suite *make_profiles_suite(void);
+Suite *make_plan_suite(void);
 Suite *make_lesson_figures_suite(void);
 Suite *make_quiz_suite(void);
 Suite *make_quiz_seal_suite(void);
