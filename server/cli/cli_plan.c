@@ -121,6 +121,18 @@ int srv_cmd_plan(int argc, char **argv) {
     if (!strcmp(key, "settings") || !strcmp(key, "config") || !strcmp(key, "profile_file")) {
       if (!(file = read_json_file(v, key, &err))) break;
       if (!strcmp(key, "settings")) {
+        if (!cJSON_IsObject(file)) {
+          cJSON_Delete(file);
+          lab_fail(&err, LAB_E_INVALID_JSON, "settings", "%.200s must hold a JSON object of settings", v);
+          break;
+        }
+        /* the flags given so far stand over the file's fields */
+        cJSON *f;
+        while ((f = req->child)) {
+          cJSON_DetachItemViaPointer(req, f);
+          cJSON_DeleteItemFromObjectCaseSensitive(file, f->string);
+          cJSON_AddItemToObject(file, f->string, f);
+        }
         cJSON_Delete(req);
         req = file;
       } else {
