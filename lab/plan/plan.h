@@ -171,6 +171,9 @@ typedef struct lab_plan_memory {
  * or a model gpulab does not plan (mixture of experts, multimodal), fails
  * with a lab_error naming the field. */
 int lab_plan_settings_from_json(const cJSON *json, lab_plan_settings *s, lab_error *err);
+/* How the optimizer update runs once "auto" is resolved: foreach for CUDA
+ * tensors, the for-loop on the CPU (torch.optim's own default). */
+int lab_plan_optimizer_impl_of(const lab_plan_settings *s);
 /* The settings as JSON, every value used (caller owns). */
 cJSON *lab_plan_settings_json(const lab_plan_settings *s);
 

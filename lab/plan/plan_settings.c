@@ -275,6 +275,11 @@ int lab_plan_settings_from_json(const cJSON *json, lab_plan_settings *s, lab_err
   return read_profile(cJSON_GetObjectItemCaseSensitive(json, "profile"), s, err);
 }
 
+int lab_plan_optimizer_impl_of(const lab_plan_settings *s) {
+  if (s->optimizer_impl != LAB_PLAN_IMPL_AUTO) return s->optimizer_impl;
+  return s->backend == LAB_PLAN_BACKEND_CUDA ? LAB_PLAN_IMPL_FOREACH : LAB_PLAN_IMPL_FOR_LOOP;
+}
+
 /* Is field f one the model's family uses (the conv net has its own)? */
 static bool shown(const lab_plan_model *m, const field *f) {
   if (!f->model) return true;

@@ -99,12 +99,6 @@ static uint64_t optimizer_step(pl_sim *s, int opt, int impl) {
   return top - before;
 }
 
-/* auto: torch.optim's own choice, foreach for CUDA tensors, the for-loop on the CPU */
-static int optimizer_impl(const lab_plan_settings *set) {
-  if (set->optimizer_impl != LAB_PLAN_IMPL_AUTO) return set->optimizer_impl;
-  return set->backend == LAB_PLAN_BACKEND_CUDA ? LAB_PLAN_IMPL_FOREACH : LAB_PLAN_IMPL_FOR_LOOP;
-}
-
 static void fill(const pl_sim *s, lab_plan_memory *out, uint64_t acts, const uint64_t *src,
                  uint64_t opt_temp) {
   memset(out, 0, sizeof *out);
@@ -231,7 +225,7 @@ int lab_plan_memory_in(lab_plan_work *w, const lab_plan_settings *set, lab_plan_
   }
   uint64_t grads = s->by_kind[PL_K_GRAD];
   pl_set_phase(s, PL_PH_OPTIMIZER);
-  uint64_t temp = optimizer_step(s, set->optimizer, optimizer_impl(set));
+  uint64_t temp = optimizer_step(s, set->optimizer, lab_plan_optimizer_impl_of(set));
   if (s->failed) goto too_big;
   fill(s, out, acts, src, temp);
   out->weights = kind0[PL_K_PARAM];

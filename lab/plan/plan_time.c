@@ -119,8 +119,11 @@ void lab_plan_time_of(const lab_plan_settings *s, const lab_plan_memory *m, lab_
   double gpu = t->matmul_ms + t->memory_ms;
   double micro = gpu > t->host_ms ? gpu : t->host_ms;
   t->host_bound = t->host_ms > gpu;
-  /* foreach: a few dozen kernels; a loop: about five per parameter tensor */
-  double kernels = s->backend == LAB_PLAN_BACKEND_CUDA && s->optimizer == LAB_PLAN_ADAMW ? 40 : 5.0 * m->param_tensors;
+  /* foreach: a few dozen kernels; fused: a handful; a loop: about five per parameter tensor */
+  int impl = lab_plan_optimizer_impl_of(s);
+  double kernels = s->optimizer != LAB_PLAN_ADAMW || impl == LAB_PLAN_IMPL_FOR_LOOP ? 5.0 * m->param_tensors
+                   : impl == LAB_PLAN_IMPL_FUSED                                   ? 5
+                                                                                   : 40;
   t->optimizer_ms = optimizer_bytes(s, m) / (p->mem_bw_gbps * 1e9) * 1e3 + kernels * (p->launch_us + p->torch_op_us) / 1e3;
   t->flops *= s->accum;
   t->matmul_ms *= s->accum;
