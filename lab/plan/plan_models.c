@@ -400,19 +400,26 @@ static int repeat_kv(pl_sim *s, const pl_model *m, int x) {
   return out;
 }
 
-static int llama_core(pl_sim *s, const void *ctx, const int *in, int n_in) {
-  const pl_region *r = ctx;
-  const pl_model *m = r->m;
-  (void)n_in;
-  uint64_t scores = m->B * m->a * m->T * m->T;
+/* softmax(q·kᵀ * scale + mask), the mask in in[3]: the seq x seq scores of
+ * Llama's and BERT's eager attention. copy: q and k are permuted views
+ * that matmul copies (BERT); flags: how softmax meets autocast. */
+static int masked_softmax(pl_sim *s, const pl_model *m, const int *in, bool copy, int flags) {
   s->src = LAB_PLAN_SRC_SCORES;
-  int w = pl_matmul(s, in[0], in[1], scores, false, false);
+  int w = pl_matmul(s, in[0], in[1], m->B * m->a * m->T * m->T, copy, copy);
   int w2 = pl_scale(s, w);
   pl_drop(s, w);
   int w3 = pl_add(s, w2, in[3]);
   pl_drop(s, w2);
-  int p = pl_unary(s, w3, PL_U_SAVE_OUT | PL_U_TO_FP32, 0);
+  int p = pl_unary(s, w3, PL_U_SAVE_OUT | flags, 0);
   pl_drop(s, w3);
+  return p;
+}
+
+static int llama_core(pl_sim *s, const void *ctx, const int *in, int n_in) {
+  const pl_region *r = ctx;
+  const pl_model *m = r->m;
+  (void)n_in;
+  int p = masked_softmax(s, m, in, false, PL_U_TO_FP32);
   int pt = pl_to(s, p, s->t[in[0]].dtype);
   pl_drop(s, p);
   int o = pl_matmul(s, pt, in[2], m->N * m->h, false, false);
@@ -477,15 +484,7 @@ static int bert_core(pl_sim *s, const void *ctx, const int *in, int n_in) {
   const pl_region *r = ctx;
   const pl_model *m = r->m;
   (void)n_in;
-  uint64_t scores = m->B * m->a * m->T * m->T;
-  s->src = LAB_PLAN_SRC_SCORES;
-  int w = pl_matmul(s, in[0], in[1], scores, true, true);
-  int w2 = pl_scale(s, w);
-  pl_drop(s, w);
-  int w3 = pl_add(s, w2, in[3]);
-  pl_drop(s, w2);
-  int p = pl_unary(s, w3, PL_U_SAVE_OUT | PL_U_FP32, 0);
-  pl_drop(s, w3);
+  int p = masked_softmax(s, m, in, true, PL_U_FP32);
   int pd = pl_dropout(s, p, m->set->model.dropout);
   pl_drop(s, p);
   s->src = LAB_PLAN_SRC_SCORES;
@@ -574,7 +573,8 @@ static int lm_loss(pl_sim *s, pl_model *m, int x) {
   return loss;
 }
 
-static int forward_gpt2(pl_sim *s, pl_model *m) {
+/* wte(ids) + wpe(arange(seq)): GPT-2's and BERT's learned positions */
+static int token_and_position(pl_sim *s, pl_model *m) {
   s->src = LAB_PLAN_SRC_EMBEDDINGS;
   int x = pl_embedding(s, m->wte, m->ids, m->N, m->h);
   int pos = pl_new(s, m->T, PL_I64, PL_K_ACT);
@@ -583,7 +583,12 @@ static int forward_gpt2(pl_sim *s, pl_model *m) {
   int x2 = pl_add(s, x, pe);
   pl_drop(s, x);
   pl_drop(s, pe);
-  x = pl_dropout(s, x2, m->set->model.dropout);
+  return x2;
+}
+
+static int forward_gpt2(pl_sim *s, pl_model *m) {
+  int x2 = token_and_position(s, m);
+  int x = pl_dropout(s, x2, m->set->model.dropout);
   pl_drop(s, x2);
   for (int l = 0; l < m->set->model.layers; l++) {
     int y = run_layer(s, m, gpt2_block, l, &x, 1);
@@ -634,14 +639,7 @@ static int forward_llama(pl_sim *s, pl_model *m) {
 }
 
 static int forward_bert(pl_sim *s, pl_model *m) {
-  s->src = LAB_PLAN_SRC_EMBEDDINGS;
-  int x = pl_embedding(s, m->wte, m->ids, m->N, m->h);
-  int pos = pl_new(s, m->T, PL_I64, PL_K_ACT);
-  int pe = pl_embedding(s, m->wpe, pos, m->T, m->h);
-  pl_drop(s, pos);
-  int x2 = pl_add(s, x, pe);
-  pl_drop(s, x);
-  pl_drop(s, pe);
+  int x2 = token_and_position(s, m);
   int types = pl_new(s, m->N, PL_I64, PL_K_ACT);
   int te = pl_embedding(s, m->tte, types, m->N, m->h);
   pl_drop(s, types);
@@ -652,7 +650,7 @@ static int forward_bert(pl_sim *s, pl_model *m) {
   int ln = pl_layernorm(s, x3, m->emb_w, m->emb_b, m->N);
   pl_drop(s, x3);
   int mask = pl_new(s, m->N, s->t[ln].dtype, PL_K_ACT);
-  x = pl_dropout(s, ln, m->set->model.dropout);
+  int x = pl_dropout(s, ln, m->set->model.dropout);
   pl_drop(s, ln);
   for (int l = 0; l < m->set->model.layers; l++) {
     int in[2] = {x, mask};
