@@ -131,10 +131,11 @@ WASM_SIM_OUT := $(WEB)/gpulab_sim.js
 WASM_READER_OUT := $(WEB)/gpulab_reader.js
 UNIT_BIN := $(BUILD)/tests/check_all
 FIDELITY_BIN := $(BUILD)/tests/fidelity
+PLAN_FIDELITY_BIN := $(BUILD)/tests/plan_fidelity
 
 .PHONY: all help probe deps deps-run run serve test unit fidelity claims bench gpu-check record bundle clean lessons wasm web
 
-all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) web lessons wasm precompress $(FIDELITY_BIN) $(KIT_VIEWS_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
+all: probe $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) web lessons wasm precompress $(FIDELITY_BIN) $(PLAN_FIDELITY_BIN) $(KIT_VIEWS_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 help:
 	@echo "gpulab make targets:"
@@ -195,9 +196,12 @@ test: deps
 unit: all-native
 	@$(if $(HAVE_CHECK),CK_FORK=yes $(UNIT_BIN),echo "make unit: Check is not installed (make deps)" >&2; false)
 
-# The simulator against published measurements (tests/fidelity/): prints the table, fails on a miss.
-fidelity: $(FIDELITY_BIN)
+# The simulator against published measurements (tests/fidelity/), then the
+# training planner against published training memory (tests/plan/): each
+# prints its table and fails on a miss.
+fidelity: $(FIDELITY_BIN) $(PLAN_FIDELITY_BIN)
 	@$(FIDELITY_BIN) tests/fidelity/published.json
+	@$(PLAN_FIDELITY_BIN) tests/plan/published.json $(wildcard lab/plan/*.[ch])
 
 bench: deps
 	@$(MAKE) --no-print-directory all bench-bins
@@ -227,7 +231,7 @@ $(BUILD)/bench/gemm_bench.js: $(GEMM_BENCH_SRC)
 # here, with the native CPU sgemm a server runs (`make cpu-cost`).
 $(BUILD)/bench/cpu_cost: $(OBJ)/bench/cpu_cost.o $(LAB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm -ldl -lpthread
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
 
 .PHONY: cpu-cost
 cpu-cost: $(BUILD)/bench/cpu_cost
@@ -247,7 +251,7 @@ bundle: all
 	@tools/bundle.sh $(BUILD) .bundle
 
 .PHONY: all-native
-all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) lessons $(FIDELITY_BIN) $(KIT_VIEWS_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
+all-native: $(BIN) $(WORKER_BIN) $(TLS_SHIM) $(LESSONC) $(CLAIMCHECK) lessons $(FIDELITY_BIN) $(PLAN_FIDELITY_BIN) $(KIT_VIEWS_BIN) $(if $(HAVE_CHECK),$(UNIT_BIN))
 
 # ---- native objects ---------------------------------------------------------
 
@@ -318,6 +322,10 @@ $(KIT_VIEWS_BIN): $(OBJ)/tests/kit/kit_views.o $(LAB_OBJ) $(VIEW_SRC:%.c=$(OBJ)/
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm -ldl -lpthread
 
 $(FIDELITY_BIN): $(OBJ)/tests/fidelity/fidelity.o $(LAB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
+
+$(PLAN_FIDELITY_BIN): $(OBJ)/tests/plan/plan_fidelity.o $(LAB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
 

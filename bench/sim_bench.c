@@ -8,13 +8,17 @@
  * median of single calls also holds on a loaded machine, where a batch's
  * total would count the other processes' time slices. Only the simulation
  * is timed, not freeing its result. `sim_bench REPS NAME` runs one
- * experiment only (for a profiler). */
+ * experiment only (for a profiler). Beside them the training planner
+ * (lab/plan): "plan", one plan's memory (GPT-2 124M, batch 8 x 1024 tokens,
+ * on h100-sxm), and "plan_answer", the whole answer (verdict, largest
+ * micro-batch, step time, levers: a dozen plans). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cjson_compat.h"
 #include "clock.h"
+#include "plan.h"
 #include "registry.h"
 #include "stats.h"
 
@@ -23,25 +27,63 @@
 
 static double calls_ms[MAX_CALLS];
 
-/* The median ms of one call in a batch; -1 when a simulation fails. */
-static double batch(const lab_experiment *e) {
+/* What a batch times: one call, 0 or -1 on failure (said on stderr); what
+ * it answers is left in `answer` and freed after the clock stops. */
+typedef int (*call_fn)(const void *ctx);
+static cJSON *answer;
+
+static int simulate(const void *ctx) {
+  const lab_experiment *e = ctx;
+  lab_error err;
+  if (lab_simulate(e, NULL, "h100-sxm", &answer, &err) != 0) {
+    fprintf(stderr, "sim_bench: %s: %s\n", e->name, err.message);
+    return -1;
+  }
+  return 0;
+}
+
+static int plan_memory(const void *ctx) {
+  lab_plan_memory m;
+  lab_error err;
+  if (lab_plan_memory_of(ctx, &m, &err) != 0) return fprintf(stderr, "sim_bench: plan: %s\n", err.message), -1;
+  return 0;
+}
+
+static int plan_answer(const void *ctx) {
+  lab_error err;
+  if (!(answer = lab_plan_answer(ctx, &err))) return fprintf(stderr, "sim_bench: plan_answer: %s\n", err.message), -1;
+  return 0;
+}
+
+/* The median ms of one call in a batch; -1 when a call fails. */
+static double batch(call_fn fn, const void *ctx) {
   double spent = 0;
   int calls = 0;
-  lab_error err;
   do {
-    cJSON *out = NULL;
     double t0 = lab_clock_ms();
-    if (lab_simulate(e, NULL, "h100-sxm", &out, &err) != 0) {
-      fprintf(stderr, "sim_bench: %s: %s\n", e->name, err.message);
-      return -1;
-    }
+    int rc = fn(ctx);
     double ms = lab_clock_ms() - t0;
+    cJSON_Delete(answer);
+    answer = NULL;
+    if (rc != 0) return -1;
     spent += ms;
     calls_ms[calls++] = ms;
-    cJSON_Delete(out);
   } while (spent < BATCH_MS && calls < MAX_CALLS);
   lab_summary s;
   lab_summarize(calls_ms, (size_t)calls, &s);
+  return s.median;
+}
+
+/* The median of `reps` batches after a warm-up batch; -1 on failure. */
+static double timed(call_fn fn, const void *ctx, int reps) {
+  double ms[100];
+  for (int r = -1; r < reps; r++) {
+    double m = batch(fn, ctx);
+    if (m < 0) return -1;
+    if (r >= 0) ms[r] = m;
+  }
+  lab_summary s;
+  lab_summarize(ms, (size_t)reps, &s);
   return s.median;
 }
 
@@ -52,19 +94,29 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *only = argc > 2 ? argv[2] : NULL;
+  int shown = 0;
   printf("{");
-  for (int i = 0, shown = 0; i < lab_experiment_count(); i++) {
+  for (int i = 0; i < lab_experiment_count(); i++) {
     const lab_experiment *e = lab_experiment_at(i);
-    double ms[100];
     if (only && strcmp(only, e->name) != 0) continue;
-    for (int r = -1; r < reps; r++) {
-      double m = batch(e);
-      if (m < 0) return 1;
-      if (r >= 0) ms[r] = m;
-    }
-    lab_summary s;
-    lab_summarize(ms, (size_t)reps, &s);
-    printf("%s\"%s\":%.4f", shown++ ? "," : "", e->name, s.median);
+    double m = timed(simulate, e, reps);
+    if (m < 0) return 1;
+    printf("%s\"%s\":%.4f", shown++ ? "," : "", e->name, m);
+  }
+  static lab_plan_settings set; /* static: a profile and a model are a few KiB */
+  lab_error err;
+  cJSON *req = cJSON_Parse("{\"preset\":\"gpt2-124m\",\"seq\":1024,\"batch\":8,\"profile\":\"h100-sxm\"}");
+  if (!req || lab_plan_settings_from_json(req, &set, &err) != 0) return fprintf(stderr, "sim_bench: plan settings\n"), 1;
+  cJSON_Delete(req);
+  static const struct {
+    const char *name;
+    call_fn fn;
+  } plans[] = {{"plan", plan_memory}, {"plan_answer", plan_answer}};
+  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+    if (only && strcmp(only, plans[i].name) != 0) continue;
+    double m = timed(plans[i].fn, &set, reps);
+    if (m < 0) return 1;
+    printf("%s\"%s\":%.4f", shown++ ? "," : "", plans[i].name, m);
   }
   printf("}\n");
   return 0;

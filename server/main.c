@@ -30,6 +30,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "explain")) return srv_cmd_explain(rest_c, rest);
   if (!strcmp(cmd, "compare")) return srv_cmd_compare(rest_c, rest);
   if (!strcmp(cmd, "doctor")) return srv_cmd_doctor(rest_c, rest);
+  if (!strcmp(cmd, "plan")) return srv_cmd_plan(rest_c, rest);
   if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
     printf("gpulab %s\n", GPULAB_VERSION);
     return 0;

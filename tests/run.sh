@@ -100,6 +100,16 @@ if [ -x "$build/tests/fidelity" ]; then
 else
   skips+=("fidelity: $build/tests/fidelity was not built"); add fidelity 0 0 1
 fi
+# The training planner's references (tests/plan/README.md): published
+# training memory on real GPUs, held out (no planner file cites a row's
+# source); and real PyTorch (Debian's torch 1.13 on the CPU, in
+# /usr/bin/python3) building the same models: a missing torch fails.
+if [ -x "$build/tests/plan_fidelity" ]; then
+  tap_stage "plan fidelity" "$build/tests/plan_fidelity" tests/plan/published.json lab/plan/*.[ch]
+else
+  skips+=("plan fidelity: $build/tests/plan_fidelity was not built"); add "plan fidelity" 0 0 1
+fi
+tap_stage "plan pytorch" "${GPULAB_TORCH_PYTHON:-/usr/bin/python3}" tests/plan/torch_ref.py "$build/bin/gpulab"
 # Every lesson claim (lessons/*/claims.json, compiled by lessonc into
 # BUILD/claims.json) on every profile it names, simulated: a failure names
 # the lesson line (or the quiz line, for a claim backing a quiz answer) and

@@ -63,6 +63,7 @@ typedef struct cJSON cJSON;
   X(LAB_E_KIT_TOO_LARGE, "kit_too_large", 413, "Give the file the measurement kit wrote, unchanged: it is never more than 1 MiB.") \
   X(LAB_E_KIT_NOT_JSON, "kit_not_json", 400, "Give the JSON file the measurement kit wrote (python3 measure.py --out FILE), whole: this one is not JSON or was cut short.") \
   X(LAB_E_KIT_INVALID, "kit_invalid", 400, "Run the measurement kit again (python3 measure.py --out FILE) and give its file unchanged.") \
+  X(LAB_E_PLAN_UNSUPPORTED, "plan_unsupported_model", 400, "Plan a dense GPT-2, Llama/Mistral or BERT transformer or the small conv net: a preset, the model flags, or its config.json.") \
   X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
   X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")
 

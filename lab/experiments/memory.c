@@ -73,7 +73,10 @@ static int alloc_term(walk *w, const char *label, uint64_t total, int n, int *id
   return 0;
 }
 
-void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device *dev, lab_memory_measure *m) {
+/* The walk under a limit of `limit` bytes reserved (0: none but the
+ * device's own memory). */
+static void walk_under(const lab_params *p, lab_pool *pool, const lab_pool_device *dev, lab_memory_measure *m,
+                       uint64_t limit) {
   const lab_params_memory tp = lab_params_memory_of(p);
   static const char *const labels[] = {"start", "weights", "gradients", "Adam moments", "forward: activations",
                                        "backward: activations freed", "empty_cache()",
@@ -82,7 +85,7 @@ void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device 
   long layers = tp.layers;
   lab_memory_budget(tp.params_m * 1e6, tp.batch, tp.seq_len,
                     tp.hidden, layers, &m->budget);
-  m->limit_bytes = (uint64_t)(tp.budget_gib * GIB);
+  m->limit_bytes = limit;
   lab_pool_init(pool, dev->be, m->limit_bytes);
   uint64_t free_b = 0, total_b = 0;
   dev->info(dev->ctx, &free_b, &total_b);
@@ -105,7 +108,9 @@ void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device 
     lab_pool_empty_cache(pool);
     lab_pool_walk_snap(&w.pw, labels[6]);
     if (tp.force_oom) {
+      /* what is left under the cap, or (uncapped) of the device's free memory */
       uint64_t left = pool->limit_bytes > pool->reserved_bytes ? pool->limit_bytes - pool->reserved_bytes : 0;
+      if (!pool->limit_bytes) dev->info(dev->ctx, &left, &total_b);
       int id = -1;
       ok = alloc_term(&w, labels[7], left + OVER_ASK_BYTES, 1, &id) == 0;
       if (ok) lab_pool_free(pool, id); /* cannot happen under the limit; freed all the same */
@@ -120,6 +125,10 @@ void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device 
   lab_pool_walk_snap(&w.pw, labels[8]);
   dev->info(dev->ctx, &free_b, &total_b);
   m->free_after_bytes = free_b;
+}
+
+void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device *dev, lab_memory_measure *m) {
+  walk_under(p, pool, dev, m, (uint64_t)(lab_params_memory_of(p).budget_gib * GIB));
 }
 
 /* ---- envelope ---------------------------------------------------------- */
@@ -143,7 +152,7 @@ static verdict judge(const lab_params *p, const lab_memory_measure *m) {
   const lab_mem_budget *b = &m->budget;
   verdict v;
   uint64_t usable = m->free_before_bytes;
-  v.by_budget = m->limit_bytes <= usable;
+  v.by_budget = m->limit_bytes && m->limit_bytes <= usable;
   v.limit = v.by_budget ? m->limit_bytes : usable;
   v.fits = b->total <= v.limit;
   v.floor_fits = b->weights + b->gradients + b->optimizer <= v.limit;
@@ -351,13 +360,22 @@ static void add_findings(cJSON *env, const lab_params *p, const lab_memory_measu
                   "Training %.1f million parameters with Adam needs %s before any activation: 4 bytes of "
                   "weights, 4 of gradients and 8 for Adam's two moments, 16 bytes per parameter.",
                   b->params / 1e6, LAB_IEC(floor_b));
-  lab_env_finding(env,
-                  "Activations for %lld × %lld tokens add about %s, so a step needs %s. This run may use "
-                  "%s, %s (budget_gib %.3g, %s free on the device): it %s.%s",
-                  (long long)tp.batch, (long long)tp.seq_len, LAB_IEC(b->activations), LAB_IEC(b->total),
-                  LAB_IEC(v->limit), limit_name(v), gib(m->limit_bytes), LAB_IEC(m->free_before_bytes),
-                  v->fits ? "fits" : "does not fit",
-                  v->floor_fits ? "" : " Not even batch 1 would fit: the floor is the problem.");
+  if (m->limit_bytes)
+    lab_env_finding(env,
+                    "Activations for %lld × %lld tokens add about %s, so a step needs %s. This run may use "
+                    "%s, %s (budget_gib %.3g, %s free on the device): it %s.%s",
+                    (long long)tp.batch, (long long)tp.seq_len, LAB_IEC(b->activations), LAB_IEC(b->total),
+                    LAB_IEC(v->limit), limit_name(v), gib(m->limit_bytes), LAB_IEC(m->free_before_bytes),
+                    v->fits ? "fits" : "does not fit",
+                    v->floor_fits ? "" : " Not even batch 1 would fit: the floor is the problem.");
+  else
+    lab_env_finding(env,
+                    "Activations for %lld × %lld tokens add about %s, so a step needs %s. This simulated run "
+                    "may use all %s free on the device once the CUDA context is made (budget_gib caps only "
+                    "real runs, on a shared GPU): it %s.%s",
+                    (long long)tp.batch, (long long)tp.seq_len, LAB_IEC(b->activations), LAB_IEC(b->total),
+                    LAB_IEC(m->free_before_bytes), v->fits ? "fits" : "does not fit",
+                    v->floor_fits ? "" : " Not even batch 1 would fit: the floor is the problem.");
   if (v->max_batch > 0)
     lab_env_finding(env, "Under that limit the largest batch that fits is about %ld.", v->max_batch);
   int after_free = -1, after_empty = -1;
@@ -384,10 +402,12 @@ static void add_findings(cJSON *env, const lab_params *p, const lab_memory_measu
     lab_env_finding(env, "empty_cache() gave nothing back: every reserved segment still held a live tensor.");
   if (m->oom)
     lab_env_finding(env,
-                    "%s at '%s': asking for %s with %s reserved, against a budget of %s, failed; the "
+                    "%s at '%s': asking for %s with %s reserved, against %s %s, failed; the "
                     "error was caught, everything freed, and the result lists the fixes.",
                     m->deliberate ? "The deliberate out-of-memory happened" : "The model ran out of memory",
-                    m->oom_step, LAB_IEC(m->oom_request), LAB_IEC(m->oom_reserved), LAB_IEC(m->limit_bytes));
+                    m->oom_step, LAB_IEC(m->oom_request), LAB_IEC(m->oom_reserved),
+                    m->limit_bytes ? "a budget of" : "the device's free",
+                    LAB_IEC(m->limit_bytes ? m->limit_bytes : m->free_before_bytes));
   if (restored(m))
     lab_env_finding(env, "Free device memory was %s before and %s after: all of it came back.",
                     LAB_IEC(m->free_before_bytes), LAB_IEC(m->free_after_bytes));
@@ -422,7 +442,7 @@ cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, con
   lab_env_metric(env, "limit_bytes", (double)v.limit);
   lab_env_metric(env, "limit_is_budget", v.by_budget);
   lab_env_metric(env, "max_batch", (double)v.max_batch);
-  lab_env_metric(env, "budget_bytes", (double)m->limit_bytes);
+  lab_env_metric(env, "budget_bytes", lab_params_memory_of(p).budget_gib * GIB);
   lab_env_metric(env, "peak_allocated_bytes", (double)m->peak_allocated);
   lab_env_metric(env, "peak_reserved_bytes", (double)m->peak_reserved);
   lab_env_metric(env, "oom", m->oom);
@@ -436,7 +456,8 @@ cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, con
   lab_env_stats(env, 1, 0, NULL, 0,
                 strcmp(backend, "simulated") == 0
                     ? "Modelled: the same allocator bookkeeping as on a GPU, reserving from the profile's memory "
-                      "minus its CUDA context; the budget terms are arithmetic."
+                      "minus its CUDA context, with no budget_gib cap (that caps real runs on a shared GPU), so an "
+                      "out-of-memory comes from the card's capacity; the budget terms are arithmetic."
                     : "cudaMemGetInfo after each step of the walk; allocated and reserved come from the caching "
                       "allocator's own bookkeeping; segments are real cudaMalloc/cudaFree calls.");
   return env;
@@ -454,7 +475,9 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   lab_memory_measure *m = malloc(sizeof *m);
   *out = NULL;
   if (pool && m) {
-    lab_memory_walk(p, pool, &dev, m);
+    /* A simulated run has the profile's whole memory, as a training job on
+     * that GPU would: its out-of-memory comes from the card's capacity. */
+    walk_under(p, pool, &dev, m, 0);
     *out = lab_memory_envelope(p, m, "simulated", prof->device_name, prof);
   }
   free(pool);

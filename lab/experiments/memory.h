@@ -42,7 +42,7 @@ typedef struct lab_memory_measure {
   uint64_t capacity_bytes;    /* total device memory */
   uint64_t free_before_bytes; /* free before the walk (after the context) */
   uint64_t free_after_bytes;  /* free after everything was given back */
-  uint64_t limit_bytes;       /* the allocator's limit (the learner's budget) */
+  uint64_t limit_bytes;       /* the allocator's limit: the learner's budget on a real run, 0 (none) simulated */
   int n_steps;
   lab_pool_snap steps[LAB_MEM_MAX_STEPS];
   uint64_t peak_allocated, peak_reserved;
@@ -61,8 +61,10 @@ typedef struct lab_memory_measure {
 /* Runs the walk: weights → gradients → Adam moments → activations
  * (forward) → activations freed (backward) → empty cache → (deliberate
  * over-ask when force_oom) → free everything. Every allocation goes through
- * `pool` (initialised here with the learner's budget as its limit); an
- * out-of-memory stops the walk, which then frees everything. Fills m. */
+ * `pool` (initialised here with the learner's budget_gib as its limit: a
+ * real run on a shared GPU stays inside it; the simulator walks without it,
+ * up to the profile's capacity); an out-of-memory stops the walk, which
+ * then frees everything. Fills m. */
 void lab_memory_walk(const lab_params *p, lab_pool *pool, const lab_pool_device *dev, lab_memory_measure *m);
 
 cJSON *lab_memory_envelope(const lab_params *p, const lab_memory_measure *m, const char *backend,
@@ -84,8 +86,9 @@ extern const lab_experiment lab_exp_memory;
   X(layers, INT, 1, 256, 6, "layers", \
     "Transformer layers.", NULL) \
   X(budget_gib, NUM, 0.125, 8, 1, "GiB", \
-    "Most the caching allocator may reserve (like torch.cuda.set_per_process_memory_fraction); " \
-    "the real allocations and the deliberate OOM stay inside it, so a shared GPU is safe.", NULL) \
+    "On a real GPU, the most the caching allocator may reserve (like torch.cuda.set_per_process_memory_fraction); " \
+    "the real allocations and the deliberate OOM stay inside it, so a shared GPU is safe. A simulated run has " \
+    "the profile's whole memory.", NULL) \
   X(force_oom, BOOL, 0, 1, 1, NULL, \
     "When the model fits, finish by asking for 64 MiB more than is left of the budget.", NULL)
 

@@ -40,5 +40,6 @@ int srv_cmd_calibrate(int argc, char **argv);
 int srv_cmd_explain(int argc, char **argv);
 int srv_cmd_compare(int argc, char **argv);
 int srv_cmd_doctor(int argc, char **argv);
+int srv_cmd_plan(int argc, char **argv);
 
 #endif

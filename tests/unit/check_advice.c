@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cjson_compat.h"
+#include "exp_test.h"
 #include "params.h"
 #include "profiles.h"
 #include "registry.h"
@@ -158,17 +159,12 @@ START_TEST(findings_advise_only_values_inside_the_bounds_odd_places) {
 }
 END_TEST
 
-/* The memory experiment's over-budget step: the device has room, the
- * budget_gib cap does not, and the budget it would need is over its most. */
+/* The memory experiment's over-budget step on a real run: the device has
+ * room, the budget_gib cap does not, and the budget it would need is over
+ * its most. */
 START_TEST(memory_advises_no_budget_over_its_most) {
-  const lab_experiment *e = lab_experiment_find("memory");
-  lab_params p;
-  lab_error err = {0};
-  cJSON *params = cJSON_Parse("{\"params_m\": 124, \"batch\": 32, \"seq_len\": 1024, \"hidden\": 768, "
-                              "\"layers\": 12, \"budget_gib\": 8, \"force_oom\": false}");
-  ck_assert_int_eq(lab_experiment_params(e, params, &p, &err), 0);
-  cJSON *env = NULL;
-  ck_assert_int_eq(lab_simulate_checked_with(e, &p, lab_profile_find("h100-sxm"), &env, &err), 0);
+  cJSON *env = test_exp_memory_capped("{\"params_m\": 124, \"batch\": 32, \"seq_len\": 1024, \"hidden\": 768, "
+                                      "\"layers\": 12, \"budget_gib\": 8, \"force_oom\": false}", "h100-sxm");
   const cJSON *oom = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "details"), "oom");
   char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(oom, "fixes"));
   ck_assert_ptr_nonnull(text);
@@ -176,7 +172,6 @@ START_TEST(memory_advises_no_budget_over_its_most) {
   ck_assert_msg(strstr(text, "budget_gib stops at its most (8.00 GiB)") != NULL, "%.900s", text);
   free(text);
   cJSON_Delete(env);
-  cJSON_Delete(params);
 }
 END_TEST
 

@@ -28,6 +28,7 @@ int main(void) {
       make_calibrate_suite,
       make_compare_suite,
       make_profiles_suite,
+      make_plan_suite,
       make_lesson_figures_suite,
       make_quiz_suite,
       make_quiz_seal_suite,

@@ -168,7 +168,8 @@ START_TEST(memory_deliberate_oom_is_caught_and_lists_the_fixes) {
   ck_assert(test_exp_metric(env, "oom_requested_bytes") > 0);
   const cJSON *oom = details(env, "oom");
   ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(oom, "deliberate")));
-  ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(oom, "kind")->valuestring, "allocator_limit");
+  /* simulated: the over-ask is more than the device has free */
+  ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(oom, "kind")->valuestring, "device");
   const cJSON *fixes = cJSON_GetObjectItemCaseSensitive(oom, "fixes");
   char all[2048] = "";
   const cJSON *f;
@@ -180,12 +181,12 @@ START_TEST(memory_deliberate_oom_is_caught_and_lists_the_fixes) {
 }
 END_TEST
 
-/* 30M parameters at batch 32 on the A100 profile: the step fits the device
- * but not the 1 GiB budget_gib cap. One verdict, tied to that cap, in GiB,
- * and fixes computed from the numbers (the batch that fits, the budget that
- * would do). */
+/* A real run of 30M parameters at batch 32 on an A100: the step fits the
+ * device but not the 1 GiB budget_gib cap. One verdict, tied to that cap, in
+ * GiB, and fixes computed from the numbers (the batch that fits, the budget
+ * that would do). */
 START_TEST(memory_one_verdict_tied_to_the_budget_that_caused_it) {
-  cJSON *env = sim("{\"params_m\":30,\"batch\":32}", "a100-sxm");
+  cJSON *env = test_exp_memory_capped("{\"params_m\":30,\"batch\":32}", "a100-sxm");
   ck_assert_int_eq((int)test_exp_metric(env, "fits"), 0);
   ck_assert_int_eq((int)test_exp_metric(env, "fits_device"), 1);
   ck_assert_int_eq((int)test_exp_metric(env, "limit_is_budget"), 1);
@@ -213,7 +214,7 @@ START_TEST(memory_one_verdict_tied_to_the_budget_that_caused_it) {
 END_TEST
 
 START_TEST(memory_a_model_over_the_budget_fails_at_its_weights) {
-  cJSON *env = sim("{\"params_m\":1000,\"budget_gib\":1}", NULL);
+  cJSON *env = test_exp_memory_capped("{\"params_m\":1000,\"budget_gib\":1}", NULL);
   const cJSON *oom = details(env, "oom");
   ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(oom, "deliberate")));
   ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(oom, "step")->valuestring, "weights");
@@ -224,6 +225,29 @@ START_TEST(memory_a_model_over_the_budget_fails_at_its_weights) {
   cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(oom, "fixes"))
     ck_assert_ptr_null(strstr(f->valuestring, "Smaller batch"));
   ck_assert_int_eq((int)test_exp_metric(env, "free_restored"), 1);
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* Simulated, a run has the profile's whole memory: 1,000 M parameters run
+ * out on a T4 at the card's capacity, whatever budget_gib says, and fit an
+ * H100; the same step that overflows a 1 GiB cap on a real run fits. */
+START_TEST(memory_simulated_oom_comes_from_the_profile_capacity) {
+  cJSON *env = sim("{\"params_m\":1000,\"budget_gib\":0.125,\"force_oom\":false}", "t4");
+  const cJSON *oom = details(env, "oom");
+  ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(oom, "deliberate")));
+  ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(oom, "kind")->valuestring, "device");
+  ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(oom, "limit")->valuestring, "device");
+  ck_assert_int_eq((int)test_exp_metric(env, "limit_is_budget"), 0);
+  ck_assert_int_eq((int)test_exp_metric(env, "fits_device"), 0);
+  ck_assert(test_exp_finding_has(env, "budget_gib caps only real runs"));
+  cJSON_Delete(env);
+  env = sim("{\"params_m\":1000,\"budget_gib\":0.125,\"force_oom\":false}", "h100-sxm");
+  ck_assert_int_eq((int)test_exp_metric(env, "oom"), 0);
+  ck_assert_int_eq((int)test_exp_metric(env, "fits"), 1);
+  cJSON_Delete(env);
+  env = sim("{\"params_m\":30,\"batch\":32,\"force_oom\":false}", "t4");
+  ck_assert_int_eq((int)test_exp_metric(env, "fits"), 1);
   cJSON_Delete(env);
 }
 END_TEST
@@ -282,6 +306,7 @@ TEST_EXPERIMENT_SUITE(memory) {
   tcase_add_test(tc, memory_deliberate_oom_is_caught_and_lists_the_fixes);
   tcase_add_test(tc, memory_one_verdict_tied_to_the_budget_that_caused_it);
   tcase_add_test(tc, memory_a_model_over_the_budget_fails_at_its_weights);
+  tcase_add_test(tc, memory_simulated_oom_comes_from_the_profile_capacity);
   tcase_add_test(tc, memory_without_force_oom_a_fitting_model_has_no_oom);
   tcase_add_test(tc, memory_free_memory_returns_on_every_profile);
   tcase_add_test(tc, memory_bigger_gpus_fit_bigger_batches);

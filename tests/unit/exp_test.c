@@ -3,7 +3,12 @@
 
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "envelope.h"
+#include "memory.h"
+#include "sim_mem.h"
 
 cJSON *test_exp_simulate(const char *name, const char *params_json, const char *profile, lab_error *err) {
   const lab_experiment *e = lab_experiment_find(name);
@@ -89,4 +94,26 @@ int test_exp_finding_has(const cJSON *env, const char *text) {
   cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(env, "findings")) if (cJSON_IsString(f) &&
                                                                               strstr(f->valuestring, text)) return 1;
   return 0;
+}
+
+cJSON *test_exp_memory_capped(const char *params_json, const char *profile) {
+  lab_error err;
+  memset(&err, 0, sizeof err);
+  cJSON *in = params_json ? cJSON_Parse(params_json) : NULL;
+  lab_params p;
+  ck_assert_int_eq(lab_experiment_params(lab_experiment_find("memory"), in, &p, &err), 0);
+  cJSON_Delete(in);
+  const lab_profile *prof = profile ? lab_profile_find(profile) : lab_profile_default();
+  lab_sim_mem mem;
+  lab_sim_mem_init(&mem, prof);
+  lab_pool_device dev = lab_sim_mem_device(&mem);
+  lab_pool *pool = malloc(sizeof *pool);
+  lab_memory_measure *m = malloc(sizeof *m);
+  ck_assert(pool && m);
+  lab_memory_walk(&p, pool, &dev, m);
+  cJSON *env = lab_memory_envelope(&p, m, "cuda", prof->device_name, prof);
+  free(pool);
+  free(m);
+  ck_assert_int_eq(lab_envelope_check(env, &err), 0);
+  return env;
 }

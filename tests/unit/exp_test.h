@@ -22,6 +22,10 @@ double test_exp_y(const cJSON *env, const char *id, int i);
  * or a choice given a number or an unknown word fails the same way; an
  * unknown parameter fails naming itself. */
 void test_exp_check_bounds(const char *name);
+/* The memory experiment as a real run walks it (capped at budget_gib) over
+ * a profile's memory (NULL: the default), enveloped as a GPU run: what the
+ * simulator no longer does, since a simulated run has the whole card. */
+cJSON *test_exp_memory_capped(const char *params_json, const char *profile);
 /* Some finding contains `text`. */
 int test_exp_finding_has(const cJSON *env, const char *text);
 

@@ -27,6 +27,7 @@ Suite *make_envelope_suite(void);
 Suite *make_calibrate_suite(void);
 Suite *make_compare_suite(void);
 Suite *make_profiles_suite(void);
+Suite *make_plan_suite(void);
 Suite *make_lesson_figures_suite(void);
 Suite *make_quiz_suite(void);
 Suite *make_quiz_seal_suite(void);
