@@ -32,6 +32,11 @@ void srv_conn_gate_closing(const char *addr, int port) {
   if (l && addr) srv_conn_limit_release(l, addr, port);
 }
 
+int srv_conn_gate_fd(const char *addr, int port) {
+  srv_conn_limit *l = gate;
+  return l && addr ? srv_conn_limit_fd(l, addr, port) : -1;
+}
+
 /* 429 with the error envelope, then close. Written at once, before the
  * client's request is read: nothing of it will be. */
 static void refuse(int fd, const char *addr) {
