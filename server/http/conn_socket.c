@@ -28,8 +28,16 @@ int srv_conn_hung_up(const struct mg_connection *conn) {
 }
 
 long srv_conn_waiting_bytes(const struct mg_connection *conn) {
-  int fd = socket_of(conn), n = 0;
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  int fd = ri && !ri->is_ssl ? socket_of(conn) : -1, n = 0;
   return fd >= 0 && ioctl(fd, FIONREAD, &n) == 0 && n > 0 ? n : 0;
+}
+
+int srv_conn_send_interim(const struct mg_connection *conn, const char *text) {
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  int fd = ri && !ri->is_ssl ? socket_of(conn) : -1;
+  size_t n = strlen(text);
+  return fd >= 0 && send(fd, text, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
 }
 
 long long srv_conn_bytes_read(const struct mg_connection *conn) {

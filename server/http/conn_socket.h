@@ -15,8 +15,15 @@ struct mg_connection;
 int srv_conn_hung_up(const struct mg_connection *conn);
 
 /* Bytes the kernel holds for the connection, not yet read (so a read of
- * that many returns at once); 0 when none or unknown. */
+ * that many returns at once); 0 when none or unknown, and over TLS (the
+ * kernel's bytes are records: fewer of them come out). */
 long srv_conn_waiting_bytes(const struct mg_connection *conn);
+
+/* Writes text to the socket itself, around CivetWeb (which counts a
+ * handler's first write as the start of its answer): for an interim
+ * answer, "HTTP/1.1 100 Continue". Plain TCP only: over TLS (or with no
+ * socket known) it writes nothing and returns -1; else 0. */
+int srv_conn_send_interim(const struct mg_connection *conn, const char *text);
 
 /* Bytes of the request read from the socket so far (received less still
  * waiting; over TLS, encrypted bytes with the handshake), or -1 unknown. */

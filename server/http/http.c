@@ -291,6 +291,12 @@ int srv_body_open(srv_body *b, struct mg_connection *conn, size_t limit, int wan
 
 long srv_body_read(srv_body *b, char *buf, size_t cap, lab_error *err) {
   if (b->ended || cap == 0) return 0;
+  if (!b->asked) {
+    b->asked = 1;
+    const char *expect = mg_get_header(b->conn, "Expect");
+    if (expect && strcasecmp(expect, "100-continue") == 0)
+      srv_conn_send_interim(b->conn, "HTTP/1.1 100 Continue\r\n\r\n");
+  }
   double now = lab_clock_s();
   double left = BODY_GRACE_S + (double)b->used / BODY_MIN_RATE - (now - b->t0);
   if (b->until_s > 0 && b->until_s - now < left) {

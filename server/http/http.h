@@ -68,6 +68,7 @@ typedef struct srv_body {
   long long declared; /* Content-Length; -1 for a chunked body */
   double t0, until_s; /* lab_clock_s when reading began; the whole body's deadline (0: none) */
   int ended;
+  int asked;          /* the first read was made (and "100 Continue" sent, when expected) */
 } srv_body;
 
 /* Checks the framing as srv_read_body does (both chunked and a length,
@@ -78,7 +79,11 @@ int srv_body_open(srv_body *b, struct mg_connection *conn, size_t limit, int wan
                   lab_error *err);
 /* Up to cap bytes of the body: how many came (at least 1), 0 at its end,
  * or -1 with err set: request_timeout (too slow, or past the deadline),
- * body_too_large, bad_request (shorter than its Content-Length). */
+ * body_too_large, bad_request (shorter than its Content-Length). A client
+ * that sent "Expect: 100-continue" is told to go on at the first read: a
+ * request refused before its body is read gets its answer before sending
+ * any of it (CivetWeb sends no 100 Continue to a handler's request; over
+ * TLS none is sent, and the client goes on after its own wait). */
 long srv_body_read(srv_body *b, char *buf, size_t cap, lab_error *err);
 /* The same, going on until cap bytes came or the body ended. */
 long srv_body_fill(srv_body *b, char *buf, size_t cap, lab_error *err);
