@@ -14,7 +14,7 @@
 
 #include "cjson_compat.h"
 #include "csp.h"
-#include "http.h"
+#include "error.h"
 
 static _Atomic(srv_conn_limit *) gate;
 static _Atomic int gate_tls;
