@@ -139,6 +139,12 @@ static double default_retry_s(lab_err code) {
 }
 
 int srv_send_error_retry(struct mg_connection *conn, const lab_error *err, double retry_after_s) {
+  /* Nobody is there to read it: nothing is written (CivetWeb knows no
+   * 499 either), and the status is only the log's and /metrics'. */
+  if (err->code == LAB_E_CLIENT_GONE) {
+    srv_http_answering(conn);
+    return lab_err_http_status(err->code);
+  }
   if (retry_after_s <= 0) retry_after_s = default_retry_s(err->code);
   char extra[48] = "";
   if (retry_after_s > 0)

@@ -30,7 +30,8 @@ int srv_send_json(struct mg_connection *conn, int status, const cJSON *json);
 int srv_send_json_with(struct mg_connection *conn, int status, const cJSON *json, const char *extra);
 /* Sends the error envelope for err with the table's HTTP status. */
 int srv_send_error(struct mg_connection *conn, const lab_error *err);
-/* The same with "Retry-After: N" (N = ceil(retry_after_s), ≥ 1). With
+/* (client_gone: nothing is sent, the request counts as answered with 499.)
+ * The same with "Retry-After: N" (N = ceil(retry_after_s), ≥ 1). With
  * retry_after_s ≤ 0 a default is used where the code calls for one: every
  * 429 carries Retry-After, and busy, no_gpu and store_busy do too. */
 int srv_send_error_retry(struct mg_connection *conn, const lab_error *err, double retry_after_s);
