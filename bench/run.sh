@@ -10,7 +10,9 @@
 #     of the CLI, beside `gpulab version` (process start-up, the peer); the
 #     training planner's time per plan beside the simulated memory
 #     experiment's, in the same sim_bench run (budget: under 1 ms a plan).
-#  4. CPU sgemm (crossover's CPU side) beside numpy's on the same machine.
+#  4. CPU sgemm (crossover's CPU side) beside numpy's on the same machine;
+#     gpulab doctor beside json.load; a simulated run and /api/health while
+#     the readers are busy, beside the same idle (bench/reader_load.mjs).
 #  5. The browser client: first-load bytes on the wire per response, the
 #     page's own ready stamp beside a static page of the same lesson, and
 #     Lighthouse's mobile scores (bench/client.mjs); every experiment's
@@ -100,6 +102,11 @@ fi
 # (#doctor) reads it in headless Chromium (bench/doctor_browser.mjs).
 # DOCTOR_BENCH_MB sets the size.
 /usr/bin/python3 bench/doctor_bench.py "$bin" "${DOCTOR_BENCH_MB:-500}"
+
+# The readers as runs (server/api/reader_run.h): a simulated run and
+# /api/health idle (the peer), during 20 learners' traces and during the
+# slow-upload attack of issue 32; p50/p99, the ratio to idle, CPU and RSS.
+node bench/reader_load.mjs "$build"
 
 # On a GPU machine: real runs beside PyTorch's, in the same run.
 if "$bin" device --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["verdict"]["usable"] else 1)'; then

@@ -143,6 +143,51 @@ static void put_course(sbuf *b, const srv_metrics_gauges *g) {
       g->waited, g->waited_s, g->waited);
 }
 
+/* Runs on the server's own CPU, by kind, and the reader uploads: what a
+ * crowd of readers or of simulations does to the slots, in one place. */
+static void put_cpu_runs(sbuf *b, const srv_metrics_gauges *g) {
+  if (g->run_kinds > 0) {
+    put(b, "# HELP gpulab_cpu_slots Runs the server computes at once on its own CPU (--sim-slots), and of them the "
+           "most reader runs.\n# TYPE gpulab_cpu_slots gauge\ngpulab_cpu_slots{kind=\"all\"} %d\n"
+           "gpulab_cpu_slots{kind=\"reader\"} %d\n",
+        g->cpu_slots, g->reader_slots);
+    static const char *const family[4][2] = {
+        {"cpu_runs_running", "Runs holding a slot now, by kind (simulated; reader: explain, doctor)."},
+        {"cpu_runs_waiting", "Runs waiting for a slot now, by kind."},
+        {"cpu_runs_busy_total", "Runs refused with 503 busy: every slot held and no room to wait, by kind."},
+        {"cpu_runs_abandoned_total", "Runs whose client hung up before or while they ran (not run, or stopped), by "
+                                     "kind."}};
+    for (int f = 0; f < 4; f++) {
+      put(b, "# HELP gpulab_%s %s\n# TYPE gpulab_%s %s\n", family[f][0], family[f][1], family[f][0],
+          f < 2 ? "gauge" : "counter");
+      for (int k = 0; k < g->run_kinds && k < 2; k++) {
+        unsigned long v = f == 0   ? (unsigned long)g->runs_in_slots[k]
+                          : f == 1 ? (unsigned long)g->runs_waiting[k]
+                          : f == 2 ? g->runs_busy[k]
+                                   : g->runs_abandoned[k];
+        put(b, "gpulab_%s{kind=\"%s\"} %lu\n", family[f][0], g->run_kind[k], v);
+      }
+    }
+  }
+  if (g->reader_uploads_max <= 0) return;
+  static const char *const refused_reason[3] = {"address", "learner", "server"};
+  static const char *const cut_reason[2] = {"deadline", "cpu_budget"};
+  put(b, "# HELP gpulab_reader_uploads Uploads to the readers (explain, doctor) in flight now.\n"
+         "# TYPE gpulab_reader_uploads gauge\ngpulab_reader_uploads %ld\n"
+         "# HELP gpulab_reader_uploads_max Uploads to the readers the server takes at once (a quarter of its "
+         "threads).\n"
+         "# TYPE gpulab_reader_uploads_max gauge\ngpulab_reader_uploads_max %ld\n"
+         "# HELP gpulab_reader_refused_total Uploads to the readers refused with 503 busy before a byte was read, by "
+         "reason: address (4 in flight from it), learner (2 of theirs), server (all it takes).\n"
+         "# TYPE gpulab_reader_refused_total counter\n",
+      g->reader_uploads, g->reader_uploads_max);
+  for (int i = 0; i < 3; i++)
+    put(b, "gpulab_reader_refused_total{reason=\"%s\"} %lu\n", refused_reason[i], g->reader_refused[i]);
+  put(b, "# HELP gpulab_reader_cut_total Reader runs stopped past their deadline or the CPU budget, by reason.\n"
+         "# TYPE gpulab_reader_cut_total counter\n");
+  for (int i = 0; i < 2; i++) put(b, "gpulab_reader_cut_total{reason=\"%s\"} %lu\n", cut_reason[i], g->reader_cut[i]);
+}
+
 char *srv_metrics_text(const srv_metrics_gauges *g) {
   sbuf b = {.p = malloc(4096), .cap = 4096};
   if (!b.p) return NULL;
@@ -202,6 +247,7 @@ char *srv_metrics_text(const srv_metrics_gauges *g) {
             "# TYPE gpulab_store_up gauge\ngpulab_store_up %d\n",
         g->workers_alive, g->workers_alive, g->workers_unusable, g->store_up);
   put_course(&b, g);
+  put_cpu_runs(&b, g);
   if (g->workers_text) put(&b, "%s", g->workers_text);
   put_refusals(&b);
   if (b.failed) {

@@ -37,6 +37,18 @@ typedef struct srv_metrics_gauges {
   double wait_le_s[16];
   long wait_le[16], waited;
   double waited_s;
+  /* Runs that spend the server's own CPU (sim_gate.h), by kind: run_kind
+   * names them ("simulated", "reader"), run_kinds of them (0: no gate). */
+  int run_kinds;
+  const char *run_kind[2];
+  int cpu_slots, reader_slots;
+  long runs_in_slots[2], runs_waiting[2];
+  unsigned long runs_busy[2], runs_abandoned[2];
+  /* Uploads to the readers (reader_run.h): in flight now and their bound
+   * (reader_uploads_max 0: not counted), refused by reason (address,
+   * learner, server), reader runs cut short by reason (deadline, cpu_budget). */
+  long reader_uploads, reader_uploads_max;
+  unsigned long reader_refused[3], reader_cut[2];
 } srv_metrics_gauges;
 
 /* The whole exposition, malloc'd (caller frees); NULL when out of memory. */

@@ -50,6 +50,7 @@ typedef struct cJSON cJSON;
   X(LAB_E_SERVER_STOPPING, "server_stopping", 503, "The server is stopping; run it again in a moment.") \
   X(LAB_E_DEVICE_CHECK_TIMEOUT, "device_check_timeout", 503, "The device check did not answer in time; retry after the Retry-After seconds. Experiments can run simulated meanwhile.") \
   X(LAB_E_OVER_CPU_BUDGET, "over_cpu_budget", 400, "Lower the parameter named in param: a simulation that large would take more of the server's CPU than it gives one run.") \
+  X(LAB_E_CLIENT_GONE, "client_gone", 499, "The client closed the connection before its answer, so the work was not done (or was stopped); send the request again if it is still wanted.") \
   X(LAB_E_EXPLAIN_TOO_LARGE, "explain_too_large", 413, "Paste at most 256 KiB: the error message and a few lines around it.") \
   X(LAB_E_EXPLAIN_EMPTY, "explain_empty", 400, "Paste the error message (or nvidia-smi / collect_env output) to explain.") \
   X(LAB_E_EXPLAIN_NOT_TEXT, "explain_not_text", 400, "Paste the message as UTF-8 text, not a binary file.") \

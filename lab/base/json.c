@@ -26,6 +26,26 @@ int lab_json_depth(const char *text, size_t len, int limit) {
   return deepest;
 }
 
+size_t lab_json_nul_escape(const char *text, size_t len) {
+  int in_string = 0;
+  for (size_t i = 0; i < len; i++) {
+    char c = text[i];
+    if (!in_string) {
+      in_string = c == '"';
+      continue;
+    }
+    if (c == '"') {
+      in_string = 0;
+    } else if (c == '\\') {
+      if (i + 5 < len && (text[i + 1] == 'u') && text[i + 2] == '0' && text[i + 3] == '0' && text[i + 4] == '0' &&
+          text[i + 5] == '0')
+        return i;
+      i++; /* the escaped character (a quote or a backslash) is not read again */
+    }
+  }
+  return len;
+}
+
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 cJSON *lab_json_parse(const char *text, size_t len, int max_depth, size_t *where) {
@@ -36,6 +56,11 @@ cJSON *lab_json_parse(const char *text, size_t len, int max_depth, size_t *where
   size_t bad = 0;
   if (!lab_utf8_valid(text, len, &bad)) {
     if (where) *where = bad;
+    return NULL;
+  }
+  size_t nul = lab_json_nul_escape(text, len);
+  if (nul < len) {
+    if (where) *where = nul;
     return NULL;
   }
   const char *end = NULL;

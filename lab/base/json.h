@@ -18,9 +18,15 @@
  * `limit` and returns limit + 1. Never recursive. */
 int lab_json_depth(const char *text, size_t len, int limit);
 
+/* Where the first string of text[0..len) (a key or a value) holds the
+ * escape \u0000, or len when none does. cJSON keeps strings as C strings,
+ * so "timing\u0000x" would read as "timing": a NUL is refused instead. */
+size_t lab_json_nul_escape(const char *text, size_t len);
+
 /* Parses text[0..len) as exactly one JSON value: nesting deeper than
- * max_depth, bytes that are not well-formed UTF-8, or bytes after the value
- * other than whitespace, make it invalid. Returns the value (caller owns, cJSON_Delete), or NULL; when
+ * max_depth, bytes that are not well-formed UTF-8, a string holding
+ * \u0000 (lab_json_nul_escape), or bytes after the value other than
+ * whitespace, make it invalid. Returns the value (caller owns, cJSON_Delete), or NULL; when
  * `where` is not NULL it receives the byte offset of the problem. */
 cJSON *lab_json_parse(const char *text, size_t len, int max_depth, size_t *where);
 

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "cjson_compat.h"
 #include "cpu_gemm.h"
+#include "cutoff.h"
 #include "envelope.h"
 #include "gpu_model.h"
 #include "descriptor.h"
@@ -70,6 +71,10 @@ int lab_crossover_cpu(lab_crossover_measure *m, lab_error *err) {
     }
     int s = 0;
     while (s < m->samples && (s == 0 || spent < LAB_CROSSOVER_SIZE_BUDGET_MS)) {
+      if (lab_cutoff(err)) { /* the server's client hung up (cutoff.h) */
+        rc = -1;
+        goto end;
+      }
       x[s] = time_reps(a, b, c, n, reps);
       spent += x[s] * reps;
       s++;

@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "cjson_compat.h"
+#include "cutoff.h"
 #include "envelope.h"
 #include "gpu_model.h"
 #include "rng.h"
@@ -255,17 +256,24 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
     int *y = malloc((size_t)rows * sizeof *y);
     double *dw = malloc((size_t)classes * features * sizeof *dw), *db = malloc((size_t)classes * sizeof *db),
            *z = malloc((size_t)classes * sizeof *z);
-    int ok = x && w && b && y && dw && db && z;
+    int ok = x && w && b && y && dw && db && z, cut = 0;
     if (ok) {
       lab_train_data(rows, features, classes, LAB_TRAIN_SEED, x, y);
       lab_train_init(features, classes, LAB_TRAIN_SEED + 1, w, b);
       double t0 = lab_clock_ms();
-      for (int s = 0; s < steps; s++) m->loss[s] = (float)lab_train_cpu_step(x, y, w, b, rows, features, classes, lr, dw, db, z);
+      /* the server may stop a run whose client hung up, between steps (cutoff.h) */
+      for (int s = 0; s < steps && !(cut = lab_cutoff(err)); s++)
+        m->loss[s] = (float)lab_train_cpu_step(x, y, w, b, rows, features, classes, lr, dw, db, z);
       m->cpu_curve_ms = lab_clock_ms() - t0;
       m->final_accuracy = lab_train_accuracy(x, y, w, b, rows, features, classes);
     }
     free(x), free(w), free(b), free(y), free(dw), free(db), free(z);
     if (!ok) goto nomem;
+    if (cut) {
+      free(m);
+      free(cum);
+      return -1;
+    }
   }
 
   /* The timings: both modes through the stream model, SIM_SAMPLES times

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "cutoff.h"
 #include "explain_item.h"
 #include "explain_scan.h"
 #include "utf8.h"
@@ -67,6 +68,13 @@ cJSON *lab_explain(const char *text, size_t len, lab_error *err) {
   for (size_t r = 0; r < NREC; r++) /* each recogniser's next message, found again only once passed */
     if (recognisers[r]->find(text, len, 0, &starts[r], &ends[r]) != 0) starts[r] = LAB_EX_NONE;
   while (!more) {
+    /* Between messages the server may cut a paste short (its deadline or
+     * CPU budget, a client gone: cutoff.h); elsewhere this never stops. */
+    if (lab_cutoff(err)) {
+      item_free(&prev);
+      cJSON_Delete(root);
+      return NULL;
+    }
     size_t best = LAB_EX_NONE, best_end = 0, cut = LAB_EX_NONE;
     int who = -1;
     for (size_t r = 0; r < NREC; r++) {

@@ -15,6 +15,7 @@ typedef struct srv_app {
   size_t max_body_bytes;
   struct srv_class *cls; /* class mode (class.h); NULL for a single learner */
   struct srv_conn_limit *conns; /* connections per client address (conn_limit.h, conn_gate.h) */
+  struct srv_inflight *reader_uploads; /* reader runs in flight, per address and learner (reader_run.h) */
   struct srv_watchdog *watchdog; /* what hangs quietly, for /api/health (watchdog.h); NULL: none */
 } srv_app;
 

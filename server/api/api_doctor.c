@@ -1,52 +1,29 @@
 /* POST /api/doctor: gpulab doctor (lab/doctor/doctor.h) on a profiler trace sent
  * as the body (application/json, or application/gzip for a .json.gz), at
- * most SRV_DOCTOR_MAX_BODY bytes. The body is read, analysed and dropped:
- * never stored, never logged. Answers the envelope `gpulab doctor --json`
- * prints. */
-#include <civetweb.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-
+ * most 32 MiB, as a reader run (reader_run.h: bounded uploads, a 300 s
+ * deadline, the CPU budget). The body is streamed into the reader as it
+ * arrives, a chunk at a time (doctor_stream.h), never held whole; it is
+ * read, analysed and dropped: never stored, never logged. Answers the
+ * envelope `gpulab doctor --json` prints. */
 #include "api.h"
-#include "cjson_compat.h"
 #include "doctor_stream.h"
-#include "http.h"
+#include "reader_run.h"
 
-#define SRV_DOCTOR_MAX_BODY (32u * 1024 * 1024)
+static size_t from_upload(void *in, unsigned char *buf, size_t cap) { return srv_reader_next(in, buf, cap); }
 
-typedef struct cursor {
-  const unsigned char *p;
-  size_t left;
-} cursor;
+static cJSON *read_trace(srv_reader_input *in, lab_error *err) { return srv_doctor_stream(from_upload, in, err); }
 
-static size_t from_memory(void *src, unsigned char *buf, size_t cap) {
-  cursor *c = src;
-  size_t n = c->left < cap ? c->left : cap;
-  memcpy(buf, c->p, n);
-  c->p += n;
-  c->left -= n;
-  return n;
-}
+static const char *const types[] = {"application/json", "application/gzip", NULL};
+static const srv_reader_route doctor_route = {
+    .what = "trace",
+    .page = "#doctor",
+    .types = types,
+    .types_text = "application/json (or a .json.gz as application/gzip)",
+    .type_required = 1,
+    .max_body_bytes = 32u * 1024 * 1024,
+    .too_large = LAB_E_BODY_TOO_LARGE,
+    .deadline_s = SRV_READER_DEADLINE_MAX_S,
+    .read = read_trace,
+};
 
-int srv_api_doctor(struct mg_connection *conn, void *cbdata) {
-  (void)cbdata;
-  if (!srv_method_ok(conn, "POST")) return 405;
-  const char *ct = mg_get_header(conn, "Content-Type");
-  if (!ct || (strncasecmp(ct, "application/json", 16) && strncasecmp(ct, "application/gzip", 16)))
-    return srv_send_fail(conn, LAB_E_UNSUPPORTED_MEDIA, NULL,
-                         "send the trace as application/json (or a .json.gz as application/gzip); got %.60s",
-                         ct ? ct : "no Content-Type");
-  char *body = NULL;
-  size_t len = 0;
-  lab_error err = {0};
-  /* the type was checked above; srv_read_body's own JSON check would refuse gzip */
-  if (srv_read_body(conn, SRV_DOCTOR_MAX_BODY, 0, &body, &len, &err) != 0) return srv_send_error(conn, &err);
-  cursor c = {(const unsigned char *)body, len};
-  cJSON *env = srv_doctor_stream(from_memory, &c, &err);
-  free(body);
-  if (!env) return srv_send_error(conn, &err);
-  int rc = srv_send_json(conn, 200, env);
-  cJSON_Delete(env);
-  return rc;
-}
+int srv_api_doctor(struct mg_connection *conn, void *app) { return srv_reader_run(conn, app, &doctor_route); }

@@ -14,7 +14,9 @@
 #include "clock.h"
 #include "conn_gate.h"
 #include "http.h"
+#include "inflight.h"
 #include "metrics.h"
+#include "reader_run.h"
 #include "runs.h"
 #include "workers_metrics.h"
 
@@ -73,6 +75,29 @@ static void gauges(srv_app *app, srv_metrics_gauges *g) {
   lab_error err;
   if (app->cls && srv_store_sessions_active(app->cls->store, &active, &err) == 0) g->sessions_active = (long)active;
   if (app->cls) course_totals(app->cls->store, g);
+  if (app->runner.sim) {
+    srv_gate_counts c;
+    srv_sim_gate_counts(app->runner.sim, &c);
+    g->run_kinds = SRV_RUN_KINDS;
+    g->cpu_slots = c.slots;
+    g->reader_slots = c.reader_slots;
+    for (int k = 0; k < SRV_RUN_KINDS; k++) {
+      g->run_kind[k] = srv_run_kind_name((srv_run_kind)k);
+      g->runs_in_slots[k] = c.running[k];
+      g->runs_waiting[k] = c.waiting[k];
+      g->runs_busy[k] = c.busy[k];
+      g->runs_abandoned[k] = c.abandoned[k];
+    }
+  }
+  if (app->reader_uploads) {
+    int max = 0;
+    srv_reader_counts rc;
+    g->reader_uploads = srv_inflight_count(app->reader_uploads, &max);
+    g->reader_uploads_max = max;
+    srv_reader_counts_read(&rc);
+    memcpy(g->reader_refused, rc.refused, sizeof g->reader_refused);
+    memcpy(g->reader_cut, rc.cut, sizeof g->reader_cut);
+  }
   pthread_mutex_lock(&app->runner.lock);
   if (app->runner.have_rt && app->runner.rt.status == LAB_RT_OK) {
     const lab_runtime_view *rt = &app->runner.rt;

@@ -100,11 +100,20 @@ static bool page_csp(const char *path, const struct stat *st, char *line, size_t
 }
 
 /* Class mode: not even the sealed offline quiz key leaves the server; a
- * class counts only attempts its server scored. */
+ * class counts only attempts its server scored. Its precompressed twins
+ * (FILE.gz, FILE.br: tools/compress.sh) are the same key, and hidden too,
+ * asked for by name or not. */
 static bool class_hides(const srv_app *app, const char *uri) {
   static const char suffix[] = ".offline.json";
+  static const char *const twins[] = {"", ".gz", ".br"};
   size_t n = strlen(uri);
-  return app->cls && n >= sizeof suffix - 1 && strcmp(uri + n - (sizeof suffix - 1), suffix) == 0;
+  for (size_t i = 0; app->cls && i < sizeof twins / sizeof twins[0]; i++) {
+    size_t tail = sizeof suffix - 1 + strlen(twins[i]);
+    if (n >= tail && strncmp(uri + n - tail, suffix, sizeof suffix - 1) == 0 &&
+        strcmp(uri + n - strlen(twins[i]), twins[i]) == 0)
+      return true;
+  }
+  return false;
 }
 
 int srv_static(struct mg_connection *conn, void *cbdata) {

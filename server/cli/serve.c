@@ -18,6 +18,10 @@
 #include "http.h"
 #include "cjson_compat.h"
 #include "conn_gate.h"
+#include "conn_socket.h"
+#include "hangup.h"
+#include "inflight.h"
+#include "reader_run.h"
 #include "request_id.h"
 #include "files.h"
 #include "http_guard.h"
@@ -55,8 +59,12 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Whether this request's client has gone (hangup.h), for the rooms below. */
+static int client_hung_up(const void *conn) { return srv_conn_hung_up(conn); }
+
 static int begin_request(struct mg_connection *conn) {
   request_started = now_ms();
+  srv_hangup_watch(client_hung_up, conn);
   srv_session_log_reset();
   srv_request_id_begin(conn);
   const struct mg_request_info *ri = mg_get_request_info(conn);
@@ -88,6 +96,7 @@ static void release_answered(const struct mg_connection *conn) {
 }
 
 static void connection_close(const struct mg_connection *conn) {
+  srv_hangup_watch(NULL, NULL); /* the connection is going: nothing of it to look at */
   srv_request_unanswered(conn);
   srv_http_answering(conn); /* closing unanswered (the client sent nothing): released all the same */
   srv_watchdog_request_end(); /* whatever path the request took, it is over */
@@ -203,8 +212,10 @@ static double watchdog_stuck_s(const srv_runner *r) {
   long s;
   if (srv_test_hooks_enabled() && v && srv_cli_long(v, 1, 3600, &s) == 0) return (double)s;
   /* The longest a request may rightly take: waiting for the GPU, then the
-   * run's own deadline, with room for the simulator and the store. */
-  return r->wait_s + r->deadline_s + 30;
+   * run's own deadline, or a reader's upload and reading (reader_run.h),
+   * with room for the simulator and the store. */
+  double longest = r->wait_s + r->deadline_s;
+  return (longest > SRV_READER_DEADLINE_MAX_S ? longest : SRV_READER_DEADLINE_MAX_S) + 30;
 }
 
 /* A profile from `gpulab calibrate --out`, offered beside the built-ins. */
@@ -442,7 +453,7 @@ int srv_cmd_serve(int argc, char **argv) {
     srv_supervisor_free(sup);
     return 1;
   }
-  char ports[300], threads[16], read_timeout[16];
+  char ports[300], threads[16], read_timeout[16], header_bytes[16];
   snprintf(ports, sizeof ports, "%s:%ld%s", host, port, use_tls ? "s" : "");
   /* Each connection holds one civetweb thread while its request arrives
    * and is served; past max_connections new ones wait in the accept queue.
@@ -452,10 +463,13 @@ int srv_cmd_serve(int argc, char **argv) {
                                                                      : srv_conn_limit_default_share((int)nthreads);
   snprintf(threads, sizeof threads, "%ld", nthreads);
   snprintf(read_timeout, sizeof read_timeout, "%d", SRV_READ_TIMEOUT_MS);
+  snprintf(header_bytes, sizeof header_bytes, "%d", SRV_MAX_HEADER_BYTES);
   /* Tracked at once: sockets serving, waiting in CivetWeb's queue (256),
    * and room for those being closed. */
   app.conns = srv_conn_limit_new((int)share, 2 * ((int)nthreads + 256));
   if (app.conns) srv_conn_limit_set_threads(app.conns, (int)nthreads);
+  /* Uploads to the readers may hold a quarter of the threads, all addresses together (reader_run.h). */
+  app.reader_uploads = srv_inflight_new(nthreads / 4 > 1 ? (int)(nthreads / 4) : 1);
   /* request_timeout_ms bounds the headers (from the first byte) and each
    * read of a body; http.c adds a minimum rate for the whole body. No
    * keep-alive: a connection is one request, so an idle one holds nothing.
@@ -464,7 +478,7 @@ int srv_cmd_serve(int argc, char **argv) {
    * Over TLS: TLS 1.2 or later, forward-secret AEAD suites only. */
   const char *options[] = {"listening_ports", ports, "num_threads", threads, "request_timeout_ms", read_timeout,
                            "enable_keep_alive", "no", "listen_backlog", "1024", "connection_queue", "256",
-                           "max_request_size", "16384", "enable_directory_listing", "no",
+                           "max_request_size", header_bytes, "enable_directory_listing", "no",
                            "access_control_allow_origin", "", "access_control_allow_methods", "",
                            "access_control_allow_headers", "",
                            use_tls ? "ssl_certificate" : NULL, tls.pem_path, "ssl_protocol_version", "4",
@@ -506,6 +520,7 @@ int srv_cmd_serve(int argc, char **argv) {
     srv_runner_free(&app.runner);
     srv_conn_gate_set(NULL, 0);
     srv_conn_limit_free(app.conns);
+  srv_inflight_free(app.reader_uploads);
     mg_exit_library();
     return 1;
   }
@@ -551,6 +566,7 @@ int srv_cmd_serve(int argc, char **argv) {
   srv_supervisor_free(sup);
   srv_runner_free(&app.runner);
   srv_conn_limit_free(app.conns);
+  srv_inflight_free(app.reader_uploads);
   mg_exit_library();
   fprintf(stderr, "gpulab: stopped in %.1f s\n", lab_clock_s() - stop_at);
   return 0;

@@ -14,7 +14,7 @@
 
 #include "cjson_compat.h"
 #include "csp.h"
-#include "http.h"
+#include "error.h"
 
 static _Atomic(srv_conn_limit *) gate;
 static _Atomic int gate_tls;
@@ -30,6 +30,11 @@ unsigned long srv_conn_gate_refused(void) { return refused; }
 void srv_conn_gate_closing(const char *addr, int port) {
   srv_conn_limit *l = gate;
   if (l && addr) srv_conn_limit_release(l, addr, port);
+}
+
+int srv_conn_gate_fd(const char *addr, int port) {
+  srv_conn_limit *l = gate;
+  return l && addr ? srv_conn_limit_fd(l, addr, port) : -1;
 }
 
 /* 429 with the error envelope, then close. Written at once, before the

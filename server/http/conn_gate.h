@@ -18,6 +18,10 @@ void srv_conn_gate_set(srv_conn_limit *l, int tls);
  * close: it stops counting against its address (conn_limit.h). */
 void srv_conn_gate_closing(const char *addr, int port);
 
+/* The socket of the connection from addr:port while its request is
+ * served and not yet answered, or -1 (no gate set, or not tracked). */
+int srv_conn_gate_fd(const char *addr, int port);
+
 /* Connections refused so far (for /metrics). */
 unsigned long srv_conn_gate_refused(void);
 

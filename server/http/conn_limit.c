@@ -145,6 +145,15 @@ void srv_conn_limit_release(srv_conn_limit *l, const char *addr, int port) {
   pthread_mutex_unlock(&l->lock);
 }
 
+int srv_conn_limit_fd(srv_conn_limit *l, const char *addr, int port) {
+  int fd = -1;
+  pthread_mutex_lock(&l->lock);
+  for (int i = 0; i < l->capacity && fd < 0; i++)
+    if (l->t[i].fd >= 0 && l->t[i].port == port && strcmp(l->t[i].addr, addr) == 0) fd = l->t[i].fd;
+  pthread_mutex_unlock(&l->lock);
+  return fd;
+}
+
 int srv_conn_limit_open(srv_conn_limit *l, const char *addr) {
   pthread_mutex_lock(&l->lock);
   tracked *ignored;

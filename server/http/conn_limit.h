@@ -34,6 +34,10 @@ void srv_conn_limit_set_threads(srv_conn_limit *l, int threads);
 /* The socket from addr:port no longer counts: its answer is going out and
  * it is closing (the client may be opening its next one already). */
 void srv_conn_limit_release(srv_conn_limit *l, const char *addr, int port);
+/* The fd of the tracked socket from addr:port, or -1 when none is (it was
+ * answered, or never tracked). Valid while its request is being served:
+ * CivetWeb closes it only after. */
+int srv_conn_limit_fd(srv_conn_limit *l, const char *addr, int port);
 /* Sockets from addr still open now (tests, metrics). */
 int srv_conn_limit_open(srv_conn_limit *l, const char *addr);
 

@@ -17,6 +17,7 @@
 #include "csp.h"
 #include "clock.h"
 #include "conn_limit.h"
+#include "conn_socket.h"
 #include "gzip_body.h"
 #include "json.h"
 #include "request_id.h"
@@ -138,6 +139,12 @@ static double default_retry_s(lab_err code) {
 }
 
 int srv_send_error_retry(struct mg_connection *conn, const lab_error *err, double retry_after_s) {
+  /* Nobody is there to read it: nothing is written (CivetWeb knows no
+   * 499 either), and the status is only the log's and /metrics'. */
+  if (err->code == LAB_E_CLIENT_GONE) {
+    srv_http_answering(conn);
+    return lab_err_http_status(err->code);
+  }
   if (retry_after_s <= 0) retry_after_s = default_retry_s(err->code);
   char extra[48] = "";
   if (retry_after_s > 0)
@@ -195,6 +202,9 @@ int srv_json_object_parse(const char *text, size_t len, const char *const fields
   if (!lab_utf8_valid(text, len, &bad))
     return lab_fail(err, LAB_E_INVALID_JSON, NULL, "the body is not UTF-8 (byte %zu); send it as UTF-8 JSON, e.g. %s",
                     bad, example);
+  if ((bad = lab_json_nul_escape(text, len)) < len)
+    return lab_fail(err, LAB_E_INVALID_JSON, NULL, "a string of the body holds \\u0000 (byte %zu), which no name "
+                    "or value here may; send it without, e.g. %s", bad, example);
   cJSON *body = len == 0 && empty_ok ? cJSON_CreateObject() : srv_parse_json(text, len);
   if (!cJSON_IsObject(body)) {
     cJSON_Delete(body);
@@ -242,40 +252,29 @@ static int is_json_type(const char *ct) {
 
 /* CivetWeb's mg_read returns only once it has every byte asked for, or
  * after SRV_READ_TIMEOUT_MS without a byte: a client sending one byte
- * every few seconds is never silent that long. So a read asks for no more
- * bytes than such a client must deliver within the time it has left, and
- * the rate is checked between reads; what came with the headers is
- * buffered and costs no wait at all. */
-static size_t next_read(size_t room, double left_s) {
+ * every few seconds is never silent that long. So, unless the kernel
+ * already holds more (srv_conn_waiting_bytes: those come at once), a read
+ * asks for no more bytes than such a client must deliver within the time
+ * it has left, and the rate is checked between reads; what came with the
+ * headers is buffered and costs no wait at all. Chunked bodies always ask
+ * the small amount: their framing is not counted in the bytes decoded. */
+static size_t next_read(const srv_body *b, size_t room, double left_s) {
   double n = left_s / (SRV_READ_TIMEOUT_MS / 1000.0);
   size_t k = n >= 1 ? (size_t)n : 1;
+  if (b->declared >= 0) {
+    size_t waiting = (size_t)srv_conn_waiting_bytes(b->conn);
+    if (waiting > k) k = waiting;
+  }
   return k < room ? k : room;
 }
 
-/* Reads until the body ends, the limit is passed or the client is too slow. */
-static int read_all(struct mg_connection *conn, size_t limit, char *buf, size_t *used, lab_error *err) {
-  double t0 = lab_clock_s();
-  for (;;) {
-    double left = BODY_GRACE_S + (double)*used / BODY_MIN_RATE - (lab_clock_s() - t0);
-    if (left < 0)
-      return lab_fail(err, LAB_E_REQUEST_TIMEOUT, NULL,
-                      "the body arrived too slowly (%zu bytes in %.0f s); send it at once, at %.0f bytes per second "
-                      "or faster",
-                      *used, lab_clock_s() - t0, BODY_MIN_RATE);
-    /* Up to one byte past the limit, to tell "exactly at" from "over". */
-    int got = mg_read(conn, buf + *used, next_read(limit + 1 - *used, left));
-    if (got < 0) return lab_fail(err, LAB_E_BAD_REQUEST, NULL, "the request body could not be read; send it again");
-    if (got == 0) return 0;
-    *used += (size_t)got;
-    if (*used > limit)
-      return lab_fail(err, LAB_E_BODY_TOO_LARGE, NULL, "the body is over the limit of %zu bytes", limit);
-  }
-}
-
-int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char **out, size_t *len,
+int srv_body_open(srv_body *b, struct mg_connection *conn, size_t limit, int want_json, double deadline_s,
                   lab_error *err) {
-  *out = NULL;
-  *len = 0;
+  memset(b, 0, sizeof *b);
+  b->conn = conn;
+  b->limit = limit;
+  b->t0 = lab_clock_s();
+  b->until_s = deadline_s > 0 ? b->t0 + deadline_s : 0;
   const char *te = mg_get_header(conn, "Transfer-Encoding");
   const char *cl = mg_get_header(conn, "Content-Length");
   if (te && cl)
@@ -285,30 +284,104 @@ int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char 
    * request (text/plain, or no body type at all) that needs no preflight.
    * A request without a body (no length, or 0) sends no body type. */
   const char *ct = mg_get_header(conn, "Content-Type");
-  long long declared = mg_get_request_info(conn)->content_length;
-  if (want_json && (declared > 0 || te) && !is_json_type(ct))
+  b->declared = mg_get_request_info(conn)->content_length;
+  if (want_json && (b->declared > 0 || te) && !is_json_type(ct))
     return ct ? lab_fail(err, LAB_E_UNSUPPORTED_MEDIA, NULL, "the body must be application/json (got %.60s)", ct)
               : lab_fail(err, LAB_E_UNSUPPORTED_MEDIA, NULL,
                          "a JSON body needs the header Content-Type: application/json");
-  if (declared > (long long)limit)
-    return lab_fail(err, LAB_E_BODY_TOO_LARGE, NULL, "the body is %lld bytes; the limit is %zu bytes", declared, limit);
-  char *buf = malloc(limit + 1);
-  if (!buf) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  size_t used = 0;
-  if (read_all(conn, limit, buf, &used, err) != 0) {
-    free(buf);
-    return -1;
-  }
-  /* CivetWeb's read gives up after request_timeout_ms of silence and
-   * reports the end: a body shorter than announced is not a whole request. */
-  if (declared >= 0 && (long long)used < declared) {
-    free(buf);
-    return lab_fail(err, LAB_E_BAD_REQUEST, NULL,
-                    "the body ended after %zu of the %lld bytes its Content-Length announced; send the whole body",
-                    used, declared);
-  }
-  buf[used] = 0;
-  *out = buf;
-  *len = used;
+  if (b->declared > (long long)limit)
+    return lab_fail(err, LAB_E_BODY_TOO_LARGE, NULL, "the body is %lld bytes; the limit is %zu bytes", b->declared,
+                    limit);
   return 0;
+}
+
+long srv_body_read(srv_body *b, char *buf, size_t cap, lab_error *err) {
+  if (b->ended || cap == 0) return 0;
+  if (!b->asked) {
+    b->asked = 1;
+    const char *expect = mg_get_header(b->conn, "Expect");
+    if (expect && strcasecmp(expect, "100-continue") == 0)
+      srv_conn_send_interim(b->conn, "HTTP/1.1 100 Continue\r\n\r\n");
+  }
+  double now = lab_clock_s();
+  double left = BODY_GRACE_S + (double)b->used / BODY_MIN_RATE - (now - b->t0);
+  if (b->until_s > 0 && b->until_s - now < left) {
+    if (b->until_s <= now)
+      return lab_fail(err, LAB_E_REQUEST_TIMEOUT, NULL,
+                      "the body did not arrive within %.0f s (%zu bytes came); this route takes a whole body in that "
+                      "time",
+                      b->until_s - b->t0, b->used);
+    left = b->until_s - now;
+  }
+  if (left < 0)
+    return lab_fail(err, LAB_E_REQUEST_TIMEOUT, NULL,
+                    "the body arrived too slowly (%zu bytes in %.0f s); send it at once, at %.0f bytes per second "
+                    "or faster",
+                    b->used, now - b->t0, BODY_MIN_RATE);
+  /* Up to one byte past the limit, to tell "exactly at" from "over". */
+  size_t room = b->limit + 1 - b->used;
+  int got = mg_read(b->conn, buf, next_read(b, cap < room ? cap : room, left));
+  if (got < 0) return lab_fail(err, LAB_E_BAD_REQUEST, NULL, "the request body could not be read; send it again");
+  if (got == 0) {
+    b->ended = 1;
+    /* CivetWeb's read gives up after request_timeout_ms of silence and
+     * reports the end: a body shorter than announced is not a whole request. */
+    if (b->declared >= 0 && (long long)b->used < b->declared)
+      return lab_fail(err, LAB_E_BAD_REQUEST, NULL,
+                      "the body ended after %zu of the %lld bytes its Content-Length announced; send the whole body",
+                      b->used, b->declared);
+    return 0;
+  }
+  b->used += (size_t)got;
+  if (b->used > b->limit)
+    return lab_fail(err, LAB_E_BODY_TOO_LARGE, NULL, "the body is over the limit of %zu bytes", b->limit);
+  return got;
+}
+
+long srv_body_fill(srv_body *b, char *buf, size_t cap, lab_error *err) {
+  size_t have = 0;
+  while (have < cap) {
+    long got = srv_body_read(b, buf + have, cap - have, err);
+    if (got < 0) return -1;
+    if (got == 0) break;
+    have += (size_t)got;
+  }
+  return (long)have;
+}
+
+/* The buffer starts small and doubles as the body arrives: memory follows
+ * what came, not what Content-Length promised. */
+#define BODY_FIRST_BYTES 4096
+
+int srv_body_read_all(srv_body *b, char **out, size_t *len, lab_error *err) {
+  *out = NULL;
+  *len = 0;
+  size_t cap = BODY_FIRST_BYTES < b->limit + 1 ? BODY_FIRST_BYTES : b->limit + 1;
+  char *buf = malloc(cap + 1);
+  for (;;) {
+    if (!buf) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
+    if (srv_body_fill(b, buf + b->used, cap - b->used, err) < 0) {
+      free(buf);
+      return -1;
+    }
+    /* full and not over the limit (srv_body_read fails past it): more may come */
+    if (b->ended || b->used < cap || cap > b->limit) break;
+    size_t grown = cap * 2 < b->limit + 1 ? cap * 2 : b->limit + 1;
+    char *more = realloc(buf, grown + 1);
+    if (!more) free(buf);
+    buf = more;
+    cap = grown;
+  }
+  buf[b->used] = 0;
+  *out = buf;
+  *len = b->used;
+  return 0;
+}
+
+int srv_read_body(struct mg_connection *conn, size_t limit, int want_json, char **out, size_t *len,
+                  lab_error *err) {
+  srv_body b;
+  *out = NULL;
+  *len = 0;
+  return srv_body_open(&b, conn, limit, want_json, 0, err) != 0 ? -1 : srv_body_read_all(&b, out, len, err);
 }

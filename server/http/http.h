@@ -10,6 +10,9 @@
 struct mg_connection;
 
 #define SRV_MAX_BODY_BYTES (64 * 1024)
+/* CivetWeb's max_request_size: the request line and headers together
+ * (past it: 431 headers_too_large, http_guard.c). */
+#define SRV_MAX_HEADER_BYTES 16384
 /* CivetWeb's request_timeout_ms: the headers must arrive within it, and a
  * read of the body waits at most this long for a byte (serve.c). */
 #define SRV_READ_TIMEOUT_MS 5000
@@ -27,7 +30,8 @@ int srv_send_json(struct mg_connection *conn, int status, const cJSON *json);
 int srv_send_json_with(struct mg_connection *conn, int status, const cJSON *json, const char *extra);
 /* Sends the error envelope for err with the table's HTTP status. */
 int srv_send_error(struct mg_connection *conn, const lab_error *err);
-/* The same with "Retry-After: N" (N = ceil(retry_after_s), ≥ 1). With
+/* (client_gone: nothing is sent, the request counts as answered with 499.)
+ * The same with "Retry-After: N" (N = ceil(retry_after_s), ≥ 1). With
  * retry_after_s ≤ 0 a default is used where the code calls for one: every
  * 429 carries Retry-After, and busy, no_gpu and store_busy do too. */
 int srv_send_error_retry(struct mg_connection *conn, const lab_error *err, double retry_after_s);
@@ -56,8 +60,41 @@ int srv_http_answered(void);
  * where that "version" may be any of the request's bytes. */
 int srv_send_raw_error(struct mg_connection *conn, lab_err code, const char *message);
 
+/* A request body read as it arrives, for a handler that works on it in
+ * pieces (POST /api/doctor) and so never holds all of it. */
+typedef struct srv_body {
+  struct mg_connection *conn;
+  size_t limit;       /* bytes at most */
+  size_t used;        /* bytes read so far */
+  long long declared; /* Content-Length; -1 for a chunked body */
+  double t0, until_s; /* lab_clock_s when reading began; the whole body's deadline (0: none) */
+  int ended;
+  int asked;          /* the first read was made (and "100 Continue" sent, when expected) */
+} srv_body;
+
+/* Checks the framing as srv_read_body does (both chunked and a length,
+ * a JSON type when want_json, a declared length past limit) and starts
+ * the clock: the whole body must then arrive within deadline_s (0: no
+ * deadline but the minimum rate). 0, or -1 with err set. */
+int srv_body_open(srv_body *b, struct mg_connection *conn, size_t limit, int want_json, double deadline_s,
+                  lab_error *err);
+/* Up to cap bytes of the body: how many came (at least 1), 0 at its end,
+ * or -1 with err set: request_timeout (too slow, or past the deadline),
+ * body_too_large, bad_request (shorter than its Content-Length). A client
+ * that sent "Expect: 100-continue" is told to go on at the first read: a
+ * request refused before its body is read gets its answer before sending
+ * any of it (CivetWeb sends no 100 Continue to a handler's request; over
+ * TLS none is sent, and the client goes on after its own wait). */
+long srv_body_read(srv_body *b, char *buf, size_t cap, lab_error *err);
+/* The same, going on until cap bytes came or the body ended. */
+long srv_body_fill(srv_body *b, char *buf, size_t cap, lab_error *err);
+/* The whole body (read nothing of it before) into a NUL-terminated malloc'd buffer, grown as it
+ * arrives (memory follows what came, not what Content-Length promised).
+ * 0, or -1 with err set as srv_body_read. */
+int srv_body_read_all(srv_body *b, char **out, size_t *len, lab_error *err);
+
 /* Reads the request body (at most `limit` bytes) into a NUL-terminated
- * malloc'd buffer. Refuses a body with both chunked encoding and a length
+ * malloc'd buffer (grown as the body arrives). Refuses a body with both chunked encoding and a length
  * (400), one past the limit (413), one shorter than its Content-Length
  * (400), one that arrives slower than a minimum rate (408), and, when
  * `want_json`, a non-empty one without "Content-Type: application/json"

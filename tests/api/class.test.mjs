@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { request, assertError, assertEnvelope, withServer } from './lib.mjs';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { request, rawRequest, assertError, assertEnvelope, withServer } from './lib.mjs';
 import {
   withClass, makeClassDir, startClassServer, joinAs, asLearner, asInstructor, simulate, quizAttempt,
   holdExclusiveLock, sessionCookie,
@@ -215,13 +216,29 @@ test('class_unopenable_database_stops_the_start_with_a_clear_message', T, async 
 });
 
 // Nothing of the quiz key leaves a class server: not the plain key, not even
-// the sealed offline one; outside class mode the built sealed one is served
-// and holds no "correct" and no explanation.
+// the sealed offline one, nor its precompressed twins (tools/compress.sh
+// writes FILE.gz and FILE.br beside every JSON file: asked for by name they
+// were served, and lesson 1's key came back whole); outside class mode the
+// built sealed one is served and holds no "correct" and no explanation.
 test('class_server_hands_out_no_quiz_key_not_even_sealed', T, async () => {
   await withClass({}, async (srv, dir) => {
-    writeFileSync(join(dir.root, 'lessons', 'x.offline.json'), '{"id":"x","key":{}}');
+    const key = '{"id":"x","key":{}}';
+    writeFileSync(join(dir.root, 'lessons', 'x.offline.json'), key);
+    writeFileSync(join(dir.root, 'lessons', 'x.offline.json.gz'), gzipSync(key));
+    writeFileSync(join(dir.root, 'lessons', 'x.offline.json.br'), brotliCompressSync(key));
+    writeFileSync(join(dir.root, 'lessons', 'x.json.gz'), gzipSync('{"id":"x","title":"Lesson X","sections":[]}'));
     assert.equal((await request(srv, '/lessons/x.offline.json')).status, 404, 'sealed key withheld in class mode');
+    for (const coding of ['gzip', 'br']) {
+      const r = await request(srv, '/lessons/x.offline.json', { headers: { 'Accept-Encoding': coding } });
+      assert.equal(r.status, 404, `sealed key withheld as ${coding}`);
+    }
+    for (const twin of ['gz', 'br']) {
+      const r = await rawRequest(srv.port, `GET /lessons/x.offline.json.${twin} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      assert.equal(r.status, 404, `its .${twin} twin asked for by name is withheld too`);
+    }
     assert.equal((await request(srv, '/lessons/x.json')).status, 200, 'the public bundle is served');
+    const twin = await rawRequest(srv.port, 'GET /lessons/x.json.gz HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.equal(twin.status, 200, 'a public twin asked for by name is served');
   });
   // The sealed key lessonc compiled beside this binary, served from a test root.
   const built = resolve(dirname(resolve(process.env.GPULAB_BIN || 'build/bin/gpulab')), '..', 'web', 'lessons',

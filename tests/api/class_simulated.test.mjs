@@ -49,6 +49,10 @@ test('browser_simulated_needs_a_session_a_known_experiment_and_post', T, () =>
     assertError(await report(srv, ada.cookie, { experiment: 'timing', runs: 1000 }), 400, 'invalid_param');
     assertError(await report(srv, ada.cookie, 'not json'), 400, 'invalid_json');
     assertError(await report(srv, ada.cookie, { experiment: 'x'.repeat(400) }), 413, 'body_too_large');
+    // cJSON keeps strings as C strings: "timing\u0000x" read as "timing" and was counted.
+    const nul = assertError(await report(srv, ada.cookie, '{"experiment":"timing\\u0000x"}'), 400, 'invalid_json');
+    assert.match(nul.message, /u0000/);
+    assertError(await report(srv, ada.cookie, '{"experiment\\u0000":"timing"}'), 400, 'invalid_json');
     const get = await request(srv, '/api/class/simulated', asLearner(ada.cookie));
     assert.equal(get.status, 405);
     assert.equal((await overview(srv)).simulated_in_browsers, 0, 'nothing refused was counted');

@@ -43,6 +43,7 @@ int main(void) {
       make_ui_class_suite,
       make_queue_suite,
       make_limits_suite,
+      make_cpu_runs_suite,
       make_runner_suite,
       make_measure_suite,
       make_metrics_suite,

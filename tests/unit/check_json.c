@@ -67,6 +67,27 @@ START_TEST(json_parse_refuses_trailing_bytes_and_says_where) {
 }
 END_TEST
 
+/* cJSON keeps strings as C strings: "timing\u0000x" would read as
+ * "timing". The escape is refused wherever it is, an escaped backslash
+ * before "u0000" is not one, and the offset names the backslash. */
+START_TEST(json_parse_refuses_a_nul_escape_in_any_string) {
+  const char *cases[] = {"{\"experiment\":\"timing\\u0000x\"}", "{\"a\\u0000\":1}", "[\"\\u0000\"]"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t where = 0, len = strlen(cases[i]);
+    ck_assert_ptr_null(lab_json_parse(cases[i], len, 64, &where));
+    ck_assert_uint_eq(lab_json_nul_escape(cases[i], len), where);
+    ck_assert_int_eq(cases[i][where], '\\');
+  }
+  const char *fine[] = {"{\"a\":\"\\\\u0000\"}", "{\"a\":\"\\u0001\"}", "{\"u0000\":\"\\\"u0000\"}", "\"\\u000"};
+  for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
+    ck_assert_uint_eq(lab_json_nul_escape(fine[i], strlen(fine[i])), strlen(fine[i]));
+  cJSON *ok = lab_json_parse(fine[0], strlen(fine[0]), 64, NULL);
+  ck_assert_ptr_nonnull(ok);
+  ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(ok, "a")->valuestring, "\\u0000");
+  cJSON_Delete(ok);
+}
+END_TEST
+
 Suite *make_json_suite(void) {
   Suite *s = suite_create("json");
   TCase *tc = tcase_create("core");
@@ -75,6 +96,7 @@ Suite *make_json_suite(void) {
   tcase_add_test(tc, json_depth_stops_past_the_limit);
   tcase_add_test(tc, json_parse_refuses_deep_nesting_without_recursing);
   tcase_add_test(tc, json_parse_refuses_trailing_bytes_and_says_where);
+  tcase_add_test(tc, json_parse_refuses_a_nul_escape_in_any_string);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -71,6 +71,32 @@ START_TEST(metrics_show_the_gauges_given) {
 }
 END_TEST
 
+/* The runs on the server's CPU by kind and the reader uploads: each
+ * family with its HELP and TYPE, every label value, zeros too. */
+START_TEST(metrics_show_cpu_runs_by_kind_and_reader_uploads) {
+  srv_metrics_gauges g = {.run_kinds = 2, .run_kind = {"simulated", "reader"}, .cpu_slots = 4, .reader_slots = 2,
+                          .runs_in_slots = {3, 1}, .runs_waiting = {2, 0}, .runs_busy = {7, 5},
+                          .runs_abandoned = {4, 1}, .reader_uploads = 12, .reader_uploads_max = 16,
+                          .reader_refused = {52, 1, 0}, .reader_cut = {0, 3}};
+  char *t = srv_metrics_text(&g);
+  ck_assert_ptr_nonnull(t);
+  const char *want[] = {"gpulab_cpu_slots{kind=\"all\"} 4\n", "gpulab_cpu_slots{kind=\"reader\"} 2\n",
+                        "# TYPE gpulab_cpu_runs_running gauge\n", "gpulab_cpu_runs_running{kind=\"simulated\"} 3\n",
+                        "gpulab_cpu_runs_waiting{kind=\"simulated\"} 2\n", "# TYPE gpulab_cpu_runs_busy_total counter\n",
+                        "gpulab_cpu_runs_busy_total{kind=\"reader\"} 5\n",
+                        "gpulab_cpu_runs_abandoned_total{kind=\"simulated\"} 4\n", "gpulab_reader_uploads 12\n",
+                        "gpulab_reader_uploads_max 16\n", "gpulab_reader_refused_total{reason=\"address\"} 52\n",
+                        "gpulab_reader_refused_total{reason=\"server\"} 0\n",
+                        "gpulab_reader_cut_total{reason=\"cpu_budget\"} 3\n"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) ck_assert_msg(strstr(t, want[i]), "missing: %s", want[i]);
+  free(t);
+  t = render(); /* no gate, no reader bounds (a test's bare gauges): no such families */
+  ck_assert_ptr_null(strstr(t, "gpulab_cpu_runs"));
+  ck_assert_ptr_null(strstr(t, "gpulab_reader_"));
+  free(t);
+}
+END_TEST
+
 START_TEST(log_line_names_the_session_not_the_query) {
   char buf[512];
   srv_log_line(buf, sizeof buf, "2025-01-01T00:00:00Z", "5f0c1d2e3a4b5c6d", "127.0.0.1", "GET", "/api/runs/7", 200,
@@ -159,6 +185,7 @@ Suite *make_metrics_suite(void) {
   tcase_add_test(tc, metrics_count_requests_by_status_code);
   tcase_add_test(tc, metrics_run_histogram_is_cumulative);
   tcase_add_test(tc, metrics_show_the_gauges_given);
+  tcase_add_test(tc, metrics_show_cpu_runs_by_kind_and_reader_uploads);
   tcase_add_test(tc, log_line_names_the_session_not_the_query);
   tcase_add_test(tc, log_line_escapes_what_could_forge_a_field);
   tcase_add_test(tc, metrics_course_families_only_when_the_store_answered);

@@ -56,6 +56,7 @@ Suite *make_ui_experiment_suite(void);
 Suite *make_ui_class_suite(void);
 Suite *make_queue_suite(void);
 Suite *make_limits_suite(void);
+Suite *make_cpu_runs_suite(void);
 Suite *make_runner_suite(void);
 Suite *make_measure_suite(void);
 Suite *make_metrics_suite(void);

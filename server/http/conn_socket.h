@@ -1,0 +1,32 @@
+/* What the socket under a CivetWeb connection tells that CivetWeb's API
+ * does not: whether the client has hung up, how many bytes are waiting to
+ * be read, how many the server has read. CivetWeb 1.15 shows no socket, so
+ * it is found by the client's address and port among the ones the accept
+ * gate tracks (conn_gate.h); without the gate each answers "unknown". */
+#ifndef SRV_CONN_SOCKET_H
+#define SRV_CONN_SOCKET_H
+
+struct mg_connection;
+
+/* 1 when the client has closed its end or the connection was reset (a
+ * fetch aborted, a browser tab closed), 0 when not or unknown. A client
+ * that only shuts down its sending side counts as gone: HTTP clients do
+ * not, and one that did could not be told from one that left. */
+int srv_conn_hung_up(const struct mg_connection *conn);
+
+/* Bytes the kernel holds for the connection, not yet read (so a read of
+ * that many returns at once); 0 when none or unknown, and over TLS (the
+ * kernel's bytes are records: fewer of them come out). */
+long srv_conn_waiting_bytes(const struct mg_connection *conn);
+
+/* Writes text to the socket itself, around CivetWeb (which counts a
+ * handler's first write as the start of its answer): for an interim
+ * answer, "HTTP/1.1 100 Continue". Plain TCP only: over TLS (or with no
+ * socket known) it writes nothing and returns -1; else 0. */
+int srv_conn_send_interim(const struct mg_connection *conn, const char *text);
+
+/* Bytes of the request read from the socket so far (received less still
+ * waiting; over TLS, encrypted bytes with the handshake), or -1 unknown. */
+long long srv_conn_bytes_read(const struct mg_connection *conn);
+
+#endif
