@@ -258,14 +258,25 @@ static int on_close(void *ctx, int is_object) {
   return r;
 }
 
-/* A string of the trace, kept cut to cap - 1 bytes at a character's
- * boundary, and as valid UTF-8 (the reader copies a string's raw bytes;
- * names go out in the answer's JSON). */
+/* A key or category, compared and never shown: cut to cap - 1 bytes. */
 static void copy_key(char *dst, size_t cap, const char *s, size_t n) {
+  if (n >= cap) n = cap - 1;
+  memcpy(dst, s, n);
+  dst[n] = 0;
+}
+
+/* A name the answer may show: cut to cap - 1 bytes at a character's
+ * boundary and made valid UTF-8 (the JSON reader copies a string's bytes
+ * as they come). */
+static void copy_text(char *dst, size_t cap, const char *s, size_t n) {
   n = lab_utf8_fit(s, n, cap - 1);
   memcpy(dst, s, n);
   dst[n] = 0;
-  lab_utf8_repair(dst);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)dst[i] >= 0x80) { /* ASCII needs no repair */
+      lab_utf8_repair(dst + i);
+      break;
+    }
 }
 
 static int on_key(void *ctx, const char *s, size_t n) {
@@ -284,12 +295,12 @@ static int on_string(void *ctx, const char *s, size_t n) {
   if (d->depth == ev_depth(d)) {
     if (!strcmp(d->key, "ph")) d->ph = n ? s[0] : 0;
     else if (!strcmp(d->key, "cat")) copy_key(d->cat, sizeof d->cat, s, n);
-    else if (!strcmp(d->key, "name")) copy_key(d->name, sizeof d->name, s, n);
+    else if (!strcmp(d->key, "name")) copy_text(d->name, sizeof d->name, s, n);
   } else if (d->devprops_depth && d->depth == d->devprops_depth + 1 && d->dev_index == 1 && !strcmp(d->key, "name")) {
-    copy_key(d->dev_name, sizeof d->dev_name, s, n);
+    copy_text(d->dev_name, sizeof d->dev_name, s, n);
   } else if (d->depth == 2 && d->root_is_object && !strcmp(d->root_key, "otherData")) {
-    if (!strcmp(d->key, "producer")) copy_key(d->producer, sizeof d->producer, s, n);
-    else if (!strcmp(d->key, "source")) copy_key(d->source, sizeof d->source, s, n);
+    if (!strcmp(d->key, "producer")) copy_text(d->producer, sizeof d->producer, s, n);
+    else if (!strcmp(d->key, "source")) copy_text(d->source, sizeof d->source, s, n);
   }
   return 0;
 }

@@ -59,6 +59,7 @@ typedef struct cJSON cJSON;
   X(LAB_E_DOCTOR_NO_EVENTS, "doctor_no_events", 400, "The trace has no timed events: profile a few steps inside the with-block (prof.step() each step).") \
   X(LAB_E_DOCTOR_NAME_TOO_LONG, "doctor_name_too_long", 400, "A string in the trace is over 64 KiB; this is not a profiler trace gpulab can read.") \
   X(LAB_E_DOCTOR_GZIP_BOMB, "doctor_gzip_bomb", 413, "The .gz file inflates far more than any trace does; give the trace itself.") \
+  X(LAB_E_DOCTOR_TOO_LARGE, "doctor_too_large", 413, "The trace is larger than the server reads in one request; read it in the page (#doctor), which reads it locally.") \
   X(LAB_E_DOCTOR_BAD_GZIP, "doctor_bad_gzip", 400, "The .gz file is damaged or cut short; copy it again or give the plain .json.") \
   X(LAB_E_NOMEM, "out_of_memory", 500, "The server ran out of host memory; try again later.") \
   X(LAB_E_INTERNAL, "internal", 500, "This is a bug in gpulab; please report it.")

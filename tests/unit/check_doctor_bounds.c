@@ -3,7 +3,9 @@
  * flows that all start at one ts, steps that overlap, ops running across
  * a step's start past the walk's bound, names made to collide in the name
  * table; and every string of the answer is valid UTF-8, a name cut at
- * 256 bytes included. (How long each took before: docs/doctor.md.) */
+ * 256 bytes included. A .gz is refused past 64 times its size (real
+ * traces: at most 30.3), and a server reads at most a set size of one
+ * trace. (How long each took before: docs/doctor.md.) */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include "cjson_compat.h"
 #include "doctor.h"
+#include "doctor_stream.h"
 #include "suites.h"
 #include "utf8.h"
 
@@ -177,6 +180,61 @@ START_TEST(names_cut_inside_a_character_stay_valid_utf8) {
 }
 END_TEST
 
+/* The gzip rule in numbers: past 64 MiB inflated, more than 64 times the
+ * compressed bytes is a bomb; below 64 MiB, or at a real trace's ratio, not. */
+START_TEST(gzip_past_64_times_its_size_is_a_bomb) {
+  const double mib = 1048576;
+  lab_error err = {0};
+  ck_assert_int_eq(lab_doctor_gzip_check(1 * mib, 65 * mib, &err), -1); /* 65 times */
+  ck_assert_int_eq(err.code, LAB_E_DOCTOR_GZIP_BOMB);
+  err = (lab_error){0};
+  ck_assert_int_eq(lab_doctor_gzip_check(3.7 * mib, 100 * mib, &err), 0);   /* 27 times: a real trace's ratio */
+  ck_assert_int_eq(lab_doctor_gzip_check(33 * mib, 1000 * mib, &err), 0);   /* 30.3 times: the highest real one */
+  ck_assert_int_eq(lab_doctor_gzip_check(0.1 * mib, 63 * mib, &err), 0);    /* under 64 MiB: any ratio */
+  ck_assert_int_eq(lab_doctor_gzip_check(15.7 * mib, 1000 * mib, &err), 0); /* 63.7 times */
+  ck_assert_int_eq(err.code, LAB_OK);
+}
+END_TEST
+
+typedef struct bytes {
+  const unsigned char *p;
+  size_t left;
+} bytes;
+
+static size_t from_bytes(void *src, unsigned char *buf, size_t cap) {
+  bytes *b = src;
+  size_t n = b->left < cap ? b->left : cap;
+  memcpy(buf, b->p, n);
+  b->p += n;
+  b->left -= n;
+  return n;
+}
+
+/* A server's bound on the JSON it reads of one trace: the real CPU trace
+ * (107,504 bytes once inflated) read under 1 MiB, refused under 50 KB with
+ * doctor_too_large, plain or .gz alike. */
+START_TEST(a_reader_with_a_bound_refuses_a_larger_trace) {
+  const char *const files[] = {"tests/doctor/fixtures/cpu_train.json.gz", "tests/doctor/fixtures/cpu_train.json"};
+  for (int i = 0; i < 2; i++) {
+    FILE *f = fopen(files[i], "rb");
+    ck_assert_msg(f != NULL, "cannot open %s (run from the repository root)", files[i]);
+    static unsigned char buf[200000];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    lab_error err = {0};
+    bytes b = {buf, n};
+    cJSON *env = srv_doctor_stream_capped(from_bytes, &b, 1048576, &err);
+    ck_assert_msg(env != NULL, "%s under 1 MiB: %s", files[i], err.message);
+    cJSON_Delete(env);
+    b = (bytes){buf, n};
+    env = srv_doctor_stream_capped(from_bytes, &b, 50000, &err);
+    ck_assert_ptr_null(env);
+    ck_assert_int_eq(err.code, LAB_E_DOCTOR_TOO_LARGE);
+    ck_assert_ptr_nonnull(strstr(err.message, "#doctor"));
+  }
+}
+END_TEST
+
 Suite *make_doctor_bounds_suite(void) {
   Suite *s = suite_create("doctor_bounds");
   TCase *tc = tcase_create("bounds");
@@ -186,6 +244,8 @@ Suite *make_doctor_bounds_suite(void) {
   tcase_add_test(tc, ops_across_step_starts_past_the_bound_are_counted);
   tcase_add_test(tc, names_made_to_collide_count_as_other);
   tcase_add_test(tc, names_cut_inside_a_character_stay_valid_utf8);
+  tcase_add_test(tc, gzip_past_64_times_its_size_is_a_bomb);
+  tcase_add_test(tc, a_reader_with_a_bound_refuses_a_larger_trace);
   suite_add_tcase(s, tc);
   return s;
 }
