@@ -62,7 +62,10 @@ else
 CFLAGS += $(FRAME_LIMIT)
 endif
 ifeq ($(MODE),cuda)
-CFLAGS += -DGPULAB_CUDA=1
+# The CUDA runtime's version the worker links (cudart_static), for the
+# device check on a machine with no driver, which does not start the worker.
+CUDART_VERSION := $(shell sed -n 's/^\#define CUDART_VERSION *\([0-9]*\).*/\1/p' $(CUDA_HOME)/include/cuda_runtime_api.h 2>/dev/null)
+CFLAGS += -DGPULAB_CUDA=1 -DGPULAB_CUDART_VERSION=$(or $(CUDART_VERSION),0)
 NVCCFLAGS := -O2 -std=c++17 $(CUDA_ARCH) -Ilab -Ikernels -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
 WORKER_LDLIBS += -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -lrt -lstdc++ -Wl,-rpath,$(CUDA_HOME)/lib64
 endif

@@ -3,7 +3,7 @@
 // error is replaced, only that job fails, and the next request succeeds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withServer, request, postRun, assertError, assertEnvelope } from './lib.mjs';
+import { withServer, request, deviceView, postRun, assertError, assertEnvelope } from './lib.mjs';
 
 const T = { timeout: 30000 };
 const HOOKS = { env: { GPULAB_TEST_HOOKS: '1' }, deadline: 2 };
@@ -16,7 +16,7 @@ async function restarts(srv) {
 }
 
 async function assertHealthyAfter(srv) {
-  const dev = await request(srv, '/api/device');
+  const dev = await deviceView(srv);
   assert.equal(dev.status, 200, `device after a restart: ${dev.text.slice(0, 300)}`);
   assert.equal(typeof dev.json.verdict.usable, 'boolean');
   const run = await postRun(srv, 'device', { backend: 'simulated' });
