@@ -190,13 +190,19 @@ bench: deps
 
 # The simulator benchmark, natively and in WebAssembly (run by node).
 .PHONY: bench-bins
-bench-bins: $(BUILD)/bench/sim_bench $(BUILD)/bench/cpu_cost $(BUILD)/bench/gemm_bench \
+bench-bins: $(BUILD)/bench/sim_bench $(BUILD)/bench/cpu_cost $(BUILD)/bench/gemm_bench $(BUILD)/bench/reader_bench \
   $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js $(BUILD)/bench/gemm_bench.js)
 
 # The same C on both sides: the loop CPU sgemm natively too (the browser has no BLAS).
 $(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(filter-out $(OBJ)/lab/cpu_gemm/blas.o,$(LAB_OBJ)) $(OBJ)/lab/cpu_gemm/loop.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
+
+# The readers' CPU per MiB (explain per recogniser, doctor plain and gzip)
+# beside memchr and zlib's inflate on the same bytes.
+$(BUILD)/bench/reader_bench: $(OBJ)/bench/reader_bench.o $(OBJ)/server/api/doctor_stream.o $(LAB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lz -lm -ldl -lpthread
 
 # The SIMD sgemm kernel beside the naive loop, natively and in WebAssembly.
 GEMM_BENCH_SRC := bench/gemm_bench.c lab/matmul_cpu.c lab/clock.c lab/rng.c lab/stats.c

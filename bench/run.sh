@@ -8,7 +8,9 @@
 #     behind HAProxy with PostgreSQL and 4 workers, beside one SQLite server.
 #  3. Simulator: median wall time of each experiment's simulation over 7 runs
 #     of the CLI, beside `gpulab version` (process start-up, the peer).
-#  4. CPU sgemm (crossover's CPU side) beside numpy's on the same machine.
+#  4. CPU sgemm (crossover's CPU side) beside numpy's on the same machine;
+#     the readers' CPU per MiB (explain, doctor) beside memchr and zlib;
+#     the device check beside process start-up and the GPU worker.
 #  5. The browser client: first-load bytes on the wire per response, the
 #     page's own ready stamp beside a static page of the same lesson, and
 #     Lighthouse's mobile scores (bench/client.mjs); every experiment's
@@ -98,6 +100,14 @@ fi
 # (#doctor) reads it in headless Chromium (bench/doctor_browser.mjs).
 # DOCTOR_BENCH_MB sets the size.
 /usr/bin/python3 bench/doctor_bench.py "$bin" "${DOCTOR_BENCH_MB:-500}"
+
+# The readers' CPU per MiB (bench/reader_bench.c): the explainer per
+# recogniser on its own messages and on its worst paste, beside memchr
+# walking the same bytes by lines; the doctor plain and through the gzip
+# path, beside zlib's inflate of the same .gz. Then the device check
+# beside the process start-up and the GPU worker asked directly (the old
+# path), wall time and peak RSS (bench/readers.py).
+python3 bench/readers.py "$build" "${READER_BENCH_MB:-64}"
 
 # On a GPU machine: real runs beside PyTorch's, in the same run.
 if "$bin" device --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["verdict"]["usable"] else 1)'; then
