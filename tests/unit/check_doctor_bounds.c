@@ -196,19 +196,7 @@ START_TEST(gzip_past_64_times_its_size_is_a_bomb) {
 }
 END_TEST
 
-typedef struct bytes {
-  const unsigned char *p;
-  size_t left;
-} bytes;
-
-static size_t from_bytes(void *src, unsigned char *buf, size_t cap) {
-  bytes *b = src;
-  size_t n = b->left < cap ? b->left : cap;
-  memcpy(buf, b->p, n);
-  b->p += n;
-  b->left -= n;
-  return n;
-}
+static size_t from_file(void *src, unsigned char *buf, size_t cap) { return fread(buf, 1, cap, src); }
 
 /* A server's bound on the JSON it reads of one trace: the real CPU trace
  * (107,504 bytes once inflated) read under 1 MiB, refused under 50 KB with
@@ -216,18 +204,15 @@ static size_t from_bytes(void *src, unsigned char *buf, size_t cap) {
 START_TEST(a_reader_with_a_bound_refuses_a_larger_trace) {
   const char *const files[] = {"tests/doctor/fixtures/cpu_train.json.gz", "tests/doctor/fixtures/cpu_train.json"};
   for (int i = 0; i < 2; i++) {
+    lab_error err = {0};
     FILE *f = fopen(files[i], "rb");
     ck_assert_msg(f != NULL, "cannot open %s (run from the repository root)", files[i]);
-    static unsigned char buf[200000];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    lab_error err = {0};
-    bytes b = {buf, n};
-    cJSON *env = srv_doctor_stream_capped(from_bytes, &b, 1048576, &err);
+    cJSON *env = srv_doctor_stream_capped(from_file, f, 1048576, &err);
     ck_assert_msg(env != NULL, "%s under 1 MiB: %s", files[i], err.message);
     cJSON_Delete(env);
-    b = (bytes){buf, n};
-    env = srv_doctor_stream_capped(from_bytes, &b, 50000, &err);
+    rewind(f);
+    env = srv_doctor_stream_capped(from_file, f, 50000, &err);
+    fclose(f);
     ck_assert_ptr_null(env);
     ck_assert_int_eq(err.code, LAB_E_DOCTOR_TOO_LARGE);
     ck_assert_ptr_nonnull(strstr(err.message, "#doctor"));
