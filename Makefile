@@ -68,7 +68,10 @@ else
 CFLAGS += $(FRAME_LIMIT)
 endif
 ifeq ($(MODE),cuda)
-CFLAGS += -DGPULAB_CUDA=1
+# The CUDA runtime's version the worker links (cudart_static), for the
+# device check on a machine with no driver, which does not start the worker.
+CUDART_VERSION := $(shell sed -n 's/^\#define CUDART_VERSION *\([0-9]*\).*/\1/p' $(CUDA_HOME)/include/cuda_runtime_api.h 2>/dev/null)
+CFLAGS += -DGPULAB_CUDA=1 -DGPULAB_CUDART_VERSION=$(or $(CUDART_VERSION),0)
 NVCCFLAGS := -O2 -std=c++17 $(CUDA_ARCH) $(LAB_INC) -Ikernels -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
 WORKER_LDLIBS += -L$(CUDA_HOME)/lib64 -lcudart_static -lcublas -lrt -lstdc++ -Wl,-rpath,$(CUDA_HOME)/lib64
 endif
@@ -209,13 +212,19 @@ bench: deps
 
 # The simulator benchmark, natively and in WebAssembly (run by node).
 .PHONY: bench-bins
-bench-bins: $(BUILD)/bench/sim_bench $(BUILD)/bench/cpu_cost $(BUILD)/bench/gemm_bench \
+bench-bins: $(BUILD)/bench/sim_bench $(BUILD)/bench/cpu_cost $(BUILD)/bench/gemm_bench $(BUILD)/bench/reader_bench \
   $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(BUILD)/bench/sim_bench.js $(BUILD)/bench/gemm_bench.js)
 
 # The same C on both sides: the loop CPU sgemm natively too (the browser has no BLAS).
 $(BUILD)/bench/sim_bench: $(OBJ)/bench/sim_bench.o $(filter-out $(OBJ)/lab/sim/cpu_gemm/%.o,$(LAB_OBJ)) $(OBJ)/lab/sim/cpu_gemm/loop.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lm
+
+# The readers' CPU per MiB (explain per recogniser, doctor plain and gzip)
+# beside memchr and zlib's inflate on the same bytes.
+$(BUILD)/bench/reader_bench: $(OBJ)/bench/reader_bench.o $(OBJ)/server/api/doctor_stream.o $(LAB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcjson -lz -lm -ldl -lpthread
 
 # The SIMD sgemm kernel beside the naive loop, natively and in WebAssembly.
 GEMM_BENCH_SRC := bench/gemm_bench.c lab/sim/matmul_cpu.c lab/base/clock.c lab/base/rng.c lab/base/stats.c

@@ -13,6 +13,8 @@
 #  4. CPU sgemm (crossover's CPU side) beside numpy's on the same machine;
 #     gpulab doctor beside json.load; a simulated run and /api/health while
 #     the readers are busy, beside the same idle (bench/reader_load.mjs).
+#     the readers' CPU per MiB (explain, doctor) beside memchr and zlib;
+#     the device check beside process start-up and the GPU worker.
 #  5. The browser client: first-load bytes on the wire per response, the
 #     page's own ready stamp beside a static page of the same lesson, and
 #     Lighthouse's mobile scores (bench/client.mjs); every experiment's
@@ -107,6 +109,14 @@ fi
 # /api/health idle (the peer), during 20 learners' traces and during the
 # slow-upload attack of issue 32; p50/p99, the ratio to idle, CPU and RSS.
 node bench/reader_load.mjs "$build"
+
+# The readers' CPU per MiB (bench/reader_bench.c): the explainer per
+# recogniser on its own messages and on its worst paste, beside memchr
+# walking the same bytes by lines; the doctor plain and through the gzip
+# path, beside zlib's inflate of the same .gz. Then the device check
+# beside the process start-up and the GPU worker asked directly (the old
+# path), wall time and peak RSS (bench/readers.py).
+python3 bench/readers.py "$build" "${READER_BENCH_MB:-64}"
 
 # On a GPU machine: real runs beside PyTorch's, in the same run.
 if "$bin" device --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["verdict"]["usable"] else 1)'; then

@@ -6,12 +6,7 @@
 #include "experiments.h"
 #include "kern.h"
 
-void kern_runtime_view(lab_runtime_view *rt) {
-  memset(rt, 0, sizeof *rt);
-  rt->status = LAB_RT_NOT_BUILT;
-  snprintf(rt->error_name, sizeof rt->error_name, "notBuiltWithCuda");
-  snprintf(rt->error_message, sizeof rt->error_message, "gpulab was built without the CUDA toolkit (nvcc not found)");
-}
+void kern_runtime_view(lab_runtime_view *rt) { lab_runtime_view_not_built(rt); }
 
 int kern_cold_sgemm_main(int n, int k) {
   (void)n, (void)k;

@@ -60,6 +60,7 @@ typedef struct cJSON cJSON;
   X(LAB_E_DOCTOR_NO_EVENTS, "doctor_no_events", 400, "The trace has no timed events: profile a few steps inside the with-block (prof.step() each step).") \
   X(LAB_E_DOCTOR_NAME_TOO_LONG, "doctor_name_too_long", 400, "A string in the trace is over 64 KiB; this is not a profiler trace gpulab can read.") \
   X(LAB_E_DOCTOR_GZIP_BOMB, "doctor_gzip_bomb", 413, "The .gz file inflates far more than any trace does; give the trace itself.") \
+  X(LAB_E_DOCTOR_TOO_LARGE, "doctor_too_large", 413, "The trace is larger than the server reads in one request; read it in the page (#doctor), which reads it locally.") \
   X(LAB_E_DOCTOR_BAD_GZIP, "doctor_bad_gzip", 400, "The .gz file is damaged or cut short; copy it again or give the plain .json.") \
   X(LAB_E_KIT_TOO_LARGE, "kit_too_large", 413, "Give the file the measurement kit wrote, unchanged: it is never more than 1 MiB.") \
   X(LAB_E_KIT_NOT_JSON, "kit_not_json", 400, "Give the JSON file the measurement kit wrote (python3 measure.py --out FILE), whole: this one is not JSON or was cut short.") \

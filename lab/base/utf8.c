@@ -60,6 +60,14 @@ int lab_utf8_is_bidi_control(uint32_t cp) {
          (cp >= 0x2066 && cp <= 0x2069);
 }
 
+size_t lab_utf8_fit(const char *s, size_t n, size_t cap) {
+  if (n <= cap) return n;
+  size_t m = cap;
+  /* s[m] continues the character before it: that one is left out whole (a character is at most 4 bytes) */
+  while (m > 0 && cap - m < 3 && ((unsigned char)s[m] & 0xc0) == 0x80) m--;
+  return ((unsigned char)s[m] & 0xc0) == 0x80 ? cap : m;
+}
+
 void lab_utf8_repair(char *s) {
   size_t len = 0;
   while (s[len]) len++;

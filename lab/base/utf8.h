@@ -22,6 +22,10 @@ int lab_utf8_valid(const char *s, size_t len, size_t *bad_at);
  * look like another's. */
 int lab_utf8_is_bidi_control(uint32_t cp);
 
+/* How many of s[0..n) fit in cap bytes without cutting a character in two:
+ * at most cap, less the start of a character that would not fit whole. */
+size_t lab_utf8_fit(const char *s, size_t n, size_t cap);
+
 /* Replaces every byte that does not start a well-formed character with '?'
  * in place (the length never changes), so the NUL-terminated s is valid
  * UTF-8 afterwards: used on messages that quote input cut at a byte count. */

@@ -64,12 +64,73 @@ static double overlap(double a0, double a1, double b0, double b1) {
   return hi > lo ? hi - lo : 0;
 }
 
+/* A walk over records sorted by ts (dr_gpu and dr_host both lead with ts
+ * and dur) through windows that start later and later (the steps, made
+ * not to overlap; their gaps): at each window's start, the records that
+ * started before it and still run ("live", in ts order), then those that
+ * start inside it. Each record is passed once, and looked at again only
+ * while it runs across a window's start: at most SWEEP_LIVE of those (a
+ * GPU runs at most 128 kernels at once; more in a trace are counted in
+ * left_out and left out of the windows they cross), so the walk is
+ * O(records + windows * SWEEP_LIVE), never records * windows. */
+#define SWEEP_LIVE 1024
+typedef struct sweep {
+  const char *base;
+  size_t size;
+  long n, next, left_out;
+  int nlive;
+  long live[SWEEP_LIVE];
+} sweep;
+_Static_assert(offsetof(dr_gpu, dur) == sizeof(double) && offsetof(dr_host, dur) == sizeof(double),
+               "a sweep reads ts then dur");
+
+static double rec_ts(const sweep *s, long i) {
+  double v;
+  memcpy(&v, s->base + (size_t)i * s->size, sizeof v);
+  return v;
+}
+static double rec_end(const sweep *s, long i) {
+  double v[2];
+  memcpy(v, s->base + (size_t)i * s->size, sizeof v);
+  return v[0] + v[1];
+}
+
+static sweep *sweep_new(const void *base, size_t size, long n) {
+  sweep *s = malloc(sizeof *s);
+  if (s) *s = (sweep){.base = base, .size = size, .n = n};
+  return s;
+}
+
+/* To the window starting at a (never before the last one's start). */
+static void sweep_to(sweep *s, double a) {
+  int k = 0;
+  for (int j = 0; j < s->nlive; j++)
+    if (rec_end(s, s->live[j]) > a) s->live[k++] = s->live[j];
+  s->nlive = k;
+  for (; s->next < s->n && rec_ts(s, s->next) < a; s->next++) {
+    if (rec_end(s, s->next) <= a) continue;
+    if (s->nlive < SWEEP_LIVE) s->live[s->nlive++] = s->next;
+    else s->left_out++;
+  }
+}
+
+/* The records of the window [a, b) after sweep_to(a), one by one: *it
+ * starts at 0; -1 at the end. */
+static long sweep_each(const sweep *s, long *it, double b) {
+  long k = (*it)++;
+  if (k < s->nlive) return s->live[k];
+  long i = s->next + (k - s->nlive);
+  return i < s->n && rec_ts(s, i) < b ? i : -1;
+}
+
 /* What the host was doing in [g0,g1): the blocking call covering most of it
  * (by priority when several nest: the data loader, .item(), a blocking
- * copy, a synchronize), or -1 when none covers a third of it. */
-static int explain_gap(const lab_doctor *d, double maxdur, double g0, double g1) {
+ * copy, a synchronize), or -1 when none covers a third of it. The host's
+ * walk is at the gap's start. */
+static int explain_gap(const lab_doctor *d, const sweep *hs, double g0, double g1) {
   double cover[DH_COUNT] = {0};
-  for (long i = lab_dr_lower_ts(d->host, sizeof *d->host, d->nhost, g0 - maxdur); i < d->nhost && d->host[i].ts < g1; i++)
+  long it = 0;
+  for (long i; (i = sweep_each(hs, &it, g1)) >= 0;)
     if (d->host[i].kind < DH_COUNT) cover[d->host[i].kind] += overlap(g0, g1, d->host[i].ts, d->host[i].ts + d->host[i].dur);
   for (int k = 0; k < DH_COUNT; k++)
     if (cover[k] >= (g1 - g0) / 3) return k;
@@ -98,9 +159,11 @@ static void add_gap(window *w, double s, double e, long next) {
   }
 }
 
-static void analyse(const lab_doctor *d, window *w, double gmax, double hmax, double short_us) {
+/* One window's GPU work, the GPU's walk at its start. */
+static void analyse(const lab_doctor *d, window *w, const sweep *gs, double short_us) {
   double end = w->a;
-  for (long i = lab_dr_lower_ts(d->gpu, sizeof *d->gpu, d->ngpu, w->a - gmax); i < d->ngpu && d->gpu[i].ts < w->b; i++) {
+  long it = 0;
+  for (long i; (i = sweep_each(gs, &it, w->b)) >= 0;) {
     const dr_gpu *g = &d->gpu[i];
     double s = g->ts > w->a ? g->ts : w->a, e = g->ts + g->dur < w->b ? g->ts + g->dur : w->b;
     if (e <= w->a) continue;
@@ -123,13 +186,42 @@ static void analyse(const lab_doctor *d, window *w, double gmax, double hmax, do
     if (k < MAX_STREAMS) w->stream_us[k] += e - s;
   }
   if (end < w->b) add_gap(w, end, w->b, -1);
-  for (int i = 0; i < w->ngaps; i++) {
-    gap *g = &w->gaps[i];
-    g->host = explain_gap(d, hmax, g->start, g->start + g->len);
+}
+
+static int by_gap_start(const void *x, const void *y) {
+  double a = (*(gap *const *)x)->start, b = (*(gap *const *)y)->start;
+  return (a > b) - (a < b);
+}
+
+/* Every window's GPU work in one walk, then every gap's host calls in
+ * another (the gaps in order of their start: the windows do not overlap,
+ * nor do a window's gaps). Returns the records left out (over SWEEP_LIVE
+ * running across a window's start), or -1 when out of memory. */
+static long analyse_all(const lab_doctor *d, window *w, int nwin, double short_us) {
+  sweep *gs = sweep_new(d->gpu, sizeof *d->gpu, d->ngpu), *hs = sweep_new(d->host, sizeof *d->host, d->nhost);
+  gap **order = malloc((size_t)nwin * TOP_GAPS * sizeof *order);
+  long left_out = -1, ngaps = 0;
+  if (!gs || !hs || !order) goto out;
+  for (int i = 0; i < nwin; i++) {
+    sweep_to(gs, w[i].a);
+    analyse(d, &w[i], gs, short_us);
+    for (int k = 0; k < w[i].ngaps; k++) order[ngaps++] = &w[i].gaps[k];
+  }
+  qsort(order, (size_t)ngaps, sizeof *order, by_gap_start);
+  for (long i = 0; i < ngaps; i++) {
+    gap *g = order[i];
+    sweep_to(hs, g->start);
+    g->host = explain_gap(d, hs, g->start, g->start + g->len);
     /* no blocking call covers it, but the op after it was launched by one (a blocking cudaMemcpy, a synchronize) */
     const dr_host *h = launcher(d, g);
     if (g->host < 0 && h && h->kind < DH_COUNT) g->host = h->kind;
   }
+  left_out = gs->left_out + hs->left_out;
+out:
+  free(gs);
+  free(hs);
+  free(order);
+  return left_out;
 }
 
 static const char *const host_words[DH_COUNT] = {
@@ -434,9 +526,6 @@ cJSON *lab_dr_report(lab_doctor *d) {
   if (d->nhost) qsort(d->host, (size_t)d->nhost, sizeof *d->host, by_host_ts);
   if (d->nsteps) qsort(d->steps, (size_t)d->nsteps, sizeof *d->steps, by_step_ts);
   lab_dr_tie(d);
-  double gmax = 0, hmax = 0;
-  for (long i = 0; i < d->ngpu; i++) gmax = d->gpu[i].dur > gmax ? d->gpu[i].dur : gmax;
-  for (long i = 0; i < d->nhost; i++) hmax = d->host[i].dur > hmax ? d->host[i].dur : hmax;
   /* a launch costs what cudaLaunchKernel took on the host (median), 5 us when the trace has none */
   double short_us = d->launches ? hist_median(d->launch_hist, d->launches) : 5.0;
   if (short_us < 2) short_us = 2;
@@ -454,15 +543,25 @@ cJSON *lab_dr_report(lab_doctor *d) {
   int worst = 0;
   for (int i = 0; i < nwin; i++) {
     if (d->nsteps) {
+      /* a step that runs into the next one (a trace merged from several processes) is read up to the next's start */
+      double next = i + 1 < nwin ? d->steps[i + 1].ts : d->steps[i].ts + d->steps[i].dur;
       w[i].a = d->steps[i].ts;
-      w[i].b = d->steps[i].ts + d->steps[i].dur;
+      w[i].b = d->steps[i].ts + d->steps[i].dur < next ? d->steps[i].ts + d->steps[i].dur : next;
       snprintf(w[i].name, sizeof w[i].name, "ProfilerStep#%ld", d->steps[i].n);
     } else {
       w[i].a = d->t0;
       w[i].b = d->t1;
       snprintf(w[i].name, sizeof w[i].name, "the whole trace");
     }
-    analyse(d, &w[i], gmax, hmax, short_us);
+  }
+  long left_out = analyse_all(d, w, nwin, short_us);
+  if (left_out < 0) {
+    free(w);
+    free(text);
+    cJSON_Delete(r);
+    return NULL;
+  }
+  for (int i = 0; i < nwin; i++) {
     sum_into(all, &w[i]);
     double idle = w[i].b - w[i].a - w[i].busy, widle = w[worst].b - w[worst].a - w[worst].busy;
     if (pct(idle, w[i].b - w[i].a) > pct(widle, w[worst].b - w[worst].a)) worst = i;
@@ -479,6 +578,8 @@ cJSON *lab_dr_report(lab_doctor *d) {
   cJSON_AddNumberToObject(t, "events_named_other", (double)d->names_other);
   cJSON_AddNumberToObject(t, "gpu_events_not_analysed", (double)d->dropped_gpu);
   cJSON_AddNumberToObject(t, "host_calls_not_analysed", (double)d->dropped_host);
+  /* records running across a step's start past SWEEP_LIVE at once: left out of those steps */
+  if (left_out) cJSON_AddNumberToObject(t, "events_left_out_of_steps", (double)left_out);
   if (d->have_dist) cJSON_AddNumberToObject(t, "world_size", d->dist_world);
   cJSON_AddNumberToObject(t, "gpu_ops_tied_to_launch", (double)d->tied_ops);
   cJSON_AddStringToObject(t, "tied_by", d->tied_by == DT_CORRELATION ? "correlation"

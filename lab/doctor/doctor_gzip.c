@@ -14,6 +14,16 @@ int lab_doctor_gzip_check(double in_bytes, double out_bytes, lab_error *err) {
   return 0;
 }
 
+int lab_doctor_size_check(double trace_bytes, double cap_bytes, lab_error *err) {
+  if (trace_bytes > cap_bytes)
+    return lab_fail(err, LAB_E_DOCTOR_TOO_LARGE, NULL,
+                    "The trace is over %.0f MiB once inflated: the server reads at most that much of one trace. Read "
+                    "it in the page (Read your profile, #doctor), which reads it in your browser with nothing "
+                    "uploaded, or with gpulab doctor FILE.",
+                    cap_bytes / 1048576);
+  return 0;
+}
+
 int lab_doctor_gzip_fail(double in_bytes, int cut_short, const char *why, lab_error *err) {
   if (cut_short)
     return lab_fail(err, LAB_E_DOCTOR_BAD_GZIP, NULL, "The .gz file ends early after %.0f bytes: it was cut short.",

@@ -54,11 +54,17 @@ typedef struct dr_name {
   char *s;
   double total_us;
   long count;
-  uint8_t gpu; /* 1: a GPU event's name, 0: a host op's */
+  uint32_t hash;  /* of s: compared before the bytes are */
+  uint8_t gpu;    /* 1: a GPU event's name, 0: a host op's */
+  int8_t kernel_cls; /* its DC_* class as a kernel's name, -1 until asked */
 } dr_name;
 
 #define DR_HIST_BINS 10000 /* 0.1 us bins up to 1 ms; longer ones in the last */
 #define DR_NAME_SLOTS 8192 /* open addressing, twice LAB_DOCTOR_MAX_NAMES */
+/* Slots a name is looked for in before it counts as "other": at half load
+ * a run of names this long does not happen by chance, only by names made
+ * to collide, and each event's lookup stays bounded. */
+#define DR_NAME_PROBES 64
 
 struct lab_doctor {
   lab_dj *json;

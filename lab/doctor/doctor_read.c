@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "doctor_int.h"
+#include "utf8.h"
 
 static int fail(lab_doctor *d, lab_err code, const char *msg) {
   if (!d->err.code) lab_fail(&d->err, code, NULL, "%s", msg);
@@ -21,13 +22,16 @@ static uint32_t hash(const char *s) {
   return h;
 }
 
-/* The name's index, added when new; -1 when the table is full ("other"). */
+/* The name's index, added when new; -1 when the table is full, or the
+ * name's run of slots is past DR_NAME_PROBES (names made to collide):
+ * "other". */
 static int32_t intern(lab_doctor *d, const char *s, int gpu) {
-  uint32_t i = hash(s) & (DR_NAME_SLOTS - 1);
-  for (;; i = (i + 1) & (DR_NAME_SLOTS - 1)) {
+  uint32_t h = hash(s), i = h & (DR_NAME_SLOTS - 1);
+  for (int probe = 0;; i = (i + 1) & (DR_NAME_SLOTS - 1), probe++) {
+    if (probe == DR_NAME_PROBES) return -1;
     int32_t k = d->slots[i];
     if (k < 0) break;
-    if (!strcmp(d->names[k].s, s)) return k;
+    if (d->names[k].hash == h && !strcmp(d->names[k].s, s)) return k;
   }
   if (d->nnames >= LAB_DOCTOR_MAX_NAMES) return -1;
   size_t len = strlen(s) + 1;
@@ -37,7 +41,9 @@ static int32_t intern(lab_doctor *d, const char *s, int gpu) {
   dr_name *n = &d->names[d->nnames];
   memset(n, 0, sizeof *n);
   n->s = c;
+  n->hash = h;
   n->gpu = (uint8_t)gpu;
+  n->kernel_cls = -1;
   d->slots[i] = (int32_t)d->nnames;
   return (int32_t)d->nnames++;
 }
@@ -173,7 +179,9 @@ static int end_event(lab_doctor *d) {
     r->device = (int16_t)(d->have_device && d->device >= 0 && d->device < 32767 ? (int)d->device : 0);
     r->stream = d->have_stream ? as_int(d->stream) : 0;
     r->kind = (uint8_t)kind;
-    r->cls = (uint8_t)(kind == DR_KERNEL ? kernel_class(n) : kind == DR_MEMSET ? DC_MEMSET : copy_class(n));
+    if (kind == DR_KERNEL && id >= 0 && d->names[id].kernel_cls < 0) d->names[id].kernel_cls = (int8_t)kernel_class(n);
+    r->cls = (uint8_t)(kind == DR_KERNEL ? (id >= 0 ? d->names[id].kernel_cls : kernel_class(n))
+                       : kind == DR_MEMSET ? DC_MEMSET : copy_class(n));
     return 0;
   }
   d->host_events++;
@@ -250,10 +258,25 @@ static int on_close(void *ctx, int is_object) {
   return r;
 }
 
+/* A key or category, compared and never shown: cut to cap - 1 bytes. */
 static void copy_key(char *dst, size_t cap, const char *s, size_t n) {
   if (n >= cap) n = cap - 1;
   memcpy(dst, s, n);
   dst[n] = 0;
+}
+
+/* A name the answer may show: cut to cap - 1 bytes at a character's
+ * boundary and made valid UTF-8 (the JSON reader copies a string's bytes
+ * as they come). */
+static void copy_text(char *dst, size_t cap, const char *s, size_t n) {
+  n = lab_utf8_fit(s, n, cap - 1);
+  memcpy(dst, s, n);
+  dst[n] = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)dst[i] >= 0x80) { /* ASCII needs no repair */
+      lab_utf8_repair(dst + i);
+      break;
+    }
 }
 
 static int on_key(void *ctx, const char *s, size_t n) {
@@ -272,12 +295,12 @@ static int on_string(void *ctx, const char *s, size_t n) {
   if (d->depth == ev_depth(d)) {
     if (!strcmp(d->key, "ph")) d->ph = n ? s[0] : 0;
     else if (!strcmp(d->key, "cat")) copy_key(d->cat, sizeof d->cat, s, n);
-    else if (!strcmp(d->key, "name")) copy_key(d->name, sizeof d->name, s, n);
+    else if (!strcmp(d->key, "name")) copy_text(d->name, sizeof d->name, s, n);
   } else if (d->devprops_depth && d->depth == d->devprops_depth + 1 && d->dev_index == 1 && !strcmp(d->key, "name")) {
-    copy_key(d->dev_name, sizeof d->dev_name, s, n);
+    copy_text(d->dev_name, sizeof d->dev_name, s, n);
   } else if (d->depth == 2 && d->root_is_object && !strcmp(d->root_key, "otherData")) {
-    if (!strcmp(d->key, "producer")) copy_key(d->producer, sizeof d->producer, s, n);
-    else if (!strcmp(d->key, "source")) copy_key(d->source, sizeof d->source, s, n);
+    if (!strcmp(d->key, "producer")) copy_text(d->producer, sizeof d->producer, s, n);
+    else if (!strcmp(d->key, "source")) copy_text(d->source, sizeof d->source, s, n);
   }
   return 0;
 }

@@ -33,37 +33,60 @@ long lab_dr_lower_ts(const void *base, size_t size, long n, double t) {
 }
 _Static_assert(offsetof(dr_gpu, ts) == 0 && offsetof(dr_host, ts) == 0, "lab_dr_lower_ts reads ts first");
 
-/* The record at ts without a key yet (records sorted by ts), or -1. */
-static long host_at(const lab_doctor *d, double ts) {
-  long lo = lab_dr_lower_ts(d->host, sizeof *d->host, d->nhost, ts - TS_EPS);
-  for (; lo < d->nhost && d->host[lo].ts <= ts + TS_EPS; lo++)
-    if (d->host[lo].kind == DH_RUNTIME || d->host[lo].kind == DH_COPY)
-      if (!d->host[lo].corr) return lo;
-  return -1;
+/* The first record at or after i that may still take a key (nx[j] == j),
+ * or n: nx[j] points further for a record that may not, and is shortened
+ * on the way (path halving), so finding costs near O(1) however many
+ * records share one ts. */
+static int32_t next_free(int32_t *nx, int32_t i, int32_t n) {
+  while (i < n && nx[i] != i) {
+    int32_t j = nx[i];
+    if (j < n) nx[i] = nx[j];
+    i = j;
+  }
+  return i;
 }
-static long gpu_at(const lab_doctor *d, double ts) {
-  long lo = lab_dr_lower_ts(d->gpu, sizeof *d->gpu, d->ngpu, ts - TS_EPS);
-  for (; lo < d->ngpu && d->gpu[lo].ts <= ts + TS_EPS; lo++)
-    if (!d->gpu[lo].corr) return lo;
-  return -1;
+
+/* The record at ts that may still take a key, or -1; records sorted by ts. */
+static long free_at(const void *base, size_t size, long n, int32_t *nx, double ts) {
+  long lo = lab_dr_lower_ts(base, size, n, ts - TS_EPS);
+  int32_t j = next_free(nx, (int32_t)lo, (int32_t)n);
+  double t;
+  if (j >= n) return -1;
+  memcpy(&t, (const char *)base + (size_t)j * size, sizeof t);
+  return t <= ts + TS_EPS ? j : -1;
 }
 
 /* Flow ids become keys of the records at their two ends that have none;
  * returns how many GPU ops got one. Flow ids use the correlation's space, as
- * Kineto writes them (id = correlation). */
+ * Kineto writes them (id = correlation). A record that may take a key: a
+ * runtime call or blocking copy without one, a GPU op without one. */
 static long keys_from_flows(lab_doctor *d) {
   long n = 0;
-  if (d->nflows) qsort(d->flows, (size_t)d->nflows, sizeof *d->flows, by_flow);
+  if (!d->nflows) return 0;
+  qsort(d->flows, (size_t)d->nflows, sizeof *d->flows, by_flow);
+  int32_t *hn = malloc(((size_t)d->nhost + 1) * sizeof *hn), *gn = malloc(((size_t)d->ngpu + 1) * sizeof *gn);
+  if (!hn || !gn) { /* no ties by flows: gaps fall back to the other keys or to time overlap */
+    free(hn);
+    free(gn);
+    return 0;
+  }
+  for (long i = 0; i < d->nhost; i++)
+    hn[i] = (int32_t)((d->host[i].kind == DH_RUNTIME || d->host[i].kind == DH_COPY) && !d->host[i].corr ? i : i + 1);
+  for (long i = 0; i < d->ngpu; i++) gn[i] = (int32_t)(!d->gpu[i].corr ? i : i + 1);
   for (long i = 0; i + 1 < d->nflows; i++) {
     const dr_flow *s = &d->flows[i], *f = &d->flows[i + 1];
     if (!s->start || f->start || s->id != f->id || !(s->id >= 1 && s->id < 9e15)) continue;
-    long h = host_at(d, s->ts), g = gpu_at(d, f->ts);
+    long h = free_at(d->host, sizeof *d->host, d->nhost, hn, s->ts), g = free_at(d->gpu, sizeof *d->gpu, d->ngpu, gn, f->ts);
     if (h < 0 || g < 0) continue;
     d->host[h].corr = d->gpu[g].corr = (int64_t)s->id;
+    hn[h] = (int32_t)h + 1;
+    gn[g] = (int32_t)g + 1;
     d->gpu[g].tied = DT_FLOWS;
     n++;
     i++;
   }
+  free(hn);
+  free(gn);
   return n;
 }
 

@@ -250,6 +250,22 @@ cJSON *lab_device_json(const lab_driver_view *drv, const lab_runtime_view *rt) {
   return o;
 }
 
+void lab_runtime_view_not_built(lab_runtime_view *rt) {
+  memset(rt, 0, sizeof *rt);
+  rt->status = LAB_RT_NOT_BUILT;
+  snprintf(rt->error_name, sizeof rt->error_name, "notBuiltWithCuda");
+  snprintf(rt->error_message, sizeof rt->error_message, "gpulab was built without the CUDA toolkit (nvcc not found)");
+}
+
+void lab_runtime_view_without_driver(lab_runtime_view *rt, int runtime_version) {
+  memset(rt, 0, sizeof *rt);
+  rt->status = LAB_RT_INSUFFICIENT_DRIVER;
+  rt->runtime_version = runtime_version;
+  /* cudaGetErrorName / cudaGetErrorString of that error, as kernels/device.cu records them */
+  snprintf(rt->error_name, sizeof rt->error_name, "cudaErrorInsufficientDriver");
+  snprintf(rt->error_message, sizeof rt->error_message, "CUDA driver version is insufficient for CUDA runtime version");
+}
+
 void lab_device_simulate_views(const lab_profile *prof, lab_driver_view *drv, lab_runtime_view *rt) {
   memset(drv, 0, sizeof *drv);
   memset(rt, 0, sizeof *rt);

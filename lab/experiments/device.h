@@ -33,6 +33,7 @@ typedef struct lab_driver_view {
   int device_count;
   lab_gpu_info dev[LAB_MAX_GPUS];
   char error[200]; /* why the driver could not be asked */
+  bool none_installed; /* no NVML library, no nvidia-smi, no /dev/nvidia* (or WSL's /dev/dxg): no NVIDIA driver here */
 } lab_driver_view;
 
 typedef enum lab_rt_status {
@@ -86,6 +87,13 @@ cJSON *lab_runtime_view_json(const lab_runtime_view *rt);
 int lab_runtime_view_from_json(const cJSON *json, lab_runtime_view *rt, lab_error *err);
 /* "13.0" from 13000 (buf of 16 bytes). */
 const char *lab_cuda_version_text(int v, char buf[16]);
+
+/* The runtime view of a gpulab built without CUDA. */
+void lab_runtime_view_not_built(lab_runtime_view *rt);
+/* What the CUDA runtime of version runtime_version (1000*major + 10*minor)
+ * answers on a machine with no NVIDIA driver: it cannot load libcuda.so.1,
+ * so cudaGetDeviceCount fails with cudaErrorInsufficientDriver. */
+void lab_runtime_view_without_driver(lab_runtime_view *rt, int runtime_version);
 
 /* The same views as a machine with this GPU would show them. */
 void lab_device_simulate_views(const lab_profile *prof, lab_driver_view *drv, lab_runtime_view *rt);

@@ -2,8 +2,10 @@
  * recogniser for its next message, takes the earliest, cuts it where the
  * next message of another kind starts, and goes on after it; the same
  * message printed twice in a row (a traceback repeats it) is one item.
- * Work is bounded: at most LAB_EXPLAIN_MAX_ITEMS items, each recogniser's
- * window bounded, memory only the answer's. */
+ * Work is linear in the paste: each recogniser searches on from where it
+ * stood (its lab_ex_memo), and a message's window, read once, ends where
+ * the next one starts; at most LAB_EXPLAIN_MAX_ITEMS items, memory only the
+ * answer's. Every byte a recogniser looks at is counted (lab_explain_cost). */
 #include "explain.h"
 
 #include <string.h>
@@ -16,8 +18,11 @@
 static const lab_ex_recogniser *const recognisers[] = {&lab_ex_oom, &lab_ex_mismatch, &lab_ex_async, &lab_ex_setup,
                                                        &lab_ex_smi, &lab_ex_env, &lab_ex_summary};
 #define NREC (sizeof recognisers / sizeof recognisers[0])
+_Static_assert(NREC == LAB_EXPLAIN_RECOGNISERS, "explain.h counts the recognisers");
 
 double lab_explain_size(const char *s, size_t n, size_t *used) { return lab_ex_parse_size(s, n, used); }
+
+const char *lab_explain_recogniser_kind(int i) { return i >= 0 && i < (int)NREC ? recognisers[i]->kind : NULL; }
 
 static void item_free(lab_ex_item *it) {
   cJSON_Delete(it->facts);
@@ -43,7 +48,16 @@ static int only_space(const char *t, size_t n) {
   return 1;
 }
 
-cJSON *lab_explain(const char *text, size_t len, lab_error *err) {
+/* Counts what a recogniser's call looked at against it. */
+#define COUNTED(cost, r, call)                                                        \
+  do {                                                                                \
+    size_t before_ = lab_ex_examined();                                               \
+    call;                                                                             \
+    if (cost) (cost)->examined[r] += lab_ex_examined() - before_;                     \
+  } while (0)
+
+cJSON *lab_explain_cost(const char *text, size_t len, lab_explain_costs *cost, lab_error *err) {
+  if (cost) memset(cost, 0, sizeof *cost);
   if (len > LAB_EXPLAIN_MAX_BYTES) {
     lab_fail(err, LAB_E_EXPLAIN_TOO_LARGE, NULL, "The text is %zu bytes; paste at most %d KiB (the error and a "
              "few lines around it).", len, LAB_EXPLAIN_MAX_BYTES / 1024);
@@ -63,10 +77,12 @@ cJSON *lab_explain(const char *text, size_t len, lab_error *err) {
   cJSON *items = cJSON_AddArrayToObject(root, "items");
   cJSON_AddNumberToObject(root, "explain", 1);
   lab_ex_item prev = {0};
-  size_t pos = 0, starts[NREC], ends[NREC];
+  lab_ex_memo memo[NREC];
+  memset(memo, 0, sizeof memo);
+  size_t pos = 0, starts[NREC];
   int count = 0, more = 0, read = 0;
   for (size_t r = 0; r < NREC; r++) /* each recogniser's next message, found again only once passed */
-    if (recognisers[r]->find(text, len, 0, &starts[r], &ends[r]) != 0) starts[r] = LAB_EX_NONE;
+    COUNTED(cost, r, starts[r] = recognisers[r]->find(text, len, 0, &memo[r]));
   while (!more) {
     /* Between messages the server may cut a paste short (its deadline or
      * CPU budget, a client gone: cutoff.h); elsewhere this never stops. */
@@ -75,13 +91,11 @@ cJSON *lab_explain(const char *text, size_t len, lab_error *err) {
       cJSON_Delete(root);
       return NULL;
     }
-    size_t best = LAB_EX_NONE, best_end = 0, cut = LAB_EX_NONE;
+    size_t best = LAB_EX_NONE, cut = LAB_EX_NONE;
     int who = -1;
     for (size_t r = 0; r < NREC; r++) {
-      if (starts[r] != LAB_EX_NONE && starts[r] < pos &&
-          recognisers[r]->find(text, len, pos, &starts[r], &ends[r]) != 0)
-        starts[r] = LAB_EX_NONE;
-      if (starts[r] < best) best = starts[r], best_end = ends[r], who = (int)r;
+      if (starts[r] != LAB_EX_NONE && starts[r] < pos) COUNTED(cost, r, starts[r] = recognisers[r]->find(text, len, pos, &memo[r]));
+      if (starts[r] < best) best = starts[r], who = (int)r;
     }
     if (who < 0) break;
     if (++read > LAB_EXPLAIN_MAX_MESSAGES) { /* repeats merged or not, the work stays bounded */
@@ -90,12 +104,13 @@ cJSON *lab_explain(const char *text, size_t len, lab_error *err) {
     }
     for (size_t r = 0; r < NREC; r++) /* another kind's message that starts inside this one ends it */
       if ((int)r != who && starts[r] > best && starts[r] < cut) cut = starts[r];
-    if (best_end > cut) best_end = cut;
-    if (best_end <= best) best_end = best + 1;
+    size_t end = 0;
+    COUNTED(cost, who, end = recognisers[who]->extent(text, len, best, cut == LAB_EX_NONE ? len : cut, &memo[who]));
+    if (end <= best) end = best + 1;
     lab_ex_item it = {0};
     it.facts = cJSON_CreateObject();
-    recognisers[who]->read(text, len, best, best_end, &it);
-    pos = best_end;
+    COUNTED(cost, who, recognisers[who]->read(text, len, best, end, &memo[who], &it));
+    pos = end;
     if (prev.kind && !strcmp(prev.kind, it.kind) && !strcmp(prev.diag, it.diag)) {
       merge_into(&prev, &it);
       continue;
@@ -121,3 +136,5 @@ cJSON *lab_explain(const char *text, size_t len, lab_error *err) {
   }
   return root;
 }
+
+cJSON *lab_explain(const char *text, size_t len, lab_error *err) { return lab_explain_cost(text, len, NULL, err); }

@@ -21,6 +21,19 @@
  * bytes or not UTF-8), out_of_memory. */
 cJSON *lab_explain(const char *text, size_t len, lab_error *err);
 
+/* The explainer's recognisers, in the order they are asked (oom, device_mismatch, …). */
+#define LAB_EXPLAIN_RECOGNISERS 7
+const char *lab_explain_recogniser_kind(int i); /* its kind; NULL past the last */
+/* What lab_explain looked at: the bytes of the paste each recogniser
+ * examined (searching, reading), counted by the scanner, not by a clock.
+ * The reading is linear: each stays under a small multiple of the paste's
+ * length whatever the paste (tests/unit/check_explain_cost.c). */
+typedef struct lab_explain_costs {
+  size_t examined[LAB_EXPLAIN_RECOGNISERS];
+} lab_explain_costs;
+/* lab_explain, with what it cost in *cost (may be NULL). */
+cJSON *lab_explain_cost(const char *text, size_t len, lab_explain_costs *cost, lab_error *err);
+
 /* A size as PyTorch prints it ("20.00 MiB", "512 bytes", "1024 KiB",
  * "4MiB"): number, optional spaces, unit B, bytes, KiB, MiB, GiB, TiB or
  * PiB. Returns the bytes (rounded to a whole byte) and sets *used to the

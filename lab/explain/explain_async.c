@@ -20,48 +20,83 @@ static const char *const known[] = {"device-side assert triggered", "an illegal 
                                     "unspecified launch failure", "misaligned address",
                                     "an illegal instruction was encountered", NULL};
 
-static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
-  lab_ex_anchor_scan sc;
-  for (size_t at = lab_ex_scan_start(&sc, t, n, from, anchors);; at = lab_ex_scan_skip(&sc, t, n, at)) {
-    if (at == LAB_EX_NONE) return -1;
-    size_t le = lab_ex_line_end(t, at, n);
-    if (strncmp(t + at, "Assertion `", 11) == 0 && lab_ex_find(t, at, le - at > 300 ? at + 300 : le, "` failed") == LAB_EX_NONE) {
-      continue; /* a Python AssertionError or prose, not a kernel's assert */
-    }
-    size_t lo = at > 400 ? at - 400 : 0;
-    if (strncmp(t + at, "asynchronously", 14) == 0 &&
-        (lab_ex_find(t, lo, at, "CUDA error: ") != LAB_EX_NONE || lab_ex_find(t, lo, at, "CUBLAS_STATUS_") != LAB_EX_NONE ||
-         lab_ex_find(t, lo, at, "HIP error: invalid device function") != LAB_EX_NONE)) {
-      continue; /* the hint under another error (out of memory, no kernel image, ROCm's missing kernel): part of that one */
-    }
-    /* its hint lines, and a kernel's repeated assert lines, belong to it */
-    for (int k = 0; k < 64 && le < n; k++) {
-      size_t ne = lab_ex_line_end(t, le, n);
-      size_t ce = ne - le > 300 ? le + 300 : ne; /* a kernel's assert line is short */
-      int own = lab_ex_find(t, le, ce, "` failed") != LAB_EX_NONE && lab_ex_find(t, le, ce, "Assertion `") != LAB_EX_NONE;
-      for (int h = 0; !own && hints[h]; h++) own = lab_ex_find(t, le, ne, hints[h]) != LAB_EX_NONE;
-      if (!own) break;
-      le = ne;
-    }
-    *start = at;
-    *end = le;
-    return 0;
-  }
+#define ASSERT_LINE_MAX 300 /* a kernel's assert line is short */
+
+/* Whether the "Assertion `" at p is a kernel's: its "` failed" ends within
+ * ASSERT_LINE_MAX bytes, on its line, before lim. */
+static int kernel_assert(lab_ex_memo *m, const char *t, size_t n, size_t p, size_t lim) {
+  size_t le = lab_ex_next_line_end(m, t, n, p, lim);
+  return lab_ex_next(m, t, n, p, le - p > ASSERT_LINE_MAX ? p + ASSERT_LINE_MAX : le, "` failed") != LAB_EX_NONE;
 }
 
-static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
+static size_t find(const char *t, size_t n, size_t from, lab_ex_memo *m) {
+  for (size_t at = lab_ex_next_of(m, t, n, from, n, anchors); at != LAB_EX_NONE;
+       at = lab_ex_next_of(m, t, n, at + 1, n, anchors)) {
+    if (strncmp(t + at, "Assertion `", 11) == 0 && !kernel_assert(m, t, n, at, n))
+      continue; /* a Python AssertionError or prose, not a kernel's assert */
+    size_t lo = at > 400 ? at - 400 : 0;
+    if (strncmp(t + at, "asynchronously", 14) == 0 &&
+        (lab_ex_next(m, t, n, lo, at, "CUDA error: ") != LAB_EX_NONE || lab_ex_next(m, t, n, lo, at, "CUBLAS_STATUS_") != LAB_EX_NONE ||
+         lab_ex_next(m, t, n, lo, at, "HIP error: invalid device function") != LAB_EX_NONE))
+      continue; /* the hint under another error (out of memory, no kernel image, ROCm's missing kernel): part of that one */
+    return at;
+  }
+  return LAB_EX_NONE;
+}
+
+/* Its line, then its hint lines and a kernel's repeated assert lines. */
+static size_t extent(const char *t, size_t n, size_t at, size_t lim, lab_ex_memo *m) {
+  (void)n, (void)m;
+  size_t le = lab_ex_line_end(t, at, lim);
+  for (int k = 0; k < 64 && le < lim; k++) {
+    size_t ne = lab_ex_line_end(t, le, lim);
+    size_t ce = ne - le > ASSERT_LINE_MAX ? le + ASSERT_LINE_MAX : ne;
+    int own = lab_ex_find(t, le, ce, "` failed") != LAB_EX_NONE && lab_ex_find(t, le, ce, "Assertion `") != LAB_EX_NONE;
+    for (int h = 0; !own && hints[h]; h++) own = lab_ex_find(t, le, ne, hints[h]) != LAB_EX_NONE;
+    if (!own) break;
+    le = ne;
+  }
+  return le;
+}
+
+/* The last kernel assert line before s (and not before lo), which CUDA
+ * prints before the Python error: an "Assertion `" whose "` failed" ends
+ * within ASSERT_LINE_MAX bytes and before s. The reads come in order, so
+ * the paste's asserts are walked once, on cursors of their own (find's
+ * walk elsewhere): m->state[0] is where the walk stands (plus one),
+ * m->state[1] the last kernel assert found (plus one; 0: none). One whose
+ * "` failed" ends past s stops the walk, to be judged again by a later read. */
+static const char walk_assert[] = "Assertion `", walk_failed[] = "` failed";
+
+static size_t assert_before(const char *t, size_t n, size_t lo, size_t s, lab_ex_memo *m) {
+  size_t p = m->state[0] ? m->state[0] - 1 : 0, stop = LAB_EX_NONE;
+  for (p = lab_ex_next(m, t, n, p, s, walk_assert); p != LAB_EX_NONE; p = lab_ex_next(m, t, n, p + 1, s, walk_assert)) {
+    size_t f = lab_ex_next(m, t, n, p, n - p > ASSERT_LINE_MAX ? p + ASSERT_LINE_MAX : n, walk_failed);
+    if (f != LAB_EX_NONE && f + 8 > s) {
+      stop = p;
+      break;
+    }
+    if (f != LAB_EX_NONE) m->state[1] = p + 1;
+  }
+  /* resume at the one left for later, else where an assert cut by s could start */
+  size_t resume = stop != LAB_EX_NONE ? stop : s > 10 ? s - 10 : 0;
+  if (resume + 1 > m->state[0]) m->state[0] = resume + 1;
+  return m->state[1] && m->state[1] - 1 >= lo ? m->state[1] - 1 : LAB_EX_NONE;
+}
+
+static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, lab_ex_item *it) {
   char msg[160], assert_line[200];
   cJSON *f = it->facts;
   it->kind = "async_error";
   /* the kernel's assert, which CUDA prints before the Python error (anywhere before this message) */
   size_t a = lab_ex_find(t, s, e, "Assertion `");
-  if (a == LAB_EX_NONE) {
-    size_t lo = s > 16384 ? s - 16384 : 0;
-    for (size_t p = lab_ex_find(t, lo, s, "Assertion `"); p != LAB_EX_NONE; p = lab_ex_find(t, p + 1, s, "Assertion `"))
-      if (lab_ex_find(t, p, s - p > 300 ? p + 300 : s, "` failed") != LAB_EX_NONE) a = p; /* its own line: short */
-  }
+  if (a == LAB_EX_NONE) a = assert_before(t, n, s > 16384 ? s - 16384 : 0, s, m);
   /* the assertion up to its "` failed" (what follows, a period or a glued next message, is not part of it) */
-  size_t ae = a == LAB_EX_NONE ? LAB_EX_NONE : lab_ex_find(t, a, lab_ex_line_end(t, a, n), "` failed");
+  size_t ae = LAB_EX_NONE;
+  if (a != LAB_EX_NONE) {
+    size_t le = lab_ex_line_end(t, a, n - a > ASSERT_LINE_MAX ? a + ASSERT_LINE_MAX : n);
+    ae = lab_ex_find(t, a, le, "` failed");
+  }
   if (ae != LAB_EX_NONE && lab_ex_word(t, a, ae + 8, NULL, assert_line, sizeof assert_line))
     lab_ex_fact_str(f, "assert_text", assert_line);
   if (lab_ex_word_after(t, s, e, "CUDA error: ", NULL, msg, sizeof msg)) {
@@ -78,4 +113,4 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   else it->diag = "async_other";
 }
 
-const lab_ex_recogniser lab_ex_async = {"async_error", find, read};
+const lab_ex_recogniser lab_ex_async = {"async_error", find, extent, read};

@@ -23,36 +23,49 @@ static const char *const anchors[] = {"Collecting environment information", "PyT
 static const char *const dump_starts[] = {"Collecting environment information", "PyTorch version: ", NULL};
 
 static size_t line_start(const char *t, size_t lo, size_t at) {
-  while (at > lo && t[at - 1] != '\n') at--;
-  return at;
+  size_t p = at;
+  while (p > lo && t[p - 1] != '\n') p--;
+  lab_ex_count(at - p + 1);
+  return p;
 }
 
-static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
-  size_t at = lab_ex_first_anchor(t, n, from, anchors);
-  if (at == LAB_EX_NONE) return -1;
+/* "PyTorch version: ", or the version line retyped without its colon, at or after at. */
+static size_t version_line(const char *t, size_t n, size_t at, size_t stop, lab_ex_memo *m) {
+  size_t pv = lab_ex_next(m, t, n, at, stop, "PyTorch version: ");
+  return pv != LAB_EX_NONE ? pv : lab_ex_next(m, t, n, at, stop, "PyTorch version");
+}
+
+static size_t find(const char *t, size_t n, size_t from, lab_ex_memo *m) {
+  size_t at = lab_ex_next_of(m, t, n, from, n, anchors);
+  if (at == LAB_EX_NONE) return LAB_EX_NONE;
   size_t stop = n - at > WINDOW_MAX ? at + WINDOW_MAX : n;
   if (t[at] == 'I') { /* the line before, when it names the version, is the dump's first */
     size_t ls = line_start(t, from, at), prev = ls > from ? line_start(t, from, ls - 1) : ls;
     if (prev < ls && lab_ex_find(t, prev, ls, "PyTorch version") != LAB_EX_NONE) at = prev;
   }
-  size_t pv = lab_ex_find(t, at, stop, "PyTorch version: ");
-  if (pv == LAB_EX_NONE) pv = lab_ex_find(t, at, stop, "PyTorch version");
   /* the header, then other lines (a warning) before the fields: the dump starts at its version line,
    * so the warning, its own message, comes first */
+  size_t pv = version_line(t, n, at, stop, m);
   if (t[at] == 'C' && pv != LAB_EX_NONE) {
-    size_t p = lab_ex_line_end(t, at, stop);
+    size_t p = lab_ex_line_end(t, at, stop), p0 = p;
     while (p < pv && (t[p] == '\n' || t[p] == '\r' || t[p] == ' ' || t[p] == '>' || t[p] == '\t')) p++;
+    lab_ex_count(p - p0);
     if (line_start(t, at, pv) > p) at = line_start(t, at, pv);
   }
-  /* its own next dump, or a traceback, ends it (other messages are cut off by the caller) */
-  size_t next = pv == LAB_EX_NONE ? LAB_EX_NONE : lab_ex_first_anchor(t, stop, lab_ex_line_end(t, pv, stop), dump_starts);
+  m->anchor = pv;
+  m->state[0] = stop; /* the window is counted from the anchor, wherever the dump starts */
+  return at;
+}
+
+/* Its own next dump, or a traceback, ends it (other messages are cut off by the caller). */
+static size_t extent(const char *t, size_t n, size_t at, size_t lim, lab_ex_memo *m) {
+  size_t stop = m->state[0] < lim ? m->state[0] : lim;
+  size_t pv = m->anchor < stop ? m->anchor : LAB_EX_NONE;
+  size_t next = pv == LAB_EX_NONE ? LAB_EX_NONE : lab_ex_next_of(m, t, n, lab_ex_line_end(t, pv, stop), stop, dump_starts);
   if (next != LAB_EX_NONE) stop = line_start(t, at, next);
   size_t tb = lab_ex_find(t, at, stop, "Traceback (most recent call last)");
   if (tb != LAB_EX_NONE) stop = tb;
-  if (stop <= at) stop = at + 1;
-  *start = at;
-  *end = stop;
-  return 0;
+  return stop <= at ? at + 1 : stop;
 }
 
 /* A line's start: what a paste puts before the field (indentation, "> " quotes) skipped. */
@@ -177,12 +190,12 @@ static int driver_too_old(const char *build, const char *driver) {
 /* "True" (PyTorch 1.6 on) or "Yes" (before). */
 static int said(const char *v, int yes) { return yes ? (!strcmp(v, "True") || !strcmp(v, "Yes")) : (!strcmp(v, "False") || !strcmp(v, "No")); }
 
-static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
+static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, lab_ex_item *it) {
   /* a machine without GPU and a PyTorch without CUDA agree too ("Could not collect": no CUDA version) */
   char torch[64], build[64], hip[64], avail[16], driver[64], gpu[128], os[64], arch[64], list[512], bf16[16];
   char mps_built[16], mps_avail[16], dcuda[16];
   cJSON *f = it->facts;
-  (void)n;
+  (void)n, (void)m;
   it->kind = "collect_env";
   if (field(t, s, e, "PyTorch version: ", torch, sizeof torch) || field(t, s, e, "PyTorch version ", torch, sizeof torch))
     lab_ex_fact_str(f, "torch", torch);
@@ -249,4 +262,4 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   else it->diag = "unknown"; /* the header alone: nothing to judge */
 }
 
-const lab_ex_recogniser lab_ex_env = {"collect_env", find, read};
+const lab_ex_recogniser lab_ex_env = {"collect_env", find, extent, read};

@@ -18,34 +18,51 @@ typedef struct lab_ex_item {
   cJSON *bar;        /* OOM: the device's memory in parts, or NULL (owned) */
 } lab_ex_item;
 
-/* find: the first message of this kind starting in t[from..n): 0 with its
- * [*start, *end) (end: where this message's own text stops), else -1.
+/* What one recogniser remembers of the paste it reads, so that each part
+ * of the text is searched for a phrase once (explain_anchor.c): for each
+ * phrase asked for, the first place at or after `from` where it occurs
+ * (`at`, LAB_EX_NONE: nowhere after `from`). The driver asks with a
+ * position that only grows, so every phrase costs O(n) in all, however
+ * many times it is asked for. A phrase is known by its address: two
+ * cursors over the same words are two arrays. Zeroed before a paste is read. */
+#define LAB_EX_MEMO_SLOTS 32
+typedef struct lab_ex_memo {
+  struct {
+    const char *needle;
+    size_t from, at;
+  } slot[LAB_EX_MEMO_SLOTS];
+  size_t anchor;   /* find: where the phrase of the start it returned is (the start may be before it) */
+  size_t state[2]; /* a recogniser's own place in the paste (explain_oom.c, explain_async.c say what) */
+} lab_ex_memo;
+
+/* find: where the first message of this kind starting in t[from..n)
+ * starts, or LAB_EX_NONE. extent: where that message's own text stops,
+ * given that another message starts at lim (start < result <= lim).
  * read: fills item from t[start..end) (facts and diag; params/ask/bar when
- * it has them; the whole t[0..n) only to infer the model for an OOM). Both bounded by the window; neither allocates beyond cJSON. */
+ * it has them). The driver (explain.c) asks each find with a `from` that
+ * only grows, extent and read once per message read, with windows that do
+ * not overlap; none allocates beyond cJSON. */
 typedef struct lab_ex_recogniser {
   const char *kind;
-  int (*find)(const char *t, size_t n, size_t from, size_t *start, size_t *end);
-  void (*read)(const char *t, size_t n, size_t start, size_t end, lab_ex_item *it);
+  size_t (*find)(const char *t, size_t n, size_t from, lab_ex_memo *m);
+  size_t (*extent)(const char *t, size_t n, size_t start, size_t lim, lab_ex_memo *m);
+  void (*read)(const char *t, size_t n, size_t start, size_t end, lab_ex_memo *m, lab_ex_item *it);
 } lab_ex_recogniser;
 
 extern const lab_ex_recogniser lab_ex_oom, lab_ex_mismatch, lab_ex_async, lab_ex_setup, lab_ex_smi, lab_ex_env,
     lab_ex_summary;
 
-/* The first of `anchors` (NULL-terminated) in t[from..n): its offset, or LAB_EX_NONE. */
+/* The first of `anchors` (NULL-terminated) in t[from..n): its offset, or
+ * LAB_EX_NONE. Searches the window again each call: for a bounded window. */
 size_t lab_ex_first_anchor(const char *t, size_t n, size_t from, const char *const anchors[]);
 
-/* The anchors' occurrences in order, for a find that must skip some (an
- * "Input type (" without its sentence): each anchor is searched for once
- * and again only past a skipped occurrence, so skipping costs O(n) in all. */
-#define LAB_EX_MAX_ANCHORS 8
-typedef struct lab_ex_anchor_scan {
-  const char *const *anchors;
-  size_t at[LAB_EX_MAX_ANCHORS];
-} lab_ex_anchor_scan;
-/* Starts at from; returns the first occurrence (LAB_EX_NONE: none). */
-size_t lab_ex_scan_start(lab_ex_anchor_scan *s, const char *t, size_t n, size_t from, const char *const anchors[]);
-/* Skips the occurrence at `at`; returns the next one. */
-size_t lab_ex_scan_skip(lab_ex_anchor_scan *s, const char *t, size_t n, size_t at);
+/* The first `needle` in t[from..end) (n: the paste's length), remembered
+ * in m: LAB_EX_NONE when none ends by `end`. */
+size_t lab_ex_next(lab_ex_memo *m, const char *t, size_t n, size_t from, size_t end, const char *needle);
+/* The first of `anchors` (NULL-terminated) in t[from..end), remembered. */
+size_t lab_ex_next_of(lab_ex_memo *m, const char *t, size_t n, size_t from, size_t end, const char *const anchors[]);
+/* lab_ex_line_end (explain_scan.h), remembered. */
+size_t lab_ex_next_line_end(lab_ex_memo *m, const char *t, size_t n, size_t pos, size_t end);
 
 /* PyTorch's format_size for a size computed here: "512 bytes", "3.21 GiB". */
 void lab_ex_format_size(double bytes, char *out, size_t cap);

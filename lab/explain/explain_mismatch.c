@@ -14,30 +14,35 @@
 static const char *const anchors[] = {"Expected all tensors to be on the same device",
                                       "Expected object of device type ", "Input type (", "can't convert ", NULL};
 
-static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
-  lab_ex_anchor_scan sc;
-  for (size_t at = lab_ex_scan_start(&sc, t, n, from, anchors);; at = lab_ex_scan_skip(&sc, t, n, at)) {
-    if (at == LAB_EX_NONE) return -1;
-    size_t le = lab_ex_line_end(t, at, n);
-    /* "Input type (" and "can't convert " only with the rest of their sentence */
-    if ((strncmp(t + at, "Input type (", 12) == 0 && lab_ex_find(t, at, le, "weight type (") == LAB_EX_NONE) ||
-        (strncmp(t + at, "can't convert ", 14) == 0 && lab_ex_find(t, at, le, "to numpy") == LAB_EX_NONE))
+static size_t find(const char *t, size_t n, size_t from, lab_ex_memo *m) {
+  for (size_t at = lab_ex_next_of(m, t, n, from, n, anchors); at != LAB_EX_NONE;
+       at = lab_ex_next_of(m, t, n, at + 1, n, anchors)) {
+    size_t le = lab_ex_next_line_end(m, t, n, at, n);
+    /* "Input type (" and "can't convert " only with the rest of their sentence on their line */
+    if ((strncmp(t + at, "Input type (", 12) == 0 && lab_ex_next(m, t, n, at, le, "weight type (") == LAB_EX_NONE) ||
+        (strncmp(t + at, "can't convert ", 14) == 0 && lab_ex_next(m, t, n, at, le, "to numpy") == LAB_EX_NONE))
       continue;
-    /* a log line wrapped by its logger: indented continuation lines, until the sentence's ")" */
-    for (int k = 0; k < 3 && le < n && lab_ex_find(t, at, le, ")") == LAB_EX_NONE && (t[le] == ' ' || t[le] == '\t'); k++)
-      le = lab_ex_line_end(t, le, n);
-    *start = at;
-    *end = le;
-    return 0;
+    return at;
   }
+  return LAB_EX_NONE;
+}
+
+/* Its line, and a log line wrapped by its logger: indented continuation
+ * lines, until the sentence's ")". */
+static size_t extent(const char *t, size_t n, size_t at, size_t lim, lab_ex_memo *m) {
+  (void)n, (void)m;
+  size_t le = lab_ex_line_end(t, at, lim), seen = at; /* no ")" in t[at..seen) */
+  for (int k = 0; k < 3 && le < lim && lab_ex_find(t, seen, le, ")") == LAB_EX_NONE && (t[le] == ' ' || t[le] == '\t'); k++)
+    seen = le, le = lab_ex_line_end(t, le, lim);
+  return le;
 }
 
 static int is_cuda_type(const char *type) { return strstr(type, ".cuda.") != NULL || strstr(type, "cuda") != NULL; }
 
-static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
+static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, lab_ex_item *it) {
   char a[64], b[64], arg[64], op[96];
   cJSON *f = it->facts;
-  (void)n;
+  (void)n, (void)m;
   it->kind = "device_mismatch";
   it->params = cJSON_CreateObject();
   cJSON_AddBoolToObject(it->params, "model_on_gpu", 1);
@@ -90,4 +95,4 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   it->diag = "mismatch_batch_or_model";
 }
 
-const lab_ex_recogniser lab_ex_mismatch = {"device_mismatch", find, read};
+const lab_ex_recogniser lab_ex_mismatch = {"device_mismatch", find, extent, read};

@@ -22,31 +22,35 @@
 static const char *const anchors[] = {"CUDA out of memory", "CUDA error: out of memory", "error=2 : out of memory",
                                       "cuda runtime error (2) : out of memory", NULL};
 
-static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
-  size_t at = lab_ex_first_anchor(t, n, from, anchors);
+static const char tried_phrase[] = "Tried to allocate ";
+
+static size_t find(const char *t, size_t n, size_t from, lab_ex_memo *m) {
+  size_t at = lab_ex_next_of(m, t, n, from, n, anchors);
   /* the numbers pasted without the first words: "Tried to allocate X (GPU 0; …" (each place looked at once) */
   size_t lim = at == LAB_EX_NONE ? n : at;
-  for (size_t ta = lab_ex_find(t, from, lim, "Tried to allocate "); ta != LAB_EX_NONE;
-       ta = lab_ex_find(t, ta + 1, lim, "Tried to allocate ")) {
-    size_t le = lab_ex_line_end(t, ta, lim);
-    if (lab_ex_find(t, ta, le, "(GPU ") != LAB_EX_NONE || lab_ex_find(t, ta, le, ". GPU ") != LAB_EX_NONE) {
-      at = ta;
-      break;
-    }
+  for (size_t ta = lab_ex_next(m, t, n, from, lim, tried_phrase); ta != LAB_EX_NONE;
+       ta = lab_ex_next(m, t, n, ta + 1, lim, tried_phrase)) {
+    size_t le = lab_ex_next_line_end(m, t, n, ta, lim);
+    if (lab_ex_next(m, t, n, ta, le, "(GPU ") != LAB_EX_NONE || lab_ex_next(m, t, n, ta, le, ". GPU ") != LAB_EX_NONE)
+      return ta;
   }
-  if (at == LAB_EX_NONE) return -1;
-  size_t stop = n - at > WINDOW_MAX ? at + WINDOW_MAX : n;
-  size_t next = lab_ex_first_anchor(t, stop, at + 1, anchors);
-  if (next != LAB_EX_NONE) stop = next;
-  size_t blank = lab_ex_find(t, at, stop, "\n\n");
-  if (blank != LAB_EX_NONE) stop = blank + 1;
-  *start = at;
-  *end = stop;
-  return 0;
+  return at;
 }
 
-/* The model named anywhere in the paste (a traceback, a from_pretrained
- * line), for the memory experiment; longest names first. */
+/* One message: up to the next one (another kind's at lim, or this kind's
+ * own next anchor) or a blank line, at most WINDOW_MAX bytes. */
+static size_t extent(const char *t, size_t n, size_t at, size_t lim, lab_ex_memo *m) {
+  size_t wend = n - at > WINDOW_MAX ? at + WINDOW_MAX : n, stop = wend < lim ? wend : lim;
+  size_t blank = lab_ex_next(m, t, n, at, stop, "\n\n");
+  if (blank != LAB_EX_NONE) stop = blank + 1;
+  /* an anchor of its own that starts before stop ends it, even one that runs past the next message's start */
+  size_t reach = stop == lim && lim < wend ? (wend - lim > 64 ? lim + 64 : wend) : stop;
+  size_t next = lab_ex_next_of(m, t, n, at + 1, reach, anchors);
+  return next < stop ? next : stop;
+}
+
+/* The models a paste may name (a traceback, a from_pretrained line), for
+ * the memory experiment; longest names first. */
 static const struct {
   const char *needle;
   double params_m;
@@ -58,24 +62,44 @@ static const struct {
     {"mistral-7b", 7242, 4096, 32},
 };
 
-static size_t find_ci(const char *t, size_t n, const char *needle) {
-  size_t k = strlen(needle);
-  for (size_t i = 0; i + k <= n; i++) {
-    size_t j = 0;
-    while (j < k && (t[i + j] | 0x20) == needle[j]) j++; /* needles are lower case, digits and '-' */
-    if (j == k) return i;
+/* The model the paste names, in one pass over it: the first of the table
+ * (longest names first) that occurs anywhere, whatever its case (the
+ * needles are lower case, digits and '-'); -1: none. */
+#define NMODELS (sizeof models / sizeof models[0])
+static int named_model(const char *t, size_t n) {
+  unsigned char found[NMODELS] = {0};
+  for (size_t i = 0; i < n; i++) {
+    char c = (char)(t[i] | 0x20);
+    if (c != 'g' && c != 'b' && c != 'l' && c != 'm') continue; /* the needles' first letters */
+    for (size_t k = 0; k < NMODELS; k++) {
+      const char *w = models[k].needle;
+      if (found[k] || w[0] != c) continue;
+      size_t j = 1;
+      while (w[j] && i + j < n && (t[i + j] | 0x20) == w[j]) j++;
+      lab_ex_count(j);
+      if (!w[j]) found[k] = 1;
+    }
   }
-  return LAB_EX_NONE;
+  lab_ex_count(n);
+  for (size_t k = 0; k < NMODELS; k++)
+    if (found[k]) return (int)k;
+  return -1;
 }
 
-static void memory_params(const char *t, size_t n, lab_ex_item *it) {
-  for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
-    if (find_ci(t, n, models[m].needle) == LAB_EX_NONE) continue;
+/* The model named anywhere in the paste, looked for once per paste
+ * (m->state[0]: 0 not yet, else 1 + the model's index, or SIZE_MAX: none). */
+static void memory_params(const char *t, size_t n, lab_ex_memo *m, lab_ex_item *it) {
+  if (m->state[0] == 0) {
+    int k = named_model(t, n);
+    m->state[0] = k < 0 ? SIZE_MAX : (size_t)k + 1;
+  }
+  if (m->state[0] != SIZE_MAX) {
+    size_t k = m->state[0] - 1;
     it->params = cJSON_CreateObject();
-    cJSON_AddNumberToObject(it->params, "params_m", models[m].params_m);
-    cJSON_AddNumberToObject(it->params, "hidden", models[m].hidden);
-    cJSON_AddNumberToObject(it->params, "layers", models[m].layers);
-    cJSON_AddStringToObject(it->facts, "model", models[m].needle);
+    cJSON_AddNumberToObject(it->params, "params_m", models[k].params_m);
+    cJSON_AddNumberToObject(it->params, "hidden", models[k].hidden);
+    cJSON_AddNumberToObject(it->params, "layers", models[k].layers);
+    cJSON_AddStringToObject(it->facts, "model", models[k].needle);
     return;
   }
   it->ask = cJSON_CreateStringArray((const char *const[]){"params_m", "hidden", "layers", "batch", "seq_len"}, 5);
@@ -131,7 +155,7 @@ static int after(const char *t, size_t s, size_t e, const char *phrase, lab_ex_s
   return lab_ex_size_after(t, m, e, out);
 }
 
-static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
+static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, lab_ex_item *it) {
   lab_ex_size tried, total, freeb, alloc, reserved, unalloc, proc;
   char gpu[8];
   double T = -1, C = -1, F = -1, A = -1, R = -1, U = -1, P = -1;
@@ -164,8 +188,10 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   int listed = 0;
   for (size_t at = lab_ex_find(t, s, e, "Process "); at != LAB_EX_NONE && listed < MAX_PROCESSES;
        at = lab_ex_find(t, at + 8, e, "Process ")) {
-    size_t has = lab_ex_find(t, at, lab_ex_line_end(t, at, e), " has ");
-    if (has != LAB_EX_NONE && has - at < 24 && !lab_ex_size_after(t, has + 5, e, &proc)) listed++;
+    /* " has " within 24 bytes on the same line: "Process 1234 has" (so the line is read no further) */
+    size_t near = e - at > 28 ? at + 28 : e;
+    size_t has = lab_ex_find(t, at, lab_ex_line_end(t, at, near), " has ");
+    if (has != LAB_EX_NONE && !lab_ex_size_after(t, has + 5, e, &proc)) listed++;
   }
   if (listed) cJSON_AddNumberToObject(f, "processes_listed", listed);
   if (lab_ex_find(t, s, e, "max_split_size_mb") != LAB_EX_NONE || lab_ex_find(t, s, e, "expandable_segments") != LAB_EX_NONE)
@@ -186,7 +212,7 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   else if (U < 0) it->diag = "oom_unreadable";
   else if (U >= T && U * 25 >= C) it->diag = "oom_fragmentation";
   else it->diag = "oom_too_much";
-  memory_params(t, n, it);
+  memory_params(t, n, m, it);
 }
 
-const lab_ex_recogniser lab_ex_oom = {"oom", find, read};
+const lab_ex_recogniser lab_ex_oom = {"oom", find, extent, read};

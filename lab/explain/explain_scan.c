@@ -1,7 +1,9 @@
 /* Text scanning and PyTorch's units for the explain recognisers: every read
  * is bounded by the window's end, and a size is read exactly as PyTorch
  * prints it (format_size: "512 bytes", "20.00 MiB"; memory_summary:
- * "  1024 KiB", "0 B"; nvidia-smi: "4MiB"). */
+ * "  1024 KiB", "0 B"; nvidia-smi: "4MiB"). Every byte a function looks at
+ * is counted (lab_ex_examined): the explainer's cost, checked without a
+ * clock (tests/unit/check_explain_cost.c). */
 #include "explain_item.h"
 #include "explain_scan.h"
 
@@ -21,6 +23,12 @@ static const struct {
     {"PiB", 1125899906842624.0}, {"B", 1.0},
 };
 
+/* Per thread: the server explains pastes on several threads at once. */
+static _Thread_local size_t examined;
+
+size_t lab_ex_examined(void) { return examined; }
+void lab_ex_count(size_t bytes) { examined += bytes; }
+
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
@@ -33,6 +41,7 @@ double lab_ex_parse_size(const char *s, size_t n, size_t *used) {
     else whole = whole * 10 + (s[i] - '0'), digits++;
     i++;
   }
+  examined += i + 1;
   if (!digits || (point && point == i - 1) || (i < n && is_digit(s[i]))) return -1;
   size_t sp = 0;
   while (i + sp < n && s[i + sp] == ' ' && sp < 2) sp++;
@@ -51,9 +60,16 @@ size_t lab_ex_find(const char *t, size_t from, size_t end, const char *needle) {
   if (k == 0 || from >= end || end - from < k) return LAB_EX_NONE;
   for (size_t i = from; i + k <= end; i++) {
     const char *p = memchr(t + i, needle[0], end - k + 1 - i);
-    if (!p) return LAB_EX_NONE;
+    if (!p) {
+      examined += end - k + 1 - i;
+      return LAB_EX_NONE;
+    }
+    examined += (size_t)(p - (t + i)) + 1;
     i = (size_t)(p - t);
-    if (memcmp(p, needle, k) == 0) return i;
+    size_t j = 1;
+    while (j < k && p[j] == needle[j]) j++;
+    examined += j < k ? j : k - 1;
+    if (j == k) return i;
   }
   return LAB_EX_NONE;
 }
@@ -62,7 +78,11 @@ size_t lab_ex_find_wrapped(const char *t, size_t from, size_t end, const char *n
   size_t k = strlen(needle);
   for (size_t i = from; i < end; i++) {
     const char *c = memchr(t + i, needle[0], end - i);
-    if (!c) return LAB_EX_NONE;
+    if (!c) {
+      examined += end - i;
+      return LAB_EX_NONE;
+    }
+    examined += (size_t)(c - (t + i)) + 1;
     i = (size_t)(c - t);
     size_t p = i, j = 0;
     int breaks = 0;
@@ -74,6 +94,7 @@ size_t lab_ex_find_wrapped(const char *t, size_t from, size_t end, const char *n
         if (needle[j] == ' ') j++;
       } else break;
     }
+    examined += p - i;
     if (j == k) {
       if (mend) *mend = p;
       return i;
@@ -85,6 +106,7 @@ size_t lab_ex_find_wrapped(const char *t, size_t from, size_t end, const char *n
 size_t lab_ex_line_end(const char *t, size_t pos, size_t end) {
   if (pos >= end) return end;
   const char *nl = memchr(t + pos, '\n', end - pos);
+  examined += nl ? (size_t)(nl - (t + pos)) + 1 : end - pos;
   return nl ? (size_t)(nl - t) + 1 : end;
 }
 
@@ -95,7 +117,9 @@ static void keep_printed(const char *s, size_t n, lab_ex_size *out) {
 }
 
 int lab_ex_size_after(const char *t, size_t pos, size_t end, lab_ex_size *out) {
+  size_t p0 = pos;
   while (pos < end && t[pos] == ' ') pos++;
+  examined += pos - p0;
   size_t used = 0;
   double b = pos < end ? lab_ex_parse_size(t + pos, end - pos, &used) : -1;
   if (b < 0) return -1;
@@ -113,6 +137,7 @@ int lab_ex_size_before(const char *t, size_t lo, size_t pos, lab_ex_size *out) {
   while (s > lo && u - s < 2 && t[s - 1] == ' ') s--;
   size_t d = s;
   while (d > lo && s - d < NUM_MAX && (is_digit(t[d - 1]) || t[d - 1] == '.')) d--;
+  examined += pos - d + 1;
   if (d == s) return -1;
   size_t used = 0;
   double b = lab_ex_parse_size(t + d, pos - d, &used);
@@ -123,11 +148,13 @@ int lab_ex_size_before(const char *t, size_t lo, size_t pos, lab_ex_size *out) {
 }
 
 size_t lab_ex_word(const char *t, size_t pos, size_t end, const char *stops, char *out, size_t cap) {
+  size_t p0 = pos;
   while (pos < end && (t[pos] == ' ' || t[pos] == '\t')) pos++;
   size_t n = 0;
   while (pos + n < end && n + 1 < cap && t[pos + n] != '\n' && t[pos + n] != '\r' && t[pos + n] != '\0' &&
          !(stops && strchr(stops, t[pos + n])))
     n++;
+  examined += pos - p0 + n + 1;
   while (n > 0 && (t[pos + n - 1] == ' ' || t[pos + n - 1] == '\t')) n--;
   memcpy(out, t + pos, n);
   out[n] = '\0';

@@ -1,7 +1,8 @@
 /* Bounded scanning over pasted text, shared by the explain recognisers:
  * finding a phrase inside a window, reading the size or word next to it,
  * and adding what was read to an item's facts (printed text and bytes).
- * Every function takes the window's end and never reads past it. */
+ * Every function takes the window's end and never reads past it, and
+ * counts the bytes it looks at (lab_ex_examined). */
 #ifndef LAB_EXPLAIN_SCAN_H
 #define LAB_EXPLAIN_SCAN_H
 
@@ -16,6 +17,12 @@ typedef struct lab_ex_size {
   double bytes;
   char printed[32]; /* as the text has it: "20.00 MiB" */
 } lab_ex_size;
+
+/* Bytes the functions below (and lab_ex_count) have looked at on this
+ * thread so far: the explainer's work, counted without a clock. */
+size_t lab_ex_examined(void);
+/* A recogniser's own loop over the text counts what it looks at here. */
+void lab_ex_count(size_t bytes);
 
 /* lab_explain_size (explain.h): a size as PyTorch prints it, in bytes; -1 when none. */
 double lab_ex_parse_size(const char *s, size_t n, size_t *used);

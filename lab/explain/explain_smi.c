@@ -11,37 +11,55 @@
 #define MAX_LINES 400 /* a table for 16 GPUs and their processes is well under this */
 
 /* The next "| Processes:" line before lim: the processes table pasted alone starts there. */
-static size_t procs_table(const char *t, size_t from, size_t lim) {
-  for (size_t at = lab_ex_find(t, from, lim, "Processes:"); at != LAB_EX_NONE; at = lab_ex_find(t, at + 1, lim, "Processes:")) {
+static size_t procs_table(const char *t, size_t n, size_t from, size_t lim, lab_ex_memo *m) {
+  for (size_t at = lab_ex_next(m, t, n, from, lim, "Processes:"); at != LAB_EX_NONE;
+       at = lab_ex_next(m, t, n, at + 1, lim, "Processes:")) {
     size_t p = at;
     while (p > from && at - p < 8 && (t[p - 1] == ' ' || t[p - 1] == '\t')) p--;
+    lab_ex_count(at - p + 1);
     if (p > from && t[p - 1] == '|') return p - 1;
   }
   return LAB_EX_NONE;
 }
 
-static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
-  size_t at, lo = from;
-  for (;; from = at + 1) {
-    at = lab_ex_find(t, from, n, "NVIDIA-SMI ");
+/* The next header line ("NVIDIA-SMI 535.104.05   Driver Version: …") at or
+ * after from. The walk past lines that only name nvidia-smi is
+ * remembered (m->state[0]: where it began, plus one; m->state[1]: what it
+ * found), so that it is not walked again while a processes table before
+ * it is what find returns. */
+static size_t header(const char *t, size_t n, size_t from, lab_ex_memo *m) {
+  if (m->state[0] && m->state[0] - 1 <= from && from <= m->state[1]) return m->state[1];
+  size_t at = from;
+  for (;; at++) {
+    at = lab_ex_next(m, t, n, at, n, "NVIDIA-SMI ");
     if (at == LAB_EX_NONE) break;
-    if (lab_ex_find(t, at, lab_ex_line_end(t, at, n), "Driver Version") != LAB_EX_NONE) break;
+    if (lab_ex_next(m, t, n, at, lab_ex_next_line_end(m, t, n, at, n), "Driver Version") != LAB_EX_NONE) break;
   }
-  size_t pt = procs_table(t, lo, at == LAB_EX_NONE ? n : at);
-  if (pt != LAB_EX_NONE) at = pt;
-  if (at == LAB_EX_NONE) return -1;
-  /* the table runs while lines start with '|' or '+' (after leading spaces) or are blank between its two parts */
-  size_t le = lab_ex_line_end(t, at, n), last = le;
-  for (int k = 0; k < MAX_LINES && le < n; k++) {
-    size_t ne = lab_ex_line_end(t, le, n), p = le;
+  m->state[0] = from + 1;
+  m->state[1] = at;
+  return at;
+}
+
+static size_t find(const char *t, size_t n, size_t from, lab_ex_memo *m) {
+  size_t at = header(t, n, from, m);
+  size_t pt = procs_table(t, n, from, at == LAB_EX_NONE ? n : at, m);
+  return pt != LAB_EX_NONE ? pt : at;
+}
+
+/* The table runs while lines start with '|' or '+' (after leading spaces)
+ * or are blank between its two parts. */
+static size_t extent(const char *t, size_t n, size_t at, size_t lim, lab_ex_memo *m) {
+  (void)n, (void)m;
+  size_t le = lab_ex_line_end(t, at, lim), last = le;
+  for (int k = 0; k < MAX_LINES && le < lim; k++) {
+    size_t ne = lab_ex_line_end(t, le, lim), p = le;
     while (p < ne && (t[p] == ' ' || t[p] == '\t')) p++; /* indented, by spaces or tabs */
+    lab_ex_count(p - le + 1);
     if (p < ne && (t[p] == '|' || t[p] == '+')) last = ne;
     else if (!(p >= ne - 1 || t[p] == '\r')) break; /* not blank, not the table */
     le = ne;
   }
-  *start = at;
-  *end = last;
-  return 0;
+  return last;
 }
 
 /* The c-th '|'-separated cell of the line [ls, le) (1 = the first after the leading '|'). */
@@ -51,19 +69,21 @@ static int cell(const char *t, size_t ls, size_t le, int c, size_t *cs, size_t *
     if (t[p] != '|') continue;
     if (k == c) {
       *ce = p;
+      lab_ex_count(p - ls + 1);
       return 0;
     }
     k++;
     *cs = p + 1;
   }
+  lab_ex_count(le - ls);
   return -1;
 }
 
-static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
+static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, lab_ex_item *it) {
   char w[96];
   cJSON *f = it->facts, *gpus = NULL, *g = NULL;
   int ngpu = 0, in_procs = 0, procs = 0, procs_seen = 0;
-  (void)n;
+  (void)n, (void)m;
   it->kind = "nvidia_smi";
   it->diag = "smi_reading";
   if (lab_ex_word_after(t, s, e, "Driver Version: ", " |", w, sizeof w)) lab_ex_fact_str(f, "driver", w);
@@ -76,10 +96,12 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
     if (in_procs) { /* rows under the "|====|" rule, one per process (memory "N/A" on Windows counts too) */
       size_t p = ls;
       while (p < le && (t[p] == ' ' || t[p] == '\t')) p++;
+      lab_ex_count(p - ls + 1);
       if (lab_ex_find(t, ls, le, "|====") != LAB_EX_NONE) in_procs = 2;
       else if (in_procs == 2 && p < le && t[p] == '|' && lab_ex_find(t, ls, le, "No running processes") == LAB_EX_NONE) {
         size_t q = p + 1;
         while (q < le && (t[q] == ' ' || t[q] == '|' || t[q] == '\r' || t[q] == '\n')) q++;
+        lab_ex_count(q - p);
         if (q < le) procs++;
       }
     } else if (cell(t, ls, le, 1, &cs, &ce) == 0) {
@@ -87,9 +109,11 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
       while (p < ce && t[p] == ' ') p++;
       size_t d = p;
       while (d < ce && t[d] >= '0' && t[d] <= '9') d++;
+      lab_ex_count(d - cs + 1);
       if (d > p && d < ce && t[d] == ' ' && ngpu < MAX_GPUS) { /* "|   0  NVIDIA A100-SXM4-40GB   On  |" */
         size_t q = ce;
         while (q > d && t[q - 1] == ' ') q--;
+        lab_ex_count(ce - q + 1);
         /* the persistence mode (Linux) or driver model (Windows) ends the cell */
         if (q - d > 3 && (!strncmp(t + q - 3, " On", 3) || !strncmp(t + q - 3, "Off", 3) || !strncmp(t + q - 3, "TCC", 3))) q -= 3;
         else if (q - d > 4 && !strncmp(t + q - 4, "WDDM", 4)) q -= 4;
@@ -121,4 +145,4 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   if (procs_seen) cJSON_AddNumberToObject(f, "processes", procs);
 }
 
-const lab_ex_recogniser lab_ex_smi = {"nvidia_smi", find, read};
+const lab_ex_recogniser lab_ex_smi = {"nvidia_smi", find, extent, read};

@@ -21,36 +21,43 @@ static int has_number(const char *t, size_t n, size_t at) {
   return p < n && t[p] >= '0' && t[p] <= '9';
 }
 
-static int find(const char *t, size_t n, size_t from, size_t *start, size_t *end) {
-  size_t tab = lab_ex_find(t, from, n, anchors[0]), lim = tab == LAB_EX_NONE ? n : tab;
-  size_t at = lab_ex_find(t, from, lim, anchors[1]); /* each place looked at once: linear */
-  while (at != LAB_EX_NONE && !has_number(t, n, at)) at = lab_ex_find(t, at + 1, lim, anchors[1]);
+static size_t find(const char *t, size_t n, size_t from, lab_ex_memo *m) {
+  size_t tab = lab_ex_next(m, t, n, from, n, anchors[0]), lim = tab == LAB_EX_NONE ? n : tab;
+  size_t at = lab_ex_next(m, t, n, from, lim, anchors[1]); /* each place looked at once: linear */
+  while (at != LAB_EX_NONE && !has_number(t, n, at)) at = lab_ex_next(m, t, n, at + 1, lim, anchors[1]);
   if (at == LAB_EX_NONE) at = tab;
-  if (at == LAB_EX_NONE) return -1;
-  size_t stop = n - at > TABLE_MAX ? at + TABLE_MAX : n;
-  size_t next = lab_ex_first_anchor(t, stop, at + 1, anchors);
-  if (next != LAB_EX_NONE) stop = next;
-  if (t[at] == 'P') { /* the table ends at its last "|====…|" line after the rows */
+  m->anchor = at;
+  if (at == LAB_EX_NONE || t[at] == 'P') return at;
+  /* the dictionary: back to its opening */
+  size_t b = at;
+  while (b > from && at - b < 4096 && t[b - 1] != '{' && t[b - 1] != '[') b--;
+  lab_ex_count(at - b + 1);
+  return b > from && (t[b - 1] == '{' || t[b - 1] == '[') ? b - 1 : at;
+}
+
+/* The table ends at its last "|====…|" line after the rows; the dictionary at its closing. */
+static size_t extent(const char *t, size_t n, size_t start, size_t lim, lab_ex_memo *m) {
+  size_t at = m->anchor;
+  size_t wend = n - at > TABLE_MAX ? at + TABLE_MAX : n, stop = wend < lim ? wend : lim;
+  /* its own next anchor ends it, even one that runs past the next message's start */
+  size_t reach = stop == lim && lim < wend ? (wend - lim > 64 ? lim + 64 : wend) : stop;
+  size_t next = lab_ex_next_of(m, t, n, at + 1, reach, anchors);
+  if (next < stop) stop = next;
+  if (t[at] == 'P') {
     size_t last = lab_ex_line_end(t, at, stop);
     for (size_t ls = last; ls < stop;) {
       size_t le = lab_ex_line_end(t, ls, stop), p = ls;
       while (p < le && t[p] == ' ') p++;
+      lab_ex_count(p - ls + 1);
       if (p >= le || t[p] != '|') break;
       last = ls = le;
     }
-    stop = last;
-  } else { /* the dictionary: back to its opening, on to its closing */
-    size_t b = at;
-    while (b > from && at - b < 4096 && t[b - 1] != '{' && t[b - 1] != '[') b--;
-    if (b > from && (t[b - 1] == '{' || t[b - 1] == '[')) at = b - 1;
-    size_t c = lab_ex_find(t, at, stop, "}");
-    size_t c2 = lab_ex_find(t, at, stop, "])");
-    if (c2 < c) c = c2;
-    if (c != LAB_EX_NONE) stop = c + 1;
+    return last;
   }
-  *start = at;
-  *end = stop;
-  return 0;
+  size_t c = lab_ex_find(t, start, stop, "}");
+  size_t c2 = lab_ex_find(t, start, c == LAB_EX_NONE ? stop : c, "])");
+  if (c2 < c) c = c2;
+  return c != LAB_EX_NONE ? c + 1 : stop;
 }
 
 /* A cell's size: PyTorch's units, or before 1.8 "1062 MB", "2048 KB" (memory.py's _format_size:
@@ -113,12 +120,12 @@ static int stat(const char *t, size_t s, size_t e, const char *key, cJSON *f, co
   return 0;
 }
 
-static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
+static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, lab_ex_item *it) {
   char w[24];
   double alloc = -1, reserved = -1, inactive = -1;
   long retries = -1;
   cJSON *f = it->facts;
-  (void)n;
+  (void)n, (void)m;
   it->kind = "memory_summary";
   if (lab_ex_find(t, s, e, "PyTorch CUDA memory summary") == s) {
     row(t, s, e, "| Allocated memory", "allocated_cur", "allocated_peak", f, &alloc);
@@ -149,4 +156,4 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_item *it) {
   else it->diag = "unknown";
 }
 
-const lab_ex_recogniser lab_ex_summary = {"memory_summary", find, read};
+const lab_ex_recogniser lab_ex_summary = {"memory_summary", find, extent, read};

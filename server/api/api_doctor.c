@@ -10,8 +10,12 @@
 #include "reader_run.h"
 
 static size_t from_upload(void *in, unsigned char *buf, size_t cap) { return srv_reader_next(in, buf, cap); }
+/* JSON read per request, a .gz's inflated bytes: the body limit times 32,
+ * above the highest ratio of a real trace (30.3, docs/doctor.md), so every
+ * real trace the body limit lets in is read and a bomb costs at most this. */
+#define SRV_DOCTOR_MAX_TRACE (1024.0 * 1024 * 1024)
 
-static cJSON *read_trace(srv_reader_input *in, lab_error *err) { return srv_doctor_stream(from_upload, in, err); }
+static cJSON *read_trace(srv_reader_input *in, lab_error *err) { return srv_doctor_stream_capped(from_upload, in, SRV_DOCTOR_MAX_TRACE, err); }
 
 static const char *const types[] = {"application/json", "application/gzip", NULL};
 static const srv_reader_route doctor_route = {

@@ -88,6 +88,8 @@ static int run(struct mg_connection *conn, srv_app *app, const char *name) {
   goto done;
 fail:
   if (ticket) srv_learner_sim_settle(app->cls, ticket, 0, 0); /* refused after all: not counted */
+  /* the first device check is still running: ask again after its wait, as GET /api/device says */
+  if (err.code == LAB_E_DEVICE_CHECK_TIMEOUT && retry <= 0) retry = 2;
   rc = srv_send_error_retry(conn, &err, retry);
 done:
   cJSON_Delete(result);

@@ -2,7 +2,8 @@
  * request body for POST /api/doctor) into lab/doctor/doctor.h: gzip (and zlib) are
  * recognised by their first bytes and inflated as they come; a stream that
  * inflates more than LAB_DOCTOR_GZIP_MAX_RATIO times its size past 64 MiB
- * is refused as a gzip bomb (the rule and its words: lab/doctor/doctor_gzip.c). */
+ * is refused as a gzip bomb, and a server reads at most a set size of
+ * JSON per trace (the rules and their words: lab/doctor/doctor_gzip.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -16,8 +17,15 @@ typedef struct reader {
   void *src;
   lab_doctor *doc;
   unsigned char *in, *out;
-  double in_total, out_total;
+  double in_total, out_total, max_out; /* max_out: JSON bytes read at most (0: no bound) */
 } reader;
+
+/* The next n bytes of JSON to the doctor, within the reader's bound. */
+static int feed(reader *r, const unsigned char *buf, size_t n, lab_error *err) {
+  if (r->max_out > 0 && lab_doctor_size_check(r->out_total + (double)n, r->max_out, err)) return -1;
+  r->out_total += (double)n;
+  return lab_doctor_feed(r->doc, (const char *)buf, n, err);
+}
 
 static int feed_gzip(reader *r, size_t first, lab_error *err) {
   z_stream z;
@@ -47,12 +55,11 @@ static int feed_gzip(reader *r, size_t first, lab_error *err) {
         goto done;
       }
       size_t got = CHUNK - z.avail_out;
-      r->out_total += (double)got;
-      if (lab_doctor_gzip_check(r->in_total, r->out_total, err)) {
+      if (lab_doctor_gzip_check(r->in_total, r->out_total + (double)got, err)) {
         ret = -1;
         goto done;
       }
-      if (got && lab_doctor_feed(r->doc, (const char *)r->out, got, err)) {
+      if (got && feed(r, r->out, got, err)) {
         ret = -1;
         goto done;
       }
@@ -67,7 +74,11 @@ done:
 }
 
 cJSON *srv_doctor_stream(srv_doctor_read_fn read, void *src, lab_error *err) {
-  reader r = {read, src, lab_doctor_new(), malloc(CHUNK), malloc(CHUNK), 0, 0};
+  return srv_doctor_stream_capped(read, src, 0, err);
+}
+
+cJSON *srv_doctor_stream_capped(srv_doctor_read_fn read, void *src, double max_bytes, lab_error *err) {
+  reader r = {read, src, lab_doctor_new(), malloc(CHUNK), malloc(CHUNK), 0, 0, max_bytes};
   cJSON *env = NULL;
   if (!r.doc || !r.in || !r.out) {
     lab_fail(err, LAB_E_NOMEM, NULL, NULL);
@@ -78,7 +89,7 @@ cJSON *srv_doctor_stream(srv_doctor_read_fn read, void *src, lab_error *err) {
     if (feed_gzip(&r, n, err)) goto out;
   } else {
     while (n) {
-      if (lab_doctor_feed(r.doc, (const char *)r.in, n, err)) goto out;
+      if (feed(&r, r.in, n, err)) goto out;
       n = read(src, r.in, CHUNK);
     }
   }

@@ -39,18 +39,65 @@ static void finish(srv_class_runs *cr, int64_t run_id, const char *status, const
   cJSON_free(text);
 }
 
+/* A run's end, as it is to be stored. */
+typedef struct run_end {
+  const char *status, *code;
+  char *text;
+  double gpu_ms;
+} run_end;
+
+/* One write of a run to the store: its start (end NULL) or its end. */
+static int write_run(srv_class_runs *cr, int64_t run_id, const run_end *end, lab_error *err) {
+  if (!end) return srv_store_run_start(cr->store, run_id, err);
+  return srv_store_run_finish(cr->store, run_id, end->status, end->code, end->text, end->gpu_ms, err);
+}
+
+/* Writes a run's start or end, and while the store cannot take it (a full
+ * disk, I/O trouble, a lock held elsewhere) tries again, 0.1 s after, then
+ * twice as long each time up to 2 s, until it can or the queue stops: a run
+ * whose start is not stored does not start (else it would run unrecorded,
+ * and again after a restart), and a run's end is kept until it is stored
+ * (else it would read "running" for good). 0: written; 1: the queue stops
+ * first (nothing written); -1: another failure (logged). */
+static int write_until_stored(srv_class_runs *cr, int64_t run_id, const run_end *end) {
+  const char *what = end ? "storing its end" : "marking it running";
+  lab_error err = {0};
+  double pause = 0.1, waited = 0;
+  while (write_run(cr, run_id, end, &err) != 0) {
+    if (err.code != LAB_E_STORE_UNAVAILABLE && err.code != LAB_E_STORE_BUSY) {
+      log_store_error(what, run_id, &err);
+      return -1;
+    }
+    if (waited == 0)
+      fprintf(stderr, "gpulab: run %lld: %s waits for the class store (%s): %s\n", (long long)run_id, what,
+              lab_err_code(err.code), err.message);
+    if (srv_queue_pause(cr->queue, pause)) {
+      fprintf(stderr, "gpulab: run %lld: the server stops before the store could record %s\n", (long long)run_id,
+              end ? "its end (the next start marks it failed)" : "its start (the next start queues it again)");
+      return 1;
+    }
+    waited += pause;
+    pause = pause * 2 < 2 ? pause * 2 : 2;
+  }
+  if (waited > 0) fprintf(stderr, "gpulab: run %lld: %s: stored after %.1f s\n", (long long)run_id, what, waited);
+  return 0;
+}
+
 /* The queue's exec callback: one run on GPU slot `slot`, on its thread. */
 static void exec_run(void *ctx, int slot, srv_queue_job *job) {
   srv_class_runs *cr = ctx;
   lab_error err = {0};
-  if (srv_store_run_start(cr->store, job->run_id, &err) != 0) log_store_error("marking it running", job->run_id, &err);
+  if (write_until_stored(cr, job->run_id, NULL) == 1) return; /* still queued in the store: never ran */
   cJSON *out = NULL;
   double t0 = lab_clock_s();
   int rc = srv_runner_gpu_job(cr->sup[slot], job->experiment, job->params, job->run_id, cr->runner->wait_s,
                               cr->deadline_s, &out, &err);
   double run_s = lab_clock_s() - t0;
   const char *status = rc == 0 ? "done" : "failed";
-  finish(cr, job->run_id, status, rc == 0 ? NULL : &err, rc == 0 ? out : NULL, run_s * 1000.0);
+  run_end end = {status, rc == 0 ? NULL : lab_err_code(err.code), srv_run_outcome_text(rc == 0 ? NULL : &err, out),
+                 run_s * 1000.0};
+  write_until_stored(cr, job->run_id, &end);
+  cJSON_free(end.text);
   srv_metrics_run(run_s, status);
   cJSON_Delete(out);
 }

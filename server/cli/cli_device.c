@@ -1,9 +1,12 @@
 /* `gpulab device`: lesson 1's very first check, as a command. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cjson_compat.h"
 #include "cli.h"
+#include "hooks.h"
 #include "runner.h"
 
 static void print_gpus(const char *indent, const lab_gpu_info *dev, int n) {
@@ -43,6 +46,28 @@ static void print_text(const lab_driver_view *drv, const lab_runtime_view *rt) {
   printf("\nVerdict: %s\n  %s\n  What to do: %s\n", v.summary, v.explanation, v.advice);
 }
 
+/* With GPULAB_TEST_HOOKS=1 and GPULAB_SELF_REPORT=1, what the check cost,
+ * on stderr (tests/cli/device_cost.test.mjs): the shared objects this
+ * process mapped (/proc/self/maps), whether the GPU worker ran, and the
+ * peak resident memory of this process and of its children (getrusage;
+ * the worker, once reaped, among them). */
+static void self_report(int worker_ran) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[4352], last[4352] = "";
+  while (f && fgets(line, sizeof line, f)) {
+    const char *path = strchr(line, '/');
+    if (!path || !strstr(path, ".so") || !strcmp(path, last)) continue;
+    snprintf(last, sizeof last, "%s", path);
+    fprintf(stderr, "gpulab self: maps %s", path);
+  }
+  if (f) fclose(f);
+  struct rusage self, kids;
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &kids);
+  fprintf(stderr, "gpulab self: worker_ran %d maxrss_kib %ld children_maxrss_kib %ld\n", worker_ran, self.ru_maxrss,
+          kids.ru_maxrss);
+}
+
 int srv_cmd_device(int argc, char **argv) {
   int json = 0;
   for (int i = 0; i < argc; i++) {
@@ -58,8 +83,10 @@ int srv_cmd_device(int argc, char **argv) {
   lab_driver_view drv;
   lab_runtime_view rt;
   srv_runner_views(&r, &drv, &rt);
+  int worker_ran = srv_supervisor_pid(sup) != 0 || srv_supervisor_restarts(sup) > 0;
   srv_runner_free(&r);
   srv_supervisor_free(sup);
+  if (srv_test_hooks_enabled() && getenv("GPULAB_SELF_REPORT")) self_report(worker_ran);
   if (!json) {
     print_text(&drv, &rt);
     return 0;

@@ -1,8 +1,11 @@
 /* NVML through dlopen, with nvidia-smi as the fallback. Each failure is
  * kept in the view's error text, because "why the driver check failed" is
- * what the lesson explains. */
+ * what the lesson explains. When neither is installed and no NVIDIA device
+ * node exists, the view says so (none_installed): the runtime view is then
+ * known without starting the GPU process (runner.c). */
 #include "driver_probe.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,11 +34,13 @@ typedef const char *(*nvml_errstr_fn)(int);
 /* dlsym returns void*; POSIX guarantees the conversion to a function pointer. */
 #define NVML_SYM(lib, name, type) ((type)(size_t)dlsym(lib, name))
 
-static int probe_nvml(lab_driver_view *v) {
+/* -1 with *missing set when the library is not there at all. */
+static int probe_nvml(lab_driver_view *v, int *missing) {
   const char *path = getenv("GPULAB_NVML_LIB");
   void *lib = dlopen(path ? path : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     snprintf(v->error, sizeof v->error, "NVML is not installed (libnvidia-ml.so.1 not found)");
+    *missing = 1;
     return -1;
   }
   nvml_void_fn init = NVML_SYM(lib, "nvmlInit_v2", nvml_void_fn);
@@ -166,7 +171,8 @@ int srv_parse_smi_cuda_version(const char *banner) {
   return 0;
 }
 
-static int probe_smi(lab_driver_view *v) {
+/* -1 with *missing set when there is no nvidia-smi to run. */
+static int probe_smi(lab_driver_view *v, int *missing) {
   const char *cmd = getenv("GPULAB_NVIDIA_SMI");
   if (!cmd) cmd = "nvidia-smi";
   char *out = malloc(16384);
@@ -182,6 +188,7 @@ static int probe_smi(lab_driver_view *v) {
   }
   if (rc == 127 || rc < 0) {
     snprintf(v->error + strlen(v->error), sizeof v->error - strlen(v->error), "; nvidia-smi was not found");
+    *missing = rc == 127;
     free(out);
     return -1;
   }
@@ -202,13 +209,27 @@ static int probe_smi(lab_driver_view *v) {
   return 0;
 }
 
+/* An NVIDIA device node: /dev/nvidiactl, /dev/nvidia0…, or WSL's /dev/dxg,
+ * which the driver makes; none means no driver is loaded here. */
+static int nvidia_nodes(void) {
+  if (access("/dev/dxg", F_OK) == 0) return 1;
+  DIR *d = opendir("/dev");
+  if (!d) return 1; /* cannot tell: say there may be one */
+  int found = 0;
+  for (struct dirent *e; !found && (e = readdir(d));) found = !strncmp(e->d_name, "nvidia", 6);
+  closedir(d);
+  return found;
+}
+
 void srv_driver_probe(lab_driver_view *out) {
+  int nvml_missing = 0, smi_missing = 0;
   memset(out, 0, sizeof *out);
-  if (probe_nvml(out) == 0) return;
-  if (probe_smi(out) == 0) {
+  if (probe_nvml(out, &nvml_missing) == 0) return;
+  if (probe_smi(out, &smi_missing) == 0) {
     out->error[0] = 0;
     return;
   }
   out->source = LAB_DRV_NONE;
   out->present = false;
+  out->none_installed = nvml_missing && smi_missing && !nvidia_nodes();
 }

@@ -522,6 +522,17 @@ void srv_queue_stop(srv_queue *q, double grace_s, void (*abort_fn)(void *ctx)) {
   q->started = 0;
 }
 
+int srv_queue_pause(srv_queue *q, double s) {
+  pthread_mutex_lock(&q->lock);
+  struct timespec until = srv_abstime_after(s);
+  /* a job's arrival wakes it too: wait on for the rest of s */
+  while (!q->stopping && pthread_cond_timedwait(&q->wake, &q->lock, &until) == 0) {
+  }
+  int stopping = q->stopping;
+  pthread_mutex_unlock(&q->lock);
+  return stopping;
+}
+
 void srv_queue_free(srv_queue *q) {
   if (!q) return;
   srv_queue_stop(q, 0, NULL);

@@ -51,6 +51,9 @@ void srv_queue_set_learner_cap(srv_queue *q, int runs);
  * processes) and joins the threads. Waiting jobs stay queued (and stored:
  * the next start requeues them). Safe to call twice. */
 void srv_queue_stop(srv_queue *q, double grace_s, void (*abort_fn)(void *ctx));
+/* Waits s seconds, or less when the queue stops: 1 when it is stopping
+ * (a run waiting for the store to record it gives up then), else 0. */
+int srv_queue_pause(srv_queue *q, double s);
 /* Stops (no grace) if needed and frees the queue and any waiting jobs. */
 void srv_queue_free(srv_queue *q);
 

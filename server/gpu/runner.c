@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -75,9 +76,28 @@ static int fetch_runtime_view(srv_runner *r, lab_runtime_view *rt, double wait_s
  * machine); older ones wait for the probe, at most views_wait_s. */
 #define VIEWS_REUSE_S 10.0
 
-/* One probe: the driver view, then the runtime view from the worker (a
- * busy worker is running an experiment: the cached runtime view is kept).
- * Called without the lock; stores its result under it. */
+/* The runtime view when it is known without the GPU process, whose start
+ * (it links cuBLAS: 0.4-1.35 s and 220 MB of RSS on a machine with no
+ * driver) would only learn what the driver probe already did: a build
+ * without CUDA says so, and a CUDA build on a machine with no NVIDIA driver
+ * gets what its runtime answers when libcuda.so.1 is missing. The test
+ * hooks' fake GPU, and a worker named by GPULAB_WORKER, are always asked. */
+static int runtime_view_here(const lab_driver_view *drv, lab_runtime_view *rt) {
+  if (getenv("GPULAB_WORKER") || (srv_test_hooks_enabled() && getenv("GPULAB_FAKE_GPU_MS"))) return 0;
+#ifndef GPULAB_CUDA
+  (void)drv;
+  lab_runtime_view_not_built(rt);
+  return 1;
+#else
+  if (!drv->none_installed) return 0;
+  lab_runtime_view_without_driver(rt, GPULAB_CUDART_VERSION);
+  return 1;
+#endif
+}
+
+/* One probe: the driver view, then the runtime view, from the worker
+ * unless known here (a busy worker is running an experiment: the cached
+ * runtime view is kept). Called without the lock; stores its result under it. */
 static void probe_once(srv_runner *r) {
   pthread_mutex_lock(&r->lock);
   int have = r->have_rt;
@@ -92,6 +112,8 @@ static void probe_once(srv_runner *r) {
     snprintf(fresh.error_name, sizeof fresh.error_name, "not_checked");
     snprintf(fresh.error_message, sizeof fresh.error_message,
              "this server starts no GPU process (--workers none or slurm): its GPU runs are its workers'");
+  } else if (runtime_view_here(&drv, &fresh)) {
+    got = 1;
   } else {
     got = fetch_runtime_view(r, &fresh, have ? 0.05 : r->wait_s) == 0;
   }

@@ -190,6 +190,25 @@ static int read_line(srv_supervisor *s, double deadline_at, size_t *len) {
   }
 }
 
+/* A fresh worker says it is ready (SRV_WORKER_READY) once loaded: the
+ * loading (cuBLAS: 1.1-1.3 s here, seconds more on a busy machine) is
+ * not part of the first run's deadline. Starts one and waits for that line
+ * at most WORKER_START_S; 0, or -1 with err set (the worker reaped). */
+#define WORKER_START_S 60.0
+static int start(srv_supervisor *s, lab_error *err) {
+  if (spawn(s, err) != 0) return -1;
+  size_t len = 0;
+  int got = read_line(s, lab_clock_s() + WORKER_START_S, &len);
+  if (got == 1 && len == strlen(SRV_WORKER_READY) && memcmp(s->buf, SRV_WORKER_READY, len) == 0) return 0;
+  reap(s, 1);
+  if (s->stopping) return stopping_error(err);
+  s->restarts++;
+  return lab_fail(err, LAB_E_WORKER_CRASHED, NULL,
+                  got < 0 ? "the GPU worker did not start within %.0f s (a very busy machine?); run it again"
+                          : "the GPU worker could not start (it exited or said something else first); run it again",
+                  WORKER_START_S);
+}
+
 int srv_supervisor_call(srv_supervisor *s, const cJSON *job, double wait_s, double deadline_s, cJSON **answer,
                         lab_error *err) {
   *answer = NULL;
@@ -212,14 +231,14 @@ int srv_supervisor_call(srv_supervisor *s, const cJSON *job, double wait_s, doub
   /* A worker that died while idle is replaced before it is given the job,
    * so the job does not fail for what happened before it. */
   if (s->pid > 0 && !worker_alive(s)) s->restarts++;
-  if (s->pid == 0 && spawn(s, err) != 0) goto out;
+  if (s->pid == 0 && start(s, err) != 0) goto out;
   size_t n = strlen(line);
   line[n] = '\n'; /* cJSON's buffer has room: it held the terminating NUL */
   if (write_all(s->to_worker, line, n + 1) != 0) {
     /* Not delivered (it died just now): a fresh worker gets it, once. */
     reap(s, 1);
     s->restarts++;
-    if (spawn(s, err) != 0) goto out;
+    if (start(s, err) != 0) goto out;
     if (write_all(s->to_worker, line, n + 1) != 0) {
       reap(s, 1);
       s->restarts++;

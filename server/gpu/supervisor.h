@@ -15,6 +15,9 @@ typedef struct srv_supervisor srv_supervisor;
 /* The environment variable that gives the worker its supervisor's pid: it
  * sets its parent-death signal, then exits if its parent is already gone. */
 #define SRV_SUPERVISOR_PID_ENV "GPULAB_SUPERVISOR_PID"
+/* The line a worker started by a supervisor writes first, once it is
+ * loaded and reads jobs: the first job's deadline starts after it. */
+#define SRV_WORKER_READY "{\"ready\":true}"
 
 /* The process calls the supervisor makes; tests replace them to force the
  * interleavings a race needs (the defaults are kill and waitpid). */

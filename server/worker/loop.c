@@ -50,6 +50,8 @@ int srv_worker_main(void) {
    * terminal — must not kill a run its parent may still let finish. */
   signal(SIGTERM, SIG_IGN);
   signal(SIGINT, SIG_IGN);
+  /* loaded (cuBLAS and all): its supervisor starts the first job's deadline now */
+  if (getenv(SRV_SUPERVISOR_PID_ENV) && (fputs(SRV_WORKER_READY "\n", stdout) < 0 || fflush(stdout) != 0)) return 1;
   char *line = NULL;
   size_t cap = 0;
   ssize_t n;

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { makeWebRoot, startServer, request } from './lib.mjs';
+import { makeWebRoot, startServer, request, deviceView } from './lib.mjs';
 
 const JOIN_LINE = /gpulab: class "([^"\n]*)" join code: ([A-Z2-9]{4}-[A-Z2-9]{4})\n/;
 const TOKEN_LINE = /gpulab: instructor token: (\S[^\n]*)\n/;
@@ -46,10 +46,18 @@ export const QUIZ_KEY = {
 
 // Starts `gpulab serve` in class mode on dir's database; resolves once the
 // join code and instructor token lines are out. srv.joinCode ("ABCD-EFGH"),
-// srv.className and srv.instructorToken are set.
+// srv.className and srv.instructorToken are set. With the fake GPU, also
+// once the first device check has answered (it starts the GPU worker,
+// seconds on a busy machine), as a page reads /api/device before it runs
+// anything: a GPU run sent before then is refused with device_check_timeout.
 export async function startClassServer(dir, { args = [], env = {}, timeoutMs = 10000, ...opts } = {}) {
   const srv = await startServer({ root: dir.root, args: ['--db', dir.db, ...args], env, timeoutMs, ...opts });
-  return readClassLines(srv, timeoutMs);
+  await readClassLines(srv, timeoutMs);
+  if (env.GPULAB_FAKE_GPU_MS !== undefined) {
+    const d = await deviceView(srv);
+    assert.equal(d.status, 200, `the fake GPU's device check: ${d.text.slice(0, 300)}`);
+  }
+  return srv;
 }
 
 // Waits for a class server's join code and instructor token lines; sets

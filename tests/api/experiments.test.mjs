@@ -4,7 +4,7 @@
 // advertised, auto falls back to the simulator, cuda says no_gpu here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withServer, request, postRun, assertError, assertEnvelope, registry } from './lib.mjs';
+import { withServer, request, deviceView, postRun, assertError, assertEnvelope, registry } from './lib.mjs';
 
 const T = { timeout: 30000 };
 const experiments = registry();
@@ -57,7 +57,7 @@ for (const e of experiments) {
   if (e.name !== 'device') {
     test(`${e.name} with backend cuda is 503 no_gpu with Retry-After when no GPU is usable`, T, () =>
       withServer({}, async (srv) => {
-        const usable = (await request(srv, '/api/device')).json.verdict.usable;
+        const usable = (await deviceView(srv)).json.verdict.usable;
         const r = await postRun(srv, e.name, { backend: 'cuda' });
         if (usable) {
           assert.equal(r.status, 200, r.text.slice(0, 300));
@@ -70,7 +70,7 @@ for (const e of experiments) {
 
     test(`${e.name} with backend auto falls back to the simulator when no GPU is usable`, T, () =>
       withServer({}, async (srv) => {
-        const usable = (await request(srv, '/api/device')).json.verdict.usable;
+        const usable = (await deviceView(srv)).json.verdict.usable;
         const r = await postRun(srv, e.name, {});
         assert.equal(r.status, 200, r.text.slice(0, 300));
         assertEnvelope(r.json, { experiment: e.name, backend: usable ? 'cuda' : 'simulated', spec: e });

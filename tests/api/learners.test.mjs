@@ -51,7 +51,9 @@ test('rejoining_from_the_same_browser_is_the_same_learner_with_the_same_quota', 
 // learner per join): either way a new learner's first run is accepted.
 for (const sameBrowser of [false, true]) {
   test(`twelve_sessions_of_six_submits_${sameBrowser ? 'from_one_browser' : 'without_cookies'}_leave_room_for_a_new_learner`, T, () =>
-    withClass({ env: fakeGpu(3000), args: ['--queue-max', '20'] }, async (srv) => {
+    // runs of 60 s: none ends while the 72 submits are made (12 s and more on a busy machine), so every
+    // refusal is the cap's, not a run that ended in between
+    withClass({ env: fakeGpu(60000), args: ['--queue-max', '20'] }, async (srv) => {
       let learner;
       const codes = {};
       for (let i = 0; i < 12; i++) {

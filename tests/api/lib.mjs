@@ -198,6 +198,19 @@ export async function request(srv, path, { method = 'GET', body, headers = {}, t
   return { status: res.status, headers: res.headers, text, json };
 }
 
+// GET /api/device as the page reads it: a busy server's first device check
+// may not have answered within its 2 s (503 device_check_timeout, with
+// Retry-After); it is asked again after that many seconds, until a view
+// comes (at most timeoutMs), so a test reads a verdict, not a timeout.
+export async function deviceView(srv, { timeoutMs = 30000 } = {}) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await request(srv, '/api/device');
+    if (r.status !== 503 || r.json?.error?.code !== 'device_check_timeout' || Date.now() > end) return r;
+    await new Promise((res) => setTimeout(res, 1000 * Number(r.headers.get('retry-after') || 1)));
+  }
+}
+
 export const postRun = (srv, name, body, opts = {}) =>
   request(srv, `/api/experiments/${name}`, { method: 'POST', body, ...opts });
 

@@ -2,7 +2,7 @@
 // lessons): their JSON shapes, their headers, and the errors around them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withServer, request, assertError, assertSecurityHeaders, waitForStderr } from './lib.mjs';
+import { withServer, request, deviceView, assertError, assertSecurityHeaders, waitForStderr } from './lib.mjs';
 
 const T = { timeout: 20000 };
 
@@ -20,7 +20,7 @@ test('health reports status, version, mode and worker restarts', T, () =>
 
 test('device shows the driver view, the runtime view and a verdict', T, () =>
   withServer({}, async (srv) => {
-    const r = await request(srv, '/api/device');
+    const r = await deviceView(srv);
     assert.equal(r.status, 200);
     assertSecurityHeaders(r.headers);
     const { driver, runtime, verdict, mode } = r.json;

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { spawnSync } from 'node:child_process';
-import { BIN, childEnv, withServer, startServer, makeWebRoot, request, postRun, assertError, assertEnvelope, assertNoSanitizerFindings } from './lib.mjs';
+import { BIN, childEnv, withServer, startServer, makeWebRoot, request, deviceView, postRun, assertError, assertEnvelope, assertNoSanitizerFindings } from './lib.mjs';
 
 const T = { timeout: 30000 };
 
@@ -17,7 +17,7 @@ test('50 concurrent requests, good and bad, are each answered correctly', T, () 
         assert.equal(r.status, 200);
       },
       async () => {
-        const r = await request(srv, '/api/device');
+        const r = await deviceView(srv);
         assert.equal(r.status, 200);
         assert.equal(typeof r.json.verdict.usable, 'boolean');
       },
@@ -109,8 +109,11 @@ test('the server stops on SIGTERM within 2 s with exit code 0', T, async () => {
 test('the server stops on SIGINT with exit code 0, its worker too', T, async () => {
   const web = makeWebRoot();
   try {
-    const srv = await startServer({ root: web.root });
-    assert.equal((await request(srv, '/api/device')).status, 200); // starts the worker
+    const srv = await startServer({ root: web.root, env: { GPULAB_TEST_HOOKS: '1' } });
+    // a CUDA error the worker survives: it starts the worker and leaves it running
+    assertError(await postRun(srv, '_call_failed', {}), 500, 'cuda_call_failed');
+    const before = spawnSync('pgrep', ['-P', String(srv.proc.pid)], { encoding: 'utf8' });
+    assert.notEqual(before.stdout.trim(), '', 'a worker runs before the stop');
     const r = await srv.stop({ signal: 'SIGINT' });
     assert.equal(r.code, 0, `exit code (signal ${r.signal})`);
     const ps = spawnSync('pgrep', ['-P', String(srv.proc.pid)], { encoding: 'utf8' });

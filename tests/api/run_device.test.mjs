@@ -3,7 +3,7 @@
 // JSON syntax, media type, size, and framing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withServer, request, postRun, rawRequest, assertError, assertEnvelope, assertSecurityHeaders } from './lib.mjs';
+import { withServer, request, deviceView, postRun, rawRequest, assertError, assertEnvelope, assertSecurityHeaders } from './lib.mjs';
 
 const T = { timeout: 20000 };
 
@@ -59,7 +59,7 @@ test('device with backend cuda describes this machine whatever it finds', T, () 
   withServer({}, async (srv) => {
     // The device check is the one experiment whose GPU side (asking the
     // driver and the runtime) runs without a GPU: its lesson is the verdict.
-    const dev = (await request(srv, '/api/device')).json;
+    const dev = (await deviceView(srv)).json;
     const r = await postRun(srv, 'device', { backend: 'cuda' });
     assert.equal(r.status, 200, r.text);
     assertEnvelope(r.json, { experiment: 'device', backend: 'cuda', profile: null });

@@ -3,10 +3,14 @@
 // error is replaced, only that job fails, and the next request succeeds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withServer, request, postRun, assertError, assertEnvelope } from './lib.mjs';
+import { withServer, request, deviceView, postRun, assertError, assertEnvelope } from './lib.mjs';
 
 const T = { timeout: 30000 };
-const HOOKS = { env: { GPULAB_TEST_HOOKS: '1' }, deadline: 2 };
+// The fake GPU (runs of 0 ms) makes the device check start the worker, as a
+// driver does on a GPU machine (without one the check starts none), so a
+// hook's 2 s deadline is the run's, not the worker's start-up as well
+// (cuBLAS's loading takes seconds on a busy machine).
+const HOOKS = { env: { GPULAB_TEST_HOOKS: '1', GPULAB_FAKE_GPU_MS: '0' }, deadline: 2 };
 const HANG = { ...HOOKS, deadline: 6 }; // long enough to be answered beside, even on a loaded machine
 
 async function restarts(srv) {
@@ -16,7 +20,7 @@ async function restarts(srv) {
 }
 
 async function assertHealthyAfter(srv) {
-  const dev = await request(srv, '/api/device');
+  const dev = await deviceView(srv);
   assert.equal(dev.status, 200, `device after a restart: ${dev.text.slice(0, 300)}`);
   assert.equal(typeof dev.json.verdict.usable, 'boolean');
   const run = await postRun(srv, 'device', { backend: 'simulated' });
@@ -28,7 +32,7 @@ async function assertHealthyAfter(srv) {
 
 test('a crashing worker gives 500 worker_crashed, is restarted, and the next request works', T, () =>
   withServer({ ...HOOKS, intentionalCrash: true }, async (srv) => {
-    await request(srv, '/api/device'); // the worker is up
+    await deviceView(srv); // the worker is up
     const before = await restarts(srv);
     assertError(await postRun(srv, '_crash', {}), 500, 'worker_crashed');
     assert.equal(await restarts(srv), before + 1);
@@ -38,7 +42,7 @@ test('a crashing worker gives 500 worker_crashed, is restarted, and the next req
 
 test('a hanging worker gives 504 deadline_exceeded at its deadline and is restarted', T, () =>
   withServer(HOOKS, async (srv) => {
-    await request(srv, '/api/device');
+    await deviceView(srv); // the worker is up
     const before = await restarts(srv);
     const t0 = performance.now();
     const r = await postRun(srv, '_hang', {}, { timeoutMs: 20000 });
@@ -53,7 +57,7 @@ test('a hanging worker gives 504 deadline_exceeded at its deadline and is restar
 
 test('static files and the API are served while the worker hangs', T, () =>
   withServer(HANG, async (srv) => {
-    await request(srv, '/api/device'); // caches the runtime view
+    await deviceView(srv); // the worker is up; caches the runtime view
     let hangEnded = false;
     const hang = postRun(srv, '_hang', {}, { timeoutMs: 30000 }).then((r) => ((hangEnded = true), r));
     // No fixed time bound (a loaded machine may be slow): what matters is that
@@ -70,7 +74,7 @@ test('static files and the API are served while the worker hangs', T, () =>
 
 test('a sticky CUDA error gives 500 cuda_error and the worker is replaced', T, () =>
   withServer(HOOKS, async (srv) => {
-    await request(srv, '/api/device');
+    await deviceView(srv); // the worker is up
     const before = await restarts(srv);
     assertError(await postRun(srv, '_sticky', {}), 500, 'cuda_error');
     assert.equal(await restarts(srv), before + 1);
@@ -79,7 +83,7 @@ test('a sticky CUDA error gives 500 cuda_error and the worker is replaced', T, (
 
 test('a CUDA error that is not sticky fails only that run: the worker is not replaced', T, () =>
   withServer(HOOKS, async (srv) => {
-    await request(srv, '/api/device');
+    await deviceView(srv); // the worker is up
     const before = await restarts(srv);
     const e1 = assertError(await postRun(srv, '_call_failed', {}), 500, 'cuda_call_failed');
     assert.match(e1.message, /worker stays/);
@@ -89,8 +93,10 @@ test('a CUDA error that is not sticky fails only that run: the worker is not rep
     await assertHealthyAfter(srv);
   }));
 
-test('every hook in a row: three restarts, and the server still answers', T, () =>
+// three fresh workers, each loading cuBLAS: 30 s was not enough with eight busy loops on two cores
+test('every hook in a row: three restarts, and the server still answers', { timeout: 90000 }, () =>
   withServer({ ...HOOKS, intentionalCrash: true }, async (srv) => {
+    await deviceView(srv); // the worker is up
     assertError(await postRun(srv, '_sticky', {}), 500, 'cuda_error');
     assertError(await postRun(srv, '_crash', {}), 500, 'worker_crashed');
     assertError(await postRun(srv, '_hang', {}, { timeoutMs: 20000 }), 504, 'deadline_exceeded');
@@ -107,6 +113,7 @@ test('without GPULAB_TEST_HOOKS the hooks are unknown experiments', T, () =>
 
 test('an unknown hook name is refused and the worker keeps running', T, () =>
   withServer(HOOKS, async (srv) => {
+    await deviceView(srv); // the worker is up
     const r = await postRun(srv, '_nope', {});
     assert.ok(r.status >= 400 && r.status < 500, `status ${r.status}: ${r.text}`);
     assert.equal(await restarts(srv), 0);

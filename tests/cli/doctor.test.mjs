@@ -3,7 +3,8 @@
 // Debian's python3-torch when it is installed (skipped, saying so, when
 // not); bad inputs exit 1 with their error codes (truncated, not a trace,
 // a damaged .gz, a gzip bomb); usage errors exit 2; the idle step drawn in
-// text and JSON; gpulab's own exported trace read as a simulation.
+// text and JSON; gpulab's own exported trace read as a simulation; a name
+// cut inside a character still gives valid UTF-8.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,4 +137,15 @@ test('doctor_usage_errors_exit_2', T, () => {
   assert.equal(cli(['doctor', 'a', 'b']).code, 2);
   assert.equal(cli(['doctor', '/nonexistent/trace.json']).code, 1);
   assert.match(cli(['help']).stdout, /gpulab doctor FILE/);
+});
+
+test('doctor_json_is_utf8_when_a_name_is_cut_inside_a_character', T, () => {
+  // a kernel name of 255 bytes and a two-byte "é" across the 256-byte cut:
+  // the answer keeps the name up to the last whole character
+  const name = 'a'.repeat(255) + 'étail';
+  const trace = Buffer.from(JSON.stringify({ traceEvents: [{ ph: 'X', cat: 'kernel', name, ts: 0, dur: 5 }] }));
+  const r = spawnSync(BIN, ['doctor', '-', '--json'], { input: trace, env: childEnv(), timeout: 60000 });
+  assert.equal(r.status, 0, String(r.stderr));
+  const text = new TextDecoder('utf-8', { fatal: true }).decode(r.stdout); // throws on invalid UTF-8
+  assert.deepEqual(JSON.parse(text).timeline.map((s) => s.label), ['a'.repeat(255)], 'the name cut before its "é"');
 });

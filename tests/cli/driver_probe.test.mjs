@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli, makeFakeSmi, withServer, request } from '../api/lib.mjs';
+import { cli, makeFakeSmi, withServer, request, deviceView } from '../api/lib.mjs';
 
 const T = { timeout: 20000 };
 const CSV = 'NVIDIA H100 80GB HBM3, 81559, 80000, 550.54.15, 00000000:01:00.0';
@@ -77,7 +77,7 @@ test('a missing nvidia-smi says it was not found', T, () => {
 test('GET /api/device shows the same nvidia-smi driver view', T, () =>
   withFakeSmi({ csv: CSV, banner: BANNER }, (env) =>
     withServer({ env }, async (srv) => {
-      const r = await request(srv, '/api/device');
+      const r = await deviceView(srv);
       assert.equal(r.status, 200);
       assert.equal(r.json.driver.source, 'nvidia-smi');
       assert.equal(r.json.driver.cuda_version, '12.4');

@@ -61,6 +61,8 @@ int main(void) {
       make_throttle_suite,
       make_explain_suite,
       make_explain_corpus_suite,
+      make_explain_cost_suite,
+      make_doctor_bounds_suite,
       make_ui_explain_suite,
       make_ui_doctor_suite,
       make_trace_export_suite,

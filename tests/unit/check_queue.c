@@ -287,7 +287,8 @@ START_TEST(queue_gpu_worker_is_pinned_to_its_gpu) {
   snprintf(path, sizeof path, "%s/worker.sh", dir);
   FILE *f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
-  fputs("#!/bin/sh\nwhile read -r line; do echo \"{\\\"ok\\\":true,\\\"result\\\":\\\"${CUDA_VISIBLE_DEVICES-unset}\\\"}\"; done\n", f);
+  fprintf(f, "#!/bin/sh\necho '%s'\n", SRV_WORKER_READY); /* loaded: the supervisor's start-up handshake */
+  fputs("while read -r line; do echo \"{\\\"ok\\\":true,\\\"result\\\":\\\"${CUDA_VISIBLE_DEVICES-unset}\\\"}\"; done\n", f);
   fclose(f);
   chmod(path, 0755);
   setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3", 1);

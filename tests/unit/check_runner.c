@@ -2,7 +2,9 @@
  * a GPU: where a run goes for every backend, GPU state and experiment kind,
  * and that a worker's pid is never signalled once it has been reaped. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,9 +61,18 @@ static pid_t racing_waitpid(pid_t pid, int *status, int options) {
 }
 
 START_TEST(supervisor_never_signals_a_reaped_worker) {
-  /* /bin/cat as the "worker": it echoes the job back, which is not an answer. */
+  /* A shell script as the "worker": it says it is ready, then echoes the job
+   * back (cat), which is not an answer. */
+  char dir[] = "/tmp/gpulab-sup-XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/worker.sh", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "#!/bin/sh\necho '%s'\nexec cat\n", SRV_WORKER_READY);
+  fclose(f);
+  chmod(path, 0755);
   for (int round = 0; round < 2; round++) {
-    racer = srv_supervisor_new("/bin/cat");
+    racer = srv_supervisor_new(path);
     ck_assert_ptr_nonnull(racer);
     srv_supervisor_os os = {spy_kill, racing_waitpid};
     srv_supervisor_set_os(racer, os);
@@ -78,6 +89,8 @@ START_TEST(supervisor_never_signals_a_reaped_worker) {
     ck_assert_msg(reaped_pid != 0, "the worker was never reaped through the supervisor's waitpid");
     ck_assert_int_eq(signals_after_reap, 0);
   }
+  remove(path);
+  rmdir(dir);
 }
 END_TEST
 

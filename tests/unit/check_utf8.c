@@ -76,6 +76,16 @@ START_TEST(utf8_error_messages_cut_mid_character_stay_valid) {
 }
 END_TEST
 
+START_TEST(utf8_fit_never_cuts_a_character) {
+  const char *s = "ab\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"; /* a b é € 😀: 1,1,2,3,4 bytes */
+  size_t n = strlen(s);
+  const size_t want[] = {0, 1, 2, 2, 4, 4, 4, 7, 7, 7, 7, 11, 11};
+  for (size_t cap = 0; cap <= n + 1; cap++) ck_assert_uint_eq(lab_utf8_fit(s, n, cap), want[cap]);
+  /* stray continuation bytes: cut where asked (lab_utf8_repair marks them) */
+  ck_assert_uint_eq(lab_utf8_fit("a\x80\x80\x80\x80\x80", 6, 4), 4);
+}
+END_TEST
+
 START_TEST(utf8_json_parse_refuses_invalid_bytes_and_says_where) {
   size_t where = 0;
   ck_assert_ptr_null(lab_json_parse("{\"k\xc0\xaf\":1}", 9, LAB_JSON_MAX_DEPTH, &where));
@@ -96,6 +106,7 @@ Suite *make_utf8_suite(void) {
   tcase_add_test(tc, utf8_repair_keeps_length_and_makes_text_valid);
   tcase_add_test(tc, utf8_error_messages_cut_mid_character_stay_valid);
   tcase_add_test(tc, utf8_json_parse_refuses_invalid_bytes_and_says_where);
+  tcase_add_test(tc, utf8_fit_never_cuts_a_character);
   suite_add_tcase(s, tc);
   return s;
 }
