@@ -31,7 +31,7 @@ static void tap(int ok, const char *fmt, const char *a, const char *b) {
 static char *draw(const cJSON *env) {
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, false, NULL);
+  ui_render_result(&b, env, false, NULL);
   char *out = strdup(ui_buf_str(&b));
   ui_buf_free(&b);
   return out;

@@ -337,14 +337,14 @@ START_TEST(kit_runs_say_whose_they_are) {
                         cJSON_Parse("{\"kit\":\"1.0\",\"torch\":\"2.5.1+cu121\",\"platform\":\"Colab\",\"date\":\"2026-11-20\"}"));
   ui_buf b;
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_has(ui_buf_str(&b), "<span class=\"badge badge-own\">your run: Tesla T4, PyTorch 2.5.1+cu121, Colab");
   ck_assert_ptr_null(strstr(ui_buf_str(&b), "badge-sim"));
   ui_buf_free(&b);
   cJSON_ReplaceItemInObject(env, "backend", cJSON_CreateString("recorded"));
   cJSON_AddItemToObject(env, "recorded", cJSON_Parse("{\"device\":\"NVIDIA H100 80GB HBM3\",\"date\":\"2026-11-21\"}"));
   ui_buf_init(&b);
-  ui_view_result(&b, env, true, NULL);
+  ui_render_result(&b, env, true, NULL);
   ck_has(ui_buf_str(&b), "recorded with the measurement kit, PyTorch 2.5.1+cu121, on NVIDIA H100 80GB HBM3 on Colab, 2026-11-21");
   ck_assert_ptr_null(strstr(ui_buf_str(&b), "recorded on NVIDIA"));
   ui_buf_free(&b);
