@@ -451,7 +451,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) $(LAB_INC) $(SERVER_INC) -Itools $(WASM_INC) -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LAB_OBJ := $(LAB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/csp.c server/http/request_id.c server/http/gzip_body.c \
-  server/http/client_addr.c
+  server/http/client_addr.c server/http/conn_socket.c server/http/conn_gate.c server/http/conn_limit.c
 FUZZ_LIB_fuzz_json_body := -lcivetweb -lz
 FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/store_common.c
 FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c
