@@ -148,7 +148,7 @@ run_api() { # jobs FILE... -- FILE...: the first files together, the rest one at
 }
 export -f run_api
 api_stage() { # name gpulab-binary
-  GPULAB_BIN="$2" tap_stage "$1" bash -c 'run_api "$@"' run_api "$api_jobs" "${api_together[@]}" -- $api_alone
+  GPULAB_BIN="$2" GPULAB_WEB="$build/web" tap_stage "$1" bash -c 'run_api "$@"' run_api "$api_jobs" "${api_together[@]}" -- $api_alone
 }
 if [ -e "${api_files[0]}" ]; then
   api_stage api+cli "$build/bin/gpulab"
