@@ -12,6 +12,7 @@
 # repository, its recordings load in the page (tests/lease/replay.mjs);
 # bad archives are refused; the bundle and the tree stay under 48 MiB.
 # TAP. Usage: lease.sh BUILD/bin/lessonc
+# make test runs this beside the other tools (it writes only to its mktemp folder).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
