@@ -5,6 +5,7 @@
 #ifndef TOOLS_LESSON_H
 #define TOOLS_LESSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct cJSON cJSON;
@@ -16,10 +17,20 @@ int lesson_report(const char *file, int line, const char *fmt, ...) __attribute_
  * after reporting why it could not. Caller frees. */
 char *lesson_read_file(const char *path, size_t *len);
 
-/* Compiles lesson.md into {"title","summary","sections":[{"id","title",
- * "html","experiments":[…]}]}. Reports every error it finds; returns 0 with
- * *out set (caller owns), or -1 with *out NULL. */
+/* At most this many words shown before any fold is opened, per lesson:
+ * what a beginner reads in one sitting (lessons/README.md, "Folds"). */
+#define LESSON_WORDS_MAX 3000
+
+/* Compiles lesson.md into {"title","summary","words","sections":[{"id",
+ * "title","html","experiments":[…]}]}; "words" counts what a learner sees
+ * before opening any fold (lesson_words). Reports every error it finds,
+ * including more than LESSON_WORDS_MAX words; returns 0 with *out set
+ * (caller owns), or -1 with *out NULL. */
 int lesson_md_compile(const char *path, cJSON **out);
+
+/* Words in s[0..n): runs between spaces holding a letter or digit. With
+ * html, tags and entities are not words and <pre> blocks are skipped. */
+size_t lesson_words(const char *s, size_t n, bool html);
 
 /* Compiles lessons/ID/claims.json against the lesson's text md_path, its
  * (already checked) quiz quiz_path and the experiment registry into an

@@ -1,6 +1,8 @@
 /* lesson.md to JSON: "# Title", a summary paragraph, then sections opened by
  * "## Section title {#section-id}". A line "::: experiment NAME" places a
- * live experiment. Structure is found line by line (outside fenced code);
+ * live experiment; "::: fold SUMMARY" … ":::" folds text away (<details>),
+ * and the words shown outside folds are counted against LESSON_WORDS_MAX.
+ * Structure is found line by line (outside fenced code);
  * each run of Markdown between structure lines is rendered by md4c with raw
  * HTML off, so a lesson cannot inject markup. Format: lessons/README.md. */
 #include <ctype.h>
@@ -35,6 +37,10 @@ typedef struct {
   cJSON *sec;      /* the current section, NULL before the first */
   int sec_line;
   bool sec_has_text;
+  int fold_line;     /* the line of the open "::: fold", 0 when none is open */
+  bool fold_has_text;
+  size_t words;     /* shown before any fold is opened, the whole lesson */
+  size_t sec_words; /* the same, the current section */
 } ctx;
 
 static void put(buf *b, const char *s, size_t n) {
@@ -109,13 +115,41 @@ static size_t fence_len(const char *s, size_t n, char *ch) {
 /* Renders the pending Markdown into the section's HTML. */
 static void flush_chunk(ctx *c) {
   if (c->chunk.n == 0) return;
+  size_t from = c->html.n;
   if (md_html(c->chunk.s, (MD_SIZE)c->chunk.n, md_out, &c->html, MD_FLAGS, 0) != 0) c->html.oom = true;
+  if (!c->fold_line && !c->html.oom && c->html.n > from) /* html.s is NULL until something is rendered */
+    c->sec_words += lesson_words(c->html.s + from, c->html.n - from, true);
   c->chunk.n = 0;
+}
+
+/* Puts text into the HTML with &, <, > and " escaped. */
+static void put_escaped(buf *b, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const char *e = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" : s[i] == '>' ? "&gt;" : s[i] == '"' ? "&quot;" : NULL;
+    if (e)
+      put(b, e, strlen(e));
+    else
+      put(b, s + i, 1);
+  }
+}
+
+/* Ends the open fold (a fold never spans sections). */
+static void close_fold(ctx *c) {
+  flush_chunk(c);
+  if (!c->fold_has_text) FAIL(c, c->fold_line, "this fold is empty; put text or an experiment before its ':::'");
+  put(&c->html, "</details>\n", 11);
+  c->fold_line = 0;
 }
 
 static void end_section(ctx *c) {
   if (!c->sec) return;
   flush_chunk(c);
+  if (c->fold_line) {
+    FAIL(c, c->fold_line, "this fold is never closed; end it with a line ':::' before the next section");
+    close_fold(c);
+  }
+  c->words += c->sec_words;
+  cJSON_AddNumberToObject(c->sec, "words", (double)c->sec_words);
   if (!c->sec_has_text && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->sec, "experiments")) == 0)
     FAIL(c, c->sec_line, "section '%s' is empty; write its text below the heading",
          cJSON_GetObjectItemCaseSensitive(c->sec, "id")->valuestring);
@@ -133,6 +167,7 @@ static void start_section(ctx *c, const char *s, size_t n, int line) {
   cJSON_AddItemToArray(c->sections, c->sec);
   c->sec_line = line;
   c->sec_has_text = false;
+  c->sec_words = 0;
   const char *t = s + 2;
   size_t tn = n - 2;
   trim(&t, &tn);
@@ -153,6 +188,7 @@ static void start_section(ctx *c, const char *s, size_t n, int line) {
     trim(&t, &tn);
   }
   if (tn == 0) FAIL(c, line, "this section has no title: write '## Title {#section-id}'");
+  c->sec_words += lesson_words(t, tn, false);
   const cJSON *prev;
   cJSON_ArrayForEach(prev, c->sections) {
     const cJSON *pid = cJSON_GetObjectItemCaseSensitive(prev, "id");
@@ -174,13 +210,58 @@ static void known_list(char *out, size_t cap) {
   }
 }
 
-/* "::: experiment NAME": the only directive. */
+/* "::: fold SUMMARY": what follows, up to a line ":::", is shown only when
+ * the learner opens it; SUMMARY (plain text) is what they see and click. */
+static void open_fold(ctx *c, const char *t, size_t tn, int line) {
+  trim(&t, &tn);
+  if (!c->sec) {
+    FAIL(c, line, "a fold must be inside a section ('## Title {#id}' above it)");
+    return;
+  }
+  if (c->fold_line) {
+    FAIL(c, line, "folds do not nest; end the fold opened at line %d with ':::' first", c->fold_line);
+    return;
+  }
+  if (tn == 0) {
+    FAIL(c, line, "write what the fold holds after it, e.g. '::: fold How it was measured'");
+    return;
+  }
+  flush_chunk(c);
+  put(&c->html, "<details class=\"fold\"><summary>", strlen("<details class=\"fold\"><summary>"));
+  put_escaped(&c->html, t, tn);
+  put(&c->html, "</summary>\n", 11);
+  c->sec_words += lesson_words(t, tn, false);
+  c->sec_has_text = true;
+  c->fold_line = line;
+  c->fold_has_text = false;
+}
+
+static bool directive_is(const char *t, size_t tn, const char *word) {
+  size_t k = strlen(word);
+  return tn >= k && strncmp(t, word, k) == 0 && (tn == k || t[k] == ' ' || t[k] == '\t');
+}
+
+/* "::: experiment NAME", "::: fold SUMMARY" and ":::" (ends a fold). */
 static void directive(ctx *c, const char *s, size_t n, int line) {
   const char *t = s + 3;
   size_t tn = n - 3;
   trim(&t, &tn);
-  if (tn < 10 || strncmp(t, "experiment", 10) != 0 || (tn > 10 && t[10] != ' ' && t[10] != '\t')) {
-    FAIL(c, line, "unknown directive '%.*s'; the only one is '::: experiment NAME'", (int)(n > 60 ? 60 : n), s);
+  if (tn == 0) {
+    if (c->fold_line)
+      close_fold(c);
+    else
+      FAIL(c, line, "':::' ends a fold, but no fold is open here; open one with '::: fold SUMMARY'");
+    return;
+  }
+  if (directive_is(t, tn, "fold")) {
+    open_fold(c, t + 4, tn - 4, line);
+    return;
+  }
+  if (!directive_is(t, tn, "experiment")) {
+    FAIL(c, line,
+         "unknown directive '%.*s'; the directives are '::: experiment NAME', '::: fold SUMMARY' and ':::' (ends a "
+         "fold)",
+         (int)(n > 60 ? 60 : n), s);
     return;
   }
   const char *name = t + 10;
@@ -204,6 +285,7 @@ static void directive(ctx *c, const char *s, size_t n, int line) {
     return;
   }
   flush_chunk(c);
+  c->fold_has_text = true;
   char div[128];
   int dn = snprintf(div, sizeof div, "<div class=\"experiment\" data-experiment=\"%s\"></div>\n", nm);
   put(&c->html, div, (size_t)dn);
@@ -276,6 +358,7 @@ static void body_line(ctx *c, const char *s, size_t n, int line) {
   } else {
     if (!links_ok(s, n)) FAIL(c, line, "links may point only to http:, https:, mailto: or relative addresses");
     c->sec_has_text = c->sec_has_text || !is_blank(s, n);
+    c->fold_has_text = c->fold_has_text || (c->fold_line && !is_blank(s, n));
     put(&c->chunk, s, n);
     put(&c->chunk, "\n", 1);
   }
@@ -300,6 +383,7 @@ static int head(ctx *c, const line_t *ls, int nlines, cJSON *out) {
   trim(&s, &n);
   char *title = strndup(s, n);
   bool ok = title && cJSON_AddStringToObject(out, "title", title);
+  c->words += lesson_words(s, n, false);
   free(title);
   for (i++; i < nlines && is_blank(ls[i].s, ls[i].n); i++) {
   }
@@ -314,6 +398,7 @@ static int head(ctx *c, const line_t *ls, int nlines, cJSON *out) {
     put(&sum, l, ln);
   }
   int rc = 0;
+  c->words += lesson_words(sum.s, sum.n, false);
   if (sum.n == 0)
     rc = lesson_report(c->path, first < nlines ? first + 1 : nlines, "add a summary paragraph below the title");
   else if (!ok || sum.oom || !cJSON_AddStringToObject(out, "summary", sum.s))
@@ -386,6 +471,18 @@ int lesson_md_compile(const char *path, cJSON **out) {
   body(&c, ls, next, nlines);
   if (cJSON_GetArraySize(c.sections) == 0)
     FAIL(&c, nlines, "the lesson has no sections; add one with '## Title {#section-id}'");
+  if (c.words > LESSON_WORDS_MAX) {
+    FAIL(&c, 1,
+         "a learner sees %zu words before opening any fold, more than %d; keep each section's point and "
+         "experiment in view and move the rest into '::: fold SUMMARY' ... ':::'. Words shown per section:",
+         c.words, LESSON_WORDS_MAX);
+    const cJSON *sec;
+    cJSON_ArrayForEach(sec, c.sections) {
+      fprintf(stderr, "  %s: %d\n", cJSON_GetObjectItemCaseSensitive(sec, "id")->valuestring,
+              cJSON_GetObjectItemCaseSensitive(sec, "words")->valueint);
+    }
+  }
+  cJSON_AddNumberToObject(doc, "words", (double)c.words);
   if (c.errors == 0 && !c.chunk.oom) {
     cJSON_AddItemToObject(doc, "sections", c.sections);
     c.sections = NULL;

@@ -106,6 +106,7 @@ static int compile_lesson(const char *dir, cJSON **bundle, cJSON **key, cJSON **
     cJSON_AddStringToObject(b, "id", id);
     cJSON_AddItemToObject(b, "title", cJSON_DetachItemFromObject(doc, "title"));
     cJSON_AddItemToObject(b, "summary", cJSON_DetachItemFromObject(doc, "summary"));
+    cJSON_AddItemToObject(b, "words", cJSON_DetachItemFromObject(doc, "words"));
     cJSON_AddItemToObject(b, "sections", cJSON_DetachItemFromObject(doc, "sections"));
     if (!pub || !*key || !cJSON_AddItemToObject(b, "quiz", pub)) {
       cJSON_Delete(pub);
@@ -165,6 +166,7 @@ static int write_all(const char *web, const char *keys, const char *claims, cJSO
                           cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(bundles[i], "summary"), 1));
     cJSON_AddNumberToObject(entry, "sections",
                             cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(bundles[i], "sections")));
+    cJSON_AddItemToObject(entry, "words", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(bundles[i], "words"), 1));
     snprintf(name, sizeof name, "%s.json", id);
     rc |= stage(&outs[k++], web, name, bundles[i], 0);
     snprintf(name, sizeof name, "%s.key.json", id);

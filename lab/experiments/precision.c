@@ -253,7 +253,7 @@ static void prec_findings(cJSON *env, const lab_precision_measure *m, int top, c
   if (!t->loss_scaling)
     lab_env_finding(env, "Without loss scaling, %.2f%% of the FP16 gradient values were flushed to zero (FP16 cannot "
                     "hold magnitudes below 6e-8), against %.2f%% in BF16, whose exponent range is FP32's. Turn "
-                    "loss_scale on to see FP16's losses vanish.",
+                    "loss_scale on: the gradients are scaled up before FP16 holds them, and far fewer are lost.",
                     fl[2], fl[1]);
   else
     lab_env_finding(env, "With dynamic loss scaling (gradients multiplied by %.0f, halved on overflow: %d FP16 step%s "

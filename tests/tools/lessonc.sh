@@ -359,6 +359,93 @@ lesson quiz-pct "$GOOD_MD" '{
 '
 expect_fail "pass_pct out of range" "$TMP/quiz-pct/quiz.json:3:" "pass_pct" "$TMP/quiz-pct"
 
+# ---- folds and the words a learner first sees ---------------------------------
+# words N: N distinct words of prose, ten to a line.
+words() { awk -v n="$1" 'BEGIN { for (i = 1; i <= n; i++) printf "w%d%s", i, (i % 10 && i < n) ? " " : "\n" }'; }
+# With the title (2 words), the summary (3) and the section title (2), a
+# section of N-7 prose words shows N words.
+sized() { printf '# Test lesson\n\nA one-line summary.\n\n## First section {#first}\n\n%s\n%s' "$(words $(($1 - 7)))" "${2:-}"; }
+FOLDED='
+::: fold How it was measured
+
+The measured part, folded: it says that the copy was timed with events. More text.
+
+```python
+x = torch.ones(1)  # code is never counted
+```
+
+::: experiment device
+:::
+'
+lesson words-3000 "$(sized 3000 "$FOLDED")" "$GOOD_QUIZ"
+# the fold's summary is shown, so it counts: "How it was measured" is 4 words
+lesson words-3000-plus "$(sized 2996 "$FOLDED")" "$GOOD_QUIZ"
+rm -rf "$TMP/wd" && mkdir -p "$TMP/wd"
+"$LESSONC" --web "$TMP/wd" --keys "$TMP/wd" "$TMP/words-3000-plus" 2>"$TMP/err"
+check "3,000 words shown pass, however much is folded or in code" \
+  '[ $? -eq 0 ] && tr -d " \t\n" <"$TMP/wd/index.json" | grep -q "\"words\":3000"'
+check "a fold is a <details> whose summary is the directive's text, holding its experiment" \
+  'grep -q "<details class=\\\\\"fold\\\\\"><summary>How it was measured</summary>" "$TMP/wd/words-3000-plus.json" &&
+   grep -q "data-experiment=\\\\\"device\\\\\"></div>\\\\n</details>" "$TMP/wd/words-3000-plus.json"'
+expect_fail "3,001 words shown fail, naming each section's count" "$TMP/words-3000/lesson.md:1:" \
+  "a learner sees 3004 words before opening any fold, more than 3000" "$TMP/words-3000"
+check "the failure lists the words shown per section" 'grep -q "^  first: 2999$" "$TMP/err"'
+lesson words-3001 "$(sized 3001)" "$GOOD_QUIZ"
+expect_fail "one word over the limit fails" "$TMP/words-3001/lesson.md:1:" "sees 3001 words" "$TMP/words-3001"
+
+# a claim may quote a folded sentence: folding loses nothing
+lesson fold-claim "$(sized 100 "$FOLDED")" "$GOOD_QUIZ"
+printf '{"claims": [{"id": "folded", "quote": "it says that the copy was timed with events.", "experiment": "device",
+  "profiles": ["t4"], "expect": [{"left": "metrics.driver_device_count", "op": ">=", "value": 1}]}],
+  "quiz_unchecked": {"q1": "conceptual: a test question that no experiment decides"}}' >"$TMP/fold-claim/claims.json"
+"$LESSONC" --check --claims "$TMP/fc.json" "$TMP/fold-claim" 2>"$TMP/err"
+check "a claim quoting a folded sentence still finds it" '[ $? -eq 0 ]'
+
+lesson fold-open "$GOOD_MD"'
+::: fold Never closed
+
+Text.
+
+## Second section {#second}
+
+More.
+' "$GOOD_QUIZ"
+expect_fail "a fold left open at the next section" "$TMP/fold-open/lesson.md:11:" "never closed" "$TMP/fold-open"
+lesson fold-nest "$GOOD_MD"'
+::: fold Outer
+
+::: fold Inner
+:::
+' "$GOOD_QUIZ"
+expect_fail "folds do not nest" "$TMP/fold-nest/lesson.md:13:" "do not nest; end the fold opened at line 11" \
+  "$TMP/fold-nest"
+lesson fold-stray "$GOOD_MD"'
+:::
+' "$GOOD_QUIZ"
+expect_fail "a ':::' with no fold open" "$TMP/fold-stray/lesson.md:11:" "no fold is open" "$TMP/fold-stray"
+lesson fold-empty "$GOOD_MD"'
+::: fold Nothing inside
+
+:::
+' "$GOOD_QUIZ"
+expect_fail "an empty fold" "$TMP/fold-empty/lesson.md:11:" "this fold is empty" "$TMP/fold-empty"
+lesson fold-nosummary "$GOOD_MD"'
+::: fold
+Text.
+:::
+' "$GOOD_QUIZ"
+expect_fail "a fold without its summary" "$TMP/fold-nosummary/lesson.md:11:" "'::: fold How it was measured'" \
+  "$TMP/fold-nosummary"
+lesson fold-html "$GOOD_MD"'
+::: fold A <b>bold</b> & "quoted" summary
+Text.
+:::
+' "$GOOD_QUIZ"
+rm -rf "$TMP/fh" && mkdir -p "$TMP/fh"
+"$LESSONC" --web "$TMP/fh" --keys "$TMP/fh" "$TMP/fold-html" 2>"$TMP/err"
+check "a fold's summary is text: markup in it is escaped" \
+  'grep -q "<summary>A &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; summary</summary>" "$TMP/fh/fold-html.json"'
+
 # ---- the command line and the all-or-nothing rule --------------------------------
 "$LESSONC" --frobnicate "$TMP/good" >"$TMP/out.txt" 2>"$TMP/err"
 check "unknown option prints usage and exits 2" '[ $? -eq 2 ] && grep -q "unknown or incomplete option" "$TMP/err" && grep -q "^usage: lessonc" "$TMP/err"'

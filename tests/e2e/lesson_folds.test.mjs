@@ -1,0 +1,81 @@
+// Both lessons' folds ("::: fold SUMMARY" in lesson.md) in a real Chromium
+// against the real server, on a phone (390 px) and a laptop (1280 px): every
+// fold starts closed with its summary in view and its text hidden, opens from
+// the keyboard, and with every fold closed or open the page never scrolls
+// sideways. The lessons link the planner, explain and the profile reader where
+// they talk about memory, errors and profiles. One server, one browser.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+
+import { browserTest, getJson, screenshotDir, setUp, until, watchPage } from './lib.mjs';
+
+const TEST_TIMEOUT = 240000;
+const WIDTHS = [
+  { name: 'phone', width: 390, height: 844 },
+  { name: 'laptop', width: 1280, height: 900 },
+];
+
+// How wide the page is laid out: above the viewport, it scrolls sideways.
+function overflow(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth);
+}
+
+browserTest('lesson folds start closed, open from the keyboard, and never make the page scroll sideways',
+  { timeout: TEST_TIMEOUT }, async (t) => {
+    const { server, browser } = await setUp(t);
+    const index = await getJson(`${server.url}/api/lessons`);
+    assert.equal(index.status, 200);
+    assert.ok(index.json.lessons.length >= 2, 'both lessons are built');
+    for (const l of index.json.lessons) assert.ok(l.words > 0 && l.words <= 3000, `${l.id}: ${l.words} words shown`);
+
+    for (const size of WIDTHS) {
+      const context = await browser.newContext({ viewport: { width: size.width, height: size.height } });
+      t.after(() => context.close());
+      const page = await context.newPage();
+      page.setDefaultTimeout(20000);
+      const problems = watchPage(page);
+      for (const l of index.json.lessons) {
+        const tag = `${l.id.slice(0, 2)}-${size.name}`;
+        await page.goto(`${server.url}/#lesson/${l.id}`);
+        await until(async () => (await page.locator('#lesson-title').textContent() || '').trim() === l.title, 10000,
+          `${l.id}: its page`);
+        const folds = page.locator('#lesson details.fold');
+        await until(async () => (await folds.count()) >= 10, 10000, `${l.id}: its folds on the page`);
+        const n = await folds.count();
+        assert.equal(await page.locator('#lesson details.fold[open]').count(), 0, `${tag}: every fold starts closed`);
+        // Closed, the summary shows and what it folds does not.
+        const first = folds.first();
+        await first.scrollIntoViewIfNeeded();
+        assert.ok(await first.locator('summary').isVisible(), `${tag}: the first fold's summary is in view`);
+        assert.match(await first.locator('summary').textContent(), /^More/);
+        assert.equal(await first.locator(':scope > :not(summary)').first().isVisible(), false,
+          `${tag}: a closed fold hides its text`);
+        let width = await overflow(page);
+        assert.ok(width <= size.width, `${tag}: folds closed, the page scrolls sideways (${width}px)`);
+        await page.screenshot({ path: path.join(screenshotDir(), `lesson${tag}-folds-closed.png`) });
+
+        // The keyboard opens one; then every fold is opened.
+        await first.locator('summary').focus();
+        await page.keyboard.press('Enter');
+        await until(async () => (await first.getAttribute('open')) !== null, 5000, `${tag}: Enter opens the fold`);
+        assert.ok(await first.locator(':scope > :not(summary)').first().isVisible(), `${tag}: an open fold shows its text`);
+        await first.screenshot({ path: path.join(screenshotDir(), `lesson${tag}-fold-open.png`) });
+        await page.evaluate(() => document.querySelectorAll('#lesson details.fold').forEach((d) => { d.open = true; }));
+        assert.equal(await page.locator('#lesson details.fold[open]').count(), n);
+        width = await overflow(page);
+        assert.ok(width <= size.width, `${tag}: folds open, the page scrolls sideways (${width}px)`);
+      }
+      // Where the lessons talk about memory, errors and profiles, they link the tools.
+      await page.goto(`${server.url}/#lesson/${index.json.lessons[0].id}`);
+      await page.locator('#lesson-title').waitFor();
+      for (const href of ['#plan?params=1e9&device=t4', '#explain'])
+        await until(async () => (await page.locator(`#lesson a[href="${href}"]`).count()) > 0, 10000, `lesson 1 links ${href}`);
+      await page.locator('#sec-memory').scrollIntoViewIfNeeded();
+      await page.locator('#sec-memory').screenshot({ path: path.join(screenshotDir(), `lesson01-${size.name}-memory.png`) });
+      await page.goto(`${server.url}/#lesson/${index.json.lessons[1].id}`);
+      await page.locator('#lesson-title').waitFor();
+      await until(async () => (await page.locator('#lesson a[href="#doctor"]').count()) > 0, 10000,
+        'lesson 2 links the profile reader');
+      assert.deepEqual(problems, []);
+    }
+  });
