@@ -47,7 +47,7 @@ typedef struct step {
 typedef struct model {
   double params, grad_bytes, batch, act_bytes, fwd_flops;
   double flops_per_us;             /* sustained fp32 rate */
-  double op_us;                    /* host cost of one PyTorch op's launch */
+  double op_us;                    /* host cost of one kernel launch (raw CUDA's, as the method says) */
   lab_peer_link link;
   const lab_profile *prof;
 } model;
@@ -232,7 +232,7 @@ static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, l
   bool want_nvlink = tp.link == 1;
   model m = {.params = tp.params_m * 1e6, .fwd_flops = tp.fwd_gflop * 1e9, .batch = (double)tp.batch, .act_bytes = tp.act_mib * 1048576.0,
              .flops_per_us = prof->fp32_tflops * 1e6 * prof->gemm_efficiency * prof->power_cap,
-             .op_us = prof->torch_op_us, .link = lab_peer_link_of(prof, want_nvlink), .prof = prof};
+             .op_us = prof->launch_us, .link = lab_peer_link_of(prof, want_nvlink), .prof = prof};
   m.grad_bytes = 4.0 * m.params;
   step s[MAX_GPUS];
   for (int i = 0; i < n; i++) s[i] = step_on(&m, i + 1);
