@@ -209,8 +209,9 @@ static void add_findings(cJSON *env, const model *m, const step *s, int n, bool 
                   m->link.nvlink ? "NVLink" : "PCIe", lab_fmt_ms(all->ddp_allreduce_ms, a, sizeof a),
                   lab_fmt_ms(all->ddp_exposed_ms, b, sizeof b));
   lab_env_finding(env, "DataParallel passes everything through GPU 0: its copies between GPUs take %s of the step, "
-                  "and GPU 0 holds %s against DDP's %s.", lab_fmt_ms(all->dp_comm_ms, c, sizeof c),
-                  lab_fmt_bytes_iec(all->dp_gpu0, a, sizeof a), lab_fmt_bytes_iec(all->ddp_gpu0, d, sizeof d));
+                  "and GPU 0 holds %s more than under DDP (the whole batch and the gathered outputs), %s in all.",
+                  lab_fmt_ms(all->dp_comm_ms, c, sizeof c), lab_fmt_bytes_iec(all->dp_gpu0 - all->ddp_gpu0, a, sizeof a),
+                  lab_fmt_bytes_iec(all->dp_gpu0, d, sizeof d));
   int best = 0;
   for (int i = 1; i < n; i++)
     if (s[i].dp_ms < s[best].dp_ms) best = i;
@@ -218,12 +219,17 @@ static void add_findings(cJSON *env, const model *m, const step *s, int n, bool 
     lab_env_finding(env, "DataParallel is fastest on %d GPU%s here: past that, each GPU it adds costs more in copies "
                     "and launches than it saves.", best + 1, best ? "s" : "");
   double cap = (double)m->prof->memory_bytes;
-  if (one->ddp_gpu0 > cap)
+  if (all->ddp_gpu0 > cap)
+    lab_env_finding(env, "Even on %d GPUs, GPU 0 needs %s with DDP, more than the %s of the %s: a smaller batch or "
+                    "fewer activations per sample, or a GPU with more memory.", n,
+                    lab_fmt_bytes_iec(all->ddp_gpu0, a, sizeof a), LAB_IEC(cap), m->prof->device_name);
+  else if (one->ddp_gpu0 > cap)
     lab_env_finding(env, "On one GPU the step needs %s, more than the %s of the %s: it fits only when split.",
                     lab_fmt_bytes_iec(one->ddp_gpu0, a, sizeof a), LAB_IEC(cap), m->prof->device_name);
-  if (all->dp_gpu0 > cap)
-    lab_env_finding(env, "On %d GPUs DataParallel's GPU 0 needs %s, more than the %s's %s: it runs out of memory "
-                    "first.", n, lab_fmt_bytes_iec(all->dp_gpu0, a, sizeof a), m->prof->device_name, LAB_IEC(cap));
+  if (all->dp_gpu0 > cap && all->ddp_gpu0 <= cap)
+    lab_env_finding(env, "On %d GPUs DataParallel's GPU 0 needs %s, more than the %s's %s, where DDP's fits: "
+                    "DataParallel runs out of memory first.", n, lab_fmt_bytes_iec(all->dp_gpu0, a, sizeof a),
+                    m->prof->device_name, LAB_IEC(cap));
 }
 
 static int simulate(const lab_params *p, const lab_profile *prof, cJSON **out, lab_error *err) {

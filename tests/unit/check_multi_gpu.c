@@ -166,6 +166,24 @@ START_TEST(multi_gpu_has_no_live_run_and_no_meaning_on_an_apple_gpu) {
 }
 END_TEST
 
+/* The memory findings hold at their edges: a step too big for one T4 that
+ * fits when split, and one that fits on none, are told apart. */
+START_TEST(multi_gpu_memory_findings_tell_split_from_never) {
+  cJSON *env = sim("{\"gpus\":8,\"batch\":512,\"act_mib\":64}", "t4");
+  ck_assert(test_exp_finding_has(env, "it fits only when split"));
+  ck_assert(!test_exp_finding_has(env, "Even on 8 GPUs"));
+  cJSON_Delete(env);
+  env = sim("{\"gpus\":8,\"params_m\":2000,\"batch\":64,\"act_mib\":200}", "t4");
+  ck_assert(test_exp_finding_has(env, "Even on 8 GPUs"));
+  ck_assert(!test_exp_finding_has(env, "it fits only when split"));
+  ck_assert(!test_exp_finding_has(env, "runs out of memory first"));
+  cJSON_Delete(env);
+  env = sim("{}", "h100-sxm");
+  ck_assert(!test_exp_finding_has(env, "fits only when split") && !test_exp_finding_has(env, "Even on"));
+  cJSON_Delete(env);
+}
+END_TEST
+
 TEST_EXPERIMENT_SUITE(multi_gpu);
 
 TEST_EXPERIMENT_SUITE(multi_gpu) {
@@ -179,6 +197,7 @@ TEST_EXPERIMENT_SUITE(multi_gpu) {
   tcase_add_test(tc, multi_gpu_visible_devices_renumber_from_zero_and_stop_at_a_missing_gpu);
   tcase_add_test(tc, multi_gpu_nvlink_only_where_the_board_has_it_and_faster_than_pcie);
   tcase_add_test(tc, multi_gpu_has_no_live_run_and_no_meaning_on_an_apple_gpu);
+  tcase_add_test(tc, multi_gpu_memory_findings_tell_split_from_never);
   suite_add_tcase(s, tc);
   return s;
 }
