@@ -68,7 +68,7 @@ step_runs() {
   mkdir -p "$dir/gpu" "$dir/sim"
   usable || { say "no usable GPU: $(verdict)"; return 1; }
   local ok=0 n=0 simonly="" failed="" name code
-  for name in $("$bin" experiments --names); do
+  for name in $("$bin" experiments --live); do
     n=$((n + 1))
     if "$bin" run "$name" --backend cuda --json >"$dir/gpu/$name.json" 2>>"$dir/log"; then ok=$((ok + 1)); continue; fi
     code=$(field "$dir/gpu/$name.json" error.code)

@@ -15,7 +15,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["verdict"]["usable"] else 1)' "$tmp/device.json" || {
   echo "record: no usable GPU here: $("$bin" device | grep Verdict)" >&2; exit 1; }
 mkdir -p "$tmp/runs"
-for name in $("$bin" experiments --names); do
+for name in $("$bin" experiments --live); do
   "$bin" run "$name" --backend cuda --json >"$tmp/runs/$name.json" || echo "record: $name failed" >&2
 done
 python3 tools/record_runs.py "$tmp/device.json" "$tmp/runs" "$out"

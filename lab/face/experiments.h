@@ -12,12 +12,15 @@
  * X(stem, gpu, cpu, needs), where gpu says what answers it on a GPU: kern
  * when kernels/STEM.cu measures it, check when the device check does
  * (device: the driver probe and the worker's runtime view, so it runs
- * wherever the server is, with a usable GPU or not); cpu is 1 when a run
+ * wherever the server is, with a usable GPU or not), sim when nothing
+ * can (multi_gpu needs a machine of several GPUs, and a server's live run
+ * has one: backend cuda answers not_applicable, auto simulates); cpu is 1 when a run
  * in the browser also gets the server's CPU line (crossover: the server's
  * BLAS sgemm beside the browser's one WebAssembly thread); needs is what
  * its point needs of a device beyond a GPU (lab_need, device_profile.h):
  * any, nvidia (NVIDIA's driver and CUDA runtime), link (a host link:
- * copies, pinned vs pageable), graphs, or link_streams; on a profile whose
+ * copies, pinned vs pageable), graphs, link_streams, or multi (two or
+ * more GPUs linked to each other); on a profile whose
  * platform lacks it (lab/sim/platform.h: an Apple GPU has no host link)
  * the experiment answers not_applicable instead of a simulation. Code
  * reads the columns through the registry (lab_experiment_has_kernel,
@@ -38,21 +41,28 @@
   X(allocator, kern, 0, any)        \
   X(graphs, kern, 0, graphs)        \
   X(profile, kern, 0, any)          \
-  X(streams, kern, 0, link_streams)
+  X(streams, kern, 0, link_streams) \
+  X(multi_gpu, sim, 0, multi)
 
 /* Expands `then(stem)` only for the entries whose gpu column is kern:
  * LAB_EXPERIMENTS(LAB_IF_KERN) with LAB_KERN_THEN defined first. */
 #define LAB_GPU_kern(stem) LAB_KERN_THEN(stem)
 #define LAB_GPU_check(stem)
+#define LAB_GPU_sim(stem)
 #define LAB_IF_KERN(stem, gpu, cpu, needs) LAB_GPU_##gpu(stem)
-/* 1 for the gpu column's value kern, 0 for check. */
+/* 1 for the gpu column's value kern, 0 for check and sim; and 1 for check. */
 #define LAB_GPU_IS_KERN_kern 1
 #define LAB_GPU_IS_KERN_check 0
+#define LAB_GPU_IS_KERN_sim 0
+#define LAB_GPU_IS_CHECK_kern 0
+#define LAB_GPU_IS_CHECK_check 1
+#define LAB_GPU_IS_CHECK_sim 0
 /* The needs column's values as lab_need bits (device_profile.h). */
 #define LAB_NEEDS_any 0u
 #define LAB_NEEDS_nvidia ((unsigned)LAB_NEED_NVIDIA)
 #define LAB_NEEDS_link ((unsigned)LAB_NEED_HOST_LINK)
 #define LAB_NEEDS_graphs ((unsigned)LAB_NEED_GRAPHS)
 #define LAB_NEEDS_link_streams ((unsigned)(LAB_NEED_HOST_LINK | LAB_NEED_STREAMS))
+#define LAB_NEEDS_multi ((unsigned)LAB_NEED_MULTI_GPU)
 
 #endif

@@ -16,14 +16,15 @@ LAB_EXPERIMENTS(LAB_X_DECL)
 
 typedef struct row {
   const lab_experiment *e;
-  bool kern; /* kernels/STEM.cu measures it on a GPU; else the device check answers it */
+  bool kern;   /* kernels/STEM.cu measures it on a GPU */
+  bool device; /* the device check answers it; neither: only the simulator does (multi_gpu) */
   bool cpu;  /* a browser's run also gets the server's CPU line */
   unsigned needs; /* lab_need bits: what its point needs of a device beyond a GPU */
   double (*cpu_ms)(const lab_params *p, const char **param);
 } row;
 
 static const row all[] = {
-#define LAB_X_ENTRY(stem, gpu, cpu, needs) {&lab_exp_##stem, LAB_GPU_IS_KERN_##gpu, cpu, LAB_NEEDS_##needs, lab_cpu_ms_##stem},
+#define LAB_X_ENTRY(stem, gpu, cpu, needs) {&lab_exp_##stem, LAB_GPU_IS_KERN_##gpu, LAB_GPU_IS_CHECK_##gpu, cpu, LAB_NEEDS_##needs, lab_cpu_ms_##stem},
     LAB_EXPERIMENTS(LAB_X_ENTRY)
 #undef LAB_X_ENTRY
 };
@@ -52,12 +53,12 @@ bool lab_experiment_has_kernel(const lab_experiment *e) {
 
 bool lab_experiment_is_device_check(const lab_experiment *e) {
   const row *r = row_of(e);
-  return r && !r->kern;
+  return r && r->device;
 }
 
 const lab_experiment *lab_experiment_device_check(void) {
   for (int i = 0; i < lab_experiment_count(); i++)
-    if (!all[i].kern) return all[i].e;
+    if (all[i].device) return all[i].e;
   return NULL;
 }
 
@@ -78,7 +79,7 @@ bool lab_experiment_applies(const lab_experiment *e, const lab_profile *prof) {
 int lab_experiment_check_profile(const lab_experiment *e, const lab_profile *prof, lab_error *err) {
   unsigned missing = lab_experiment_needs(e) & lab_platform_lacks(prof->platform);
   if (!missing) return 0;
-  lab_need need = LAB_NEED_STREAMS; /* the most particular need it lacks: streams before the link they copy over */
+  lab_need need = LAB_NEED_MULTI_GPU; /* the most particular need it lacks: streams before the link they copy over */
   while (need > LAB_NEED_HOST_LINK && !(missing & need)) need = (lab_need)(need >> 1);
   return lab_fail(err, LAB_E_NOT_APPLICABLE, "profile", "%s does not apply to the %s: it %s, and %s. Pick another "
                   "GPU's profile to see it.", e->name, prof->device_name, lab_need_what(need),
@@ -92,6 +93,8 @@ cJSON *lab_experiment_json(const lab_experiment *e) {
   cJSON_AddStringToObject(o, "summary", e->summary);
   cJSON_AddStringToObject(o, "lesson", e->lesson);
   cJSON_AddBoolToObject(o, "simulated", e->simulate != NULL);
+  /* false when only the simulator answers it (multi_gpu): a live run is not_applicable */
+  cJSON_AddBoolToObject(o, "live", lab_experiment_has_kernel(e) || lab_experiment_is_device_check(e));
   cJSON *params = cJSON_AddArrayToObject(o, "params");
   for (int i = 0; i < e->n_params; i++) cJSON_AddItemToArray(params, lab_param_spec_json(&e->params[i]));
   return o;

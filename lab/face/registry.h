@@ -15,7 +15,8 @@ int lab_experiment_count(void);
 const lab_experiment *lab_experiment_at(int i);
 const lab_experiment *lab_experiment_find(const char *name); /* NULL when unknown */
 /* The table's columns (experiments.h). kernels/NAME.cu measures it on a
- * GPU (gpu column kern). */
+ * GPU (gpu column kern). Neither this nor the device check (gpu column
+ * sim): only the simulator answers it, and a live run is not_applicable. */
 bool lab_experiment_has_kernel(const lab_experiment *e);
 /* The device check answers it on a GPU (gpu column check): it runs wherever
  * the server is, usable GPU or not. false for NULL. */

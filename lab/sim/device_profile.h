@@ -35,6 +35,8 @@ typedef enum lab_need {
   LAB_NEED_STREAMS = 1 << 3,   /* streams a program queues work on, to overlap copies and kernels */
   LAB_NEED_MATRIX_UNITS = 1 << 4, /* matrix units for low precisions (tensor cores, AMD's WMMA): what "fast
                                      FP16" means; no experiment needs it, the precision findings ask */
+  LAB_NEED_MULTI_GPU = 1 << 5,    /* a machine of two or more GPUs linked to each other (NVLink or PCIe) and a
+                                     library that reduces across them (NCCL, RCCL): data parallel training */
 } lab_need;
 
 /* A public document a figure was read from. */

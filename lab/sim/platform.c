@@ -3,7 +3,9 @@
  * PyTorch's CUDA graphs run on CUDA and on ROCm 5.3 or newer (hipGraph,
  * aten/src/ATen/cuda/CUDAGraph.cpp); MPS has no graph capture and no
  * streams (torch.mps has neither); an Apple GPU shares the CPU's memory,
- * and the M1 family's runs FP16 at the FP32 rate (philipturner-metal). */
+ * and the M1 family's runs FP16 at the FP32 rate (philipturner-metal); a Mac
+ * has one GPU and torch.distributed has no MPS backend (NCCL and Gloo only
+ * reduce CUDA and CPU tensors). */
 #include "platform.h"
 
 #include <stddef.h>
@@ -15,7 +17,8 @@ unsigned lab_platform_lacks(lab_platform p) {
   switch (p) {
   case LAB_PLATFORM_ROCM: return LAB_NEED_NVIDIA;
   case LAB_PLATFORM_MPS:
-    return LAB_NEED_HOST_LINK | LAB_NEED_NVIDIA | LAB_NEED_GRAPHS | LAB_NEED_STREAMS | LAB_NEED_MATRIX_UNITS;
+    return LAB_NEED_HOST_LINK | LAB_NEED_NVIDIA | LAB_NEED_GRAPHS | LAB_NEED_STREAMS | LAB_NEED_MATRIX_UNITS |
+           LAB_NEED_MULTI_GPU;
   default: return 0;
   }
 }
@@ -35,6 +38,7 @@ const char *lab_need_what(lab_need need) {
   case LAB_NEED_GRAPHS: return "captures kernels into a CUDA graph and replays it";
   case LAB_NEED_STREAMS: return "overlaps copies and kernels on several streams";
   case LAB_NEED_MATRIX_UNITS: return "runs low-precision matmuls on matrix units";
+  case LAB_NEED_MULTI_GPU: return "splits one training step across two or more GPUs linked to each other";
   default: return "needs what this GPU lacks";
   }
 }
@@ -51,6 +55,9 @@ const char *lab_platform_why_not(lab_platform p, lab_need need) {
   case LAB_NEED_NVIDIA: return "a Mac has neither: torch.backends.mps.is_available() is its one check";
   case LAB_NEED_GRAPHS: return "PyTorch has no graph capture on MPS: every op is sent on its own";
   case LAB_NEED_MATRIX_UNITS: return "the M1 family's GPU has no matrix units: FP16 runs at the FP32 rate";
+  case LAB_NEED_MULTI_GPU:
+    return "a Mac has one GPU, and PyTorch's MPS backend one device (mps) with no NCCL to reduce gradients across "
+           "GPUs";
   default: return "PyTorch's MPS backend has no streams to queue work on (torch.mps has no Stream)";
   }
 }

@@ -10,6 +10,20 @@
   "two CUDA events, no synchronize in between; FP32 with allow_tf32 off, TF32 with it on"
 
 const lab_ref lab_profile_refs[] = {
+    /* ---- links between GPUs (lab/sim/peer_link.c) ---- */
+    {"nv-v100-ds", "https://images.nvidia.com/content/technologies/volta/pdf/tesla-volta-v100-datasheet-letter-fnl-web.pdf",
+     "NVIDIA V100 datasheet: V100 SXM2 interconnect bandwidth NVLink 300 GB/s (both directions together)"},
+    {"nv-a100-ds",
+     "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+     "NVIDIA A100 datasheet: A100 SXM interconnect NVLink 600 GB/s (both directions together)"},
+    {"nv-h100-ds", "https://www.nvidia.com/en-us/data-center/h100/",
+     "NVIDIA H100 product page: H100 SXM interconnect NVLink 900 GB/s (both directions together)"},
+    {"nccl-tests-178", "https://github.com/NVIDIA/nccl-tests/issues/178",
+     "nccl-tests all_reduce_perf -b 8 -e 12G -f 2 -g 1 -t 2 on two A100 SXM joined by NV12 (12 NVLink 3 links, "
+     "300 GB/s each way): bus bandwidth 208 GB/s at large sizes"},
+    {"nccl-1439", "https://github.com/NVIDIA/nccl/issues/1439",
+     "nccl-tests all_reduce_perf -b 8 -e 128M -f 2 -g 8 on eight GeForce RTX 3090 over PCIe (one process): an 8-byte "
+     "all-reduce took 54.18 us out of place"},
     /* ---- datasheet peaks and specifications ---- */
     {"litgpt-flops",
      "https://github.com/Lightning-AI/litgpt/blob/07d0de6fca5cc19eaa35f805b00b216373d26f5b/lit_gpt/speed_monitor.py",

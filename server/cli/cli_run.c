@@ -169,10 +169,14 @@ done:
 }
 
 int srv_cmd_experiments(int argc, char **argv) {
-  if (argc > 1 || (argc == 1 && strcmp(argv[0], "--json") && strcmp(argv[0], "--names")))
-    return srv_cli_usage("experiments takes only --json or --names");
-  if (argc == 1 && strcmp(argv[0], "--names") == 0) { /* one a line, for scripts */
-    for (int i = 0; i < lab_experiment_count(); i++) printf("%s\n", lab_experiment_at(i)->name);
+  bool names = argc == 1 && strcmp(argv[0], "--names") == 0, live = argc == 1 && strcmp(argv[0], "--live") == 0;
+  if (argc > 1 || (argc == 1 && strcmp(argv[0], "--json") && !names && !live))
+    return srv_cli_usage("experiments takes only --json, --names or --live");
+  if (names || live) { /* one a line, for scripts; --live: those a GPU answers (not multi_gpu, simulated only) */
+    for (int i = 0; i < lab_experiment_count(); i++) {
+      const lab_experiment *e = lab_experiment_at(i);
+      if (!live || lab_experiment_has_kernel(e) || lab_experiment_is_device_check(e)) printf("%s\n", e->name);
+    }
     return 0;
   }
   if (argc == 1) {

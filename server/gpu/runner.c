@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "driver_probe.h"
 #include "envelope.h"
+#include "platform.h"
 #include "registry.h"
 #include "hooks.h"
 
@@ -350,6 +351,15 @@ int srv_run_experiment(srv_runner *r, const char *name, const cJSON *params, con
   return srv_run_checked(r, e, &p, backend, profile, out, cost, err);
 }
 
+/* The most particular need of a bit set (the highest bit), as
+ * lab_need_what takes it; 0 when there is none. */
+static lab_need top_need(unsigned needs) {
+  unsigned top = 0;
+  for (unsigned bit = 1; bit && bit <= needs; bit <<= 1)
+    if (needs & bit) top = bit;
+  return (lab_need)top;
+}
+
 int srv_run_checked(srv_runner *r, const lab_experiment *e, const lab_params *p, const char *backend,
                     const char *profile, cJSON **out, srv_sim_cost *cost, lab_error *err) {
   *out = NULL;
@@ -379,9 +389,11 @@ int srv_run_checked(srv_runner *r, const lab_experiment *e, const lab_params *p,
     case SRV_ROUTE_NO_GPU:
       return lab_fail(err, LAB_E_NO_GPU, "backend", "%s. Use backend \"simulated\" (or \"auto\") to run the model.",
                       v.summary);
-    case SRV_ROUTE_NO_KERNEL:
-      return lab_fail(err, LAB_E_NO_GPU, "backend", "%s has no GPU version; use backend \"simulated\" or \"auto\"",
-                      e->name);
+    case SRV_ROUTE_NO_KERNEL: /* only the simulator answers it (gpu column sim): say what a live run lacks */
+      return lab_fail(err, LAB_E_NOT_APPLICABLE, "backend",
+                      "%s has no live run: it %s, and a live run here measures one GPU, so any number would be "
+                      "made up. Use backend \"simulated\" or \"auto\": the model runs it on the profile's figures.",
+                      e->name, lab_need_what(top_need(lab_experiment_needs(e))));
     case SRV_ROUTE_SIMULATE: break;
   }
   return simulate(r, e, p, profile, out, cost, err);
@@ -392,7 +404,7 @@ srv_route srv_route_of(const char *backend, int usable, int kernel, int device) 
   /* The device check describes this machine whatever it finds: that is its lesson. */
   if (device) return SRV_ROUTE_GPU;
   if (usable && kernel) return SRV_ROUTE_GPU;
-  if (strcmp(backend, "cuda") == 0) return usable ? SRV_ROUTE_NO_KERNEL : SRV_ROUTE_NO_GPU;
+  if (strcmp(backend, "cuda") == 0) return !kernel ? SRV_ROUTE_NO_KERNEL : SRV_ROUTE_NO_GPU;
   return SRV_ROUTE_SIMULATE;
 }
 

@@ -81,7 +81,8 @@ typedef enum srv_route {
   SRV_ROUTE_GPU,        /* the worker (device: the views, whatever they say) */
   SRV_ROUTE_SIMULATE,   /* the model */
   SRV_ROUTE_NO_GPU,     /* cuda asked, no usable GPU: 503 no_gpu */
-  SRV_ROUTE_NO_KERNEL,  /* cuda asked for an experiment without a GPU side: 503 no_gpu */
+  SRV_ROUTE_NO_KERNEL,  /* cuda asked for an experiment without a GPU side (multi_gpu), GPU or not: 422
+                           not_applicable, saying what a live run lacks */
 } srv_route;
 
 /* The rule, apart from its inputs so it is unit-tested: backend "cuda",

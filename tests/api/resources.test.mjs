@@ -98,6 +98,24 @@ test('an experiment with no meaning on the profile GPU is 422 not_applicable, no
     assert.equal(ok.json.device.profile, 'm1-pro');
   }));
 
+test('multi_gpu has no live run: cuda is 422 not_applicable saying why, auto simulates it, the list marks it', T, () =>
+  withServer({}, async (srv) => {
+    const live = await request(srv, '/api/experiments/multi_gpu', { method: 'POST', body: { backend: 'cuda' } });
+    assertError(live, 422, 'not_applicable');
+    assert.equal(live.json.error.param, 'backend');
+    assert.match(live.json.error.message, /two or more GPUs/);
+    const auto = await request(srv, '/api/experiments/multi_gpu', { method: 'POST', body: { backend: 'auto' } });
+    assert.equal(auto.status, 200, auto.text);
+    assert.equal(auto.json.backend, 'simulated');
+    const mac = await request(srv, '/api/experiments/multi_gpu', { method: 'POST', body: { backend: 'simulated', profile: 'm1-pro' } });
+    assertError(mac, 422, 'not_applicable');
+    const list = await request(srv, '/api/experiments');
+    const live_of = Object.fromEntries(list.json.experiments.map((e) => [e.name, e.live]));
+    assert.equal(live_of.multi_gpu, false);
+    assert.equal(live_of.placement, true);
+    assert.equal(live_of.device, true);
+  }));
+
 test('lessons serves the index and a bundle from the web root', T, () =>
   withServer({}, async (srv) => {
     const idx = await request(srv, '/api/lessons');

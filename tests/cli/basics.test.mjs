@@ -103,7 +103,12 @@ test('experiments_names_prints_every_experiment_of_the_registry_one_a_line', T, 
   const json = cli(['experiments', '--json']);
   const expected = JSON.parse(json.stdout).experiments.map((e) => e.name);
   assert.deepEqual(names.stdout.trimEnd().split('\n'), expected);
+  const live = cli(['experiments', '--live']);
+  assert.equal(live.code, 0, live.stderr);
+  assert.deepEqual(live.stdout.trimEnd().split('\n'),
+    JSON.parse(json.stdout).experiments.filter((e) => e.live).map((e) => e.name));
+  assert.ok(!live.stdout.includes('multi_gpu') && names.stdout.includes('multi_gpu'), 'multi_gpu is simulated only');
   const bad = cli(['experiments', '--name']);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--json or --names/);
+  assert.match(bad.stderr, /--json, --names or --live/);
 });

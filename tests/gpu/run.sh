@@ -55,7 +55,7 @@ if [ "$part" = checks ]; then
 elif command -v compute-sanitizer >/dev/null; then
   dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
   running=0
-  for name in $("$bin" experiments --names); do
+  for name in $("$bin" experiments --live); do
     memcheck_one "$name" "$dir" &
     running=$((running + 1))
     if [ $running -ge "${MEMCHECK_JOBS:-4}" ]; then wait -n; running=$((running - 1)); fi

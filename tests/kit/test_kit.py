@@ -153,12 +153,12 @@ class StandIn(unittest.TestCase):
         cls.rec, cls.envs, cls.skipped, cls.failed = standin_run()
 
     def test_every_experiment_ran(self):
-        names = subprocess.run([GPULAB, "experiments", "--names"], check=True, stdout=subprocess.PIPE,
+        names = subprocess.run([GPULAB, "experiments", "--live"], check=True, stdout=subprocess.PIPE,
                                universal_newlines=True).stdout.split()
         self.assertEqual(self.failed, [])
         self.assertEqual(self.skipped, [])
         self.assertEqual(sorted(e["experiment"] for e in self.envs), sorted(names),
-                         "every experiment of lab/face/experiments.h has its PyTorch counterpart in the kit")
+                         "every experiment a GPU answers (gpulab experiments --live) has its PyTorch counterpart in the kit")
 
     def test_every_envelope_says_pytorch(self):
         for e in self.envs:

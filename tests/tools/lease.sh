@@ -85,7 +85,7 @@ ok "every member is a file at one of the lease's places" \
   '! awk "{print \$2}" "$dir/members" | grep -vE "^(web/recorded|tests/doctor/gpu|tests/explain/gpu|$m(/(logs|doctor|plan|recorded-kit))?)/[A-Za-z0-9._-]+$" | grep -q .' ||
   show "$dir/members"
 ok "the recordings: one per experiment and an index" '
-  (for e in $("$build/bin/gpulab" experiments --names); do has "web/recorded/$e.json" || exit 1; done) && has web/recorded/index.json'
+  (for e in $("$build/bin/gpulab" experiments --live); do has "web/recorded/$e.json" || exit 1; done) && has web/recorded/index.json'
 ok "the comparison tables: device, calibrated profile, gpulab beside PyTorch and the simulator, the kit, cold start, claims" '
   (for f in device.json calibrated.json calibrate.txt compare.json compare.txt kit.json kit_compare.json cold.json claims.tap summary.txt; do
     has "$m/$f" || exit 1; done)'

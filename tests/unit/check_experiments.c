@@ -16,10 +16,10 @@
 
 static const struct {
   const char *stem;
-  int kern, cpu;
+  int kern, device, cpu;
   unsigned needs;
 } table[] = {
-#define X_ROW(stem, gpu, cpu, needs) {#stem, LAB_GPU_IS_KERN_##gpu, cpu, LAB_NEEDS_##needs},
+#define X_ROW(stem, gpu, cpu, needs) {#stem, LAB_GPU_IS_KERN_##gpu, LAB_GPU_IS_CHECK_##gpu, cpu, LAB_NEEDS_##needs},
     LAB_EXPERIMENTS(X_ROW)
 #undef X_ROW
 };
@@ -47,7 +47,7 @@ START_TEST(experiment_has_every_part) {
       ck_assert_msg(s->min <= s->def && s->def <= s->max, "%s.%s: default outside its bounds", e->name, s->name);
   }
   ck_assert_int_eq(lab_experiment_has_kernel(e), table[_i].kern);
-  ck_assert_int_eq(lab_experiment_is_device_check(e), !table[_i].kern);
+  ck_assert_int_eq(lab_experiment_is_device_check(e), table[_i].device);
   ck_assert_int_eq(lab_experiment_server_cpu(e), table[_i].cpu);
   ck_assert_uint_eq(lab_experiment_needs(e), table[_i].needs);
   /* A GPU experiment without a memory estimate would slip past a class's memory limit. */

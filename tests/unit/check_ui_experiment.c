@@ -74,8 +74,22 @@ END_TEST
  * on the server: the picker names it. */
 START_TEST(auto_names_the_default_profile) {
   char buf[96];
-  ck_assert_str_eq(ui_exp_auto_label(NULL, buf, sizeof buf), "auto: simulated (T4)");
+  ck_assert_str_eq(ui_exp_auto_label(NULL, NULL, buf, sizeof buf), "auto: simulated (T4)");
   ck_assert_str_eq(lab_profile_default()->name, "t4");
+}
+END_TEST
+
+/* Beside a usable GPU, auto runs an experiment on it, except one only the
+ * simulator answers (multi_gpu): its picker names the model. */
+START_TEST(auto_simulates_a_simulated_only_experiment_beside_a_usable_gpu) {
+  char buf[96];
+  cJSON *views = cJSON_Parse("{\"verdict\":{\"usable\":true}}");
+  ui_device_state dev = {.views = views};
+  ck_assert_str_eq(ui_exp_auto_label(lab_experiment_find("placement"), &dev, buf, sizeof buf), "auto: the server's GPU");
+  ck_assert_str_eq(ui_exp_auto_label(lab_experiment_find("multi_gpu"), &dev, buf, sizeof buf), "auto: simulated (T4)");
+  ck_assert_ptr_nonnull(strstr(ui_exp_target_help(lab_experiment_find("multi_gpu"), &dev), "several GPUs"));
+  ck_assert_ptr_nonnull(strstr(ui_exp_target_help(lab_experiment_find("placement"), &dev), "for real"));
+  cJSON_Delete(views);
 }
 END_TEST
 
@@ -301,6 +315,7 @@ Suite *make_ui_experiment_suite(void) {
   tcase_add_test(tc, picker_redraws_alone_keeping_the_choice);
   tcase_add_test(tc, a_result_with_a_timeline_offers_its_trace);
   tcase_add_test(tc, auto_names_the_default_profile);
+  tcase_add_test(tc, auto_simulates_a_simulated_only_experiment_beside_a_usable_gpu);
   tcase_add_test(tc, picker_marks_the_gpus_an_experiment_does_not_apply_to);
   tcase_add_test(tc, a_not_applicable_answer_says_so_plainly);
   suite_add_tcase(s, tc);

@@ -72,9 +72,9 @@ static bool update_in_place(slot *s, const ui_device_state *dev) {
   ui_exp_id(id, sizeof id, s->w.e, "target");
   if (ui_dom_value(id, text, sizeof text) < 0) return false; /* a fresh placeholder */
   ui_exp_id(id, sizeof id, s->w.e, "target-auto");
-  ui_dom_set_text(id, ui_exp_auto_label(dev, text, sizeof text));
+  ui_dom_set_text(id, ui_exp_auto_label(s->w.e, dev, text, sizeof text));
   ui_exp_id(id, sizeof id, s->w.e, "target-help");
-  ui_dom_set_text(id, ui_exp_target_help(dev));
+  ui_dom_set_text(id, ui_exp_target_help(s->w.e, dev));
   if (!s->w.result && !s->w.running && !s->w.failure) show_output(s); /* the device card's verdict */
   return true;
 }
@@ -425,7 +425,8 @@ static void run(slot *s, int index) {
   set_running(s, true);
   void *ctx = (void *)tag(index, s->gen);
   bool server = strcmp(s->w.target, "auto") == 0 &&
-                (ui_exp_gpu_usable(st.dev) ||
+                /* a simulated-only experiment (multi_gpu) is simulated here even beside a usable GPU */
+                ((ui_exp_gpu_usable(st.dev) && lab_experiment_has_kernel(s->w.e)) ||
                  /* the device check describes the server's machine, GPU or not */
                  (lab_experiment_is_device_check(s->w.e) && st.dev && st.dev->views && !st.dev->offline &&
                   !st.dev->simulated));

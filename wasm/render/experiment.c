@@ -133,16 +133,25 @@ static void control(ui_buf *b, const ui_exp_widget *w, int i) {
   ui_buf_raw(b, "</div>");
 }
 
-const char *ui_exp_auto_label(const ui_device_state *dev, char *buf, size_t n) {
+/* auto runs e on the server's GPU: one is usable and answers e (not
+ * multi_gpu, which only the simulator answers). */
+static bool auto_is_live(const lab_experiment *e, const ui_device_state *dev) {
+  return ui_exp_gpu_usable(dev) && (!e || lab_experiment_has_kernel(e) || lab_experiment_is_device_check(e));
+}
+
+const char *ui_exp_auto_label(const lab_experiment *e, const ui_device_state *dev, char *buf, size_t n) {
   char shortname[64];
   /* Without a usable GPU, auto is the default profile: the server's and the browser's alike. */
   const lab_profile *def = lab_profile_default();
-  if (ui_exp_gpu_usable(dev)) snprintf(buf, n, "auto: the server's GPU");
+  if (auto_is_live(e, dev)) snprintf(buf, n, "auto: the server's GPU");
   else snprintf(buf, n, "auto: simulated (%s)", ui_profile_short_label(def->label, shortname, sizeof shortname));
   return buf;
 }
 
-const char *ui_exp_target_help(const ui_device_state *dev) {
+const char *ui_exp_target_help(const lab_experiment *e, const ui_device_state *dev) {
+  if (ui_exp_gpu_usable(dev) && !auto_is_live(e, dev))
+    return "It needs several GPUs and the server has one, so auto runs a model of a GPU in your browser; pick a "
+           "profile to model another one.";
   return ui_exp_gpu_usable(dev)
              ? "auto runs it for real on the server's GPU; a profile runs a model of that GPU in your browser."
              : "No usable GPU answered, so auto runs a model of a GPU in your browser; pick a profile to model "
@@ -155,7 +164,7 @@ void ui_render_experiment_picker(ui_buf *b, const ui_exp_widget *w, const ui_dev
   ui_buf_rawf(b, "<label for=\"%s\">Run on</label><select id=\"%s\" aria-describedby=\"%s-help", id, id, id);
   if (w->recorded_label) ui_buf_rawf(b, " %s-recorded-help", id);
   ui_buf_rawf(b, "\"><option id=\"%s-auto\" value=\"auto\"%s>", id, strcmp(w->target, "auto") == 0 ? " selected" : "");
-  ui_buf_text(b, ui_exp_auto_label(dev, text, sizeof text));
+  ui_buf_text(b, ui_exp_auto_label(w->e, dev, text, sizeof text));
   ui_buf_raw(b, "</option>");
   for (int i = 0; i < lab_profile_count(); i++) {
     const lab_profile *p = lab_profile_at(i);
@@ -173,7 +182,7 @@ void ui_render_experiment_picker(ui_buf *b, const ui_exp_widget *w, const ui_dev
     ui_buf_raw(b, "</option>");
   }
   ui_buf_rawf(b, "</select><p class=\"exp-help\" id=\"%s-help\">", id);
-  ui_buf_text(b, ui_exp_target_help(dev));
+  ui_buf_text(b, ui_exp_target_help(w->e, dev));
   ui_buf_raw(b, "</p>");
   /* A replay shows the run as it was recorded, parameters included. */
   if (w->recorded_label)

@@ -36,8 +36,8 @@ void ui_exp_widget_init(ui_exp_widget *w, const lab_experiment *e);
 bool ui_exp_gpu_usable(const ui_device_state *dev);
 
 /* The picker's "auto" choice and its help line, which depend on the device check. */
-const char *ui_exp_auto_label(const ui_device_state *dev, char *buf, size_t n);
-const char *ui_exp_target_help(const ui_device_state *dev);
+const char *ui_exp_auto_label(const lab_experiment *e, const ui_device_state *dev, char *buf, size_t n);
+const char *ui_exp_target_help(const lab_experiment *e, const ui_device_state *dev);
 
 /* Validates every parameter's text (each on its own, so every bad field
  * gets its message); returns how many are invalid. On 0, *params is the
