@@ -1,12 +1,8 @@
-/* The training planner's page (#plan): a form of the settings that matter
- * most (preset, sequence, micro-batch, accumulation, precision, optimizer,
- * checkpointing, attention, LoRA rank, GPU), planned in the browser by
- * lab/plan (compiled into the simulation module, run in its Web Worker:
- * nothing is sent), and the answer drawn by plan_view.h. A link fills the
- * form: "#plan?preset=gpt2-124m&batch=16&device=t4" (the keys are the
- * settings' fields; device names the profile), and an explained
- * out-of-memory error adds what it said (tried, total, allocated,
- * reserved, in bytes), shown beside the plan's counters. */
+/* The training planner's page (#plan): a form of the main settings,
+ * planned in the browser by lab/plan in the simulation module's worker
+ * (nothing is sent), drawn by plan_view.h. A link fills the form
+ * ("#plan?preset=gpt2-124m&batch=16&device=t4"; docs/plan.md), an
+ * explained OOM adds what it said (tried, total, allocated, reserved). */
 #ifndef UI_PLAN_PAGE_H
 #define UI_PLAN_PAGE_H
 
