@@ -4,14 +4,17 @@
 // the verdict, the three counters with their bands, the levers as "saves
 // X, costs Y % step time", the micro-batch sweep as a chart; a change in
 // the form plans again. An explained out-of-memory error opens the
-// planner with its numbers. No horizontal overflow at 390 or 1280 px;
+// planner with its numbers. No horizontal overflow at 390 or 1280 px, no
+// serious axe violation;
 // screenshots go to build/screenshots/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import { REPO, browserTest, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const OOM = readFileSync(path.join(REPO, 'tests/explain/own/004-oom-new-too-much.txt'), 'utf8');
 const noOverflow = (page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
@@ -43,6 +46,15 @@ browserTest('the planner page plans a link, replans a change and takes an error\
     assert.ok(await page.locator('#plan-out figure svg[role="img"]').count() >= 1, 'the sweep chart');
     assert.ok(await noOverflow(page), `no horizontal overflow at ${width} px`);
     await page.screenshot({ path: path.join(shots, name), fullPage: true });
+    // no serious or critical accessibility violation, no id twice, with the answer drawn
+    await page.evaluate(AXE);
+    const v = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
+    assert.deepEqual(v.filter((x) => x.impact === 'serious' || x.impact === 'critical').map((x) => x.id), [], `axe at ${width} px`);
+    assert.deepEqual(await page.evaluate(() => {
+      const seen = new Map();
+      for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) || 0) + 1);
+      return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+    }), []);
     if (width === 1280) {
       // a micro-batch far past the T4: planned again, and it says it does not fit
       await page.fill('#plan-batch', '256');

@@ -50,7 +50,7 @@ static void counter(ui_buf *b, const char *label, const cJSON *mem, const char *
 
 static void counters(ui_buf *b, const cJSON *mem, const ui_plan_oom *oom) {
   bool said = oom && (oom->allocated > 0 || oom->reserved > 0 || oom->total > 0);
-  ui_buf_raw(b, "<div class=\"table-scroll\"><table class=\"plan-counters\"><caption>What each counter would read at the "
+  ui_buf_raw(b, "<div class=\"table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"The counters (scrolls)\"><table class=\"plan-counters\"><caption>What each counter would read at the "
                 "step's peak</caption><thead><tr><th scope=\"col\">counter</th><th scope=\"col\">planned</th>"
                 "<th scope=\"col\">band</th>");
   if (said) ui_buf_raw(b, "<th scope=\"col\">your error said</th>");
