@@ -85,11 +85,11 @@ lab_src = $(foreach r,$(1),$(wildcard $(r)/*.c))
 LAB_SRC := $(call lab_src,$(LAB_ROOMS)) $(CPU_GEMM_NATIVE)
 LAB_HDR := $(foreach r,$(LAB_ROOMS),$(wildcard $(r)/*.h))
 # What each browser module compiles of lab/, by room: the simulation
-# module the simulators' rooms; the UI module those (their simulators left
+# module the simulators' rooms and the planner (lab/plan, for #plan); the UI module those (their simulators left
 # out by LAB_NO_SIMULATORS) with the trace export and the quiz; the reader
 # module the two readers on the base alone.
-WASM_SIM_LAB_SRC := $(call lab_src,lab/base lab/sim lab/face lab/experiments) lab/sim/cpu_gemm/wasm.c
-WASM_UI_LAB_SRC := $(WASM_SIM_LAB_SRC) $(call lab_src,lab/trace lab/quiz)
+WASM_SIM_LAB_SRC := $(call lab_src,lab/base lab/sim lab/face lab/experiments lab/plan) lab/sim/cpu_gemm/wasm.c
+WASM_UI_LAB_SRC := $(call lab_src,lab/base lab/sim lab/face lab/experiments) lab/sim/cpu_gemm/wasm.c $(call lab_src,lab/trace lab/quiz)
 WASM_READER_LAB_SRC := $(call lab_src,lab/base lab/doctor lab/explain)
 SERVER_SRC := $(foreach r,$(SERVER_ROOMS),$(wildcard $(r)/*.c))
 WORKER_SRC := $(wildcard server/worker/*.c)
@@ -311,7 +311,7 @@ claims: $(CLAIMCHECK) lessons
 # The browser client's plain-C files (all but the Emscripten bridge and the
 # wasm main) are also compiled natively, so the unit tests render its views
 # and drive its logic through a fake bridge (tests/unit/check_ui_app.c).
-UI_SRC := $(filter-out wasm/platform/bridge.c wasm/platform/main.c,$(WASM_SRC)) wasm/sim/sim_run.c
+UI_SRC := $(filter-out wasm/platform/bridge.c wasm/platform/main.c,$(WASM_SRC)) wasm/sim/sim_run.c wasm/sim/plan_run.c
 UI_OBJ := $(UI_SRC:%.c=$(OBJ)/%.o)
 $(UI_OBJ): CFLAGS += $(WASM_INC) -Iwasm/sim
 $(OBJ)/tests/unit/check_ui_%.o: CFLAGS += $(WASM_INC) -Iwasm/sim

@@ -130,6 +130,7 @@ fi
 if [ -x /usr/bin/chromium ] && [ -f "$build/web/gpulab.wasm" ]; then
   echo "Client (headless Chromium, loopback)"
   node bench/client.mjs "$build"
+  GPULAB_BIN="$bin" node bench/plan_page.mjs
 fi
 if [ -x "$build/bench/sim_bench" ] && [ -f "$build/bench/sim_bench.js" ]; then
   native=$("$build/bench/sim_bench" 5); wasm=$(node --no-experimental-fetch "$build/bench/sim_bench.js" 5)

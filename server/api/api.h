@@ -38,5 +38,7 @@ int srv_api_metrics(struct mg_connection *conn, void *app);
 int srv_api_explain(struct mg_connection *conn, void *app);
 /* POST /api/doctor: a profiler trace read, never stored (api_doctor.c). */
 int srv_api_doctor(struct mg_connection *conn, void *app);
+/* POST /api/plan: training settings planned, never stored (api_plan.c). */
+int srv_api_plan(struct mg_connection *conn, void *app);
 
 #endif

@@ -15,6 +15,7 @@ const srv_uri_route srv_routes[] = {
     {"/api/openapi.json", srv_api_openapi},
     {"/api/explain", srv_api_explain},
     {"/api/doctor", srv_api_doctor},
+    {"/api/plan", srv_api_plan},
     /* class mode: each answers not_found when no class runs */
     {"/api/class", srv_api_class},
     {"/api/session", srv_api_session},

@@ -99,7 +99,7 @@ test('openapi_lists_every_route_and_the_servers_own_codes', T, () =>
     const paths = Object.keys(doc.paths).sort();
     assert.deepEqual(paths, ['/', '/api/class/join', '/api/class/leave', '/api/class/simulated', '/api/device', '/api/doctor', '/api/experiments',
       '/api/experiments/{name}', '/api/explain', '/api/health', '/api/instructor/attempts', '/api/instructor/class', '/api/lessons', '/api/lessons/{id}',
-      '/api/lessons/{id}/quiz', '/api/openapi.json', '/api/profiles', '/api/runs/{id}', '/api/session', '/metrics']);
+      '/api/lessons/{id}/quiz', '/api/openapi.json', '/api/plan', '/api/profiles', '/api/runs/{id}', '/api/session', '/metrics']);
     const codes = doc.components.schemas.ErrorCode.enum;
     for (const c of ['invalid_json', 'too_many_connections', 'request_timeout', 'too_many_queued', 'store_unavailable'])
       assert.ok(codes.includes(c), c);
@@ -135,6 +135,8 @@ test('real_answers_match_the_document_without_a_class', T, () =>
       ['POST', '/api/explain', { body: {} }], ['GET', '/api/explain'],
       ['POST', '/api/doctor', { body: readFileSync(new URL('../doctor/fixtures/idle_item.json', import.meta.url), 'utf8') }],
       ['POST', '/api/doctor', { body: '{"traceEvents":[' }], ['POST', '/api/doctor', { body: 'hello' }],
+      ['POST', '/api/plan', { body: { preset: 'gpt2-124m', batch: 4, seq: 512 } }], ['POST', '/api/plan', { body: { preset: 'nope' } }],
+      ['POST', '/api/plan', { body: '[1]' }], ['POST', '/api/plan', { body: '{}', headers: { 'Content-Type': 'text/plain' } }],
     ]);
     // CivetWeb's own answer to a request it cannot parse is an error envelope too.
     const garbage = await rawRequest(srv.port, 'GARBAGE\r\n\r\n');
@@ -182,7 +184,7 @@ test('real_answers_match_the_document_in_a_class', T, () =>
     // Every operation of the document has now met a real answer.
     const all = Object.entries(doc.paths).flatMap(([tpl, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m.toUpperCase()} ${tpl}`));
     const plain = ['GET /api/health', 'GET /api/device', 'GET /api/experiments', 'GET /api/experiments/{name}', 'GET /api/profiles',
-      'GET /api/lessons', 'GET /api/lessons/{id}', 'GET /api/openapi.json', 'GET /metrics', 'GET /', 'POST /api/explain', 'POST /api/doctor'];
+      'GET /api/lessons', 'GET /api/lessons/{id}', 'GET /api/openapi.json', 'GET /metrics', 'GET /', 'POST /api/explain', 'POST /api/doctor', 'POST /api/plan'];
     const missing = all.filter((k) => !seen.has(k) && !plain.includes(k));
     assert.deepEqual(missing, [], 'operations only the plain-mode walk exercises are listed in `plain`');
   }));

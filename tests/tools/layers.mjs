@@ -94,10 +94,10 @@ const WASM_ROOMS = {
   reader: ['reader'],
 };
 // What each wasm module may include of lab/: the simulation module the
-// simulators' rooms, the reader module the two readers' (the Makefile
+// simulators' rooms and the planner's (#plan), the reader module the two readers' (the Makefile
 // compiles just those); the UI module's rooms any.
 const WASM_LAB = {
-  sim: ['base', 'sim', 'face', 'experiments'],
+  sim: ['base', 'sim', 'face', 'experiments', 'plan'],
   reader: ['base', 'doctor', 'explain'],
 };
 

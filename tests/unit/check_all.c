@@ -64,6 +64,7 @@ int main(void) {
       make_explain_cost_suite,
       make_doctor_bounds_suite,
       make_ui_explain_suite,
+      make_ui_plan_suite,
       make_ui_doctor_suite,
       make_trace_export_suite,
       make_trace_roundtrip_suite,

@@ -57,6 +57,12 @@ START_TEST(ui_explain_oom_draws_the_bar_lesson_link_and_experiment_link) {
   ck_assert_ptr_nonnull(strstr(h, "10.76 GiB in all"));
   ck_assert_ptr_nonnull(strstr(h, "href=\"#lesson/01-cuda-intuition/memory\""));
   ck_assert_ptr_nonnull(strstr(h, "class=\"button explain-open\" href=\"#lab/memory"));
+  /* the planner opened with the message's sizes, in bytes, and the profile nearest its capacity */
+  const char *plan = strstr(h, "class=\"button explain-plan\" href=\"#plan?tried=20971520&amp;total=");
+  ck_assert_ptr_nonnull(plan);
+  ck_assert_ptr_nonnull(strstr(plan, "&amp;allocated="));
+  ck_assert_ptr_nonnull(strstr(plan, "&amp;reserved="));
+  ck_assert_ptr_nonnull(strstr(plan, "&amp;device="));
   ck_assert_ptr_null(strstr(h, "<script>"));
   free(h);
 }

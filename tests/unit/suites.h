@@ -67,6 +67,7 @@ Suite *make_explain_corpus_suite(void);
 Suite *make_explain_cost_suite(void);
 Suite *make_doctor_bounds_suite(void);
 Suite *make_ui_explain_suite(void);
+Suite *make_ui_plan_suite(void);
 Suite *make_ui_doctor_suite(void);
 Suite *make_trace_export_suite(void);
 Suite *make_trace_roundtrip_suite(void);

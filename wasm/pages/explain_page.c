@@ -15,6 +15,7 @@
 #include "explain.h" /* LAB_EXPLAIN_MAX_BYTES only: lab/explain/ is the reader module's */
 #include "json.h"
 #include "lesson_html.h"
+#include "plan_page.h"
 #include "registry.h"
 
 static struct {
@@ -91,6 +92,27 @@ static void fact_value(ui_buf *b, const cJSON *f) {
   }
 }
 
+/* "Open the planner with these numbers": an out-of-memory message's sizes
+ * (bytes) carried to #plan, with the profile nearest its total capacity. */
+static void plan_link(ui_buf *b, const cJSON *facts) {
+  static const char *const keys[] = {"tried", "total", "allocated", "reserved"};
+  char href[256];
+  size_t n = (size_t)snprintf(href, sizeof href, "#plan?");
+  int said = 0;
+  for (int k = 0; k < 4; k++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, keys[k]), "bytes");
+    if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || n >= sizeof href) continue;
+    n += (size_t)snprintf(href + n, sizeof href - n, "%s%s=%.0f", said++ ? "&" : "", keys[k], v->valuedouble);
+  }
+  const cJSON *total = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "total"), "bytes");
+  const char *device = cJSON_IsNumber(total) ? ui_plan_profile_near(total->valuedouble) : NULL;
+  if (device && n < sizeof href) n += (size_t)snprintf(href + n, sizeof href - n, "&device=%s", device);
+  if (!said || n >= sizeof href) return;
+  ui_buf_raw(b, "<a class=\"button explain-plan\" href=\"");
+  ui_buf_text(b, href);
+  ui_buf_raw(b, "\">Open the planner with these numbers</a> ");
+}
+
 static void one_item(ui_buf *b, const cJSON *it, int i) {
   const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "diagnosis"), *x;
   const cJSON *l = cJSON_GetObjectItemCaseSensitive(it, "lesson"), *e = cJSON_GetObjectItemCaseSensitive(it, "experiment");
@@ -137,6 +159,7 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   }
   ui_buf_raw(b, "</ol><p class=\"explain-links\">");
   ui_render_lesson_link(b, l);
+  if (!strcmp(str(it, "kind"), "oom")) plan_link(b, facts);
   const lab_experiment *ex = lab_experiment_find(str(e, "name"));
   if (ex) {
     char href[512];

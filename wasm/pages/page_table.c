@@ -5,6 +5,7 @@
 
 #include "doctor_page.h"
 #include "explain_page.h"
+#include "plan_page.h"
 #include "workbench.h"
 
 static const ui_page pages[] = {
@@ -14,6 +15,8 @@ static const ui_page pages[] = {
      ui_explain_action, ui_explain_shutdown, false},
     {"doctor", false, {"doctor", "Read your profile", "your torch.profiler trace, read in your browser"},
      ui_doctor_show, NULL, NULL, ui_doctor_action, ui_doctor_shutdown, false},
+    {"plan", false, {"plan", "Will it fit?", "plan a training run's memory and step time"}, ui_plan_show, NULL, NULL,
+     ui_plan_action, ui_plan_shutdown, false},
 };
 
 int ui_page_count(void) { return (int)(sizeof pages / sizeof pages[0]); }
@@ -26,7 +29,7 @@ const ui_page *ui_page_for(const char *hash) {
   for (int i = 0; i < ui_page_count(); i++) {
     size_t n = strlen(pages[i].hash);
     if (strncmp(hash, pages[i].hash, n) != 0) continue;
-    if (hash[n] == '\0' || (pages[i].subpaths && hash[n] == '/')) return &pages[i];
+    if (hash[n] == '\0' || hash[n] == '?' || (pages[i].subpaths && hash[n] == '/')) return &pages[i];
   }
   return NULL;
 }

@@ -24,7 +24,8 @@ typedef struct ui_page {
   bool profiles; /* it offers "simulate as" pickers: the calibrated profile is asked when it shows */
 } ui_page;
 
-/* The page an address shows ("#lab/timing?size=64": the workbench), or
+/* The page an address shows ("#lab/timing?size=64": the workbench;
+ * "#plan?batch=8": a page with its query), or
  * NULL for a lesson's address or an in-page anchor. */
 const ui_page *ui_page_for(const char *hash);
 int ui_page_count(void);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "plan_run.h"
 #include "profiles.h"
 #include "registry.h"
 
@@ -16,6 +17,7 @@ int ui_sim_run(const char *experiment, const char *params_json, const char *prof
   int status = 200;
   memset(&err, 0, sizeof err);
   *text = NULL;
+  if (experiment && strcmp(experiment, "plan") == 0) return ui_plan_run(params_json, text);
   if (profile_json && profile_json[0]) { /* a calibrated profile: it replaces any earlier one */
     cJSON *pj = lab_json_parse(profile_json, strlen(profile_json), LAB_JSON_MAX_DEPTH, NULL);
     lab_profile prof;

@@ -8,7 +8,9 @@
  * defaults) on the named profile ("" for the default). profile_json, when not
  * empty, is a calibrated profile (GET /api/profiles' entry) that joins the
  * built-in ones first. Returns 200 with *text the envelope, or 400 with
- * *text {"error":…}; *text is the caller's to free (NULL when out of memory). */
+ * *text {"error":…}; *text is the caller's to free (NULL when out of memory).
+ * The planner rides the same message: experiment "plan" and the settings
+ * as params_json (plan_run.h). */
 int ui_sim_run(const char *experiment, const char *params_json, const char *profile, const char *profile_json,
                char **text);
 
