@@ -68,10 +68,16 @@ browserTest('lesson folds start closed, open from the keyboard, and never make t
       // Where the lessons talk about memory, errors and profiles, they link the tools.
       await page.goto(`${server.url}/#lesson/${index.json.lessons[0].id}`);
       await page.locator('#lesson-title').waitFor();
-      for (const href of ['#plan?params=1e9&device=t4', '#explain'])
+      const plan = '#plan?preset=llama-3.2-1b&device=t4';
+      for (const href of [plan, '#explain'])
         await until(async () => (await page.locator(`#lesson a[href="${href}"]`).count()) > 0, 10000, `lesson 1 links ${href}`);
       await page.locator('#sec-memory').scrollIntoViewIfNeeded();
       await page.locator('#sec-memory').screenshot({ path: path.join(screenshotDir(), `lesson01-${size.name}-memory.png`) });
+      // The planner link lands on the planner with the lesson's model and GPU filled in.
+      await page.locator(`#lesson a[href="${plan}"]`).first().click();
+      await page.locator('#plan-verdict').waitFor({ timeout: 20000 });
+      assert.equal(await page.locator('#plan-preset').inputValue(), 'llama-3.2-1b', 'the lesson link fills the planner');
+      assert.equal(await page.locator('#plan-profile').inputValue(), 't4');
       await page.goto(`${server.url}/#lesson/${index.json.lessons[1].id}`);
       await page.locator('#lesson-title').waitFor();
       await until(async () => (await page.locator('#lesson a[href="#doctor"]').count()) > 0, 10000,
