@@ -18,6 +18,11 @@
 const lab_profile *lab_compare_profile(const cJSON *kit, const char *name, lab_profile *fit,
                                        const lab_profile **datasheet, char *how, size_t n, lab_error *err);
 
+/* The built-in profile of the run's own device (its datasheet and
+ * published figures, what the physical checks read), or NULL: a run on
+ * the CPU, or a device gpulab has no profile for. */
+const lab_profile *lab_compare_datasheet(const cJSON *kit);
+
 /* The lessons' claims that apply to the run (compare_claims.c): those that
  * hold on every profile and on a real GPU, on one run with the same
  * parameters as the learner's, reading figures the run has; each with

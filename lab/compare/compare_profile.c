@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "compare.h"
 #include "compare_int.h"
 #include "kit_file.h"
 
@@ -29,6 +30,11 @@ static const lab_profile *same_device(const cJSON *kit, const char **by) {
       if (lab_profile_at(i)->cc_major == major && lab_profile_at(i)->cc_minor == minor)
         return *by = "the same compute capability", lab_profile_at(i);
   return NULL;
+}
+
+const lab_profile *lab_compare_datasheet(const cJSON *kit) {
+  const char *by = NULL;
+  return strcmp(lab_kit_kind(kit), "cpu") != 0 ? same_device(kit, &by) : NULL;
 }
 
 /* The run's device as calibrate reads it (no compute capability on Apple or AMD GPUs). */
@@ -72,6 +78,9 @@ const lab_profile *lab_compare_profile(const cJSON *kit, const char *name, lab_p
   lab_gpu_info g;
   gpu_of(kit, &g);
   if (transfer && timing && lab_calibrate(transfer, timing, &g, fit, &report, &why) == 0) {
+    /* the learner's own GPU, apart from a server's calibrated profile (both may be in a page's pickers) */
+    snprintf(fit->name, sizeof fit->name, "%s", LAB_COMPARE_FITTED);
+    snprintf(fit->label, sizeof fit->label, "Your GPU: %.28s (fitted from your run)", dev ? dev : "this device");
     snprintf(how, n, "gpulab has no profile for %s: one was fitted from this run's transfer and timing (starting "
              "from %s; the fit %s the simulator within 25 %% on the figures it used)", dev ? dev : "this device",
              cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(report, "base")),

@@ -247,7 +247,7 @@ START_TEST(compare_fits_a_profile_for_a_device_gpulab_does_not_know) {
   lab_error err = {0};
   ck_assert_int_eq(lab_compare(kit, NULL, NULL, &rep, &err), 0);
   const cJSON *prof = cJSON_GetObjectItem(rep, "profile");
-  ck_assert_str_eq(cJSON_GetObjectItem(prof, "name")->valuestring, "calibrated");
+  ck_assert_str_eq(cJSON_GetObjectItem(prof, "name")->valuestring, LAB_COMPARE_FITTED);
   ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItem(prof, "how")->valuestring, "fitted from this run"));
   const cJSON *f = figure(rep, "transfer", "h2d_pinned_gbps");
   ck_assert_double_eq_tol(cJSON_GetObjectItem(f, "ratio")->valuedouble, 1.0, 0.25);
