@@ -18,16 +18,20 @@ static const char *dev_text(const cJSON *kit, const char *key) {
   return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, key));
 }
 
-/* The built-in profile of the run's device, or NULL; *by says how it matched. */
+/* The built-in profile of the run's device, or NULL; *by says how it
+ * matched. Never a calibrated or fitted one: an earlier import's fit is no
+ * datasheet. */
 static const lab_profile *same_device(const cJSON *kit, const char **by) {
   const char *name = dev_text(kit, "name"), *cc = dev_text(kit, "compute_capability");
   int count = lab_profile_count();
   for (int i = 0; name && i < count; i++)
-    if (!strcmp(lab_profile_at(i)->device_name, name)) return *by = "the same device name", lab_profile_at(i);
+    if (lab_profile_builtin(lab_profile_at(i)) && !strcmp(lab_profile_at(i)->device_name, name))
+      return *by = "the same device name", lab_profile_at(i);
   int major = 0, minor = 0;
   if (cc && sscanf(cc, "%d.%d", &major, &minor) == 2)
     for (int i = 0; i < count; i++)
-      if (lab_profile_at(i)->cc_major == major && lab_profile_at(i)->cc_minor == minor)
+      if (lab_profile_builtin(lab_profile_at(i)) && lab_profile_at(i)->cc_major == major &&
+          lab_profile_at(i)->cc_minor == minor)
         return *by = "the same compute capability", lab_profile_at(i);
   return NULL;
 }

@@ -32,6 +32,12 @@ const lab_profile *lab_profile_at(int i) {
   return i >= 0 && i < n_calibrated ? &calibrated[i] : NULL;
 }
 
+int lab_profile_builtin(const lab_profile *p) {
+  for (int i = 0; p && i < lab_builtin_profile_count; i++)
+    if (p == &lab_builtin_profiles[i]) return 1;
+  return 0;
+}
+
 const lab_profile *lab_profile_find(const char *name) {
   for (int i = 0; name && i < lab_profile_count(); i++)
     if (strcmp(lab_profile_at(i)->name, name) == 0) return lab_profile_at(i);

@@ -20,6 +20,9 @@ const lab_profile *lab_profile_at(int i);
 /* NULL when unknown. */
 const lab_profile *lab_profile_find(const char *name);
 const lab_profile *lab_profile_default(void);
+/* Whether p is one of the built-in profiles (sourced figures), not a
+ * calibrated or fitted one. */
+int lab_profile_builtin(const lab_profile *p);
 /* The source of one figure, or NULL (a calibrated or file profile). */
 const lab_src *lab_profile_src(const lab_profile *p, const char *field);
 /* The reference a source points at, or NULL. */
