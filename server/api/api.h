@@ -38,5 +38,8 @@ int srv_api_metrics(struct mg_connection *conn, void *app);
 int srv_api_explain(struct mg_connection *conn, void *app);
 /* POST /api/doctor: a profiler trace read, never stored (api_doctor.c). */
 int srv_api_doctor(struct mg_connection *conn, void *app);
+/* Class mode: POST /api/handins, a learner's kit run handed in and kept;
+ * GET /api/handins, theirs (api_handins.c). */
+int srv_api_handins(struct mg_connection *conn, void *app);
 
 #endif
