@@ -78,23 +78,28 @@ static void figures_table(ui_buf *b, const cJSON *e, const char *profile) {
   const cJSON *f;
   double r;
   if (!cJSON_GetArraySize(ui_json_arr(e, "figures"))) return;
-  ui_buf_raw(b, "<div class=\"table-wrap\" tabindex=\"0\" role=\"group\" aria-label=\"Your figures beside the "
-                "prediction\"><table class=\"own-figures\"><caption>Your figures beside the prediction for ");
+  /* The roles keep it a table for screen readers where a phone's style
+   * lays each row out as a small card (web/style.css). */
+  ui_buf_raw(b, "<div class=\"table-wrap\"><table class=\"own-figures\" role=\"table\"><caption>Your figures beside "
+                "the prediction for ");
   ui_buf_text(b, profile);
-  ui_buf_raw(b, "</caption><thead><tr><th scope=\"col\">figure</th><th scope=\"col\">your run</th><th scope=\"col\">"
-                "predicted</th><th scope=\"col\">ratio</th><th scope=\"col\">physically possible?</th></tr></thead><tbody>");
+  ui_buf_raw(b, "</caption><thead role=\"rowgroup\"><tr role=\"row\"><th scope=\"col\" role=\"columnheader\">figure</th>"
+                "<th scope=\"col\" role=\"columnheader\">your run</th><th scope=\"col\" role=\"columnheader\">predicted"
+                "</th><th scope=\"col\" role=\"columnheader\">ratio</th><th scope=\"col\" role=\"columnheader\">physically "
+                "possible?</th></tr></thead><tbody role=\"rowgroup\">");
   cJSON_ArrayForEach(f, ui_json_arr(e, "figures")) {
     int plausible = ui_json_bool(f, "plausible");
-    ui_buf_rawf(b, "<tr class=\"%s\"><th scope=\"row\"><code>", plausible == 0 ? "own-flagged" : "own-ok");
+    ui_buf_rawf(b, "<tr role=\"row\" class=\"%s\"><th scope=\"row\" role=\"rowheader\"><code>",
+                plausible == 0 ? "own-flagged" : "own-ok");
     ui_buf_text(b, str(f, "metric"));
-    ui_buf_raw(b, "</code></th><td>");
+    ui_buf_raw(b, "</code></th><td role=\"cell\" data-label=\"your run\">");
     value(b, f, "measured");
-    ui_buf_raw(b, "</td><td>");
+    ui_buf_raw(b, "</td><td role=\"cell\" data-label=\"predicted\">");
     value(b, f, "predicted");
-    ui_buf_raw(b, "</td><td>");
+    ui_buf_raw(b, "</td><td role=\"cell\" data-label=\"ratio\">");
     if (ui_json_num(f, "ratio", &r)) ui_buf_rawf(b, "%.2f×", r);
     else ui_buf_raw(b, "—");
-    ui_buf_raw(b, "</td><td>");
+    ui_buf_raw(b, "</td><td role=\"cell\">");
     ui_buf_raw(b, plausible == 0 ? "<strong class=\"own-flag-word\">no:</strong> " : plausible == 1 ? "yes: "
                                                                                         : "<span class=\"muted\">");
     ui_buf_text(b, str(f, "reason")); /* unchecked: the reason says why ("not checked: …", "no physical limit …") */
