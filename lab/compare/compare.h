@@ -48,7 +48,7 @@ cJSON *lab_compare_summary(const cJSON *kit);
 /* The claims of the lessons' compiled claims (lessonc's claims.json) that
  * a learner's page may check: claims on the lesson's text (never on a
  * quiz's answers, which would give the key away), on every profile and a
- * real GPU, with one run. What the page is served (lessons/claims.json).
+ * real GPU, with one run. What the page is served (/lessons/claims.json).
  * NULL when out of memory. */
 cJSON *lab_compare_claims_public(const cJSON *claims);
 

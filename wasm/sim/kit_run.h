@@ -10,7 +10,7 @@
 
 /* text[0..len): the file's bytes (text NULL: the file was not read, as it
  * is larger than the kit ever writes; len is its size, and it is refused
- * with kit_too_large). claims: the page's claims (lessons/claims.json)
+ * with kit_too_large). claims: the page's claims (/lessons/claims.json)
  * as JSON text, or NULL/"" when they could not be had. Returns 200 with
  * *out {"kit": the file as read, "compare": lab_compare's report with each
  * experiment's "prediction"}, or the error's HTTP status (413, 400) with

@@ -21,7 +21,7 @@ EMSCRIPTEN_KEEPALIVE int gpulab_sim_run(const char *experiment, const char *para
 EMSCRIPTEN_KEEPALIVE const char *gpulab_sim_text(void) { return last ? last : ""; }
 
 /* bytes: the file's (NULL when it was not read: size past the kit's
- * bound), claims: lessons/claims.json's text or "". */
+ * bound), claims: the text of /lessons/claims.json or "". */
 EMSCRIPTEN_KEEPALIVE int gpulab_kit_compare(const char *bytes, int size, const char *claims) {
   free(last);
   last = NULL;
