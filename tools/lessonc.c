@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cjson_compat.h"
-#include "compare.h"
+#include "compare_claims.h"
 #include "lesson.h"
 #include "quiz.h"
 #include "quiz_seal.h"

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare_int.h"
+#include "compare_claims.h"
+#include "compare_profile.h"
 #include "kit_file.h"
 #include "plausible.h"
 #include "registry.h"

@@ -11,11 +11,9 @@
 #define LAB_COMPARE_H
 
 #include "cjson_compat.h"
+#include "compare_profile.h" /* LAB_COMPARE_FITTED */
 #include "error.h"
 
-/* The name of a profile fitted from a learner's run (its label: "Your GPU:
- * NAME (fitted from your run)"), the page's "your GPU" choice. */
-#define LAB_COMPARE_FITTED "yours"
 
 /* kit: a file lab_kit_read accepted. claims: the lessons' compiled claims
  * (lessonc's claims.json: {"claims": [...]}), or NULL to leave them out.
@@ -45,12 +43,6 @@ int lab_compare_with(const cJSON *kit, const cJSON *claims, const char *profile,
  * NULL when out of memory. */
 cJSON *lab_compare_summary(const cJSON *kit);
 
-/* The claims of the lessons' compiled claims (lessonc's claims.json) that
- * a learner's page may check: claims on the lesson's text (never on a
- * quiz's answers, which would give the key away), on every profile and a
- * real GPU, with one run. What the page is served (/lessons/claims.json).
- * NULL when out of memory. */
-cJSON *lab_compare_claims_public(const cJSON *claims);
 
 /* A class's runs handed in, side by side (the instructor's view): from
  * [{"learner_id","name","at","summary"}] (summaries as lab_compare_summary

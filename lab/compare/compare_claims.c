@@ -10,8 +10,7 @@
 
 #include "claim_eval.h"
 #include "claim_path.h"
-#include "compare.h"
-#include "compare_int.h"
+#include "compare_claims.h"
 #include "kit_file.h"
 #include "params.h"
 #include "registry.h"

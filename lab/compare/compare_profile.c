@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "calibrate.h"
-#include "compare.h"
-#include "compare_int.h"
+#include "compare_profile.h"
 #include "kit_file.h"
 
 static const char *dev_text(const cJSON *kit, const char *key) {

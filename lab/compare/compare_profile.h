@@ -1,13 +1,19 @@
-/* Internal to lab/compare/: the parts of lab_compare (compare.c) that live
- * in files of their own. */
-#ifndef LAB_COMPARE_INT_H
-#define LAB_COMPARE_INT_H
+/* The profile a learner's kit run is compared with (compare_profile.c):
+ * matched to a built-in profile by the device's name or compute
+ * capability, or fitted from the run; and the run's own device's datasheet
+ * for the physical checks. Part of lab_compare (compare.h). */
+#ifndef LAB_COMPARE_PROFILE_H
+#define LAB_COMPARE_PROFILE_H
 
 #include <stddef.h>
 
 #include "cjson_compat.h"
 #include "error.h"
 #include "profiles.h"
+
+/* The name of a profile fitted from a learner's run (its label: "Your GPU:
+ * NAME (fitted from your run)"), the page's "your GPU" choice. */
+#define LAB_COMPARE_FITTED "yours"
 
 /* The profile the run is compared with (compare_profile.c): `name` when
  * given, else the built-in profile of the same device (by name, then by
@@ -22,12 +28,5 @@ const lab_profile *lab_compare_profile(const cJSON *kit, const char *name, lab_p
  * published figures, what the physical checks read), or NULL: a run on
  * the CPU, or a device gpulab has no profile for. */
 const lab_profile *lab_compare_datasheet(const cJSON *kit);
-
-/* The lessons' claims that apply to the run (compare_claims.c): those that
- * hold on every profile and on a real GPU, on one run with the same
- * parameters as the learner's, reading figures the run has; each with
- * whether it holds on the learner's numbers. *note says why none apply
- * when none do. NULL only when out of memory. */
-cJSON *lab_compare_claims(const cJSON *kit, const cJSON *claims, const char **note);
 
 #endif
