@@ -87,6 +87,8 @@ START_TEST(every_experiment_is_drawn_beside_its_prediction) {
   }
   /* simulated on the T4 standing in for the run: each headline figure's ratio is 1 */
   char *t = article(html, "transfer");
+  ck_has(t, "aria-label=\"Your run: Host-device copies\"");
+  ck_has(t, "aria-label=\"The prediction: Host-device copies\"");
   ck_has(t, "<code>h2d_pinned_gbps</code>");
   ck_has(t, "<td role=\"cell\" data-label=\"ratio\">1.00×</td>");
   ck_has(t, "yes: within the PCIe");

@@ -166,7 +166,10 @@ static void one_experiment(ui_buf *b, const cJSON *e, const cJSON *kit, const ch
   }
   figures_table(b, e, profile);
   captured(b, env);
-  ui_buf_raw(b, "<div class=\"own-pair\"><section class=\"own-side own-mine\" aria-label=\"Your run\"><h4>Your run</h4>");
+  /* each experiment's two regions named apart (axe: landmark-unique) */
+  ui_buf_raw(b, "<div class=\"own-pair\"><section class=\"own-side own-mine\" aria-label=\"Your run: ");
+  ui_buf_text(b, x->title);
+  ui_buf_raw(b, "\"><h4>Your run</h4>");
   if (bad) {
     ui_buf_raw(b, "<details class=\"own-claimed\"><summary>Its charts as the file claims them (not a measurement: a "
                   "figure above is impossible on this device)</summary>");
@@ -175,8 +178,9 @@ static void one_experiment(ui_buf *b, const cJSON *e, const cJSON *kit, const ch
   } else {
     ui_render_result(b, env, false, NULL);
   }
-  ui_buf_raw(b, "</section><section class=\"own-side own-predicted\" aria-label=\"The prediction\"><h4>The "
-                "simulator's prediction</h4>");
+  ui_buf_raw(b, "</section><section class=\"own-side own-predicted\" aria-label=\"The prediction: ");
+  ui_buf_text(b, x->title);
+  ui_buf_raw(b, "\"><h4>The simulator's prediction</h4>");
   if (pred) ui_render_result(b, pred, true, NULL);
   else ui_buf_raw(b, "<p class=\"muted\">No prediction: the simulator could not run it with your run's parameters.</p>");
   ui_buf_raw(b, "</section></div></article>");
