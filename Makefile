@@ -85,11 +85,14 @@ lab_src = $(foreach r,$(1),$(wildcard $(r)/*.c))
 LAB_SRC := $(call lab_src,$(LAB_ROOMS)) $(CPU_GEMM_NATIVE)
 LAB_HDR := $(foreach r,$(LAB_ROOMS),$(wildcard $(r)/*.h))
 # What each browser module compiles of lab/, by room: the simulation
-# module the simulators' rooms and the planner (lab/plan, for #plan); the UI module those (their simulators left
-# out by LAB_NO_SIMULATORS) with the trace export and the quiz; the reader
-# module the two readers on the base alone.
-WASM_SIM_LAB_SRC := $(call lab_src,lab/base lab/sim lab/face lab/experiments lab/plan) lab/sim/cpu_gemm/wasm.c
-WASM_UI_LAB_SRC := $(call lab_src,lab/base lab/sim lab/face lab/experiments) lab/sim/cpu_gemm/wasm.c $(call lab_src,lab/trace lab/quiz)
+# module the simulators' rooms, the planner (lab/plan, for #plan) and a
+# learner's own run beside them (lab/compare/: the page's #yours import
+# needs the simulators); the UI module the simulators' rooms (their
+# simulators left out by LAB_NO_SIMULATORS) with the trace export and the
+# quiz; the reader module the two readers on the base alone.
+WASM_MODEL_LAB_SRC := $(call lab_src,lab/base lab/sim lab/face lab/experiments) lab/sim/cpu_gemm/wasm.c
+WASM_SIM_LAB_SRC := $(WASM_MODEL_LAB_SRC) $(call lab_src,lab/plan lab/compare)
+WASM_UI_LAB_SRC := $(WASM_MODEL_LAB_SRC) $(call lab_src,lab/trace lab/quiz)
 WASM_READER_LAB_SRC := $(call lab_src,lab/base lab/doctor lab/explain)
 SERVER_SRC := $(foreach r,$(SERVER_ROOMS),$(wildcard $(r)/*.c))
 WORKER_SRC := $(wildcard server/worker/*.c)
@@ -311,7 +314,7 @@ claims: $(CLAIMCHECK) lessons
 # The browser client's plain-C files (all but the Emscripten bridge and the
 # wasm main) are also compiled natively, so the unit tests render its views
 # and drive its logic through a fake bridge (tests/unit/check_ui_app.c).
-UI_SRC := $(filter-out wasm/platform/bridge.c wasm/platform/main.c,$(WASM_SRC)) wasm/sim/sim_run.c wasm/sim/plan_run.c
+UI_SRC := $(filter-out wasm/platform/bridge.c wasm/platform/main.c,$(WASM_SRC)) wasm/sim/sim_run.c wasm/sim/plan_run.c wasm/sim/kit_run.c
 UI_OBJ := $(UI_SRC:%.c=$(OBJ)/%.o)
 $(UI_OBJ): CFLAGS += $(WASM_INC) -Iwasm/sim
 $(OBJ)/tests/unit/check_ui_%.o: CFLAGS += $(WASM_INC) -Iwasm/sim
@@ -413,7 +416,7 @@ $(WASM_UI_WASM): $(WASM_OUT)
 # their native build (make bench).
 WASM_SIM_LDFLAGS := -s MODULARIZE=1 -s EXPORT_NAME=createGpulabSim -s ALLOW_MEMORY_GROWTH=1 -s ENVIRONMENT=worker \
   -s DYNAMIC_EXECUTION=0 -s EXPORTED_RUNTIME_METHODS=ccall,UTF8ToString \
-  -s EXPORTED_FUNCTIONS=_gpulab_sim_run,_gpulab_sim_text,_malloc,_free
+  -s EXPORTED_FUNCTIONS=_gpulab_sim_run,_gpulab_sim_text,_gpulab_kit_compare,_malloc,_free
 $(WASM_SIM_OUT): $(WASM_SIM_SRC) $(WASM_SIM_LAB_SRC) $(LAB_HDR) $(wildcard wasm/sim/*.h) third_party/cjson/cJSON.c
 	@mkdir -p $(dir $@)
 	NODE_PATH=/usr/share/nodejs $(EMCC) $(WASM_CFLAGS) -Iwasm/sim $(WASM_SIM_SRC) $(WASM_SIM_LAB_SRC) third_party/cjson/cJSON.c \

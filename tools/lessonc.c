@@ -1,6 +1,7 @@
 /* lessonc: compiles lessons/ID/{lesson.md,quiz.json} into the web bundles
  * (WEB/ID.json without answers, WEB/ID.offline.json with the key sealed for
- * offline self-study, WEB/index.json),
+ * offline self-study, WEB/index.json, and WEB/claims.json: the claims on
+ * the text that a learner's page checks on their own kit run),
  * the server's answer keys (KEYS/ID.key.json) and, with --claims FILE, the
  * lessons' claims (on the text and on the quiz's answers) as checks for
  * claimcheck. Every error is printed as
@@ -14,11 +15,12 @@
 #include <unistd.h>
 
 #include "cjson_compat.h"
+#include "compare_claims.h"
 #include "lesson.h"
 #include "quiz.h"
 #include "quiz_seal.h"
 
-#define MAX_OUTPUTS 256 /* three per lesson, index.json and the claims file */
+#define MAX_OUTPUTS 256 /* three per lesson, index.json, the claims file and the page's claims */
 
 typedef struct {
   char path[4096];
@@ -28,7 +30,7 @@ typedef struct {
 static const char usage[] =
     "usage: lessonc [--check] --web DIR --keys DIR [--claims FILE] LESSON_DIR...\n"
     "  Compiles each LESSON_DIR (lesson.md + quiz.json + claims.json; format in lessons/README.md).\n"
-    "  --web DIR   where ID.json, ID.offline.json and index.json go (public)\n"
+    "  --web DIR   where ID.json, ID.offline.json, index.json and claims.json go (public)\n"
     "  --keys DIR  where ID.key.json goes (the answer keys; keep it off the web root)\n"
     "  --claims FILE  where every lesson's compiled claims and quiz coverage go (the checks claimcheck runs)\n"
     "  --check     validate only, write nothing (--web and --keys not needed)\n";
@@ -192,6 +194,12 @@ static int write_all(const char *web, const char *keys, const char *claims, cJSO
     cJSON_AddItemToArray(quizzes, cJSON_Duplicate(coverv[i], 1));
   }
   if (rc == 0 && claims) rc = stage(&outs[k++], NULL, claims, checks, 1);
+  /* What a learner's page checks on their own kit run (#yours): the claims
+   * on the lessons' text, never those on a quiz's answers. */
+  cJSON *page_claims = rc == 0 ? lab_compare_claims_public(checks) : NULL;
+  if (rc == 0) rc = page_claims ? stage(&outs[k++], web, "claims.json", page_claims, 0)
+                                : lesson_report(web, 1, "out of memory while writing claims.json");
+  cJSON_Delete(page_claims);
   cJSON_Delete(checks);
   if (rc == 0) rc = stage(&outs[k++], web, "index.json", index, 1); /* last: make's target */
   cJSON_Delete(index);

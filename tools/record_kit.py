@@ -6,7 +6,11 @@ offline page replays: one OUT/NAME.json per experiment, "backend":
 kit, PyTorch ..., on ..., DATE", never as a run of gpulab's own kernels
 (tools/record.sh records those). OUT/index.json lists them.
 
-    tools/record_kit.py KIT.json OUT
+    tools/record_kit.py [--allow-cpu] KIT.json OUT
+
+A run of a machine without a GPU is refused: it is no recording of a GPU.
+--allow-cpu keeps one anyway, labelled "on the CPU (...)", for the tests of
+the labels (tests/e2e/yours.test.mjs); never commit one to web/recorded/.
 """
 import json
 import os
@@ -14,28 +18,33 @@ import sys
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    allow_cpu = "--allow-cpu" in args
+    args = [a for a in args if a != "--allow-cpu"]
+    if len(args) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    kit = json.load(open(sys.argv[1]))
-    out = sys.argv[2]
+    kit = json.load(open(args[0]))
+    out = args[1]
     prov = kit["provenance"]
     dev = prov["device"]
-    if dev.get("kind") == "cpu":
+    cpu = dev.get("kind") == "cpu"
+    if cpu and not allow_cpu:
         print("record_kit: this run had no GPU; nothing to keep as a GPU recording", file=sys.stderr)
         return 1
+    name = "the CPU (%s)" % (dev.get("name") or "no GPU") if cpu else dev.get("name")
     os.makedirs(out, exist_ok=True)
     names = []
     for env in kit["results"]:
         env = dict(env)
         env["backend"] = "recorded"
-        env["recorded"] = {"device": dev.get("name"), "compute_capability": dev.get("compute_capability"),
+        env["recorded"] = {"device": name, "compute_capability": dev.get("compute_capability"),
                            "driver_version": prov.get("driver"), "cuda_runtime": prov.get("cuda_runtime"),
                            "date": (prov.get("date") or "")[:10] or None}
         with open(os.path.join(out, env["experiment"] + ".json"), "w") as fh:
             json.dump(env, fh, indent=1)
         names.append(env["experiment"])
-        print(f"record_kit: {out}/{env['experiment']}.json ({dev.get('name')}, PyTorch {prov.get('torch')})")
+        print(f"record_kit: {out}/{env['experiment']}.json ({name}, PyTorch {prov.get('torch')})")
     with open(os.path.join(out, "index.json"), "w") as fh:
         json.dump({"recorded": names}, fh)
     return 0

@@ -1,7 +1,9 @@
 // The instructor page: asks GET /api/instructor/class with the token the
 // instructor pasted (kept in sessionStorage, sent only as
 // "Authorization: Bearer", never in a URL) and shows who joined, their runs
-// and quiz results, the GPU queue and the GPU's health and memory, refreshed
+// and quiz results, the GPU queue and the GPU's health and memory, and the
+// measurement kit runs they handed in (GET /api/instructor/handins: their
+// devices, each figure's spread, the implausible ones flagged), refreshed
 // every few seconds. Everything from the server is written with textContent,
 // so no learner's name can become markup.
 (function () {
@@ -288,6 +290,66 @@
     $("updated").textContent = "Updated " + new Date().toLocaleTimeString() + ".";
   }
 
+  // ---- the learners' own GPUs (GET /api/instructor/handins) ------------------------
+
+  function figureValue(v, unit) {
+    if (num(v) === null) return "—";
+    if (unit === "bytes") return bytes(v);
+    return Number(v.toPrecision(3)) + (unit && unit !== "%" ? " " + unit : unit || "");
+  }
+
+  function fill(id, rows) {
+    var body = $(id).querySelector("tbody");
+    body.textContent = "";
+    rows.forEach(function (r) { body.appendChild(row(r)); });
+  }
+
+  function drawHandins(data) {
+    var cls = data && data.class ? data.class : {};
+    var runs = data && Array.isArray(data.handins) ? data.handins : [];
+    $("handins-error").hidden = true;
+    $("handins-empty").hidden = runs.length > 0;
+    $("handins-view").hidden = runs.length === 0;
+    fill("handin-devices", (Array.isArray(cls.devices) ? cls.devices : []).map(function (d) {
+      return [d.device || "?", d.kind || "?", num(d.learners) !== null ? d.learners : "—"];
+    }));
+    fill("handin-figures", (Array.isArray(cls.figures) ? cls.figures : []).map(function (f) {
+      var name = el("span");
+      name.appendChild(el("code", null, f.metric));
+      name.appendChild(el("span", "muted", " " + f.experiment));
+      var flagged = el("span");
+      (Array.isArray(f.implausible) ? f.implausible : []).forEach(function (x, i) {
+        if (i) flagged.appendChild(document.createTextNode("; "));
+        var b = el("strong", "instr-flagged", (x.name || "?") + ": " + figureValue(x.measured, f.unit));
+        b.title = x.reason || "";
+        flagged.appendChild(b);
+        flagged.appendChild(el("span", "muted", " (" + (x.reason || "") + ")"));
+      });
+      if (!flagged.childNodes.length) flagged.textContent = "—";
+      return [name, f.ran_on === "cpu" ? "CPU" : "GPU", num(f.n) !== null ? f.n : 0, figureValue(f.min, f.unit),
+        figureValue(f.median, f.unit), figureValue(f.max, f.unit), flagged];
+    }));
+    fill("handin-runs", runs.map(function (h) {
+      var run = h.run || {};
+      var flags = Array.isArray(h.flagged) && h.flagged.length
+        ? el("strong", "instr-flagged", h.flagged.length + " implausible: " + h.flagged.map(function (f) { return f.metric; }).join(", "))
+        : el("span", "muted", "none");
+      return [h.name || "?", (run.device || "?") + " (" + (run.kind || "?") + ")", run.torch || "—",
+        [run.platform, run.date].filter(function (x) { return typeof x === "string" && x; }).join(", ") || "—", when(h.at), flags];
+    }));
+  }
+
+  function loadHandins(t) {
+    fetch("/api/instructor/handins", { headers: { "Authorization": "Bearer " + t, "Accept": "application/json" }, cache: "no-store" })
+      .then(function (r) { return r.json().then(function (j) { return { status: r.status, json: j }; }); })
+      .then(function (res) {
+        if (res.status === 200) return drawHandins(res.json);
+        $("handins-error").textContent = "The runs handed in could not be read: " +
+          (res.json && res.json.error ? res.json.error.message : "HTTP " + res.status);
+        $("handins-error").hidden = false;
+      }).catch(function () { /* the class view says the server is gone */ });
+  }
+
   // ---- talking to the server -------------------------------------------------------
 
   function token() { return storedToken() || memoryToken; }
@@ -332,6 +394,7 @@
         showTokenError("");
         status("Signed in as the instructor", "live");
         draw(res.json);
+        loadHandins(t);
         if (first) $("class-name").focus();
       } else if (res.status === 401 || code === "instructor_only") {
         forget("The server did not accept this token. Copy it again from the server's output (the line " +

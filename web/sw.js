@@ -8,14 +8,15 @@
 // fails. Bump VERSION when the list of shell files changes.
 "use strict";
 
-const VERSION = "gpulab-v8"; // v8: the measurement kit (measure.py, measure.ipynb) kept for download offline; v7: the reader module is gpulab_reader.js/.wasm (reader_worker.js); v6: app.js and gpulab.js are written into index.html
+const VERSION = "gpulab-v9"; // v9: the lessons' claims a learner's own kit run is checked against (#yours); v8: the measurement kit (measure.py, measure.ipynb) kept for download offline; v7: the reader module is gpulab_reader.js/.wasm (reader_worker.js); v6: app.js and gpulab.js are written into index.html
 // The UI module (gpulab.js/.wasm), the simulation module that a Web
 // Worker loads on the first simulation (sim_worker.js, gpulab_sim.js/.wasm),
 // the reader of #doctor and #explain (reader_worker.js, gpulab_reader.js/.wasm),
-// and the measurement kit a learner downloads to run on their own GPU.
+// the measurement kit a learner downloads to run on their own GPU, and the
+// lessons' claims the page checks on the run the learner brings back (#yours).
 const SHELL = ["/", "/index.html", "/style.css", "/gpulab.wasm", "/favicon.svg",
   "/sim_worker.js", "/gpulab_sim.js", "/gpulab_sim.wasm", "/reader_worker.js", "/gpulab_reader.js",
-  "/gpulab_reader.wasm", "/lessons/index.json", "/measure.py", "/measure.ipynb"];
+  "/gpulab_reader.wasm", "/lessons/index.json", "/lessons/claims.json", "/measure.py", "/measure.ipynb"];
 
 // The lesson ids from lessons/index.json (ids are checked: they become URLs).
 async function lessonFiles(cache) {

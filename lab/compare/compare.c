@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare_int.h"
+#include "compare_claims.h"
+#include "compare_profile.h"
 #include "kit_file.h"
 #include "plausible.h"
 #include "registry.h"
@@ -36,19 +37,24 @@ static const struct {
 };
 
 /* The unit a metric's name carries (docs/architecture.md: units in the key,
- * as a word of it: cpu_ms_largest, h2d_pinned_gbps, gpu_kernel_gflops). */
+ * as a word of it: cpu_ms_largest, h2d_pinned_gbps, gpu_kernel_gflops); "n"
+ * (a size, crossover_n) only when no other unit is named (every_n_ms is ms). */
 static const char *unit_of(const char *key) {
   static const struct {
     const char *word, *unit;
   } units[] = {{"gbps", "GB/s"}, {"ms", "ms"}, {"us", "µs"}, {"bytes", "bytes"}, {"tflops", "TFLOPS"},
-               {"gflops", "GFLOPS"}, {"pct", "%"}, {"n", "N"}, {"speedup", "×"}};
+               {"gflops", "GFLOPS"}, {"pct", "%"}, {"speedup", "×"}, {"n", "N"}};
+  const char *size = "";
   for (const char *w = key; *w;) {
     size_t len = strcspn(w, "_");
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-      if (strlen(units[i].word) == len && !strncmp(w, units[i].word, len)) return units[i].unit;
+      if (strlen(units[i].word) == len && !strncmp(w, units[i].word, len)) {
+        if (strcmp(units[i].word, "n") != 0) return units[i].unit;
+        size = units[i].unit;
+      }
     w += len + (w[len] == '_');
   }
-  return "";
+  return size;
 }
 
 static double metric(const cJSON *env, const char *key) {
@@ -84,13 +90,16 @@ static void add_figure(cJSON *figs, const char *exp, const char *key, const cJSO
   *implausible += p == LAB_PLAUSIBLE_NO;
 }
 
+/* prof NULL: no prediction (a hand-in's summary: the physical checks alone). */
 static cJSON *experiment_entry(const cJSON *env, const lab_profile *prof, const lab_profile *datasheet, int gpu,
-                               int *implausible) {
+                               int flags, int *implausible) {
   const char *exp = cJSON_GetObjectItemCaseSensitive(env, "experiment")->valuestring;
   cJSON *o = cJSON_CreateObject(), *sim = NULL, *figs;
   lab_error err = {0};
   cJSON_AddStringToObject(o, "experiment", exp);
-  if (lab_simulate_with(lab_experiment_find(exp), cJSON_GetObjectItemCaseSensitive(env, "params"), prof, &sim, &err))
+  if (!prof)
+    ;
+  else if (lab_simulate_with(lab_experiment_find(exp), cJSON_GetObjectItemCaseSensitive(env, "params"), prof, &sim, &err))
     cJSON_AddStringToObject(o, "note", err.message);
   else if (!gpu)
     cJSON_AddStringToObject(o, "note", "measured on the CPU; the prediction is the profile's GPU, so there is no ratio");
@@ -107,7 +116,8 @@ static cJSON *experiment_entry(const cJSON *env, const lab_profile *prof, const 
     if (!headline && lab_plausible_known(exp, m->string))
       add_figure(figs, exp, m->string, env, sim, datasheet, gpu, implausible);
   }
-  cJSON_Delete(sim);
+  if (sim && (flags & LAB_COMPARE_PREDICTIONS)) cJSON_AddItemToObject(o, "prediction", sim);
+  else cJSON_Delete(sim);
   return o;
 }
 
@@ -127,6 +137,11 @@ static void add_run(cJSON *rep, const cJSON *kit) {
 }
 
 int lab_compare(const cJSON *kit, const cJSON *claims, const char *profile, cJSON **report, lab_error *err) {
+  return lab_compare_with(kit, claims, profile, 0, report, err);
+}
+
+int lab_compare_with(const cJSON *kit, const cJSON *claims, const char *profile, int flags, cJSON **report,
+                     lab_error *err) {
   lab_profile fit;
   const lab_profile *datasheet = NULL;
   char how[600];
@@ -146,7 +161,7 @@ int lab_compare(const cJSON *kit, const cJSON *claims, const char *profile, cJSO
   cJSON *exps = cJSON_AddArrayToObject(rep, "experiments");
   const cJSON *env;
   cJSON_ArrayForEach(env, cJSON_GetObjectItemCaseSensitive(kit, "results"))
-    cJSON_AddItemToArray(exps, experiment_entry(env, prof, datasheet, gpu, &implausible));
+    cJSON_AddItemToArray(exps, experiment_entry(env, prof, datasheet, gpu, flags, &implausible));
   static const char *const lists[] = {"skipped", "failed"};
   for (int i = 0; i < 2; i++) {
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(kit, lists[i]);
@@ -158,4 +173,20 @@ int lab_compare(const cJSON *kit, const cJSON *claims, const char *profile, cJSO
   cJSON_AddNumberToObject(rep, "implausible", implausible);
   *report = rep;
   return 0;
+}
+
+cJSON *lab_compare_summary(const cJSON *kit) {
+  const lab_profile *datasheet = lab_compare_datasheet(kit);
+  int gpu = strcmp(lab_kit_kind(kit), "cpu") != 0, implausible = 0;
+  cJSON *rep = cJSON_CreateObject(), *exps;
+  const cJSON *env;
+  if (!rep) return NULL;
+  add_run(rep, kit);
+  if (datasheet) cJSON_AddStringToObject(rep, "profile", datasheet->name);
+  else cJSON_AddNullToObject(rep, "profile");
+  exps = cJSON_AddArrayToObject(rep, "experiments");
+  cJSON_ArrayForEach(env, cJSON_GetObjectItemCaseSensitive(kit, "results"))
+    cJSON_AddItemToArray(exps, experiment_entry(env, NULL, datasheet, gpu, 0, &implausible));
+  cJSON_AddNumberToObject(rep, "implausible", implausible);
+  return rep;
 }

@@ -10,7 +10,7 @@
 
 #include "claim_eval.h"
 #include "claim_path.h"
-#include "compare_int.h"
+#include "compare_claims.h"
 #include "kit_file.h"
 #include "params.h"
 #include "registry.h"
@@ -128,5 +128,34 @@ cJSON *lab_compare_claims(const cJSON *kit, const cJSON *claims, const char **no
   }
   if (!cJSON_GetArraySize(out))
     *note = "no claim of the lessons reads this run: they ask for other parameters, or figures it does not have";
+  return out;
+}
+
+cJSON *lab_compare_claims_public(const cJSON *claims) {
+  static const char *const keep[] = {"lesson", "id", "file", "line", "quote", "experiment", "runs", "all_profiles",
+                                     "real_gpu", "expect"};
+  cJSON *out = cJSON_CreateObject(), *list = out ? cJSON_AddArrayToObject(out, "claims") : NULL;
+  const cJSON *c;
+  if (!list) {
+    cJSON_Delete(out);
+    return NULL;
+  }
+  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(claims, "claims")) {
+    if (cJSON_GetObjectItemCaseSensitive(c, "quiz") || cJSON_GetObjectItemCaseSensitive(c, "refused") ||
+        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "all_profiles")) ||
+        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "real_gpu")) || !is_text(c, "id") || !is_text(c, "quote") ||
+        !is_text(c, "experiment") || cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c, "runs")) != 1)
+      continue;
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(list, o)) {
+      cJSON_Delete(o);
+      cJSON_Delete(out);
+      return NULL;
+    }
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+      const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, keep[i]);
+      if (v) cJSON_AddItemToObject(o, keep[i], cJSON_Duplicate(v, 1));
+    }
+  }
   return out;
 }

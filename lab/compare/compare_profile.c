@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "calibrate.h"
-#include "compare_int.h"
+#include "compare_profile.h"
 #include "kit_file.h"
 
 static const char *dev_text(const cJSON *kit, const char *key) {
@@ -17,18 +17,27 @@ static const char *dev_text(const cJSON *kit, const char *key) {
   return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, key));
 }
 
-/* The built-in profile of the run's device, or NULL; *by says how it matched. */
+/* The built-in profile of the run's device, or NULL; *by says how it
+ * matched. Never a calibrated or fitted one: an earlier import's fit is no
+ * datasheet. */
 static const lab_profile *same_device(const cJSON *kit, const char **by) {
   const char *name = dev_text(kit, "name"), *cc = dev_text(kit, "compute_capability");
   int count = lab_profile_count();
   for (int i = 0; name && i < count; i++)
-    if (!strcmp(lab_profile_at(i)->device_name, name)) return *by = "the same device name", lab_profile_at(i);
+    if (lab_profile_builtin(lab_profile_at(i)) && !strcmp(lab_profile_at(i)->device_name, name))
+      return *by = "the same device name", lab_profile_at(i);
   int major = 0, minor = 0;
   if (cc && sscanf(cc, "%d.%d", &major, &minor) == 2)
     for (int i = 0; i < count; i++)
-      if (lab_profile_at(i)->cc_major == major && lab_profile_at(i)->cc_minor == minor)
+      if (lab_profile_builtin(lab_profile_at(i)) && lab_profile_at(i)->cc_major == major &&
+          lab_profile_at(i)->cc_minor == minor)
         return *by = "the same compute capability", lab_profile_at(i);
   return NULL;
+}
+
+const lab_profile *lab_compare_datasheet(const cJSON *kit) {
+  const char *by = NULL;
+  return strcmp(lab_kit_kind(kit), "cpu") != 0 ? same_device(kit, &by) : NULL;
 }
 
 /* The run's device as calibrate reads it (no compute capability on Apple or AMD GPUs). */
@@ -72,6 +81,9 @@ const lab_profile *lab_compare_profile(const cJSON *kit, const char *name, lab_p
   lab_gpu_info g;
   gpu_of(kit, &g);
   if (transfer && timing && lab_calibrate(transfer, timing, &g, fit, &report, &why) == 0) {
+    /* the learner's own GPU, apart from a server's calibrated profile (both may be in a page's pickers) */
+    snprintf(fit->name, sizeof fit->name, "%s", LAB_COMPARE_FITTED);
+    snprintf(fit->label, sizeof fit->label, "Your GPU: %.28s (fitted from your run)", dev ? dev : "this device");
     snprintf(how, n, "gpulab has no profile for %s: one was fitted from this run's transfer and timing (starting "
              "from %s; the fit %s the simulator within 25 %% on the figures it used)", dev ? dev : "this device",
              cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(report, "base")),

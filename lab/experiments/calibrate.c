@@ -40,12 +40,12 @@ const lab_profile *lab_calibrate_base(const lab_gpu_info *gpu) {
   /* The same device first (an L4 and an RTX 4090 share compute capability 8.9), then the same architecture. */
   for (int i = 0; gpu && gpu->name[0] && i < lab_profile_count(); i++) {
     const lab_profile *p = lab_profile_at(i);
-    if (strcmp(p->device_name, gpu->name) == 0 && strcmp(p->name, "calibrated") != 0) return p;
+    if (strcmp(p->device_name, gpu->name) == 0 && lab_profile_builtin(p)) return p;
   }
   /* No compute capability (an Apple or AMD GPU the kit measured) matches none: 0.0 is no architecture. */
   for (int i = 0; gpu && (gpu->cc_major || gpu->cc_minor) && i < lab_profile_count(); i++) {
     const lab_profile *p = lab_profile_at(i);
-    if (p->cc_major == gpu->cc_major && p->cc_minor == gpu->cc_minor && strcmp(p->name, "calibrated") != 0)
+    if (p->cc_major == gpu->cc_major && p->cc_minor == gpu->cc_minor && lab_profile_builtin(p))
       return p;
   }
   return lab_profile_default();

@@ -1,5 +1,5 @@
-/* The profile list (built-ins from lab/sim/profiles_data.c plus one calibrated
- * profile), lookup, the sources of each figure, and JSON in and out. */
+/* The profile list (built-ins from lab/sim/profiles_data.c plus the
+ * calibrated profiles: a server's, a learner's own GPU's), lookup, the sources of each figure, and JSON in and out. */
 #include "profiles.h"
 
 #include <math.h>
@@ -15,19 +15,29 @@
 const char *const lab_src_kind_names[LAB_SRC_KINDS] = {"datasheet", "measured", "derived", "estimate",
                                                              "not applicable"};
 
-static lab_profile calibrated;
-static int have_calibrated;
+static lab_profile calibrated[LAB_PROFILE_CALIBRATED_MAX];
+static int n_calibrated;
 
 void lab_profile_set_calibrated(const lab_profile *p) {
-  calibrated = *p;
-  have_calibrated = 1;
+  int i = 0;
+  while (i < n_calibrated && strcmp(calibrated[i].name, p->name) != 0) i++;
+  if (i == LAB_PROFILE_CALIBRATED_MAX) i--; /* full: the newest replaces the last */
+  calibrated[i] = *p;
+  if (i == n_calibrated) n_calibrated++;
 }
 
-int lab_profile_count(void) { return lab_builtin_profile_count + have_calibrated; }
+int lab_profile_count(void) { return lab_builtin_profile_count + n_calibrated; }
 
 const lab_profile *lab_profile_at(int i) {
   if (i >= 0 && i < lab_builtin_profile_count) return &lab_builtin_profiles[i];
-  return i == lab_builtin_profile_count && have_calibrated ? &calibrated : NULL;
+  i -= lab_builtin_profile_count;
+  return i >= 0 && i < n_calibrated ? &calibrated[i] : NULL;
+}
+
+int lab_profile_builtin(const lab_profile *p) {
+  for (int i = 0; p && i < lab_builtin_profile_count; i++)
+    if (p == &lab_builtin_profiles[i]) return 1;
+  return 0;
 }
 
 const lab_profile *lab_profile_find(const char *name) {

@@ -20,6 +20,9 @@ const lab_profile *lab_profile_at(int i);
 /* NULL when unknown. */
 const lab_profile *lab_profile_find(const char *name);
 const lab_profile *lab_profile_default(void);
+/* Whether p is one of the built-in profiles (sourced figures), not a
+ * calibrated or fitted one. */
+int lab_profile_builtin(const lab_profile *p);
 /* The source of one figure, or NULL (a calibrated or file profile). */
 const lab_src *lab_profile_src(const lab_profile *p, const char *field);
 /* The reference a source points at, or NULL. */
@@ -36,8 +39,13 @@ cJSON *lab_profile_json(const lab_profile *p);
 /* Reads a profile (e.g. a calibrated one); every figure must be present and positive. */
 int lab_profile_from_json(const cJSON *json, lab_profile *out, lab_error *err);
 cJSON *lab_profiles_json(void);
-/* Adds (or replaces) the one calibrated profile, found by its own name
- * beside the built-ins. Call at start-up, before threads read profiles. */
+/* Adds (or replaces) a calibrated profile, found by its own name beside
+ * the built-ins: the one of the same name is replaced, else it is added
+ * (at most LAB_PROFILE_CALIBRATED_MAX: a server's, "calibrated", and a
+ * learner's own GPU fitted from a kit run in the page, "yours"; past that
+ * the last one is replaced). Call at start-up, before threads read
+ * profiles. */
+#define LAB_PROFILE_CALIBRATED_MAX 2
 void lab_profile_set_calibrated(const lab_profile *p);
 
 #endif

@@ -40,5 +40,8 @@ int srv_api_explain(struct mg_connection *conn, void *app);
 int srv_api_doctor(struct mg_connection *conn, void *app);
 /* POST /api/plan: training settings planned, never stored (api_plan.c). */
 int srv_api_plan(struct mg_connection *conn, void *app);
+/* Class mode: POST /api/handins, a learner's kit run handed in and kept;
+ * GET /api/handins, theirs (api_handins.c). */
+int srv_api_handins(struct mg_connection *conn, void *app);
 
 #endif

@@ -1,7 +1,9 @@
 /* GET /api/instructor/class: the whole class for its instructor (who joined,
  * runs, sessions and quiz results summed per learner, the GPU queue, the
  * worker's health, the GPU's memory); GET /api/instructor/attempts?learner=ID
- * &page=N&per_page=M: one learner's quiz attempts a page at a time. Both need
+ * &page=N&per_page=M: one learner's quiz attempts a page at a time; GET
+ * /api/instructor/handins: the measurement kit runs the learners handed in
+ * (their devices, each headline figure's spread, what was flagged). All need
  * "Authorization: Bearer <instructor token>"; the token never travels in a
  * URL, so it cannot leak into logs or browser history. */
 #include <civetweb.h>
@@ -11,6 +13,7 @@
 
 #include "api.h"
 #include "cjson_compat.h"
+#include "compare.h"
 #include "http.h"
 #include "learner.h"
 #include "metrics.h"
@@ -200,12 +203,69 @@ static int attempts(struct mg_connection *conn, srv_app *app) {
   return rc;
 }
 
+/* {"class": lab_compare_class of the hand-ins (devices, each headline
+ * figure's spread, the implausible ones apart), "handins":[{"id",
+ * "learner_id","name","at","run","profile","implausible","flagged":[{
+ * "experiment","metric","measured","unit","reason"}]}]}: every run the
+ * learners handed in, newest first, with what each one's checks flagged. */
+static cJSON *handin_entry(const cJSON *h) {
+  const cJSON *sum = cJSON_GetObjectItemCaseSensitive(h, "summary"), *e, *f;
+  static const char *const keys[] = {"id", "learner_id", "name", "at"};
+  cJSON *o = cJSON_CreateObject(), *flagged;
+  if (!o) return NULL;
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(h, keys[i]), 1));
+  cJSON_AddItemToObject(o, "run", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(sum, "run"), 1));
+  cJSON_AddItemToObject(o, "profile", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(sum, "profile"), 1));
+  cJSON_AddItemToObject(o, "implausible", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(sum, "implausible"), 1));
+  flagged = cJSON_AddArrayToObject(o, "flagged");
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sum, "experiments")) {
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(e, "figures")) {
+      if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(f, "plausible"))) continue;
+      cJSON *x = cJSON_CreateObject();
+      if (!x || !cJSON_AddItemToArray(flagged, x)) {
+        cJSON_Delete(x);
+        break;
+      }
+      cJSON_AddItemToObject(x, "experiment", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(e, "experiment"), 1));
+      static const char *const fk[] = {"metric", "measured", "unit", "reason"};
+      for (size_t i = 0; i < sizeof fk / sizeof fk[0]; i++)
+        cJSON_AddItemToObject(x, fk[i], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(f, fk[i]), 1));
+    }
+  }
+  return o;
+}
+
+static int handins(struct mg_connection *conn, srv_app *app) {
+  lab_error err = {0};
+  cJSON *all = NULL, *out = NULL, *list = NULL;
+  const cJSON *h;
+  double retry = 0;
+  if (srv_instructor_require(conn, app->cls, &retry, &err) != 0 ||
+      srv_store_handins_class(app->cls->store, &all, &err) != 0)
+    return srv_send_error_retry(conn, &err, retry);
+  int ok = (out = cJSON_CreateObject()) && cJSON_AddItemToObject(out, "class", lab_compare_class(all)) &&
+           cJSON_AddNumberToObject(out, "keep", SRV_HANDINS_PER_LEARNER) &&
+           (list = cJSON_AddArrayToObject(out, "handins"));
+  cJSON_ArrayForEach(h, all) {
+    cJSON *e = ok ? handin_entry(h) : NULL;
+    if (!e || !cJSON_AddItemToArray(list, e)) {
+      cJSON_Delete(e);
+      ok = 0;
+    }
+  }
+  int rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");
+  cJSON_Delete(all);
+  cJSON_Delete(out);
+  return rc;
+}
+
 int srv_api_instructor(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
   if (!app->cls) return srv_class_not_running(conn);
   const char *uri = mg_get_request_info(conn)->local_uri;
-  int is_class = strcmp(uri, "/api/instructor/class") == 0;
-  if (!is_class && strcmp(uri, "/api/instructor/attempts") != 0) return srv_api_not_found(conn, cbdata);
+  int is_class = strcmp(uri, "/api/instructor/class") == 0, is_handins = strcmp(uri, "/api/instructor/handins") == 0;
+  if (!is_class && !is_handins && strcmp(uri, "/api/instructor/attempts") != 0) return srv_api_not_found(conn, cbdata);
   if (!srv_method_ok(conn, "GET,HEAD")) return 405;
-  return is_class ? overview(conn, app) : attempts(conn, app);
+  return is_class ? overview(conn, app) : is_handins ? handins(conn, app) : attempts(conn, app);
 }

@@ -38,6 +38,8 @@ struct srv_reader_input {
   int failed;         /* err holds why the stream ended early */
   lab_error err;
   char *whole;        /* srv_reader_whole's copy of the body */
+  srv_app *app;
+  const srv_store_session *sess; /* class mode's, else NULL */
 };
 
 static _Atomic unsigned long refused[SRV_READER_REFUSALS], cut[SRV_READER_CUTS];
@@ -109,6 +111,10 @@ size_t srv_reader_next(srv_reader_input *in, unsigned char *buf, size_t cap) {
   return (size_t)got;
 }
 
+const srv_store_session *srv_reader_session(const srv_reader_input *in) { return in->sess; }
+
+srv_app *srv_reader_app(const srv_reader_input *in) { return in->app; }
+
 int srv_reader_whole(srv_reader_input *in, const char **text, size_t *len, lab_error *err) {
   give_slot(in);
   free(in->whole);
@@ -170,7 +176,7 @@ int srv_reader_run(struct mg_connection *conn, srv_app *app, const srv_reader_ro
                          route->types_text, ct ? ct : "no Content-Type");
   lab_error err = {0};
   srv_store_session sess = {0};
-  srv_reader_input in = {.route = route, .gate = app->runner.sim};
+  srv_reader_input in = {.route = route, .gate = app->runner.sim, .app = app, .sess = app->cls ? &sess : NULL};
   char keys[2][SRV_INFLIGHT_KEY_MAX];
   int nkeys = 0, have_upload = 0, why;
   int64_t ticket = 0;
@@ -213,7 +219,7 @@ answer:;
   }
   free(in.whole);
   if (env) {
-    rc = srv_send_json(conn, 200, env);
+    rc = srv_send_json(conn, route->ok_status ? route->ok_status : 200, env);
     cJSON_Delete(env);
     return rc;
   }

@@ -14,7 +14,9 @@
  * and stops when its client hangs up. In class mode it needs a session
  * and is charged to the learner like a simulated run. Every refusal says
  * that the page reads the same input in the browser with nothing
- * uploaded. Adding a route is one srv_reader_route and one call. */
+ * uploaded. Adding a route is one srv_reader_route and one call. A reader
+ * that keeps what it read for the class (a kit run handed in) stores it in
+ * its slot through the request's session (srv_reader_session). */
 #ifndef SRV_READER_RUN_H
 #define SRV_READER_RUN_H
 
@@ -40,6 +42,7 @@ typedef struct srv_reader_route {
   size_t max_body_bytes;      /* larger: too_large (413), before a byte is read when declared */
   lab_err too_large;          /* body_too_large, or the route's own code (explain_too_large) */
   double deadline_s;          /* the whole request, from its start: upload and reading */
+  int ok_status;              /* the answer's status when read gives one: 0 for 200 (201: it stored something) */
   /* Computes the answer from the body (srv_reader_next or srv_reader_whole);
    * the envelope, or NULL with err set. */
   cJSON *(*read)(srv_reader_input *in, lab_error *err);
@@ -61,6 +64,13 @@ size_t srv_reader_next(srv_reader_input *in, unsigned char *buf, size_t cap);
 /* The whole body (NUL-terminated, owned by in), then a slot: for a reader
  * that needs all of it at once. 0, or -1 with err set. */
 int srv_reader_whole(srv_reader_input *in, const char **text, size_t *len, lab_error *err);
+
+/* In class mode, the session the request came with (its learner), for a
+ * reader that keeps what it read for the class (POST /api/handins); NULL
+ * outside class mode. */
+const struct srv_store_session *srv_reader_session(const srv_reader_input *in);
+/* The server's state, for the same readers (the class's store). */
+srv_app *srv_reader_app(const srv_reader_input *in);
 
 /* Refusals and cuts so far (for /metrics): refused by reason (address,
  * learner, server: the in-flight bounds), cut by reason (deadline,

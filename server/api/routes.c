@@ -21,6 +21,7 @@ const srv_uri_route srv_routes[] = {
     {"/api/session", srv_api_session},
     {"/api/instructor", srv_api_instructor},
     {"/api/runs", srv_api_runs},
+    {"/api/handins", srv_api_handins},
     {"/api", srv_api_not_found},
     {"/metrics", srv_api_metrics},
     {"/", srv_static},

@@ -78,7 +78,7 @@ static void print_text(const cJSON *rep) {
         bad < 2 ? " is" : "s are");
 }
 
-/* The lessons' compiled claims beside the binary (build/claims.json, or a bundle's claims.json). */
+/* The lessons' compiled claims beside the binary (the build's claims.json, or a bundle's). */
 static cJSON *load_claims(const char *path) {
   char exe[4096], guess[4200];
   if (!path) {

@@ -222,6 +222,21 @@ int srv_store_class_overview(srv_store *s, cJSON **out, lab_error *err);
 int srv_store_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
                         lab_error *err);
 
+/* Measurement kit runs a learner handed in (POST /api/handins): the file as
+ * the learner sent it (kept, never executed: read back only as data) and
+ * its summary (lab/compare/compare.h, lab_compare_summary), stored in the
+ * class's store and so gone with it. handin_add keeps the learner's newest
+ * `keep` (the new one counted) and deletes the older ones in the same
+ * step; *id is the new one's, *kept how many the learner has now. */
+#define SRV_HANDINS_PER_LEARNER 3
+int srv_store_handin_add(srv_store *s, int64_t session_id, int64_t learner_id, const char *kit_json,
+                         const char *summary_json, long keep, int64_t *id, long *kept, lab_error *err);
+/* One learner's, newest first: [{"id","at","summary"}]. */
+int srv_store_handins_mine(srv_store *s, int64_t learner_id, cJSON **out, lab_error *err);
+/* The class's, newest first: [{"id","learner_id","name","at","summary"}]
+ * (at most `keep` a learner: bounded by the class's learners). */
+int srv_store_handins_class(srv_store *s, cJSON **out, lab_error *err);
+
 /* Limits: a token bucket for each kind of event ("gpu_run", "join", …)
  * and subject (a learner id, a client address), kept as the events with
  * their costs. The bucket holds max_count events and max_cost of cost

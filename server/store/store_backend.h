@@ -43,6 +43,10 @@ typedef struct srv_store_ops {
   int (*class_overview)(srv_store *s, cJSON **out, lab_error *err);
   int (*quiz_page)(srv_store *s, int64_t learner_id, int64_t offset, long limit, cJSON **out, int64_t *total,
                    lab_error *err);
+  int (*handin_add)(srv_store *s, int64_t session_id, int64_t learner_id, const char *kit_json,
+                    const char *summary_json, long keep, int64_t *id, long *kept, lab_error *err);
+  int (*handins_mine)(srv_store *s, int64_t learner_id, cJSON **out, lab_error *err);
+  int (*handins_class)(srv_store *s, cJSON **out, lab_error *err);
   int (*limit_check)(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
                      double max_cost, double *retry_after_s, lab_error *err);
   int (*limit_add)(srv_store *s, const char *kind, const char *subject, double cost, int64_t *event_id,

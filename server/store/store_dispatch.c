@@ -113,6 +113,17 @@ int srv_store_quiz_page(srv_store *s, int64_t learner_id, int64_t offset, long l
   return s->ops->quiz_page(s, learner_id, offset, limit, out, total, err);
 }
 
+int srv_store_handin_add(srv_store *s, int64_t session_id, int64_t learner_id, const char *kit_json,
+                         const char *summary_json, long keep, int64_t *id, long *kept, lab_error *err) {
+  return s->ops->handin_add(s, session_id, learner_id, kit_json, summary_json, keep, id, kept, err);
+}
+
+int srv_store_handins_mine(srv_store *s, int64_t learner_id, cJSON **out, lab_error *err) {
+  return s->ops->handins_mine(s, learner_id, out, err);
+}
+
+int srv_store_handins_class(srv_store *s, cJSON **out, lab_error *err) { return s->ops->handins_class(s, out, err); }
+
 int srv_store_limit_check(srv_store *s, const char *kind, const char *subject, int64_t window_ms, long max_count,
                           double max_cost, double *retry_after_s, lab_error *err) {
   return s->ops->limit_check(s, kind, subject, window_ms, max_count, max_cost, retry_after_s, err);

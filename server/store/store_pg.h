@@ -3,7 +3,8 @@
  * store_pg_schema.c: migrations; store_pg_class.c: the class, learners,
  * sessions, quiz; store_pg_runs.c: runs and the instructor's view;
  * store_pg_queue.c: the shared GPU queue; store_pg_workers.c: workers,
- * LISTEN and liveness; store_pg_limits.c: limit windows). Nothing outside
+ * LISTEN and liveness; store_pg_limits.c: limit windows;
+ * store_pg_handins.c: the kit runs learners hand in). Nothing outside
  * the store includes this; callers use store.h. */
 #ifndef SRV_STORE_PG_H
 #define SRV_STORE_PG_H
@@ -130,6 +131,7 @@ void srv_pg_workers_ops(srv_store_ops *ops);
 void srv_pg_limits_ops(srv_store_ops *ops);
 void srv_pg_totals_ops(srv_store_ops *ops); /* store_pg_totals.c */
 void srv_pg_role_ops(srv_store_ops *ops);
+void srv_pg_handins_ops(srv_store_ops *ops); /* store_pg_handins.c: the kit runs learners hand in */
 /* store_pg_workers.c: stops the listener (at close). */
 void srv_pg_listener_free(pg_store *st);
 

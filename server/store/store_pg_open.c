@@ -32,6 +32,7 @@ int srv_store_pg_open(const char *uri, srv_store **out, lab_error *err) {
   srv_pg_workers_ops(&pg_ops);
   srv_pg_limits_ops(&pg_ops);
   srv_pg_role_ops(&pg_ops);
+  srv_pg_handins_ops(&pg_ops);
   st->base.ops = &pg_ops;
   snprintf(st->uri, sizeof st->uri, "%s", uri);
   srv_store_where(uri, st->where, sizeof st->where);

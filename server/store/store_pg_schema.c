@@ -77,7 +77,16 @@ static const char v4[] =
     "CREATE INDEX runs_uncounted ON runs(id) WHERE NOT counted AND backend = 'cuda'"
     " AND status IN ('done','failed','cancelled');";
 
-static const char *const migrations[] = {v1, v2, v3, v4};
+/* v5: the measurement kit runs learners hand in (store.h, handin_add): the
+ * file and its summary, each with its learner, kept until the class's
+ * database goes. */
+static const char v5[] =
+    "CREATE TABLE handins(id bigserial PRIMARY KEY, learner_id bigint NOT NULL REFERENCES learners(id),"
+    " session_id bigint NOT NULL REFERENCES sessions(id), at bigint NOT NULL, kit_json text NOT NULL,"
+    " summary_json text NOT NULL);"
+    "CREATE INDEX handins_by_learner ON handins(learner_id, id);";
+
+static const char *const migrations[] = {v1, v2, v3, v4, v5};
 #define MIGRATIONS (int)(sizeof migrations / sizeof migrations[0])
 
 static int applied_version(pg_store *st, PGconn *c, int *version, lab_error *err) {

@@ -13,7 +13,7 @@
 #include "store_sqlite_db.h"
 
 #define BUSY_TIMEOUT_MS 2000
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 #define LIST_LIMIT 200           /* rows one learner's lists show */
 #define OVERVIEW_QUIZ_LIMIT 5000 /* (learner, lesson) summaries the instructor view reads */
 
@@ -55,6 +55,14 @@ static const char schema_v2[] =
 static const char schema_v3[] =
     "CREATE TABLE class(id INTEGER PRIMARY KEY CHECK(id=1), config_json TEXT NOT NULL,"
     " instructor_hash BLOB NOT NULL, created INTEGER NOT NULL);";
+
+/* Version 4: the measurement kit runs learners hand in (store.h,
+ * handin_add), each with its learner, kept until the class's database goes. */
+static const char schema_v4[] =
+    "CREATE TABLE handins(id INTEGER PRIMARY KEY, learner_id INTEGER NOT NULL REFERENCES learners(id),"
+    " session_id INTEGER NOT NULL REFERENCES sessions(id), at INTEGER NOT NULL, kit_json TEXT NOT NULL,"
+    " summary_json TEXT NOT NULL);"
+    "CREATE INDEX handins_by_learner ON handins(learner_id, id);";
 
 /* X(id, sql) */
 #define STATEMENTS(X) \
@@ -758,6 +766,7 @@ static int setup(sqlite_store *st, lab_error *err) {
   if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, schema, NULL, NULL, &msg);
   if (rc == SQLITE_OK && atoi(version) < 2) rc = sqlite3_exec(st->db, schema_v2, NULL, NULL, &msg);
   if (rc == SQLITE_OK && atoi(version) < 3) rc = sqlite3_exec(st->db, schema_v3, NULL, NULL, &msg);
+  if (rc == SQLITE_OK && atoi(version) < 4) rc = sqlite3_exec(st->db, schema_v4, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, "PRAGMA user_version=" LIMIT_TEXT(SCHEMA_VERSION), NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
   sqlite3_free(msg);
@@ -782,6 +791,7 @@ int srv_store_open(const char *path, srv_store **out, lab_error *err) {
   if (!st) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
   srv_sqlite_limits_ops(&sqlite_ops);
   srv_sqlite_class_ops(&sqlite_ops);
+  srv_sqlite_handins_ops(&sqlite_ops);
   st->base.ops = &sqlite_ops;
   snprintf(st->path, sizeof st->path, "%s", path);
   pthread_mutex_init(&st->lock, NULL);

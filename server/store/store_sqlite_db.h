@@ -2,8 +2,9 @@
  * defined in store_sqlite_db.c, which calls none of the others (as
  * store_pg.h is store_pg.c's): store_sqlite.c (sessions, runs, quiz, the
  * instructor's view, open and close) fills the operations table from
- * store_sqlite_limits.c (learners and the limit windows) and
- * store_sqlite_class.c (the class). Nothing outside the store includes
+ * store_sqlite_limits.c (learners and the limit windows),
+ * store_sqlite_class.c (the class) and store_sqlite_handins.c (the kit runs
+ * handed in). Nothing outside the store includes
  * this; callers use store.h. */
 #ifndef SRV_STORE_SQLITE_DB_H
 #define SRV_STORE_SQLITE_DB_H
@@ -61,5 +62,7 @@ void srv_sqlite_limits_close(sqlite_store *st);
 void srv_sqlite_limits_ops(srv_store_ops *ops);
 /* store_sqlite_class.c's operations: the class row. */
 void srv_sqlite_class_ops(srv_store_ops *ops);
+/* store_sqlite_handins.c's: the kit runs learners hand in. */
+void srv_sqlite_handins_ops(srv_store_ops *ops);
 
 #endif

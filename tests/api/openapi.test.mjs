@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { withServer, request, rawRequest } from './lib.mjs';
 import { withClass, joinAs, asLearner, asInstructor } from './class_lib.mjs';
 import { fakeGpu, waitRun } from './queue_lib.mjs';
+import { doctoredKit, kitFile } from './kit_lib.mjs';
 
 const T = { timeout: 60000 };
 
@@ -98,7 +99,8 @@ test('openapi_lists_every_route_and_the_servers_own_codes', T, () =>
     assert.equal(doc.info.version, (await request(srv, '/api/health')).json.version);
     const paths = Object.keys(doc.paths).sort();
     assert.deepEqual(paths, ['/', '/api/class/join', '/api/class/leave', '/api/class/simulated', '/api/device', '/api/doctor', '/api/experiments',
-      '/api/experiments/{name}', '/api/explain', '/api/health', '/api/instructor/attempts', '/api/instructor/class', '/api/lessons', '/api/lessons/{id}',
+      '/api/experiments/{name}', '/api/explain', '/api/handins', '/api/health', '/api/instructor/attempts', '/api/instructor/class',
+      '/api/instructor/handins', '/api/lessons', '/api/lessons/{id}',
       '/api/lessons/{id}/quiz', '/api/openapi.json', '/api/plan', '/api/profiles', '/api/runs/{id}', '/api/session', '/metrics']);
     const codes = doc.components.schemas.ErrorCode.enum;
     for (const c of ['invalid_json', 'too_many_connections', 'request_timeout', 'too_many_queued', 'store_unavailable'])
@@ -137,6 +139,7 @@ test('real_answers_match_the_document_without_a_class', T, () =>
       ['POST', '/api/doctor', { body: '{"traceEvents":[' }], ['POST', '/api/doctor', { body: 'hello' }],
       ['POST', '/api/plan', { body: { preset: 'gpt2-124m', batch: 4, seq: 512 } }], ['POST', '/api/plan', { body: { preset: 'nope' } }],
       ['POST', '/api/plan', { body: '[1]' }], ['POST', '/api/plan', { body: '{}', headers: { 'Content-Type': 'text/plain' } }],
+      ['POST', '/api/handins', { body: {} }], ['GET', '/api/handins'], ['GET', '/api/instructor/handins'],
     ]);
     // CivetWeb's own answer to a request it cannot parse is an error envelope too.
     const garbage = await rawRequest(srv.port, 'GARBAGE\r\n\r\n');
@@ -169,6 +172,11 @@ test('real_answers_match_the_document_in_a_class', T, () =>
       ['GET', '/api/instructor/class', asInstructor(srv.instructorToken)], ['GET', '/api/instructor/class', asInstructor('nope')],
       ['GET', '/api/instructor/attempts?learner=1&page=1&per_page=2', asInstructor(srv.instructorToken)],
       ['GET', '/api/instructor/attempts?learner=1&page=0', asInstructor(srv.instructorToken)],
+      ['POST', '/api/handins', { body: kitFile(['transfer', 'timing']), ...me }], ['POST', '/api/handins', { body: doctoredKit(), ...me }],
+      ['POST', '/api/handins', { body: { results: [] }, ...me }], ['POST', '/api/handins', { body: kitFile(['placement']) }],
+      ['POST', '/api/handins', { body: '{}', headers: { 'Content-Type': 'text/plain', ...me.headers } }],
+      ['GET', '/api/handins', me], ['GET', '/api/handins'], ['DELETE', '/api/handins', me],
+      ['GET', '/api/instructor/handins', asInstructor(srv.instructorToken)], ['GET', '/api/instructor/handins', asInstructor('nope')],
       ['POST', '/api/class/join', { body: { code: 'WRNG-CODE', name: 'Eve' } }],
       ['POST', '/api/class/join', { body: { code: srv.joinCode, name: '' } }],
       ['POST', '/api/class/leave', me], ['POST', '/api/class/leave', me],

@@ -1,7 +1,8 @@
 // Accessibility and first-screen layout in a real Chromium: axe-core 4
 // (tests/e2e/node_modules/axe-core, injected into the page) finds no serious
 // or critical violation on lesson 1, lesson 2, #lab, #doctor (empty, and
-// with a trace's answer), the quiz after scoring and the instructor page, at phone and laptop width; on a 390×844 phone
+// with a trace's answer), #yours (empty, and with a doctored kit run's
+// comparison), the quiz after scoring and the instructor page, at phone and laptop width; on a 390×844 phone
 // the lesson's title is within the first screen and a half, the table of
 // contents starts collapsed, the GPU status is one line with its details one
 // click away, and no element id appears twice.
@@ -10,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+import { doctoredKit } from '../api/kit_lib.mjs';
 import { REPO, browserTest, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
@@ -109,6 +111,29 @@ browserTest('on a phone the lesson comes first: title within 1.5 screens, conten
   assert.equal(await laptop.evaluate(() => document.getElementById('nav-details').open), true, 'contents open beside the lesson');
   await laptop.screenshot({ path: path.join(screenshotDir(), 'layout-laptop-top.png') });
   await laptop.close();
+});
+
+// Your own GPU, empty and with a comparison (its figures' tables, the flags,
+// both sides' charts of every experiment): a test of its own, so the page
+// tour above keeps its time.
+browserTest('no serious or critical axe violation on #yours, empty and with a doctored run, phone and laptop', T, async (t) => {
+  const { server, browser } = await setUp(t);
+  const doctored = Buffer.from(JSON.stringify(doctoredKit()));
+  for (const viewport of [PHONE, LAPTOP]) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20000);
+    const problems = watchPage(page);
+    await page.goto(`${server.url}/#yours`);
+    await settled(page);
+    assert.deepEqual(await axe(page), [], `#yours at ${viewport.width}px`);
+    await page.setInputFiles('#yours-file', { name: 'doctored.json', mimeType: 'application/json', buffer: doctored });
+    await page.locator('#yours-status[data-state="done"]').waitFor({ timeout: 60000 });
+    assert.deepEqual(await axe(page), [], `#yours with a run at ${viewport.width}px`);
+    assert.deepEqual(await duplicateIds(page), [], '#yours: duplicate ids');
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
 });
 
 browserTest('progress counts sections scrolled past, the contents mark the section being read, #lab bullets stay clear', T, async (t) => {

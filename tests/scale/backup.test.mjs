@@ -100,8 +100,8 @@ test('a database of schema 1 with a class, a session and runs is upgraded by the
   const a = await startClusterServer(uri);
   let w;
   try {
-    await waitFor(() => /schema 1 -> 4/.test(a.stderr()), { what: 'the migration logged' });
-    assert.equal(psql('SELECT max(version) FROM gpulab_schema', db), '4');
+    await waitFor(() => /schema 1 -> 5/.test(a.stderr()), { what: 'the migration logged' });
+    assert.equal(psql('SELECT max(version) FROM gpulab_schema', db), '5');
     assert.equal(psql("SELECT count(*) FROM information_schema.columns WHERE table_name = 'runs' AND column_name = 'request_id'", db), '1');
     const cookie = { headers: { Cookie: `gpulab_session=${session}` } };
     const done = await request(a, '/api/runs/1', cookie);

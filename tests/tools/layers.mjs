@@ -94,10 +94,12 @@ const WASM_ROOMS = {
   reader: ['reader'],
 };
 // What each wasm module may include of lab/: the simulation module the
-// simulators' rooms and the planner's (#plan), the reader module the two readers' (the Makefile
-// compiles just those); the UI module's rooms any.
+// simulators' rooms, the planner's (#plan) and compare (a kit file given
+// to #yours is compared beside the predictions there), the reader module
+// the two readers' (the Makefile compiles just those); the UI module's
+// rooms any.
 const WASM_LAB = {
-  sim: ['base', 'sim', 'face', 'experiments', 'plan'],
+  sim: ['base', 'sim', 'face', 'experiments', 'plan', 'compare'],
   reader: ['base', 'doctor', 'explain'],
 };
 

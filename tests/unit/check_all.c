@@ -38,6 +38,7 @@ int main(void) {
       make_ui_app_suite,
       make_ui_quiz_suite,
       make_ui_report_suite,
+      make_ui_own_run_suite,
       make_ui_chart_suite,
       make_ui_experiment_suite,
       make_ui_class_suite,

@@ -13,35 +13,11 @@
 #include "calibrate.h"
 #include "cjson_compat.h"
 #include "compare.h"
+#include "exp_test.h"
 #include "kit_file.h"
 #include "plausible.h"
 #include "registry.h"
 #include "suites.h"
-
-/* A kit file as the kit writes one: simulated envelopes of `profile`
- * standing in for the learner's measured ones (backend pytorch). */
-static cJSON *kit_of(const char *device, const char *cc, const char *profile, const char *const *exps, int n) {
-  cJSON *kit = cJSON_CreateObject(), *prov = cJSON_AddObjectToObject(kit, "provenance");
-  cJSON_AddStringToObject(kit, "gpulab_measure", "1.0");
-  cJSON *dev = cJSON_AddObjectToObject(prov, "device");
-  cJSON_AddStringToObject(dev, "kind", "cuda");
-  cJSON_AddStringToObject(dev, "name", device);
-  if (cc) cJSON_AddStringToObject(dev, "compute_capability", cc);
-  else cJSON_AddNullToObject(dev, "compute_capability");
-  cJSON_AddStringToObject(prov, "torch", "2.5.1+cu121");
-  cJSON_AddStringToObject(prov, "platform", "Colab");
-  cJSON *results = cJSON_AddArrayToObject(kit, "results");
-  for (int i = 0; i < n; i++) {
-    cJSON *env = NULL, *params = cJSON_Parse(!strcmp(exps[i], "timing") ? "{\"view\":\"pytorch\"}" : "{}");
-    lab_error err;
-    ck_assert_int_eq(lab_simulate(lab_experiment_find(exps[i]), params, profile, &env, &err), 0);
-    cJSON_Delete(params);
-    cJSON_ReplaceItemInObject(env, "backend", cJSON_CreateString("pytorch"));
-    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(env, "device"), "name", cJSON_CreateString(device));
-    cJSON_AddItemToArray(results, env);
-  }
-  return kit;
-}
 
 static cJSON *read_back(const cJSON *kit, lab_error *err) {
   char *text = cJSON_PrintUnformatted(kit);
@@ -55,7 +31,7 @@ static cJSON *result(cJSON *kit, const char *exp) { return (cJSON *)lab_kit_resu
 static const char *const T_T[] = {"transfer", "timing"};
 
 START_TEST(kit_file_as_the_kit_writes_it_is_read) {
-  cJSON *kit = kit_of("Tesla T4", "7.5", "t4", T_T, 2), *got;
+  cJSON *kit = test_kit_of("Tesla T4", "7.5", "t4", T_T, 2), *got;
   lab_error err = {0};
   ck_assert_ptr_nonnull(got = read_back(kit, &err));
   ck_assert_str_eq(lab_kit_kind(got), "cuda");
@@ -77,7 +53,7 @@ START_TEST(kit_file_over_1_mib_is_refused_before_parsing) {
 END_TEST
 
 START_TEST(kit_file_not_json_or_cut_short_is_refused) {
-  cJSON *kit = kit_of("Tesla T4", "7.5", "t4", T_T, 2);
+  cJSON *kit = test_kit_of("Tesla T4", "7.5", "t4", T_T, 2);
   char *text = cJSON_PrintUnformatted(kit);
   lab_error err = {0};
   ck_assert_ptr_null(lab_kit_read(text, strlen(text) / 2, &err));
@@ -103,7 +79,7 @@ START_TEST(kit_file_of_the_wrong_shape_is_refused_naming_the_place) {
                {"twice the same experiment", "repeats"}, {"device kind", "kind"}, {"no results", "results"},
                {"a point that is not a pair", "results[0]"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    cJSON *kit = kit_of("Tesla T4", "7.5", "t4", T_T, 2), *t = result(kit, "transfer"), *m = result(kit, "timing");
+    cJSON *kit = test_kit_of("Tesla T4", "7.5", "t4", T_T, 2), *t = result(kit, "transfer"), *m = result(kit, "timing");
     lab_error err = {0};
     switch (i) {
     case 0: cJSON_DeleteItemFromObject(kit, "gpulab_measure"); break;
@@ -143,7 +119,7 @@ END_TEST
 
 /* A number too big for a double is read as infinity by the parser: refused, never used. */
 START_TEST(kit_file_with_a_number_past_a_double_is_refused) {
-  cJSON *kit = kit_of("Tesla T4", "7.5", "t4", T_T, 1);
+  cJSON *kit = test_kit_of("Tesla T4", "7.5", "t4", T_T, 1);
   char *text = cJSON_PrintUnformatted(kit), *at = strstr(text, "\"h2d_pinned_gbps\":");
   ck_assert_ptr_nonnull(at);
   char *patched = malloc(strlen(text) + 16);
@@ -167,7 +143,7 @@ static lab_plausible check(cJSON *env, const char *exp, const char *key, const c
 START_TEST(simulated_figures_are_plausible_on_their_device) {
   const char *profiles[] = {"t4", "a100-sxm", "h100-sxm"}, *exps[] = {"transfer", "timing", "precision", "graphs", "streams"};
   for (size_t p = 0; p < 3; p++) {
-    cJSON *kit = kit_of("X", NULL, profiles[p], exps, 5);
+    cJSON *kit = test_kit_of("X", NULL, profiles[p], exps, 5);
     const cJSON *env, *m;
     cJSON_ArrayForEach(env, cJSON_GetObjectItem(kit, "results")) {
       const char *exp = cJSON_GetObjectItem(env, "experiment")->valuestring;
@@ -185,7 +161,7 @@ END_TEST
 /* The figures of a run timed without waiting for the GPU. */
 START_TEST(impossible_figures_are_flagged_with_their_cause) {
   const char *exps[] = {"transfer", "timing", "precision", "graphs"};
-  cJSON *kit = kit_of("Tesla T4", "7.5", "t4", exps, 4);
+  cJSON *kit = test_kit_of("Tesla T4", "7.5", "t4", exps, 4);
   cJSON *t = result(kit, "transfer"), *m = result(kit, "timing"), *p = result(kit, "precision"), *g = result(kit, "graphs");
   char why[400];
   cJSON_ReplaceItemInObject(cJSON_GetObjectItem(t, "metrics"), "h2d_pinned_gbps", cJSON_CreateNumber(40));
@@ -219,7 +195,7 @@ static const cJSON *figure(const cJSON *rep, const char *exp, const char *key) {
 }
 
 START_TEST(compare_matches_the_device_and_gives_ratios) {
-  cJSON *kit = kit_of("Tesla T4", "7.5", "t4", T_T, 2), *rep = NULL;
+  cJSON *kit = test_kit_of("Tesla T4", "7.5", "t4", T_T, 2), *rep = NULL;
   lab_error err = {0};
   ck_assert_int_eq(lab_compare(kit, NULL, NULL, &rep, &err), 0);
   ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "profile"), "name")->valuestring, "t4");
@@ -231,7 +207,7 @@ START_TEST(compare_matches_the_device_and_gives_ratios) {
   cJSON_Delete(rep);
   /* the same card under another name: matched by its compute capability */
   cJSON_Delete(kit);
-  kit = kit_of("NVIDIA T4 (renamed)", "7.5", "t4", T_T, 2);
+  kit = test_kit_of("NVIDIA T4 (renamed)", "7.5", "t4", T_T, 2);
   ck_assert_int_eq(lab_compare(kit, NULL, NULL, &rep, &err), 0);
   ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "profile"), "name")->valuestring, "t4");
   cJSON_Delete(rep);
@@ -243,11 +219,11 @@ END_TEST
 
 /* A device with no profile and no compute capability (an Apple or AMD GPU): fitted from its own run. */
 START_TEST(compare_fits_a_profile_for_a_device_gpulab_does_not_know) {
-  cJSON *kit = kit_of("AMD Radeon RX 7800 XT", NULL, "rtx-4090", T_T, 2), *rep = NULL;
+  cJSON *kit = test_kit_of("AMD Radeon RX 7800 XT", NULL, "rtx-4090", T_T, 2), *rep = NULL;
   lab_error err = {0};
   ck_assert_int_eq(lab_compare(kit, NULL, NULL, &rep, &err), 0);
   const cJSON *prof = cJSON_GetObjectItem(rep, "profile");
-  ck_assert_str_eq(cJSON_GetObjectItem(prof, "name")->valuestring, "calibrated");
+  ck_assert_str_eq(cJSON_GetObjectItem(prof, "name")->valuestring, LAB_COMPARE_FITTED);
   ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItem(prof, "how")->valuestring, "fitted from this run"));
   const cJSON *f = figure(rep, "transfer", "h2d_pinned_gbps");
   ck_assert_double_eq_tol(cJSON_GetObjectItem(f, "ratio")->valuedouble, 1.0, 0.25);
@@ -260,7 +236,7 @@ END_TEST
 
 /* calibrate on a kit run: simulated in PyTorch's view, the launch cost fitted into torch_op_us. */
 START_TEST(calibrate_reads_pytorch_envelopes) {
-  cJSON *kit = kit_of("Some GPU", NULL, "a100-sxm", T_T, 2), *report = NULL;
+  cJSON *kit = test_kit_of("Some GPU", NULL, "a100-sxm", T_T, 2), *report = NULL;
   lab_gpu_info g;
   memset(&g, 0, sizeof g);
   snprintf(g.name, sizeof g.name, "Some GPU");
@@ -286,7 +262,7 @@ START_TEST(compare_checks_the_lessons_claims_on_the_run) {
       "\"expect\":[{\"left\":\"metrics.pinned_speedup\",\"op\":\">\",\"value\":1}]},"
       "{\"lesson\":\"01-cuda-intuition\",\"id\":\"words\",\"quote\":\"q\",\"experiment\":\"transfer\",\"runs\":{\"run\":{}},"
       "\"all_profiles\":true,\"real_gpu\":true,\"expect\":[{\"left\":\"findings\",\"op\":\"contains\",\"value\":\"x\"}]}]}";
-  cJSON *claims = cJSON_Parse(claims_text), *kit = kit_of("Tesla T4", "7.5", "t4", T_T, 2), *rep = NULL;
+  cJSON *claims = cJSON_Parse(claims_text), *kit = test_kit_of("Tesla T4", "7.5", "t4", T_T, 2), *rep = NULL;
   lab_error err = {0};
   ck_assert_int_eq(lab_compare(kit, claims, NULL, &rep, &err), 0);
   const cJSON *c = cJSON_GetObjectItem(rep, "claims");

@@ -445,6 +445,39 @@ START_TEST(store_removed_or_replaced_file_is_store_unavailable) {
 }
 END_TEST
 
+/* A learner's newest three runs handed in are kept, a fourth replacing the
+ * oldest; another learner's are theirs; the class's list names both. */
+START_TEST(store_keeps_a_learners_three_newest_handins) {
+  srv_store *s = open_store();
+  lab_error err = {0};
+  int64_t ada = join(s, 1, "Ada"), ada_l = last_learner, bob = join(s, 2, "Bob"), bob_l = last_learner, id[5] = {0};
+  long kept = 0;
+  char summary[64];
+  for (int i = 0; i < 4; i++) {
+    snprintf(summary, sizeof summary, "{\"run\":{\"device\":\"T4 #%d\"}}", i);
+    ck_assert_int_eq(srv_store_handin_add(s, ada, ada_l, "{\"gpulab_measure\":\"1.0\"}", summary,
+                                          SRV_HANDINS_PER_LEARNER, &id[i], &kept, &err), 0);
+    ck_assert_int_eq(kept, i < 3 ? i + 1 : 3);
+  }
+  ck_assert_int_eq(srv_store_handin_add(s, bob, bob_l, "{}", "{\"run\":{\"device\":\"M1\"}}", 3, &id[4], &kept, &err), 0);
+  ck_assert_int_eq(kept, 1);
+  cJSON *mine = NULL, *all = NULL;
+  ck_assert_int_eq(srv_store_handins_mine(s, ada_l, &mine, &err), 0);
+  ck_assert_int_eq(cJSON_GetArraySize(mine), 3);
+  ck_assert_int_eq((int64_t)cJSON_GetObjectItem(cJSON_GetArrayItem(mine, 0), "id")->valuedouble, id[3]); /* newest first */
+  ck_assert_int_eq((int64_t)cJSON_GetObjectItem(cJSON_GetArrayItem(mine, 2), "id")->valuedouble, id[1]); /* the oldest went */
+  ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(mine, 0), "summary"),
+                                                           "run"), "device")->valuestring, "T4 #3");
+  ck_assert_int_eq(srv_store_handins_class(s, &all, &err), 0);
+  ck_assert_int_eq(cJSON_GetArraySize(all), 4);
+  ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(all, 0), "name")->valuestring, "Bob");
+  ck_assert_int_eq((int64_t)cJSON_GetObjectItem(cJSON_GetArrayItem(all, 1), "learner_id")->valuedouble, ada_l);
+  cJSON_Delete(mine);
+  cJSON_Delete(all);
+  srv_store_close(s);
+}
+END_TEST
+
 START_TEST(store_upgrades_a_version_1_database) {
   sqlite3 *old = NULL;
   ck_assert_int_eq(sqlite3_open(tmp.db, &old), SQLITE_OK);
@@ -469,6 +502,9 @@ START_TEST(store_upgrades_a_version_1_database) {
   int64_t active = 0;
   ck_assert_int_eq(srv_store_sessions_active(s, &active, &err), 0);
   ck_assert_int_eq(active, 2); /* the old session is still there */
+  long kept = 0; /* and the newest tables are there too (version 4: hand-ins) */
+  ck_assert_int_eq(srv_store_handin_add(s, ada, last_learner, "{}", "{}", 3, &run, &kept, &err), 0);
+  ck_assert_int_eq(kept, 1);
   srv_store_close(s);
 }
 END_TEST
@@ -577,6 +613,7 @@ Suite *make_store_suite(void) {
   tcase_add_test(t, store_limit_window_counts_costs_and_says_when_to_retry);
   tcase_add_test(t, store_removed_or_replaced_file_is_store_unavailable);
   tcase_add_test(t, store_upgrades_a_version_1_database);
+  tcase_add_test(t, store_keeps_a_learners_three_newest_handins);
   tcase_add_test(t, store_keeps_one_class_created_once);
   tcase_add_test(t, store_limit_take_checks_and_counts_in_one_step);
   tcase_add_test(t, store_owned_by_one_process_always_holds_a_role);

@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "bridge.h"
+#include "kit_run.h"
 #include "sim_run.h"
 #include "suites.h"
 #include "ui_test.h"
@@ -92,23 +93,51 @@ void ui_doctor_cancel(void) {}
 
 /* The simulation module, run natively and answered at once (the browser's
  * comes later, from a Web Worker; callers handle both). */
-static char *sim_calibrated;
-void ui_simulate_profile(const char *profile_json) {
-  free(sim_calibrated);
-  sim_calibrated = NULL;
+static struct {
+  char name[32];
+  char *json;
+} sim_calibrated[2];
+void ui_simulate_profile(const char *name, const char *profile_json) {
+  int i = 0;
+  while (i < 2 && sim_calibrated[i].json && strcmp(sim_calibrated[i].name, name) != 0) i++;
+  if (i == 2) i = 1;
+  free(sim_calibrated[i].json);
+  sim_calibrated[i].json = NULL;
   if (!profile_json) return;
   size_t n = strlen(profile_json) + 1;
-  sim_calibrated = malloc(n);
-  if (sim_calibrated) memcpy(sim_calibrated, profile_json, n);
+  sim_calibrated[i].json = malloc(n);
+  if (sim_calibrated[i].json) memcpy(sim_calibrated[i].json, profile_json, n);
+  snprintf(sim_calibrated[i].name, sizeof sim_calibrated[i].name, "%s", name);
 }
 
 void ui_simulate(const char *experiment, const char *params_json, const char *profile, ui_fetch_cb cb, void *ctx) {
   char *text = NULL;
-  int status = ui_sim_run(experiment, params_json, profile,
-                          profile && strcmp(profile, "calibrated") == 0 ? sim_calibrated : NULL, &text);
+  const char *json = NULL;
+  for (int i = 0; profile && i < 2; i++)
+    if (sim_calibrated[i].json && strcmp(sim_calibrated[i].name, profile) == 0) json = sim_calibrated[i].json;
+  int status = ui_sim_run(experiment, params_json, profile, json, &text);
   cb(status, text ? text : "", text ? strlen(text) : 0, ctx);
   free(text);
 }
+
+/* The page's kit import: the page listens; test_ui_kit_file plays a file
+ * chosen on it, compared natively by the simulation module's own C. */
+static ui_kit_cb kit_cb;
+static void *kit_ctx;
+const char *test_kit_claims;
+void ui_on_kit_file(ui_kit_cb cb, void *ctx) {
+  kit_cb = cb;
+  kit_ctx = ctx;
+}
+void test_ui_kit_file(const char *name, const char *bytes, size_t size) {
+  char *text = NULL;
+  ck_assert_ptr_nonnull(kit_cb);
+  kit_cb(UI_KIT_START, 0, (double)size, name, strlen(name), kit_ctx);
+  int status = ui_kit_run(bytes, size, test_kit_claims, &text);
+  kit_cb(UI_KIT_DONE, status, 0, text ? text : "", text ? strlen(text) : 0, kit_ctx);
+  free(text);
+}
+
 void ui_fetch_delete(const char *url, int timeout_ms, ui_fetch_cb cb, void *ctx) { ui_fetch(url, timeout_ms, cb, ctx); }
 int ui_form_checked(const char *form_id, char *buf, size_t n) {
   (void)form_id;

@@ -124,3 +124,28 @@ bool test_exp_applies(const char *name, int i) {
   ck_assert_ptr_nonnull(lab_profile_at(i));
   return lab_experiment_applies(e, lab_profile_at(i));
 }
+
+cJSON *test_kit_of(const char *device, const char *cc, const char *profile, const char *const *exps, int n) {
+  cJSON *kit = cJSON_CreateObject(), *prov = cJSON_AddObjectToObject(kit, "provenance");
+  cJSON_AddStringToObject(kit, "gpulab_measure", "1.0");
+  cJSON *dev = cJSON_AddObjectToObject(prov, "device");
+  cJSON_AddStringToObject(dev, "kind", "cuda");
+  cJSON_AddStringToObject(dev, "name", device);
+  if (cc) cJSON_AddStringToObject(dev, "compute_capability", cc);
+  else cJSON_AddNullToObject(dev, "compute_capability");
+  cJSON_AddStringToObject(prov, "torch", "2.5.1+cu121");
+  cJSON_AddStringToObject(prov, "platform", "Colab");
+  cJSON *results = cJSON_AddArrayToObject(kit, "results");
+  for (int i = 0; i < n; i++) {
+    cJSON *env = NULL, *params = cJSON_Parse(!strcmp(exps[i], "timing") ? "{\"view\":\"pytorch\"}" : "{}");
+    lab_error err;
+    ck_assert_int_eq(lab_simulate(lab_experiment_find(exps[i]), params, profile, &env, &err), 0);
+    cJSON_Delete(params);
+    cJSON_ReplaceItemInObject(env, "backend", cJSON_CreateString("pytorch"));
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(env, "device"), "name", cJSON_CreateString(device));
+    cJSON_AddItemToObject(env, "measured_with", cJSON_Parse("{\"kit\":\"1.0\",\"torch\":\"2.5.1+cu121\","
+                                                            "\"platform\":\"Colab\",\"date\":\"2026-11-20\"}"));
+    cJSON_AddItemToArray(results, env);
+  }
+  return kit;
+}

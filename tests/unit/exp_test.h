@@ -35,4 +35,11 @@ int test_exp_finding_has(const cJSON *env, const char *text);
  * check_experiments.c holds that the others say so. */
 bool test_exp_applies(const char *name, int i);
 
+/* A measurement kit file as the kit writes one: simulated envelopes of
+ * `profile` for the n experiments standing in for the learner's measured
+ * ones (backend pytorch, the device named `device`, compute capability cc or
+ * null; PyTorch 2.5.1+cu121 on Colab, each envelope saying so as the kit
+ * writes it: "measured_with"). */
+cJSON *test_kit_of(const char *device, const char *cc, const char *profile, const char *const *exps, int n);
+
 #endif

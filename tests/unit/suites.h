@@ -51,6 +51,7 @@ Suite *make_ui_lesson_suite(void);
 Suite *make_ui_app_suite(void);
 Suite *make_ui_quiz_suite(void);
 Suite *make_ui_report_suite(void);
+Suite *make_ui_own_run_suite(void);
 Suite *make_ui_chart_suite(void);
 Suite *make_ui_experiment_suite(void);
 Suite *make_ui_class_suite(void);

@@ -3,6 +3,8 @@
 #ifndef TESTS_UI_TEST_H
 #define TESTS_UI_TEST_H
 
+#include <stddef.h>
+
 /* Tags open and close in order (void elements need no close), attribute
  * values are quoted, no '<' inside a tag, no raw '>' in text, and every '&'
  * starts an entity: enough to catch markup broken by data. NULL when fine,
@@ -16,6 +18,12 @@ int test_ui_count(const char *hay, const char *needle);
  * for the sans font): NULL when no two labels overlap and none leaves its
  * chart, else what collides (a static buffer). */
 const char *test_ui_svg_label_problem(const char *html, int width);
+
+/* The fake bridge's kit import: a file of size bytes chosen on the page
+ * (bytes NULL: not read, as the browser's worker does past 1 MiB), compared
+ * with test_kit_claims (JSON text, or NULL) as the lessons' claims. */
+void test_ui_kit_file(const char *name, const char *bytes, size_t size);
+extern const char *test_kit_claims;
 
 /* The fake bridge's form values and last ui_later delay (check_ui_experiment.c). */
 extern const char *test_class_code, *test_class_name;

@@ -233,7 +233,7 @@ static void on_profiles(int status, const char *body, size_t len, void *ctx) {
     if (name && strcmp(name, "calibrated") == 0 && lab_profile_from_json(p, &prof, &err) == 0) {
       lab_profile_set_calibrated(&prof);
       char *text = cJSON_PrintUnformatted(p); /* the simulation module gets it with each run on it */
-      ui_simulate_profile(text);
+      ui_simulate_profile(name, text);
       cJSON_free(text);
       render_experiments();
     }
@@ -446,7 +446,7 @@ static void load_index(void);
 static void on_index(int status, const char *body, size_t len, void *ctx) {
   (void)ctx;
   cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
-  char hash[256];
+  static char hash[16384]; /* an address may carry a pasted message ("#explain?text=…", 4 KiB encoded) */
   if (ui_lesson_index_valid(j)) {
     cJSON_Delete(app.index);
     app.index = j;
@@ -497,6 +497,8 @@ void ui_app_start(void) {
   ui_app_shutdown();
   ui_on_hash_change(on_hash, NULL);
   ui_on_action(on_action, NULL);
+  for (int i = 0; i < ui_page_count(); i++)
+    if (ui_page_at(i)->start) ui_page_at(i)->start();
   /* The navigation is drawn once the index is in (with the lesson, when
    * one is loading): until then the page's own "Loading lessons…" stands. */
   check_device(true);

@@ -203,8 +203,34 @@ void ui_render_explain_items(ui_buf *b, const cJSON *env) {
     ui_buf_raw(b, "<p class=\"muted\">More messages follow; paste them separately.</p>");
 }
 
+static void run(void);
+
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The text an address carries ("#explain?text=…", percent-encoded: a
+ * message the page links here, such as one the learner's kit run caught)
+ * into out; 0 when it carries none. */
+static size_t carried_text(const char *hash, char *out, size_t cap) {
+  const char *q = hash ? strstr(hash, "?text=") : NULL;
+  size_t n = 0;
+  for (q = q ? q + 6 : ""; *q && *q != '&' && n + 1 < cap; q++) {
+    int hi, lo;
+    if (*q == '%' && (hi = hex_digit(q[1])) >= 0 && (lo = hex_digit(q[2])) >= 0) {
+      out[n++] = (char)(hi << 4 | lo);
+      q += 2;
+    } else {
+      out[n++] = *q == '+' ? ' ' : *q;
+    }
+  }
+  out[n] = '\0';
+  return n;
+}
+
 void ui_explain_show(const char *hash, const ui_device_state *dev, bool focus) {
-  (void)hash; /* "#explain" alone */
+  static char carried[LAB_EXPLAIN_MAX_BYTES + 1];
+  size_t carries = carried_text(hash, carried, sizeof carried);
   ui_buf b;
   (void)dev; /* an answer's experiment opens on the workbench (#lab/NAME), which has the device */
   ui_buf_init(&b);
@@ -215,7 +241,9 @@ void ui_explain_show(const char *hash, const ui_device_state *dev, bool focus) {
                  "<form class=\"explain-form\"><label for=\"explain-text\">Your error "
                  "message or tool output</label><textarea id=\"explain-text\" rows=\"10\" spellcheck=\"false\" "
                  "autocomplete=\"off\" placeholder=\"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
-                 "…\"></textarea><button type=\"button\" class=\"button\" data-action=\"explain-run\">Explain"
+                 "…\">");
+  ui_buf_text(&b, carried);
+  ui_buf_raw(&b, "</textarea><button type=\"button\" class=\"button\" data-action=\"explain-run\">Explain"
                  "</button></form><section id=\"explain-out\" aria-live=\"polite\"></section>");
   ui_dom_set_html("lesson", b.failed ? "<p>Out of memory while drawing this page. Reload the page.</p>" : ui_buf_str(&b));
   ui_buf_free(&b);
@@ -223,6 +251,7 @@ void ui_explain_show(const char *hash, const ui_device_state *dev, bool focus) {
   st.asked++; /* an answer to the page drawn before is not shown on this one */
   ui_explain_warm();
   if (focus) ui_dom_focus("lesson-title");
+  if (carries) run(); /* a message linked here is explained at once */
 }
 
 /* The answer as the reader's worker gave it (bridge.h, ui_explain_text):

@@ -13,7 +13,8 @@
 #include "gpu_panel.h"
 #include "html.h"
 
-/* Draws the page into the element "lesson" (dev: unused; the experiments open on the workbench, #lab/NAME). */
+/* Draws the page into the element "lesson" (dev: unused; the experiments open on the workbench, #lab/NAME);
+ * "#explain?text=…" (percent-encoded) puts that text in the box and explains it at once. */
 void ui_explain_show(const char *hash, const ui_device_state *dev, bool focus);
 /* Handles "explain-run"; false for other actions. */
 bool ui_explain_action(const char *action, const char *arg);

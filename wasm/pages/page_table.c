@@ -7,16 +7,19 @@
 #include "explain_page.h"
 #include "plan_page.h"
 #include "workbench.h"
+#include "yours_page.h"
 
 static const ui_page pages[] = {
     {"lab", true, {"lab", "All experiments", "run any of them on its own"}, ui_workbench_show, ui_workbench_leave,
-     ui_workbench_refresh, NULL, ui_workbench_shutdown, true},
+     ui_workbench_refresh, NULL, ui_workbench_shutdown, true, NULL},
     {"explain", false, {"explain", "Paste your error", "explained in your browser"}, ui_explain_show, NULL, NULL,
-     ui_explain_action, ui_explain_shutdown, false},
+     ui_explain_action, ui_explain_shutdown, false, NULL},
     {"doctor", false, {"doctor", "Read your profile", "your torch.profiler trace, read in your browser"},
-     ui_doctor_show, NULL, NULL, ui_doctor_action, ui_doctor_shutdown, false},
+     ui_doctor_show, NULL, NULL, ui_doctor_action, ui_doctor_shutdown, false, NULL},
     {"plan", false, {"plan", "Will it fit?", "plan a training run's memory and step time"}, ui_plan_show, NULL, NULL,
-     ui_plan_action, ui_plan_shutdown, false},
+     ui_plan_action, ui_plan_shutdown, false, NULL},
+    {"yours", false, {"yours", "Your own GPU", "your measurement kit run beside the prediction"}, ui_yours_show, NULL,
+     NULL, ui_yours_action, ui_yours_shutdown, false, ui_yours_start},
 };
 
 int ui_page_count(void) { return (int)(sizeof pages / sizeof pages[0]); }

@@ -22,11 +22,12 @@ typedef struct ui_page {
   bool (*action)(const char *action, const char *arg); /* true when it handled the action; NULL: it has none */
   void (*shutdown)(void);
   bool profiles; /* it offers "simulate as" pickers: the calibrated profile is asked when it shows */
+  void (*start)(void); /* when the app starts (what it kept from an earlier visit); NULL: nothing */
 } ui_page;
 
 /* The page an address shows ("#lab/timing?size=64": the workbench;
- * "#plan?batch=8": a page with its query), or
- * NULL for a lesson's address or an in-page anchor. */
+ * "#plan?batch=8", "#explain?text=…": a page's address may carry a
+ * query), or NULL for a lesson's address or an in-page anchor. */
 const ui_page *ui_page_for(const char *hash);
 int ui_page_count(void);
 const ui_page *ui_page_at(int i);

@@ -21,6 +21,7 @@
 #include "quiz_seal.h"
 #include "registry.h"
 #include "report.h"
+#include "stored.h"
 #include "route.h"
 #include "timeouts.h"
 
@@ -57,25 +58,6 @@ static void now_text(char *out, size_t n) {
 
 static void progress_key(char *key, size_t n) { snprintf(key, n, UI_STORE_PROGRESS "%s", q.lesson); }
 
-/* A stored value of any length (envelopes run to tens of kB); caller frees. */
-static char *storage_read(const char *key) {
-  size_t cap = 4096;
-  for (int tries = 0; tries < 2; tries++) {
-    char *buf = malloc(cap);
-    if (!buf) return NULL;
-    int n = ui_storage_get(key, buf, cap);
-    if (n < 0) {
-      free(buf);
-      return NULL;
-    }
-    if ((size_t)n < cap) return buf;
-    free(buf);
-    if ((size_t)n >= ENVELOPE_MAX) return NULL;
-    cap = (size_t)n + 1;
-  }
-  return NULL;
-}
-
 /* A fixed seed from storage (tests), else one from the clock. Each attempt
  * steps it by a large odd constant, so Retry always reshuffles. */
 static uint64_t base_seed(void) {
@@ -97,7 +79,7 @@ static void open_lesson(const cJSON *lesson) {
   q.bundle = cJSON_Duplicate(lesson, 1);
   q.seed = base_seed();
   progress_key(key, sizeof key);
-  char *stored = storage_read(key);
+  char *stored = ui_stored_read(key, ENVELOPE_MAX);
   ui_progress_parse(stored, &q.progress);
   free(stored);
 }
@@ -353,7 +335,7 @@ static void retry(void) {
 static cJSON *last_envelope(const char *name) {
   char key[64];
   snprintf(key, sizeof key, UI_STORE_LAST "%s", name);
-  char *text = storage_read(key);
+  char *text = ui_stored_read(key, ENVELOPE_MAX);
   cJSON *env = text ? lab_json_parse(text, strlen(text), LAB_JSON_MAX_DEPTH, NULL) : NULL;
   free(text);
   const char *exp = ui_json_str(env, "experiment");
@@ -394,8 +376,11 @@ static void write_report(const ui_device_state *device, const char *version, con
   ui_buf b;
   now_text(date, sizeof date);
   cJSON *runs = lesson_runs();
+  char *own_text = ui_stored_read(UI_STORE_OWN_RUN, ENVELOPE_MAX);
+  cJSON *own = own_text ? lab_json_parse(own_text, strlen(own_text), LAB_JSON_MAX_DEPTH, NULL) : NULL;
+  free(own_text);
   ui_report_input in = {.lesson = q.bundle, .date = date, .version = version, .device = device,
-                        .progress = &q.progress, .runs = runs, .default_run = default_run};
+                        .progress = &q.progress, .runs = runs, .default_run = default_run, .own_run = own};
   ui_buf_init(&b);
   ui_report_markdown(&b, &in);
   ui_report_filename(q.lesson, date, name, sizeof name);
@@ -408,6 +393,7 @@ static void write_report(const ui_device_state *device, const char *version, con
   }
   ui_buf_free(&b);
   cJSON_Delete(runs);
+  cJSON_Delete(own);
 }
 
 static void on_default_run(int status, const char *body, size_t len, void *ctx) {

@@ -127,7 +127,11 @@ static void on_replay(int status, const char *body, size_t len, void *ctx) {
     free(r);
     return;
   }
-  at = head = (size_t)snprintf(note, sizeof note, "A replay of a real GPU run, with the parameters it was recorded with:");
+  /* a measurement kit run kept as a recording is the kit's, in PyTorch, never gpulab's own kernels */
+  at = head = (size_t)snprintf(note, sizeof note, "%s",
+                               ui_json_obj(env, "measured_with")
+                                   ? "A replay of a run of the measurement kit (PyTorch), with the parameters it was run with:"
+                                   : "A replay of a real GPU run, with the parameters it was recorded with:");
   cJSON_ArrayForEach(p, ui_json_obj(env, "params")) {
     char value[64];
     if (cJSON_IsNumber(p)) snprintf(value, sizeof value, "%.15g", p->valuedouble);

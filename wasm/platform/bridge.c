@@ -4,6 +4,7 @@
 #include "bridge.h"
 
 #include <emscripten.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,14 +251,16 @@ EM_JS(void, js_storage_set, (const char *key, const char *value), {
 });
 
 /* The simulation module (web/sim_worker.js running gpulab_sim.wasm, from
- * wasm/sim/) starts in a Web Worker on the first simulation and stays. Its
- * answers come back through the fetch table: status 200 or 400 with JSON
- * text, 0 when the worker could not load (offline before the service worker
- * cached it) or failed. Messages are answered in order. */
-EM_JS(void, js_simulate, (int slot, const char *experiment, const char *params, const char *profile,
-                          const char *profile_json), {
-  let sim = globalThis.gpulabSim;
-  if (!sim) {
+ * wasm/sim/) starts in a Web Worker on the first simulation (or kit file)
+ * and stays. globalThis.gpulabSimStart() makes it once: sim.ask(message,
+ * answer) posts a message with its id and calls answer(status, text) once,
+ * 0 when the worker could not load (offline before the service worker
+ * cached it) or failed. Answers are matched to their message by id. */
+EM_JS(void, js_sim_define, (void), {
+  if (globalThis.gpulabSimStart) return;
+  globalThis.gpulabSimStart = function() {
+    let sim = globalThis.gpulabSim;
+    if (sim) return sim;
     sim = globalThis.gpulabSim = {worker : null, next : 1, waiting : {}, broken : false};
     try {
       sim.worker = new Worker("sim_worker.js");
@@ -280,28 +283,92 @@ EM_JS(void, js_simulate, (int slot, const char *experiment, const char *params, 
         for (const k in all) all[k](0, "");
       };
     }
-  }
-  const deliver = function(status, text) {
+    sim.ask = function(message, answer) {
+      if (sim.broken) {
+        setTimeout(function() { answer(0, ""); }, 0);
+        return;
+      }
+      message.id = sim.next++;
+      sim.waiting[message.id] = answer;
+      sim.worker.postMessage(message);
+    };
+    return sim;
+  };
+});
+
+/* Its answers come back through the fetch table: status 200 or 400 with
+ * JSON text, 0 when the module could not run. */
+EM_JS(void, js_simulate, (int slot, const char *experiment, const char *params, const char *profile,
+                          const char *profile_json), {
+  globalThis.gpulabSimStart().ask({
+    experiment : UTF8ToString(experiment),
+    params : UTF8ToString(params),
+    profile : UTF8ToString(profile),
+    profile_json : profile_json ? UTF8ToString(profile_json) : ""
+  }, function(status, text) {
     const n = lengthBytesUTF8(text) + 1;
     const p = _malloc(n);
     stringToUTF8(text, p, n);
     _ui_bridge_fetch_done(slot, status, p, n - 1, -1);
     _free(p);
-  };
-  if (sim.broken) {
-    setTimeout(function() { deliver(0, ""); }, 0);
-    return;
-  }
-  const id = sim.next++;
-  sim.waiting[id] = deliver;
-  sim.worker.postMessage({
-    id : id,
-    experiment : UTF8ToString(experiment),
-    params : UTF8ToString(params),
-    profile : UTF8ToString(profile),
-    profile_json : profile_json ? UTF8ToString(profile_json) : ""
   });
 });
+
+/* A kit file chosen on the page's picker (#yours-file) or dropped on its
+ * zone (#yours-drop): handed as a File to the simulation module, which
+ * reads and compares it (bridge.h, ui_on_kit_file). Listeners on the
+ * document, added once. */
+EM_JS(void, js_kit_listen, (void), {
+  function tell(event, a, b, text) {
+    const n = lengthBytesUTF8(text) + 1, p = _malloc(n);
+    stringToUTF8(text, p, n);
+    _ui_bridge_kit(event, a, b, p, n - 1);
+    _free(p);
+  }
+  function start(file) {
+    if (!file) return;
+    tell(0, 0, file.size, file.name || "");
+    globalThis.gpulabSimStart().ask({type : "kit", file : file}, function(status, text) { tell(1, status, 0, text || ""); });
+  }
+  document.addEventListener("change", function(ev) {
+    const el = ev.target;
+    if (el && el.id === "yours-file" && el.files && el.files.length) start(el.files[0]);
+  });
+  function zone(ev) { return ev.target instanceof Element ? ev.target.closest("#yours-drop") : null; }
+  ["dragenter", "dragover"].forEach(function(type) {
+    document.addEventListener(type, function(ev) {
+      const z = zone(ev);
+      if (!z) return;
+      ev.preventDefault();
+      z.classList.add("drop-over");
+    });
+  });
+  document.addEventListener("dragleave", function(ev) {
+    const z = zone(ev);
+    if (z) z.classList.remove("drop-over");
+  });
+  document.addEventListener("drop", function(ev) {
+    const z = zone(ev);
+    if (!z) return;
+    ev.preventDefault();
+    z.classList.remove("drop-over");
+    if (ev.dataTransfer && ev.dataTransfer.files.length) start(ev.dataTransfer.files[0]);
+  });
+});
+static ui_kit_cb kit_cb;
+static void *kit_ctx;
+EMSCRIPTEN_KEEPALIVE void ui_bridge_kit(int event, double a, double b, const char *text, int len);
+void ui_bridge_kit(int event, double a, double b, const char *text, int len) {
+  if (kit_cb) kit_cb(event, a, b, text, len > 0 ? (size_t)len : 0, kit_ctx);
+}
+void ui_on_kit_file(ui_kit_cb cb, void *ctx) {
+  static int listening_kit;
+  js_sim_define();
+  if (!listening_kit) js_kit_listen();
+  listening_kit = 1;
+  kit_cb = cb;
+  kit_ctx = ctx;
+}
 
 /* The trace reader (bridge.h, ui_on_doctor): one worker per file, ended
  * when its answer is in or on a cancel, so the wasm memory a large trace
@@ -464,25 +531,41 @@ void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fe
   start_fetch("POST", url, json_body ? json_body : "{}", timeout_ms, cb, ctx);
 }
 
-static char *calibrated; /* the calibrated profile's JSON, sent with each run on it */
+/* The calibrated profiles' JSON (a server's, the learner's own GPU's), by
+ * name: sent with each run on one of them. */
+static struct {
+  char name[32];
+  char *json;
+} calibrated[2];
 
-void ui_simulate_profile(const char *profile_json) {
-  free(calibrated);
-  calibrated = NULL;
+void ui_simulate_profile(const char *name, const char *profile_json) {
+  int i = 0;
+  if (!name) return;
+  while (i < 2 && calibrated[i].json && strcmp(calibrated[i].name, name) != 0) i++;
+  if (i == 2) i = 1;
+  free(calibrated[i].json);
+  calibrated[i].json = NULL;
   if (!profile_json) return;
   size_t n = strlen(profile_json) + 1;
-  calibrated = malloc(n);
-  if (calibrated) memcpy(calibrated, profile_json, n);
+  if (!(calibrated[i].json = malloc(n))) return;
+  memcpy(calibrated[i].json, profile_json, n);
+  snprintf(calibrated[i].name, sizeof calibrated[i].name, "%s", name);
+}
+
+static const char *calibrated_json(const char *profile) {
+  for (int i = 0; profile && i < 2; i++)
+    if (calibrated[i].json && strcmp(calibrated[i].name, profile) == 0) return calibrated[i].json;
+  return NULL;
 }
 
 void ui_simulate(const char *experiment, const char *params_json, const char *profile, ui_fetch_cb cb, void *ctx) {
+  js_sim_define();
   for (int i = 0; i < MAX_PENDING; i++) {
     if (pending[i].used) continue;
     pending[i].used = 1;
     pending[i].cb = cb;
     pending[i].ctx = ctx;
-    js_simulate(i, experiment, params_json ? params_json : "", profile ? profile : "",
-                profile && strcmp(profile, "calibrated") == 0 ? calibrated : NULL);
+    js_simulate(i, experiment, params_json ? params_json : "", profile ? profile : "", calibrated_json(profile));
     return;
   }
   cb(0, "", 0, ctx);

@@ -29,9 +29,10 @@ void ui_fetch_post(const char *url, const char *json_body, int timeout_ms, ui_fe
  * and later, 200 and the envelope, 400 and {"error":…}, or 0 when the module
  * could not run. */
 void ui_simulate(const char *experiment, const char *params_json, const char *profile, ui_fetch_cb cb, void *ctx);
-/* The calibrated profile (its JSON from GET /api/profiles; NULL: none) the
- * simulation module uses for runs on "calibrated". */
-void ui_simulate_profile(const char *profile_json);
+/* A calibrated profile the simulation module uses for runs on it: name
+ * ("calibrated", a server's from GET /api/profiles; "yours", fitted from
+ * the learner's own kit run) and its JSON (NULL: none any more). */
+void ui_simulate_profile(const char *name, const char *profile_json);
 
 /* DELETE url (same origin; cancels a queued run on a class server); cb as
  * for ui_fetch. */
@@ -90,6 +91,19 @@ typedef void (*ui_doctor_cb)(int event, double a, double b, const char *text, si
 void ui_on_doctor(ui_doctor_cb cb, void *ctx);
 /* Stops the read under way (the worker ends); cb hears nothing more of it. */
 void ui_doctor_cancel(void);
+
+/* The page's import of a measurement kit file (#yours): once the page has
+ * an <input type=file id="yours-file"> and a drop zone id="yours-drop", a
+ * file chosen or dropped there is read and compared by the simulation
+ * module in its Web Worker (web/sim_worker.js, wasm/sim/kit_run.h: the
+ * file never leaves the browser, and one larger than the kit writes is
+ * not read) and cb hears of it: UI_KIT_START (b = the file's size in
+ * bytes, text = its name), then once UI_KIT_DONE (a = 200 and the
+ * comparison's JSON, 400/413 and {"error":…}, or 0 when the module could
+ * not run; text lives only for the call). */
+enum { UI_KIT_START, UI_KIT_DONE };
+typedef void (*ui_kit_cb)(int event, double a, double b, const char *text, size_t len, void *ctx);
+void ui_on_kit_file(ui_kit_cb cb, void *ctx);
 
 /* "Paste your error" (#explain): text[0..n) is explained by the reader
  * module (gpulab_reader.wasm, where lab/explain/ lives: the UI module

@@ -16,5 +16,8 @@
  * is that worst case plus 30 s of margin. A class server answers 202 at
  * once and the page polls, each poll bounded by UI_API_TIMEOUT_MS. */
 #define UI_RUN_TIMEOUT_MS 120000
+/* A kit run handed in to a class (POST /api/handins): up to 1 MiB sent,
+ * read and checked within the route's 60 s deadline, and margin. */
+#define UI_HANDIN_TIMEOUT_MS 75000
 
 #endif

@@ -12,6 +12,7 @@
 #include "chart_axis.h"
 #include "json_get.h"
 #include "report_generic.h"
+#include "report_own.h"
 #include "report_parts.h"
 #include "route.h"
 
@@ -215,4 +216,5 @@ void ui_report_markdown(ui_buf *b, const ui_report_input *in) {
   ui_buf_raw(b, "\n\n");
   if (which < 0) ui_report_generic_body(b, in);
   else lessons[which].body(b, in);
+  ui_report_own_run(b, in->own_run);
 }

@@ -15,6 +15,10 @@
  * experiment (gpulab.last.NAME): written by the experiment widgets, quoted
  * by the report. */
 #define UI_STORE_LAST "gpulab.last."
+/* The localStorage key of the learner's own kit run as the page compared
+ * it (#yours: lab_compare's report without its predictions), which every
+ * lesson's report quotes. */
+#define UI_STORE_OWN_RUN "gpulab.yours.run"
 
 /* Appends the report. Every outside string is escaped for Markdown. */
 void ui_report_markdown(ui_buf *b, const ui_report_input *in);

@@ -21,6 +21,9 @@ typedef struct ui_report_input {
    * no run of it (ui_report_default_experiment), simulated in the browser;
    * NULL when there is none or it could not run. */
   const cJSON *default_run;
+  /* The learner's own kit run as the page (#yours) compared it (report.h,
+   * UI_STORE_OWN_RUN), or NULL: every lesson's report ends with it. */
+  const cJSON *own_run;
 } ui_report_input;
 
 /* The learner's last run of name in in->runs (an envelope of that
