@@ -18,8 +18,10 @@ double ui_nice_step(double span, int target) {
 static bool fit_linear(ui_axis *a, double lo, double hi, int target, bool zero) {
   if (zero && lo > 0) lo = 0;
   if (zero && hi < 0) hi = 0;
-  if (hi == lo) { /* one value: give it some room */
-    double pad = lo == 0 ? 1 : fabs(lo) * 0.5;
+  if (hi == lo && lo == 0) { /* all zero: 0 to 1 (a -1..1 % axis suggests values below zero) */
+    hi = 1;
+  } else if (hi == lo) { /* one value: give it some room */
+    double pad = fabs(lo) * 0.5;
     lo -= pad;
     hi += pad;
     if (zero && lo < 0 && hi - pad >= 0) lo = 0;
@@ -85,6 +87,10 @@ static void num(char *buf, size_t n, double v, int digits) {
 static const char *fmt(double v, ui_unit unit, char buf[32], int digits) {
   char n[24];
   double a = fabs(v);
+  if (a < 1e-12) { /* zero needs no unit: "0", not "0 µs" */
+    snprintf(buf, 32, "0");
+    return buf;
+  }
   switch (unit) {
     case UI_UNIT_BYTES: {
       static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -139,4 +145,4 @@ static const char *fmt(double v, ui_unit unit, char buf[32], int digits) {
 }
 
 const char *ui_fmt_tick(double v, ui_unit unit, char buf[32]) { return fmt(v, unit, buf, 3); }
-const char *ui_fmt_value(double v, ui_unit unit, char buf[32]) { return fmt(v, unit, buf, 4); }
+const char *ui_fmt_value(double v, ui_unit unit, char buf[32]) { return fmt(v, unit, buf, 3); }

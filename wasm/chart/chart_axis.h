@@ -38,7 +38,8 @@ double ui_nice_step(double span, int target);
 
 /* A tick label: short, with the unit when the unit changes along the axis. */
 const char *ui_fmt_tick(double v, ui_unit unit, char buf[32]);
-/* A value for tables and summaries: 4 significant digits, with the unit. */
+/* A value for tables and summaries: 3 significant digits (a whole number keeps
+ * its digits: 1024), with the unit; zero is "0". */
 const char *ui_fmt_value(double v, ui_unit unit, char buf[32]);
 
 #endif
