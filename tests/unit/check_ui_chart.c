@@ -117,6 +117,39 @@ START_TEST(svg_is_well_formed_and_escapes_data) {
 }
 END_TEST
 
+/* Where an axis ends is what a reader looks for: crossover's sweep to 1024
+ * shows "1024" (it dropped it for "512" before), a timeline its last tick. */
+START_TEST(last_x_tick_is_always_labelled) {
+  double x[] = {16, 32, 64, 128, 256, 512, 1024}, y[] = {1, 2, 3, 4, 5, 6, 7};
+  ui_series_xy s = {"t", 7, x, y};
+  ui_line_chart c = {.summary = "s", .x_scale = UI_SCALE_LOG2, .y_scale = UI_SCALE_LINEAR, .series = &s,
+                     .n_series = 1};
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_chart_lines(&b, &c);
+  ck_has(ui_buf_str(&b), ">1024</text>");
+  ck_has(ui_buf_str(&b), ">16</text>");
+  ui_buf_free(&b);
+  ui_span spans[2] = {{"cpu", "a", 0, 5900, false}, {"GPU 0, stream 0", "b", 10, 5950, false}};
+  ui_timeline_chart tc = {.summary = "t", .spans = spans, .n = 2};
+  ui_buf_init(&b);
+  ui_chart_timeline(&b, &tc);
+  ck_has(ui_buf_str(&b), ">6 ms</text>");
+  ck_has(ui_buf_str(&b), ">0</text>"); /* zero needs no unit */
+  ui_buf_free(&b);
+}
+END_TEST
+
+/* An all-zero series (FP32 flushes no gradient to zero) is drawn on 0..1,
+ * not on a -1..1 axis that suggests values below zero. */
+START_TEST(all_zero_series_gets_an_axis_from_zero) {
+  ui_axis a;
+  ck_assert(ui_axis_fit(&a, UI_SCALE_LINEAR, 0, 0, 6, false));
+  ck_assert_double_eq(a.lo, 0);
+  ck_assert_double_eq(a.hi, 1);
+}
+END_TEST
+
 /* Small sizes keep the real CPU part of crossover quick. */
 static cJSON *simulate(const char *name, const char *profile) {
   cJSON *params = strcmp(name, "crossover") == 0 ? cJSON_Parse("{\"max_size\":64,\"samples\":1}") : NULL;
@@ -446,6 +479,8 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, log10_axis_spans_whole_decades_and_labels_time_units);
   tcase_add_test(tc, log_axis_ignores_values_it_cannot_draw);
   tcase_add_test(tc, svg_is_well_formed_and_escapes_data);
+  tcase_add_test(tc, last_x_tick_is_always_labelled);
+  tcase_add_test(tc, all_zero_series_gets_an_axis_from_zero);
   tcase_add_test(tc, every_experiment_renders_from_every_profile);
   tcase_add_test(tc, source_label_says_where_the_figures_come_from);
   tcase_add_test(tc, chart_labels_never_overlap_or_clip);
