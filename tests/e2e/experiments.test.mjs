@@ -148,6 +148,27 @@ browserTest('a bad parameter is named inline, and Run works from the keyboard', 
   assert.equal(await page.evaluate(() => document.activeElement.id), 'exp-timing-run', 'focus stays on Run');
   assert.match(await page.locator('#exp-timing-status').textContent(), /^Done: simulated — profile/);
   assert.match(await page.locator('#exp-timing-out').textContent(), /512×512 sgemm/);
+
+  // A refused run takes the previous result away: its charts would read as
+  // the answer to the parameters now in the fields. Refused by the field
+  // check here, and by the experiment's own check (the allocator's pool
+  // would reserve more than limit_gib) below.
+  await page.fill('#exp-timing-f-size', '5');
+  await page.click('#exp-timing-run');
+  await page.locator('#exp-timing-f-size-err').waitFor();
+  assert.equal(await page.locator('#exp-timing-out .exp-source, #exp-timing-out svg').count(), 0,
+    'the previous chart stayed under a refused run');
+  await page.goto(`${server.url}/#lab/allocator`);
+  await page.locator('#exp-allocator-run').waitFor();
+  await page.click('#exp-allocator-run');
+  await until(async () => (await page.locator('#exp-allocator-out svg').count()) > 0, 60000, 'the allocator result');
+  await page.fill('#exp-allocator-f-weight_mib', '1024');
+  await page.click('#exp-allocator-run');
+  await page.locator('#exp-allocator-f-weight_mib-err').waitFor();
+  assert.match(await page.locator('#exp-allocator-f-weight_mib-err').textContent(), /above limit_gib/);
+  assert.equal(await page.locator('#exp-allocator-out .exp-source, #exp-allocator-out svg').count(), 0,
+    'the previous charts stayed under a refused run');
+  await page.locator('#exp-allocator').screenshot({ path: path.join(screenshotDir(), 'exp-allocator-refused.png') });
   assert.deepEqual(problems, []);
 });
 

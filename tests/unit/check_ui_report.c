@@ -317,6 +317,8 @@ START_TEST(report_offline_never_claims_a_simulated_gpu) {
   ck_lacks(md, "Nothing to fix");
   ck_has(md, "**Simulated:** no real GPU was asked");
   ck_has(md, "simulated in your browser (profile: h100-sxm)");
+  /* no verdict line that reads as a real GPU ("**Verdict:** usable GPU: …") */
+  ck_lacks(md, "**Verdict:**");
   free(md);
   cJSON_Delete(runs);
   cJSON_Delete(env);
