@@ -17,6 +17,7 @@
 #include "rng.h"
 #include "stats.h"
 #include "stream_sim.h"
+#include "units.h"
 
 #define SIM_SAMPLES 5
 /* The simulator's CPU curve stays small (about 0.1 s natively): beyond this
@@ -178,8 +179,8 @@ cJSON *lab_train_step_envelope(const lab_params *p, const lab_train_measure *m, 
                   "times from the profile's sgemm and bandwidth figures with ±3% seeded jitter.");
   } else {
     if (m->validated >= 0)
-      lab_env_finding(env, "The first step's loss and gradients %s the CPU reference (max abs error %.2g).",
-                      m->validated ? "match" : "do NOT match", m->max_abs_err);
+      lab_env_finding(env, "The first step's loss and gradients %s the CPU reference (max abs error %s).",
+                      m->validated ? "match" : "do NOT match", LAB_PLAIN(m->max_abs_err));
     lab_env_stats(env, m->samples, m->warmup, "every_step_ms", m->every_step_iqr_pct,
                   "Host clock around the whole loop, from a synchronized start to the last loss read, median "
                   "of the samples after a warm-up run of each mode (the modes alternate); GPU time per step "

@@ -1,6 +1,7 @@
 /* The SVG charts and result renderers: axis arithmetic (nice and log ticks),
  * well-formed and escaped SVG, every experiment's result drawn from a real
  * simulated envelope of every profile, and tables holding every point. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,16 @@ static cJSON *simulate(const char *name, const char *profile) {
   return env;
 }
 
+/* A figure in exponent notation ("7.7e+02", "2.4e-07"), which a learner
+ * should never read; NULL when there is none. */
+static const char *exponent_in(const char *s) {
+  for (const char *p = s; *p; p++)
+    if (p > s && isdigit((unsigned char)p[-1]) && (*p == 'e' || *p == 'E') && (p[1] == '+' || p[1] == '-') &&
+        isdigit((unsigned char)p[2]))
+      return p - 1;
+  return NULL;
+}
+
 START_TEST(every_experiment_renders_from_every_profile) {
   for (int p = 0; p < lab_profile_count(); p++) {
     const char *profile = lab_profile_at(p)->name;
@@ -177,6 +188,8 @@ START_TEST(every_experiment_renders_from_every_profile) {
       ck_has(out, "simulated — profile ");
       ck_has(out, "(in your browser)");
       ck_has(out, "How it was measured:");
+      const char *e = exponent_in(out);
+      ck_assert_msg(e == NULL, "%s/%s: a figure in exponent notation: %.40s", name, profile, e ? e : "");
       if (strcmp(name, "device") == 0) {
         ck_has(out, "verdict");
       } else {
@@ -196,6 +209,27 @@ START_TEST(every_experiment_renders_from_every_profile) {
       cJSON_Delete(env);
     }
   }
+}
+END_TEST
+
+/* The spread of a noisy real CPU line (crossover's was 770 %) reads as a
+ * number, not "7.7e+02 %"; a tiny value has no exponent either. */
+START_TEST(figures_for_people_have_no_exponent) {
+  cJSON *env = simulate("timing", "t4");
+  cJSON *st = cJSON_GetObjectItemCaseSensitive(env, "stats");
+  cJSON_DeleteItemFromObjectCaseSensitive(st, "iqr_pct");
+  cJSON_AddNumberToObject(st, "iqr_pct", 770.4);
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_render_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "spread (IQR) 770 % of the median");
+  ck_assert_ptr_null(exponent_in(ui_buf_str(&b)));
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+  char t[32];
+  ck_assert_str_eq(ui_fmt_value(2.4e-7, UI_UNIT_PLAIN, t), "0.00000024");
+  ck_assert_str_eq(ui_fmt_value(0.00012, UI_UNIT_PLAIN, t), "0.00012");
+  ck_assert_str_eq(ui_fmt_value(0.5, UI_UNIT_PLAIN, t), "0.5");
 }
 END_TEST
 
@@ -482,6 +516,7 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, last_x_tick_is_always_labelled);
   tcase_add_test(tc, all_zero_series_gets_an_axis_from_zero);
   tcase_add_test(tc, every_experiment_renders_from_every_profile);
+  tcase_add_test(tc, figures_for_people_have_no_exponent);
   tcase_add_test(tc, source_label_says_where_the_figures_come_from);
   tcase_add_test(tc, chart_labels_never_overlap_or_clip);
   tcase_add_test(tc, timelines_show_what_the_text_teaches);

@@ -81,7 +81,7 @@ static void stats_line(ui_buf *b, const cJSON *env) {
       ui_buf_text(b, ui_fmt_value(median, UI_UNIT_PLAIN, t));
     }
   }
-  if (ui_json_num(st, "iqr_pct", &iqr)) ui_buf_textf(b, " · spread (IQR) %.2g %% of the median", iqr);
+  if (ui_json_num(st, "iqr_pct", &iqr)) ui_buf_textf(b, " · spread (IQR) %s %% of the median", ui_fmt_value(iqr, UI_UNIT_PLAIN, t));
   int valid = ui_json_bool(env, "validated");
   if (valid == 1) ui_buf_raw(b, " · checked against the CPU reference");
   else if (valid == 0) ui_buf_raw(b, " · <strong>did not match the CPU reference</strong>");

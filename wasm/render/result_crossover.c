@@ -40,9 +40,8 @@ static void headline(ui_buf *b, const cJSON *env) {
   /* "provisional": the page set it while the server's CPU line is still to
    * come (experiment_run.c); that line can change the verdict. */
   bool provisional = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "provisional"));
-  ui_buf_raw(b, "<p class=\"exp-headline\" data-provisional=\"");
-  ui_buf_raw(b, provisional ? "true" : "false");
-  ui_buf_raw(b, "\" data-cpu=\"");
+  ui_buf_raw(b, provisional ? "<p class=\"exp-headline\" data-provisional=\"true\" data-cpu=\""
+                           : "<p class=\"exp-headline\" data-cpu=\"");
   ui_buf_text(b, ui_json_str(h, "cpu") ? ui_json_str(h, "cpu") : "");
   ui_buf_raw(b, "\">");
   if (provisional) ui_buf_raw(b, "<strong>Provisional, until the server's CPU line arrives:</strong> ");
