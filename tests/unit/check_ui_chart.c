@@ -15,6 +15,7 @@
 #include "result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
+#define ck_lacks(hay, needle) ck_assert_msg(strstr((hay), (needle)) == NULL, "unexpected \"%s\"", (needle))
 
 START_TEST(nice_step_is_one_two_or_five_times_a_power_of_ten) {
   ck_assert_double_eq_tol(ui_nice_step(10, 6), 2, 1e-12);
@@ -487,6 +488,26 @@ START_TEST(memory_result_shows_the_oom_and_its_fixes) {
 }
 END_TEST
 
+/* The default run fits, then overflows on purpose: the chart's title must
+ * not say "it fits" alone above an "Out of memory" box; plain words, not
+ * "budget_gib cap", in the title, the mark and the box. */
+START_TEST(memory_title_agrees_with_its_outcome) {
+  cJSON *env = simulate("memory", "t4");
+  const cJSON *oom = cJSON_GetObjectItem(cJSON_GetObjectItem(env, "details"), "oom");
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(oom, "deliberate")));
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_render_result(&b, env, true, NULL);
+  const char *out = ui_buf_str(&b);
+  ck_has(out, "Out of memory — on purpose, safely caught");
+  ck_has(out, "it fits in the device&#39;s free memory; one more allocation, too big on purpose, does not (below)");
+  ck_lacks(out, "budget_gib cap</");
+  ck_lacks(out, "budget_gib cap:");
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(placement_result_names_the_stray_field) {
   cJSON *params = cJSON_Parse("{\"move_labels\":false}"), *env = NULL;
   lab_error err;
@@ -517,6 +538,7 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, all_zero_series_gets_an_axis_from_zero);
   tcase_add_test(tc, every_experiment_renders_from_every_profile);
   tcase_add_test(tc, figures_for_people_have_no_exponent);
+  tcase_add_test(tc, memory_title_agrees_with_its_outcome);
   tcase_add_test(tc, source_label_says_where_the_figures_come_from);
   tcase_add_test(tc, chart_labels_never_overlap_or_clip);
   tcase_add_test(tc, timelines_show_what_the_text_teaches);
