@@ -135,6 +135,8 @@ WASM_READER_OUT := $(WEB)/gpulab_reader.js
 UNIT_BIN := $(BUILD)/tests/check_all
 FIDELITY_BIN := $(BUILD)/tests/fidelity
 PLAN_FIDELITY_BIN := $(BUILD)/tests/plan_fidelity
+# The kit's envelopes drawn by the client's views (tests/kit/kit_views.c).
+KIT_VIEWS_BIN := $(BUILD)/tests/kit_views
 
 .PHONY: all help probe deps deps-run run serve test unit fidelity claims bench gpu-check record bundle clean lessons wasm web
 
@@ -323,7 +325,6 @@ $(UNIT_BIN): $(UNIT_SRC:%.c=$(OBJ)/%.o) $(LAB_OBJ) $(filter-out $(OBJ)/server/ma
 
 # The kit's envelopes drawn by the client's views (tests/kit/kit_views.c),
 # run by tests/tools/kit.sh on the kit's own runs.
-KIT_VIEWS_BIN := $(BUILD)/tests/kit_views
 VIEW_SRC := wasm/base/html.c wasm/base/json_get.c wasm/render/gpu_panel.c $(wildcard wasm/render/result*.c wasm/chart/*.c)
 $(OBJ)/tests/kit/kit_views.o: CFLAGS += $(WASM_INC) -Wno-frame-larger-than
 $(KIT_VIEWS_BIN): $(OBJ)/tests/kit/kit_views.o $(LAB_OBJ) $(VIEW_SRC:%.c=$(OBJ)/%.o)

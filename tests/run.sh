@@ -121,9 +121,31 @@ if [ -x "$build/bin/claimcheck" ] && [ -f "$build/claims.json" ]; then
 else
   skips+=("claims: $build/bin/claimcheck or $build/claims.json was not built (make lessons)"); add claims 0 0 1
 fi
+# A class on a cluster: PostgreSQL, Slurm and HAProxy, started by the stage
+# (it says it skipped, and why, where it cannot: it needs root). It mostly
+# waits for those to start and answer (six minutes, most of it heartbeats,
+# failovers and restarts), so it runs beside the tool, API, fuzz and browser
+# stages (its line comes after theirs, with its own time); all of them hold
+# on a busy machine. GPULAB_SCALE_APART=1 runs it alone.
+scale_beside=0
+if [ -x tests/scale/run.sh ]; then
+  if [ "${GPULAB_SCALE_APART:-0}" = 1 ]; then tap_stage scale tests/scale/run.sh "$build"
+  else tap_begin scale tests/scale/run.sh "$build"; scale_beside=1; fi
+fi
+# A tool test that mostly waits (its own servers and sub-processes) and
+# writes only to its own temporary folder says "make test runs this beside
+# the other tools" and runs beside them, its line after theirs.
+tools_beside=()
 for t in tests/tools/*.sh; do
+  grep -q '^# make test runs this beside the other tools' "$t" || continue
+  tools_beside+=("tools/$(basename "$t" .sh)")
+  tap_begin "tools/$(basename "$t" .sh)" bash "$t" "$build/bin/lessonc"
+done
+for t in tests/tools/*.sh; do
+  [[ " ${tools_beside[*]} " == *" tools/$(basename "$t" .sh) "* ]] && continue
   [ -f "$t" ] && tap_stage "tools/$(basename "$t" .sh)" bash "$t" "$build/bin/lessonc"
 done
+for t in "${tools_beside[@]}"; do tap_end "$t"; done
 # The API and CLI test files each start their own servers on free ports
 # with their own temporary folders, and mostly wait on them (deadlines,
 # idle timeouts, workers): several files run at once (api_jobs; node's
@@ -148,29 +170,22 @@ run_api() { # jobs FILE... -- FILE...: the first files together, the rest one at
 }
 export -f run_api
 api_stage() { # name gpulab-binary
-  GPULAB_BIN="$2" tap_stage "$1" bash -c 'run_api "$@"' run_api "$api_jobs" "${api_together[@]}" -- $api_alone
+  GPULAB_BIN="$2" GPULAB_WEB="$build/web" tap_stage "$1" bash -c 'run_api "$@"' run_api "$api_jobs" "${api_together[@]}" -- $api_alone
 }
 if [ -e "${api_files[0]}" ]; then
   api_stage api+cli "$build/bin/gpulab"
-fi
-# A class on a cluster: PostgreSQL, Slurm and HAProxy, started by the stage
-# (it says it skipped, and why, where it cannot: it needs root). It mostly
-# waits for those to start and answer, so it runs beside the fuzz replay and
-# the browser tests (its line comes after theirs, with its own time); both
-# hold on a busy machine. GPULAB_SCALE_APART=1 runs it alone.
-scale_beside=0
-if [ -x tests/scale/run.sh ]; then
-  if [ "${GPULAB_SCALE_APART:-0}" = 1 ]; then tap_stage scale tests/scale/run.sh "$build"
-  else tap_begin scale tests/scale/run.sh "$build"; scale_beside=1; fi
 fi
 # The libFuzzer harnesses (make fuzz-bins) replay their seed corpora: fast
 # and deterministic; `make fuzz` is where they explore.
 if ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
   tap_stage "fuzz corpora" tests/fuzz/run.sh replay "${GPULAB_FUZZ_BUILD:-build-fuzz}"
 fi
+# The browser tests: each file starts its own server and Chromium, and much
+# of a test is waiting (a server that never answers for 10 s, a worker
+# starting, a page settling), so two files run at once.
 if ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
   GPULAB_BIN="$build/bin/gpulab" GPULAB_SCREENSHOTS="$build/screenshots" \
-    tap_stage e2e node --test --test-concurrency=1 --test-reporter=tap tests/e2e/
+    tap_stage e2e node --test --test-concurrency=2 --test-reporter=tap tests/e2e/
 fi
 [ "$scale_beside" = 1 ] && tap_end scale
 if [ -n "$san" ]; then

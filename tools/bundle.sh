@@ -25,10 +25,15 @@ done
 cp -r "$build/web" "$out/web"
 [ -d "$build/lessons" ] && cp -r "$build/lessons" "$out/lessons"
 mkdir -p "$out/tests" "$out/tools" "$out/bench"; cp -r tests/gpu "$out/tests/"
-cp tools/record.sh tools/record_kit.py tools/gpu_session.sh "$out/tools/"
+# The GPU lease (tools/gpu_session.sh, docs/gpu-session.md) and what its steps run.
+cp tools/record.sh tools/record_runs.py tools/record_kit.py tools/gpu_session.sh tools/lease_gpulab.sh \
+  tools/lease_archive.py tools/lease_traces.py tools/lease_errors.py "$out/tools/"
 cp bench/gpu_compare.py bench/cold_peer.py "$out/bench/"
 # The measurement kit, the PyTorch side of the comparison (tools/gpu_session.sh kit).
 mkdir -p "$out/kit"; cp kit/measure.py "$out/kit/"
+# The commit it was built from, for the lease's summary.
+{ git rev-parse --short=12 HEAD && { git diff --quiet HEAD || echo "with uncommitted changes"; }; } 2>/dev/null |
+  paste -sd' ' - >"$out/COMMIT" || true
 for b in gpulab gpulab-worker; do
   readelf -d "$out/bin/$b" | grep -q 'ORIGIN' || { echo "bundle: $b lacks an \$ORIGIN rpath" >&2; exit 1; }
 done

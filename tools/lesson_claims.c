@@ -234,11 +234,16 @@ static cJSON *check_runs(cctx *c, const cJSON *claim, const lab_experiment *e, c
   return out;
 }
 
-static cJSON *check_profiles(cctx *c, const cJSON *claim) {
+/* "all" is every profile on whose GPU the experiment has a meaning (an
+ * Apple GPU has no host link for transfer to time); a list may name only
+ * those. */
+static cJSON *check_profiles(cctx *c, const cJSON *claim, const lab_experiment *e) {
   const cJSON *pr = cJSON_GetObjectItemCaseSensitive(claim, "profiles"), *v;
   cJSON *out = cJSON_CreateArray();
   if (cJSON_IsString(pr) && !strcmp(pr->valuestring, "all")) {
-    for (int i = 0; i < lab_profile_count(); i++) cJSON_AddItemToArray(out, cJSON_CreateString(lab_profile_at(i)->name));
+    for (int i = 0; i < lab_profile_count(); i++)
+      if (lab_experiment_applies(e, lab_profile_at(i)))
+        cJSON_AddItemToArray(out, cJSON_CreateString(lab_profile_at(i)->name));
     return out;
   }
   if (!cJSON_IsArray(pr) || !pr->child) {
@@ -251,6 +256,10 @@ static cJSON *check_profiles(cctx *c, const cJSON *claim) {
       for (int i = 0; i < lab_profile_count(); i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", lab_profile_at(i)->name);
       CFAIL(c, v, "unknown profile '%s'; the profiles are: %s", cJSON_IsString(v) ? v->valuestring : "?", known);
+    } else if (!lab_experiment_applies(e, lab_profile_find(v->valuestring))) {
+      lab_error why = {0};
+      lab_experiment_check_profile(e, lab_profile_find(v->valuestring), &why);
+      CFAIL(c, v, "profile '%s': %s", v->valuestring, why.message);
     } else {
       cJSON_AddItemToArray(out, cJSON_CreateString(v->valuestring));
     }
@@ -368,7 +377,7 @@ static void check_claim(cctx *c, const cJSON *claim, const char *lesson_id, cJSO
     CFAIL(c, refused, "\"refused\" is an error code (e.g. \"invalid_param\") of the one run in \"params\", "
                       "with no \"expect\"");
   cJSON *runs = check_runs(c, claim, e, cJSON_IsString(refused) ? refused->valuestring : NULL);
-  cJSON *profiles = check_profiles(c, claim);
+  cJSON *profiles = check_profiles(c, claim, e);
   if (!refuses && (!cJSON_IsArray(expect) || !expect->child))
     CFAIL(c, expect ? expect : claim, "a claim needs \"expect\": a list of conditions on the result");
   else if (!refuses)

@@ -16,6 +16,7 @@ typedef struct cJSON cJSON;
   X(LAB_E_BAD_REQUEST, "bad_request", 400, "Fix the request and send it again.") \
   X(LAB_E_UNKNOWN_EXPERIMENT, "unknown_experiment", 404, "GET /api/experiments lists the experiments.") \
   X(LAB_E_UNKNOWN_PROFILE, "unknown_profile", 400, "GET /api/profiles lists the device profiles.") \
+  X(LAB_E_NOT_APPLICABLE, "not_applicable", 422, "Pick another device profile: this experiment has no meaning on the GPU of the one chosen (the message says why).") \
   X(LAB_E_UNKNOWN_LESSON, "unknown_lesson", 404, "GET /api/lessons lists the lessons.") \
   X(LAB_E_NOT_FOUND, "not_found", 404, "Check the address; the API lives under /api/.") \
   X(LAB_E_METHOD_NOT_ALLOWED, "method_not_allowed", 405, "Use the method named in the Allow header.") \

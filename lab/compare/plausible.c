@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "host_link.h"
+#include "platform.h"
 #include "units.h"
 
 typedef enum {
@@ -149,7 +150,12 @@ lab_plausible lab_plausible_check(const char *experiment, const char *key, const
   }
   switch (k) {
   case LINK_H2D:
-  case LINK_D2H: return link_rule(experiment, key, env, prof, k == LINK_D2H, why, n);
+  case LINK_D2H:
+    if (lab_platform_lacks(prof->platform) & LAB_NEED_HOST_LINK) { /* a copy within one memory: no link to pass */
+      snprintf(why, n, "not checked: the %s has no host link (its GPU shares the CPU's memory)", prof->device_name);
+      return LAB_PLAUSIBLE_UNCHECKED;
+    }
+    return link_rule(experiment, key, env, prof, k == LINK_D2H, why, n);
   case FLOOR_LAUNCH_US:
     if (v < 0.5 * prof->launch_us) {
       snprintf(why, n, "%s µs per kernel launched one by one is under half of one launch's host cost (%s µs); %s",

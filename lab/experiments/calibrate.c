@@ -42,7 +42,8 @@ const lab_profile *lab_calibrate_base(const lab_gpu_info *gpu) {
     const lab_profile *p = lab_profile_at(i);
     if (strcmp(p->device_name, gpu->name) == 0 && strcmp(p->name, "calibrated") != 0) return p;
   }
-  for (int i = 0; gpu && i < lab_profile_count(); i++) {
+  /* No compute capability (an Apple or AMD GPU the kit measured) matches none: 0.0 is no architecture. */
+  for (int i = 0; gpu && (gpu->cc_major || gpu->cc_minor) && i < lab_profile_count(); i++) {
     const lab_profile *p = lab_profile_at(i);
     if (p->cc_major == gpu->cc_major && p->cc_minor == gpu->cc_minor && strcmp(p->name, "calibrated") != 0)
       return p;

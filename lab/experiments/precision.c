@@ -19,6 +19,7 @@
 #include "cjson_compat.h"
 #include "envelope.h"
 #include "gpu_model.h"
+#include "platform.h"
 #include "rng.h"
 #include "sim_measure.h"
 #include "stats.h"
@@ -112,7 +113,16 @@ static int present(const lab_precision_measure *m, int p, bool simulated) {
   return !(p == LAB_PREC_FP16 && m->native[p] == 0 && !simulated);
 }
 
-static void prec_metrics(cJSON *env, const lab_precision_measure *m, int top, bool simulated) {
+/* Precision p ran on matrix units (NVIDIA's tensor cores, AMD's WMMA): as
+ * the GPU run reports it, or natively on a profile whose platform has them
+ * (an Apple M1's GPU runs FP16 at the FP32 rate, on the same cores). */
+static int on_matrix_units(const lab_precision_measure *m, int p, const lab_profile *prof) {
+  if (p == LAB_PREC_FP32 || m->native[p] <= 0) return 0;
+  return !prof || !(lab_platform_lacks(prof->platform) & LAB_NEED_MATRIX_UNITS);
+}
+
+static void prec_metrics(cJSON *env, const lab_precision_measure *m, int top, const lab_profile *prof) {
+  bool simulated = prof != NULL;
   lab_env_metric(env, "size_max", m->size[top]);
   for (int p = 0; p < LAB_PREC_COUNT; p++) {
     if (!present(m, p, simulated)) continue;
@@ -127,7 +137,7 @@ static void prec_metrics(cJSON *env, const lab_precision_measure *m, int top, bo
     METRIC("%s_ms", m->ms[p][top]);
     METRIC("%s_max_rel_err", m->max_rel[p][top]);
     METRIC("%s_mean_rel_err", m->mean_rel[p][top]);
-    METRIC("%s_tensor_cores", p == LAB_PREC_FP32 ? 0 : m->native[p] > 0); /* FP32 runs on the SIMT cores */
+    METRIC("%s_tensor_cores", on_matrix_units(m, p, prof)); /* FP32 runs on the SIMT cores */
     if (p != LAB_PREC_FP32 && m->ms[p][top] > 0) METRIC("%s_speedup", m->ms[LAB_PREC_FP32][top] / m->ms[p][top]);
 #undef METRIC
   }
@@ -202,7 +212,10 @@ static void prec_findings(cJSON *env, const lab_precision_measure *m, int top, c
   speeds_text(m, top, sim, speeds, sizeof speeds);
   lab_env_finding(env, "At N = %d, FP32 reached %.1f TFLOPS%s%s.", n, m->tflops[0][top], speeds,
                   m->native[LAB_PREC_BF16] < 0 ? "; cuBLAS refused BF16 here" : "");
-  if (m->native[LAB_PREC_TF32] == 0)
+  if (m->native[LAB_PREC_TF32] == 0 && prof && prof->platform != LAB_PLATFORM_CUDA)
+    lab_env_finding(env, "This GPU has no TF32: PyTorch's allow_tf32 switch changes nothing on it, so the TF32 line "
+                    "is plain FP32, at FP32 speed with FP32's error.");
+  else if (m->native[LAB_PREC_TF32] == 0)
     lab_env_finding(env, "This GPU has no TF32 tensor cores (they arrived with Ampere, compute capability 8.0): "
                     "cuBLAS ran the TF32 request as plain FP32, so it ran at FP32 speed with FP32's error.");
   if (m->native[LAB_PREC_BF16] == 0)
@@ -210,14 +223,14 @@ static void prec_findings(cJSON *env, const lab_precision_measure *m, int top, c
                     "TFLOPS, %.2f× FP32), keeping BF16's rounding error without its speed.",
                     m->tflops[LAB_PREC_BF16][top],
                     m->tflops[0][top] > 0 ? m->tflops[LAB_PREC_BF16][top] / m->tflops[0][top] : 0);
-  if (present(m, LAB_PREC_FP16, sim) && m->native[LAB_PREC_FP16] > 0 && m->native[LAB_PREC_BF16] == 0)
+  if (present(m, LAB_PREC_FP16, sim) && on_matrix_units(m, LAB_PREC_FP16, prof) && m->native[LAB_PREC_BF16] == 0)
     lab_env_finding(env, "Here FP16 is the fast low precision: %.1f TFLOPS on the tensor cores, %.1f× FP32. Train "
                     "with torch.autocast(dtype=torch.float16) and a GradScaler, not BF16.",
                     m->tflops[LAB_PREC_FP16][top],
                     m->tflops[0][top] > 0 ? m->tflops[LAB_PREC_FP16][top] / m->tflops[0][top] : 0);
-  int fast = present(m, LAB_PREC_BF16, sim) && m->native[LAB_PREC_BF16] > 0 ? LAB_PREC_BF16
-           : present(m, LAB_PREC_FP16, sim) && m->native[LAB_PREC_FP16] > 0 ? LAB_PREC_FP16
-                                                                            : -1;
+  int fast = present(m, LAB_PREC_BF16, sim) && on_matrix_units(m, LAB_PREC_BF16, prof) ? LAB_PREC_BF16
+           : present(m, LAB_PREC_FP16, sim) && on_matrix_units(m, LAB_PREC_FP16, prof) ? LAB_PREC_FP16
+                                                                                     : -1;
   if (m->n_sizes > 1 && fast >= 0)
     lab_env_finding(env, "At N = %d %s was only %.2f× FP32 (%.2f against %.2f TFLOPS): a small matmul keeps few "
                     "tensor cores busy and waits on memory, so the faster math barely shows.",
@@ -261,7 +274,7 @@ cJSON *lab_precision_envelope(const lab_params *p, const lab_precision_measure *
   if (!env) return NULL;
   bool simulated = strcmp(backend, "simulated") == 0;
   int top = m->n_sizes - 1;
-  prec_metrics(env, m, top, simulated);
+  prec_metrics(env, m, top, simulated ? prof : NULL);
   prec_series(env, m, simulated);
   prec_findings(env, m, top, simulated ? prof : NULL);
   double iqr = 0;

@@ -7,9 +7,10 @@
 
 #include "cjson_compat.h"
 #include "experiments.h"
+#include "platform.h"
 #include "text.h"
 
-#define LAB_X_DECL(stem, gpu, cpu) extern const lab_experiment lab_exp_##stem; LAB_CPU_MS(stem);
+#define LAB_X_DECL(stem, gpu, cpu, needs) extern const lab_experiment lab_exp_##stem; LAB_CPU_MS(stem);
 LAB_EXPERIMENTS(LAB_X_DECL)
 #undef LAB_X_DECL
 
@@ -17,11 +18,12 @@ typedef struct row {
   const lab_experiment *e;
   bool kern; /* kernels/STEM.cu measures it on a GPU; else the device check answers it */
   bool cpu;  /* a browser's run also gets the server's CPU line */
+  unsigned needs; /* lab_need bits: what its point needs of a device beyond a GPU */
   double (*cpu_ms)(const lab_params *p, const char **param);
 } row;
 
 static const row all[] = {
-#define LAB_X_ENTRY(stem, gpu, cpu) {&lab_exp_##stem, LAB_GPU_IS_KERN_##gpu, cpu, lab_cpu_ms_##stem},
+#define LAB_X_ENTRY(stem, gpu, cpu, needs) {&lab_exp_##stem, LAB_GPU_IS_KERN_##gpu, cpu, LAB_NEEDS_##needs, lab_cpu_ms_##stem},
     LAB_EXPERIMENTS(LAB_X_ENTRY)
 #undef LAB_X_ENTRY
 };
@@ -62,6 +64,25 @@ const lab_experiment *lab_experiment_device_check(void) {
 bool lab_experiment_server_cpu(const lab_experiment *e) {
   const row *r = row_of(e);
   return r && r->cpu;
+}
+
+unsigned lab_experiment_needs(const lab_experiment *e) {
+  const row *r = row_of(e);
+  return r ? r->needs : 0;
+}
+
+bool lab_experiment_applies(const lab_experiment *e, const lab_profile *prof) {
+  return !(lab_experiment_needs(e) & lab_platform_lacks(prof->platform));
+}
+
+int lab_experiment_check_profile(const lab_experiment *e, const lab_profile *prof, lab_error *err) {
+  unsigned missing = lab_experiment_needs(e) & lab_platform_lacks(prof->platform);
+  if (!missing) return 0;
+  lab_need need = LAB_NEED_STREAMS; /* the most particular need it lacks: streams before the link they copy over */
+  while (need > LAB_NEED_HOST_LINK && !(missing & need)) need = (lab_need)(need >> 1);
+  return lab_fail(err, LAB_E_NOT_APPLICABLE, "profile", "%s does not apply to the %s: it %s, and %s. Pick another "
+                  "GPU's profile to see it.", e->name, prof->device_name, lab_need_what(need),
+                  lab_platform_why_not(prof->platform, need));
 }
 
 cJSON *lab_experiment_json(const lab_experiment *e) {
@@ -171,6 +192,7 @@ int lab_simulate_checked_with(const lab_experiment *e, const lab_params *p, cons
     return lab_fail(err, LAB_E_INTERNAL, NULL, "params of another experiment given to %s", e->name);
   if (!e->simulate)
     return lab_fail(err, LAB_E_INVALID_PARAM, "backend", "%s cannot be simulated; run it on a GPU", e->name);
+  if (lab_experiment_check_profile(e, prof, err)) return -1; /* never a model of what the device has not */
   int rc = e->simulate(p, prof, out, err);
   if (rc == 0 && *out) note_sources(e, prof, *out);
   return rc;

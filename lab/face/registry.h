@@ -25,6 +25,13 @@ bool lab_experiment_is_device_check(const lab_experiment *e);
 const lab_experiment *lab_experiment_device_check(void);
 /* A run in the browser also gets the server's CPU line (cpu column 1). */
 bool lab_experiment_server_cpu(const lab_experiment *e);
+/* The needs column: lab_need bits its point needs of a device beyond a GPU. */
+unsigned lab_experiment_needs(const lab_experiment *e);
+/* true when prof's platform lacks nothing e needs (a host link, graphs…). */
+bool lab_experiment_applies(const lab_experiment *e, const lab_profile *prof);
+/* 0, or -1 with err not_applicable (param "profile"): what e does and why
+ * prof's GPU has no such thing. Every simulation asks it first. */
+int lab_experiment_check_profile(const lab_experiment *e, const lab_profile *prof, lab_error *err);
 cJSON *lab_experiment_json(const lab_experiment *e);
 cJSON *lab_registry_json(void); /* {"experiments":[…]} */
 

@@ -2,7 +2,7 @@
  * backward twice that, once for a frozen weight: its input's gradient
  * only), attention's seq² products, the forward run again by
  * checkpointing; each matmul at the rate the profile's GEMM model gives its
- * shape on the tensor cores or the SIMT cores (lab/gpu_model.c); the
+ * shape on the tensor cores or the SIMT cores (lab/sim/gpu_model.c); the
  * elementwise, norm and softmax kernels as memory traffic (every byte the
  * step's ops write, written once and read once) at the profile's copy
  * bandwidth; the host's cost per op (launch + PyTorch's own), which hides

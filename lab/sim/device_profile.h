@@ -16,8 +16,26 @@ typedef enum lab_src_kind {
   LAB_SRC_MEASURED,  /* a published measurement on this GPU */
   LAB_SRC_DERIVED,   /* worked out from published figures (the note says how) */
   LAB_SRC_ESTIMATE,  /* no published source supports it */
+  LAB_SRC_ABSENT,    /* the device has no such thing (no host link on unified memory): the note says why */
   LAB_SRC_KINDS
 } lab_src_kind;
+
+/* The software a GPU runs under PyTorch: NVIDIA's CUDA (0, every profile
+ * that names none), AMD's ROCm (HIP, reached through torch.cuda) or Apple's
+ * Metal (torch.device("mps")). What each lacks is lab/sim/platform.h. */
+typedef enum lab_platform { LAB_PLATFORM_CUDA, LAB_PLATFORM_ROCM, LAB_PLATFORM_MPS, LAB_PLATFORMS } lab_platform;
+
+/* What an experiment needs of a device beyond a GPU (a bit set: the
+ * experiment table's needs column, lab/face/experiments.h) and what a
+ * platform lacks (lab_platform_lacks). */
+typedef enum lab_need {
+  LAB_NEED_HOST_LINK = 1 << 0, /* a link (PCIe) between host memory and the GPU's own: copies, pinned vs pageable */
+  LAB_NEED_NVIDIA = 1 << 1,    /* NVIDIA's driver (nvidia-smi) and CUDA runtime: the device check's two views */
+  LAB_NEED_GRAPHS = 1 << 2,    /* graph capture and replay in PyTorch (torch.cuda.CUDAGraph) */
+  LAB_NEED_STREAMS = 1 << 3,   /* streams a program queues work on, to overlap copies and kernels */
+  LAB_NEED_MATRIX_UNITS = 1 << 4, /* matrix units for low precisions (tensor cores, AMD's WMMA): what "fast
+                                     FP16" means; no experiment needs it, the precision findings ask */
+} lab_need;
 
 /* A public document a figure was read from. */
 typedef struct lab_ref {
@@ -39,14 +57,15 @@ typedef struct lab_profile {
   char label[64];        /* "NVIDIA H100 SXM (80 GB HBM3, PCIe Gen5)" */
   char device_name[96];  /* what cudaGetDeviceProperties would report */
   char source[160];      /* where the figures come from, in one line */
-  int cc_major, cc_minor;
+  lab_platform platform; /* CUDA unless named: what the device lacks follows from it */
+  int cc_major, cc_minor; /* 0.0: none (Apple GPUs); an AMD GPU's gfx target as PyTorch reports it (gfx1100: 11.0) */
   int sm_count;
   uint64_t memory_bytes;          /* total device memory */
   uint64_t context_bytes;         /* memory a CUDA context takes */
-  int pcie_gen, pcie_lanes;       /* the card's own host link (4, 16: PCIe Gen4 x16) */
+  int pcie_gen, pcie_lanes;       /* the card's own host link (4, 16: PCIe Gen4 x16); 0, 0: none (unified memory) */
   double mem_bw_gbps;             /* device memory copy bandwidth (read+write counted), 1e9 B/s */
   double mem_peak_gbps;           /* the datasheet's memory bandwidth: no copy can exceed it */
-  double h2d_pinned_gbps, d2h_pinned_gbps; /* measured on the card's own link */
+  double h2d_pinned_gbps, d2h_pinned_gbps; /* measured on the card's own link (no link: a copy within the one memory) */
   double h2d_pageable_gbps, d2h_pageable_gbps;
   double copy_latency_us;         /* fixed cost of one cudaMemcpy */
   double launch_us;               /* host cost to enqueue one kernel (raw CUDA) */
@@ -80,13 +99,16 @@ typedef struct lab_profile {
 
 /* X(field) for every double figure of a profile. POSITIVE ones must be > 0;
  * the OPTIONAL ones may be 0 (no tensor cores for that type, or not
- * applicable). Integer figures are listed in LAB_PROFILE_INTS. */
+ * applicable: pin_gbps and graph_node_us on a platform without a host
+ * link or graphs, lab/sim/platform.h). Integer figures are listed in
+ * LAB_PROFILE_INTS. */
 #define LAB_PROFILE_POSITIVE(X)                                                                                  \
   X(mem_bw_gbps) X(mem_peak_gbps) X(h2d_pinned_gbps) X(d2h_pinned_gbps) X(h2d_pageable_gbps) X(d2h_pageable_gbps)               \
-  X(copy_latency_us) X(launch_us) X(torch_op_us) X(kernel_min_us) X(graph_node_us) X(sync_us) X(fp32_tflops)   \
-  X(gemm_efficiency) X(tc_efficiency) X(power_cap) X(pin_gbps) X(malloc_us) X(malloc_us_per_mib)               \
+  X(copy_latency_us) X(launch_us) X(torch_op_us) X(kernel_min_us) X(sync_us) X(fp32_tflops)                  \
+  X(gemm_efficiency) X(tc_efficiency) X(power_cap) X(malloc_us) X(malloc_us_per_mib)                            \
   X(free_us_per_mib) X(cache_pair_us) X(cold_start_ms)
-#define LAB_PROFILE_OPTIONAL(X) X(tf32_tflops) X(fp16_tflops) X(bf16_tflops) X(bf16_fallback)
+#define LAB_PROFILE_OPTIONAL(X) \
+  X(tf32_tflops) X(fp16_tflops) X(bf16_tflops) X(bf16_fallback) X(pin_gbps) X(graph_node_us)
 #define LAB_PROFILE_INTS(X) \
   X(sm_count) X(memory_bytes) X(context_bytes) X(pcie_gen) X(pcie_lanes) X(tc_tile_m) X(tc_tile_n)
 

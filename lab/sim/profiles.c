@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "cjson_compat.h"
+#include "platform.h"
 #include "profiles_data.h"
 #include "profiles_refs.h"
 #include "text.h"
 
-const char *const lab_src_kind_names[LAB_SRC_KINDS] = {"datasheet", "measured", "derived", "estimate"};
+const char *const lab_src_kind_names[LAB_SRC_KINDS] = {"datasheet", "measured", "derived", "estimate",
+                                                             "not applicable"};
 
 static lab_profile calibrated;
 static int have_calibrated;
@@ -34,7 +36,9 @@ const lab_profile *lab_profile_find(const char *name) {
   return NULL;
 }
 
-const lab_profile *lab_profile_default(void) { return lab_profile_find("h100-sxm"); }
+/* The free GPU a beginner is most likely to have (Colab's and Kaggle's T4):
+ * the server's, the CLI's and the page's default alike. */
+const lab_profile *lab_profile_default(void) { return lab_profile_find("t4"); }
 
 int lab_profile_ref_count(void) { return lab_profile_ref_total; }
 
@@ -76,7 +80,7 @@ int lab_profile_check_sources(const lab_profile *p, char *why, size_t n) {
   for (int i = 0; i < N_FIELDS; i++) {
     const lab_src *s = lab_profile_src(p, all_fields[i]);
     if (!s) return snprintf(why, n, "%s: no source for %s", p->name, all_fields[i]), -1;
-    if (s->kind != LAB_SRC_ESTIMATE && !lab_profile_ref(s->ref))
+    if (s->kind != LAB_SRC_ESTIMATE && s->kind != LAB_SRC_ABSENT && !lab_profile_ref(s->ref))
       return snprintf(why, n, "%s: %s cites unknown reference '%s'", p->name, all_fields[i], s->ref ? s->ref : ""), -1;
     if (!s->note || !s->note[0]) return snprintf(why, n, "%s: %s has no note", p->name, all_fields[i]), -1;
   }
@@ -133,9 +137,11 @@ cJSON *lab_profile_json(const lab_profile *p) {
   cJSON_AddStringToObject(o, "label", p->label);
   cJSON_AddStringToObject(o, "device_name", p->device_name);
   cJSON_AddStringToObject(o, "source", p->source);
+  cJSON_AddStringToObject(o, "platform", lab_platform_name(p->platform));
   char cc[16];
   snprintf(cc, sizeof cc, "%d.%d", p->cc_major, p->cc_minor);
-  cJSON_AddStringToObject(o, "compute_capability", cc);
+  if (p->cc_major || p->cc_minor) cJSON_AddStringToObject(o, "compute_capability", cc);
+  else cJSON_AddNullToObject(o, "compute_capability"); /* an Apple GPU has none */
 #define LAB_X_OUT(f) cJSON_AddNumberToObject(o, #f, (double)p->f);
   LAB_PROFILE_INTS(LAB_X_OUT)
   LAB_PROFILE_POSITIVE(LAB_X_OUT)
@@ -182,11 +188,14 @@ static int is_required(const char *field) {
   return 0;
 }
 
-/* The built-in profile a file's figures start from: same compute capability, else the default. */
-static const lab_profile *nearest(int cc_major, int cc_minor) {
-  for (int i = 0; i < lab_builtin_profile_count; i++)
-    if (lab_builtin_profiles[i].cc_major == cc_major && lab_builtin_profiles[i].cc_minor == cc_minor)
-      return &lab_builtin_profiles[i];
+/* The built-in profile a file's figures start from: same platform and
+ * compute capability, else (none given) the platform's first, else the default. */
+static const lab_profile *nearest(lab_platform platform, int cc_major, int cc_minor) {
+  int none = !cc_major && !cc_minor;
+  for (int i = 0; i < lab_builtin_profile_count; i++) {
+    const lab_profile *b = &lab_builtin_profiles[i];
+    if (b->platform == platform && (none || (b->cc_major == cc_major && b->cc_minor == cc_minor))) return b;
+  }
   return lab_profile_default();
 }
 
@@ -203,7 +212,12 @@ int lab_profile_from_json(const cJSON *json, lab_profile *out, lab_error *err) {
   const cJSON *cc = cJSON_GetObjectItemCaseSensitive(json, "compute_capability");
   if (cJSON_IsString(cc) && sscanf(cc->valuestring, "%d.%d", &ccj, &ccn) != 2)
     return lab_fail(err, LAB_E_INVALID_PARAM, "compute_capability", "compute_capability must look like \"9.0\"");
-  lab_profile p = *nearest(ccj, ccn);
+  const cJSON *pf = cJSON_GetObjectItemCaseSensitive(json, "platform");
+  int platform = pf ? lab_platform_from_name(cJSON_GetStringValue(pf)) : LAB_PLATFORM_CUDA;
+  if (platform < 0)
+    return lab_fail(err, LAB_E_INVALID_PARAM, "platform", "platform must be \"cuda\", \"rocm\" or \"mps\"");
+  lab_profile p = *nearest((lab_platform)platform, ccj, ccn);
+  p.platform = (lab_platform)platform;
   p.cc_major = ccj;
   p.cc_minor = ccn;
   p.src = NULL; /* a file's figures have no recorded sources */
@@ -235,6 +249,14 @@ int lab_profile_from_json(const cJSON *json, lab_profile *out, lab_error *err) {
   snprintf(p.driver_version, sizeof p.driver_version, "%s", cJSON_IsString(dv) ? dv->valuestring : "");
   if (!num(json, "driver_cuda_version", &drv, 0, NULL)) p.driver_cuda_version = (int)drv;
   if (sm > 100000 || mem > 1e15) return lab_fail(err, LAB_E_INVALID_PARAM, "profile", "profile figures are out of range");
+  /* Optional only where the platform has no use for them (platform.h). */
+  unsigned lacks = lab_platform_lacks(p.platform);
+  if (!(p.pin_gbps > 0) && !(lacks & LAB_NEED_HOST_LINK))
+    return lab_fail(err, LAB_E_INVALID_PARAM, "pin_gbps", "profile field 'pin_gbps' must be a positive number on a "
+                    "GPU with a host link");
+  if (!(p.graph_node_us > 0) && !(lacks & LAB_NEED_GRAPHS))
+    return lab_fail(err, LAB_E_INVALID_PARAM, "graph_node_us", "profile field 'graph_node_us' must be a positive "
+                    "number on a GPU with graphs");
   p.sm_count = (int)sm;
   p.memory_bytes = (uint64_t)mem;
   p.context_bytes = (uint64_t)ctx;

@@ -3,7 +3,10 @@
  * derived (worked out from published figures; the note says how) and
  * estimate (no published source: named as such in every simulated result).
  * The references are in lab/sim/profiles_refs.c. To add a profile, add its
- * figures and sources here; nothing else in gpulab names it.
+ * figures and sources here; nothing else in gpulab names it. A figure the
+ * device has no use for (no host link on unified memory) is absent: its
+ * source says why, and its platform (lab/sim/platform.h) keeps the
+ * experiments that would need it from running.
  *
  * Efficiencies (gemm_efficiency, tc_efficiency) are the shares of peak a
  * large matmul reaches in the model of lab/sim/gpu_model.c, read off the largest
@@ -40,6 +43,10 @@
   EST(cold_start_ms, "first call in a process: context creation plus loading cuBLAS and its kernels"),             \
   EST(driver_cuda_version, "the simulated driver view reports a current Linux driver"),                            \
   EST(driver_version, "the simulated driver view reports a current Linux driver")
+
+#define UNIFIED_COPY                                                                                       \
+  "no host link: a copy between a CPU and an MPS tensor is a copy within the one memory, at half the measured " \
+  "copy rate (176 GB/s counts read and write): 88; pinned and pageable are the same memory"
 
 #define PAGEABLE_FROM_A100                                                                                          \
   "pinned x the A100's measured pageable/pinned ratio (10.0/25.7 H2D, 10.8/25.8 D2H, gengwg-bw); pageable speed " \
@@ -228,6 +235,111 @@ static const lab_src rtx4090_src[] = {
     S(bf16_fallback, DATASHEET, "waredb-4090", "not used: BF16 runs on the tensor cores"),
 };
 
+/* Apple silicon under PyTorch's MPS backend: CPU and GPU share one memory,
+ * so the host-link figures are absent (lab/sim/platform.h says which
+ * experiments then do not apply) and a copy between a CPU and an MPS
+ * tensor is a copy within that memory. */
+static const lab_src m1_pro_src[] = {
+    S(mem_peak_gbps, DATASHEET, "apple-m1pro-9to5", "200GB/s memory bandwidth (LPDDR5, shared with the CPU)"),
+    S(compute_capability, ABSENT, NULL, "Apple GPUs have no CUDA compute capability (Metal GPU family Apple 7, "
+                                        "philipturner-metal)"),
+    S(sm_count, DATASHEET, "apple-m1pro-9to5", "up to 16-core GPU (a 14-core M1 Pro is sold too)"),
+    S(memory_bytes, DATASHEET, "apple-m1pro-9to5", "16 GB, the M1 Pro pytorch-148219 ran on (Apple: up to 32GB of "
+                                                   "unified memory); shared with the CPU, and PyTorch's MPS allocator "
+                                                   "stops at 1.7 x Metal's recommended working set (18.13 GB on a 16 "
+                                                   "GB Mac, mps-oom-158), paging above the physical memory"),
+    EST(context_bytes, "what Metal and PyTorch's MPS backend hold before the first tensor; no published figure"),
+    S(pcie_gen, ABSENT, NULL, "no host link: the CPU and the GPU share one memory"),
+    S(pcie_lanes, ABSENT, NULL, "no host link: the CPU and the GPU share one memory"),
+    S(mem_bw_gbps, MEASURED, "chsasank-bench", "Apple M1 Pro GPU 16-core: 176 GB/s"),
+    S(h2d_pinned_gbps, DERIVED, "chsasank-bench", UNIFIED_COPY),
+    S(d2h_pinned_gbps, DERIVED, "chsasank-bench", UNIFIED_COPY),
+    S(h2d_pageable_gbps, DERIVED, "chsasank-bench", UNIFIED_COPY),
+    S(d2h_pageable_gbps, DERIVED, "chsasank-bench", UNIFIED_COPY),
+    EST(copy_latency_us, "fixed cost of one copy between a CPU and an MPS tensor (a blit on a command buffer, waited "
+                         "for); no published figure"),
+    S(launch_us, MEASURED, "pytorch-148219", "host dispatch of an op written as a Metal shader: exp 1.4, tanh 1.2, "
+                                             "erfinv 1.3 us (PyTorch's own cost included)"),
+    S(torch_op_us, DERIVED, "pytorch-148219", "host dispatch of an op that goes through MPSGraph, 19.2 to 20.7 us "
+                                              "(sqrt, log, sin, cos), less launch_us: 18.7"),
+    EST(kernel_min_us, "shortest time a kernel occupies the GPU; pytorch-148219's 1-element Metal ops take 4.6 to 7.6 "
+                       "us with their synchronize and dispatch"),
+    S(graph_node_us, ABSENT, NULL, "PyTorch has no graph capture on MPS (pytorch-180397 asks for one)"),
+    S(sync_us, DERIVED, "pytorch-148219", "time with synchronize less dispatch for the Metal ops: exp 6.2, tanh 3.4, "
+                                          "erfinv 3.7 us, median 3.7 (a 1-element kernel included)"),
+    S(pin_gbps, ABSENT, NULL, "no host link: pinned memory is the same memory as pageable"),
+    S(malloc_us, DERIVED, "uva-malloc", "about 50 us per cudaMalloc from 4 KB to 512 KB (uva-malloc, on an NVIDIA "
+                                        "GPU): no figure for a new Metal buffer was found"),
+    EST(malloc_us_per_mib, "what each MiB adds to a new Metal buffer; no published figure"),
+    EST(free_us_per_mib, "what each MiB adds to releasing a Metal buffer; no published figure"),
+    EST(cache_pair_us, "host bookkeeping of one allocate + free served from the MPS allocator's cache"),
+    EST(cold_start_ms, "first MPS op in a process: Metal device and MPSGraph set-up; no published figure"),
+    S(driver_cuda_version, ABSENT, NULL, "no CUDA on a Mac: the device check does not apply"),
+    S(driver_version, ABSENT, NULL, "no NVIDIA driver on a Mac: the device check does not apply"),
+    S(fp32_tflops, DERIVED, "philipturner-metal", "row M1P: 16 cores x 128 ALUs x 2 x 1.296 GHz = 5308 GFLOPS (Apple "
+                                                  "publishes no FLOPS figure)"),
+    S(tf32_tflops, DERIVED, "zzc-191", "no TF32 on Apple GPUs: the TF32 run (4.31 TFLOPS at 4096) is the FP32 run "
+                                       "(4.28)"),
+    S(fp16_tflops, DERIVED, "philipturner-metal", "row M1P: GOPS16 5308, the FP32 rate (no tensor cores)"),
+    S(bf16_tflops, DERIVED, "zzc-191", "no BF16 units on the M1 family: BF16 ran at about half FP32's speed (2.30 "
+                                       "against 4.28 TFLOPS); MPS takes BF16 from macOS 14"),
+    S(gemm_efficiency, DERIVED, "zzc-191", "FP32 4.28 TFLOPS at N = 4096 of 5.308"),
+    S(tc_efficiency, DERIVED, "zzc-191", "FP16 4.75 TFLOPS at N = 4096 of 5.308, on the same cores as FP32"),
+    EST(tc_tile_m, "matmul tile of MPS: not published (no tensor cores); 64 x 64"),
+    EST(tc_tile_n, "matmul tile of MPS: not published (no tensor cores); 64 x 64"),
+    EST(power_cap, "1: a laptop's sustained clock is inside the measured efficiencies"),
+    S(bf16_fallback, DERIVED, "zzc-191", "BF16 best 2.30 against FP32 best 4.28 TFLOPS: 0.54x"),
+};
+
+/* AMD's RDNA 3 under ROCm: PyTorch reaches it through torch.cuda (HIP), so
+ * everything but NVIDIA's own device check applies. */
+static const lab_src rx7900xtx_src[] = {
+    S(mem_peak_gbps, DATASHEET, "guru3d-7900", "24 GB GDDR6, 384-bit, 20 Gbps: 960 GB/s"),
+    S(compute_capability, MEASURED, "torch-props-7900", "major=11, minor=0 as PyTorch reports it: the gfx target "
+                                                         "gfx1100, not a CUDA compute capability"),
+    S(sm_count, DATASHEET, "guru3d-7900", "96 compute units (PyTorch reports 48 work-group processors, "
+                                          "torch-props-7900)"),
+    S(memory_bytes, MEASURED, "torch-props-7900", "total_memory=24560MB (MiB) as PyTorch reports it"),
+    EST(context_bytes, "what a HIP context with rocBLAS loaded holds; no published figure"),
+    S(pcie_gen, DATASHEET, "cputronic-7900", "PCIe 4.0 x16"),
+    S(pcie_lanes, DATASHEET, "cputronic-7900", "PCIe 4.0 x16"),
+    S(mem_bw_gbps, MEASURED, "chsasank-bench", "AMD 7900 XTX: 792 GB/s"),
+    S(h2d_pinned_gbps, MEASURED, "rbt-2253", "rocm-bandwidth-test CPU to GPU 28.411 GB/s (EPYC 7542 host)"),
+    S(d2h_pinned_gbps, MEASURED, "rbt-2253", "rocm-bandwidth-test GPU to CPU 29.013 GB/s (EPYC 7542 host)"),
+    S(h2d_pageable_gbps, DERIVED, "gengwg-bw", PAGEABLE_FROM_A100),
+    S(d2h_pageable_gbps, DERIVED, "gengwg-bw", PAGEABLE_FROM_A100),
+    EST(copy_latency_us, "fixed cost of one hipMemcpy; no published figure for this card"),
+    EST(launch_us, "host cost of one hipLaunchKernel: the nearest published is an MI250's median 6.3 us under ROCm "
+                   "6.2 (the HolisticTraceAnalysis trace in tests/doctor/real), not this card"),
+    S(torch_op_us, DERIVED, "flaggems-4558", "PyTorch's per-op host cost as on the CUDA profiles (7.1 us per eager "
+                                             "torch.add on an A100 less its 3.0 us launch): it is host-side"),
+    EST(kernel_min_us, "shortest time a kernel occupies the GPU when launched one by one"),
+    EST(graph_node_us, "GPU cost of one node of a replayed hipGraph: ~0.58 us per node measured on an NVIDIA laptop "
+                       "GPU (ocannl-488), not on this card"),
+    EST(sync_us, "cost of one hipStreamSynchronize once the GPU is idle"),
+    EST(pin_gbps, "page-locking (hipHostRegister) rate; depends on the host's memory and kernel"),
+    S(malloc_us, DERIVED, "uva-malloc", "about 50 us per cudaMalloc from 4 KB to 512 KB (uva-malloc), measured on an "
+                                        "NVIDIA GPU; used for hipMalloc too"),
+    EST(malloc_us_per_mib, "what each MiB above 512 KiB adds to hipMalloc (page mapping)"),
+    EST(free_us_per_mib, "what each MiB adds to hipFree (unmapping), on top of its synchronize"),
+    EST(cache_pair_us, "host bookkeeping of one allocate + free served from a caching allocator"),
+    EST(cold_start_ms, "first call in a process: a Radeon VII's first kernel took 340.6 ms under HIP 1.5 (hip-1304); "
+                       "nothing on RDNA 3"),
+    S(driver_cuda_version, ABSENT, NULL, "ROCm, not CUDA: the device check (NVIDIA's views) does not apply"),
+    S(driver_version, ABSENT, NULL, "the amdgpu driver, not NVIDIA's: the device check does not apply"),
+    S(fp32_tflops, DATASHEET, "guru3d-7900", "FP32 61.4 TFLOPS (RDNA 3's dual issue counted; plain FMA code reaches "
+                                             "half)"),
+    S(tf32_tflops, DERIVED, "zzc-68", "no TF32 on RDNA 3: the TF32 run (25.57 TFLOPS) is the FP32 run (25.67)"),
+    S(fp16_tflops, DATASHEET, "toms-7900-copy", "TFLOPS FP16 (FP8) 123"),
+    S(bf16_tflops, DERIVED, "toms-7900-copy", "123: RDNA 3's matrix instructions (WMMA) run BF16 at the FP16 rate"),
+    S(gemm_efficiency, DERIVED, "zzc-db-7900", "FP32 24.78 TFLOPS of 61.4 (the Orion-zhen row, ROCm 6.4)"),
+    S(tc_efficiency, DERIVED, "zzc-db-7900", "FP16 90.73 TFLOPS of 123 (the Orion-zhen row, ROCm 6.4)"),
+    EST(tc_tile_m, "matrix-core gemm tile of rocBLAS/hipBLASLt on RDNA 3: not published; 128 x 64"),
+    EST(tc_tile_n, "matrix-core gemm tile of rocBLAS/hipBLASLt on RDNA 3: not published; 128 x 64"),
+    EST(power_cap, "1: the 355 W board power is inside the measured efficiencies"),
+    S(bf16_fallback, DATASHEET, "toms-7900-copy", "not used: BF16 runs on the matrix units"),
+};
+
 #define SRC(a) .src = a, .n_src = (int)(sizeof a / sizeof a[0])
 /* Figures every profile shares (their sources are in COMMON_SOURCES). */
 #define COMMON_FIGURES                                                                                        \
@@ -293,6 +405,27 @@ const lab_profile lab_builtin_profiles[] = {
      .fp32_tflops = 82.58, .tf32_tflops = 82.58, .fp16_tflops = 165.15, .bf16_tflops = 165.15,
      .gemm_efficiency = 0.65, .tc_efficiency = 1.0, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 1,
      .bf16_fallback = 0, .pin_gbps = 2.5, .cold_start_ms = 250, COMMON_FIGURES, SRC(rtx4090_src)},
+    {.name = "m1-pro", .label = "Apple M1 Pro (16-core GPU, 16 GB unified memory)", .device_name = "Apple M1 Pro",
+     .source = "Apple's specs and a clock-derived peak; PyTorch MPS matmul, copy and dispatch runs (see sources)",
+     .platform = LAB_PLATFORM_MPS, .sm_count = 16, .memory_bytes = 16ull << 30,
+     .context_bytes = (uint64_t)(0.30 * GIB), .mem_peak_gbps = 200, .mem_bw_gbps = 176, .h2d_pinned_gbps = 88,
+     .d2h_pinned_gbps = 88, .h2d_pageable_gbps = 88, .d2h_pageable_gbps = 88, .copy_latency_us = 10,
+     .launch_us = 1.3, .torch_op_us = 18.7, .kernel_min_us = 3, .sync_us = 3.7, .fp32_tflops = 5.308,
+     .tf32_tflops = 0, .fp16_tflops = 5.308, .bf16_tflops = 0, .gemm_efficiency = 0.81, .tc_efficiency = 0.89,
+     .tc_tile_m = 64, .tc_tile_n = 64, .power_cap = 1, .bf16_fallback = 0.54, .malloc_us = 50,
+     .malloc_us_per_mib = 0.2, .free_us_per_mib = 0.15, .cache_pair_us = 0.5, .cold_start_ms = 300,
+     SRC(m1_pro_src)},
+    {.name = "rx-7900-xtx", .label = "AMD Radeon RX 7900 XTX (24 GB GDDR6, PCIe Gen4)",
+     .device_name = "Radeon RX 7900 XTX",
+     .source = "AMD spec peaks; rocm-bandwidth-test and PyTorch ROCm matmul and copy runs (see sources)",
+     .platform = LAB_PLATFORM_ROCM, .cc_major = 11, .cc_minor = 0, .sm_count = 96, .memory_bytes = 24560ull << 20,
+     .context_bytes = (uint64_t)(0.30 * GIB), .pcie_gen = 4, .pcie_lanes = 16, .mem_peak_gbps = 960,
+     .mem_bw_gbps = 792, .h2d_pinned_gbps = 28.411, .d2h_pinned_gbps = 29.013, PAGEABLE(28.411, 29.013),
+     .copy_latency_us = 8, .launch_us = 6.3, .torch_op_us = 4.0, .kernel_min_us = 2.5, .graph_node_us = 0.58,
+     .sync_us = 10, .fp32_tflops = 61.4, .tf32_tflops = 0, .fp16_tflops = 123, .bf16_tflops = 123,
+     .gemm_efficiency = 0.40, .tc_efficiency = 0.74, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 1,
+     .bf16_fallback = 0, .pin_gbps = 2.0, .malloc_us = 50, .malloc_us_per_mib = 0.2, .free_us_per_mib = 0.15,
+     .cache_pair_us = 0.5, .cold_start_ms = 300, SRC(rx7900xtx_src)},
 };
 
 const int lab_builtin_profile_count = (int)(sizeof lab_builtin_profiles / sizeof lab_builtin_profiles[0]);

@@ -47,6 +47,21 @@ const lab_ref lab_profile_refs[] = {
      "Tesla T4: Turing TU104, 16 GB GDDR6 at 320.0 GB/s, PCIe 3.0 x16, 8.141 TFLOPS FP32, 70 W"},
     {"superbench-311", "https://github.com/microsoft/superbenchmark/pull/311",
      "review of T4 benchmark configs: 'no TF32 support in Turing' (gemm-flops run as fp32, fp16, fp16_tc)"},
+    {"apple-m1pro-9to5", "https://9to5mac.com/2021/10/18/apple-unveils-next-generation-m1-pro-and-m1-max-chips-for-new-macs/",
+     "Apple's M1 Pro announcement as reported: 200GB/s memory bandwidth, up to 32GB of unified memory, up to 16-core "
+     "GPU"},
+    {"philipturner-metal",
+     "https://github.com/philipturner/metal-benchmarks/blob/dc2adc640a1588246f4471d415aa6873cb6e3499/README.md",
+     "Apple GPU table: row M1P, generation 7, 1.296 GHz, 16 cores, GOPS32 5308, GOPS16 5308 (cores x 128 ALUs x 2 x "
+     "clock)"},
+    {"guru3d-7900", "https://guru3d.com/review/xfx-radeon-rx-7900-xtx-magair-review/page-4",
+     "AMD's RX 7900 XTX specification table: Navi 31, 96 CUs, boost 2.5 GHz, FP32 61 TFLOPs (61.4 in the text), 24 GB "
+     "GDDR6, 384-bit, 20 Gbps, 960 GB/s, 355 W, PCIe 4.0"},
+    {"cputronic-7900", "https://cputronic.com/en/gpu/amd-radeon-rx-7900-xtx",
+     "spec page: RX 7900 XTX, Bus Interface PCIe 4.0 x16, boost 2499 MHz, 61.42 TFLOPS, 24 GB GDDR6"},
+    {"toms-7900-copy", "https://bloglaralemi.com/2022/11/14/amd-radeon-rx-7900-collection-deep-dive/",
+     "a copy of Tom's Hardware's RX 7900 spec table: TFLOPS FP32 (Enhance) 61.4, TFLOPS FP16 (FP8) 123, Bandwidth "
+     "(GBps) 960"},
     {"cuda-event-doc",
      "https://developer.download.nvidia.com/compute/DevZone/docs/html/C/doc/html/"
      "group__CUDART__EVENT_g14c387cc57ce2e328f6669854e6020a5.html",
@@ -60,6 +75,28 @@ const lab_ref lab_profile_refs[] = {
     {"zzc-140", ZZC "/issues/140", ZZC_HOW "; per N. Tesla V100-SXM2-16GB, bare metal, Python 3.11, PyTorch 2.7.0 cu128"},
     {"zzc-120", ZZC "/issues/120", ZZC_HOW "; per N. NVIDIA L4, bare metal, Python 3.12, PyTorch 2.9.0 cu128"},
     {"zzc-126", ZZC "/issues/126", ZZC_HOW "; per N. NVIDIA A10G, cloud, Python 3.10, PyTorch 2.7.0 cu128"},
+    {"zzc-191", ZZC "/issues/191",
+     "PyTorch torch.mm on N x N inputs (test.py): 10 warm-up calls, then 30 calls between two torch.mps.synchronize() "
+     "and time.time(); per N. Apple M1 Pro 10 CPU + 16 GPU cores, 32 GB, laptop, Python 3.12.9, PyTorch 2.7.0 MPS"},
+    {"zzc-68", ZZC "/issues/68", ZZC_HOW "; per N. AMD Radeon RX 7900 XTX, PyTorch 2.10.0.dev20251007 + ROCm 7.0"},
+    {"zzc-db-7900", ZZC "/blob/bce6dd2ce949f9925019c09de9c4559aff076afe/database.md",
+     ZZC_HOW "; the table lists each device's best TFLOPS: AMD Radeon RX 7900 XTX, physical machine, Python 3.13, "
+     "PyTorch 2.8.0, ROCm 6.4 (Orion-zhen)"},
+    {"pytorch-148219", "https://github.com/pytorch/pytorch/issues/148219",
+     "averages over 1000 runs on an M1 Pro (16GB RAM), 1-element tensors, each op between synchronizes, its host "
+     "dispatch in brackets: Metal-shader ops exp 7.6 [1.4], tanh 4.6 [1.2], erfinv 5.0 [1.3] us; MPSGraph ops sqrt "
+     "21.0 [20.7], log 19.9 [19.6], sin 20.4 [20.0], cos 19.6 [19.2] us"},
+    {"mps-oom-158", "https://github.com/haoheliu/AudioLDM2/issues/20",
+     "MPS out-of-memory on an M1 MacBook Air with 16 GB: max allowed 18.13 GB, PyTorch's MPS limit of 1.7 "
+     "(PYTORCH_MPS_HIGH_WATERMARK_RATIO) x Metal's recommended working set (tests/explain case 158)"},
+    {"torch-props-7900", "https://github.com/ROCm/legacy-rocm-build/issues/5040",
+     "PyTorch 2.9.0.dev20250713+rocm6.4 prints _CudaDeviceProperties(name='Radeon RX 7900 XTX', major=11, minor=0, "
+     "gcnArchName='gfx1100', total_memory=24560MB, multi_processor_count=48, ...)"},
+    {"rbt-2253", "https://github.com/ROCm/legacy-rocm-build/issues/2253",
+     "rocm-bandwidth-test 2.6.0 (-a and -A), host AMD EPYC 7542, two RX 7900 XTX: unidirectional CPU to GPU 28.411 / "
+     "28.410 GB/s, GPU to CPU 29.013 / 29.016 GB/s (the poster reports dmesg errors while it ran)"},
+    {"hip-1304", "https://github.com/ROCm/hip/issues/1304",
+     "Radeon VII (Vega 20), HIP 1.5: the first kernel 340.598 ms, the next ones 0.326 and 0.337 ms"},
     {"mli-3", "https://github.com/mli/transformers-benchmarks/issues/3",
      "matmul benchmark of mli/transformers-benchmarks, RTX 4090, Windows 11, PyTorch 2.3.1+cu118, default settings "
      "(TF32 off): torch.float32 54.695 TFLOPS at n=8192"},

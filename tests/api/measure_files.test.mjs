@@ -5,11 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { BIN, request, startServer } from './lib.mjs';
+import { join, resolve } from 'node:path';
+import { request, startServer } from './lib.mjs';
 
 const T = { timeout: 30000 };
-const ROOT = join(dirname(dirname(BIN)), 'web');
+// The web root make builds (build/web): the sanitizer build has binaries only,
+// so its run of this test reads the same files (GPULAB_WEB names another).
+const ROOT = resolve(process.env.GPULAB_WEB ?? 'build/web');
 
 test('the kit and its notebook are served from the web root, precompressed', T, async () => {
   const srv = await startServer({ root: ROOT });

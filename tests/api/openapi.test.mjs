@@ -117,6 +117,7 @@ test('real_answers_match_the_document_without_a_class', T, () =>
       ['GET', '/api/experiments'], ['GET', '/api/experiments/timing'], ['GET', '/api/experiments/nope'],
       ['POST', '/api/experiments/timing', sim], ['POST', '/api/experiments/transfer', sim],
       ['POST', '/api/experiments/memory', sim], ['POST', '/api/experiments/train_step', sim],
+      ['POST', '/api/experiments/transfer', { body: { backend: 'simulated', profile: 'm1-pro' } }],
       ['POST', '/api/experiments/timing', { body: { params: { size: 1 } } }],
       ['POST', '/api/experiments/timing', { body: '{"params":' }],
       ['POST', '/api/experiments/timing', { body: '{}', headers: { 'Content-Type': 'text/plain' } }],

@@ -68,12 +68,34 @@ test('profiles lists the device profiles and names the default', T, () =>
     assert.equal(r.status, 200);
     assertSecurityHeaders(r.headers);
     const names = r.json.profiles.map((p) => p.name);
-    for (const n of ['t4', 'a100-sxm', 'h100-sxm', 'rtx-4090']) assert.ok(names.includes(n), n);
-    assert.ok(names.includes(r.json.default));
+    for (const n of ['t4', 'a100-sxm', 'h100-sxm', 'rtx-4090', 'm1-pro', 'rx-7900-xtx']) assert.ok(names.includes(n), n);
+    // the beginner's free GPU (Colab, Kaggle), as the page's offline profile and an unnamed simulated run
+    assert.equal(r.json.default, 't4');
     for (const p of r.json.profiles) {
       assert.equal(typeof p.device_name, 'string');
       assert.ok(p.memory_bytes > 0 && p.sm_count > 0, p.name);
+      assert.ok(['cuda', 'rocm', 'mps'].includes(p.platform), p.name);
     }
+    const mac = r.json.profiles.find((p) => p.name === 'm1-pro');
+    assert.equal(mac.platform, 'mps');
+    assert.equal(mac.compute_capability, null);
+    assert.equal(mac.sources.pin_gbps.kind, 'not applicable');
+    const run = await request(srv, '/api/experiments/timing', { method: 'POST', body: { backend: 'simulated' } });
+    assert.equal(run.status, 200);
+    assert.equal(run.json.device.profile, r.json.default);
+  }));
+
+test('an experiment with no meaning on the profile GPU is 422 not_applicable, not a model', T, () =>
+  withServer({}, async (srv) => {
+    for (const [name, profile] of [['transfer', 'm1-pro'], ['graphs', 'm1-pro'], ['streams', 'm1-pro'], ['device', 'rx-7900-xtx']]) {
+      const r = await request(srv, `/api/experiments/${name}`, { method: 'POST', body: { backend: 'simulated', profile } });
+      assertError(r, 422, 'not_applicable');
+      assert.equal(r.json.error.param, 'profile');
+      assert.match(r.json.error.message, /does not apply to the /, name);
+    }
+    const ok = await request(srv, '/api/experiments/crossover', { method: 'POST', body: { backend: 'simulated', profile: 'm1-pro', params: { max_size: 256, samples: 3 } } });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.device.profile, 'm1-pro');
   }));
 
 test('lessons serves the index and a bundle from the web root', T, () =>

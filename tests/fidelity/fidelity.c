@@ -6,7 +6,8 @@
  * (simulated / published), and checks, as TAP, that held-out rows really are
  * independent of the profile figures they test (and fitted rows are not),
  * that there are at least 40 of them from at least 30 sources, and that at
- * least 90 % of them lie within [0.75, 1.33]; then that no profile produces anything physically impossible.
+ * least 90 % of them lie within [0.75, 1.33]; then that no profile produces anything physically impossible,
+ * and that an experiment with no meaning on a profile (an Apple GPU's host link) says so.
  * Usage: fidelity [published.json]   (make fidelity) */
 #include <math.h>
 #include <stdarg.h>
@@ -434,6 +435,17 @@ static void memory_physics(const lab_profile *p) {
   tap(n > 0 && !falls, "%s: kernel time never falls as its buffer grows", p->name);
 }
 
+/* An experiment with no meaning on p (an Apple GPU's host link, its graphs)
+ * simulates nothing and says so: never a model of what the device has not. */
+static void refused_physics(const lab_profile *p, const char *experiment) {
+  cJSON *env = NULL;
+  lab_error err = {0};
+  int rc = lab_simulate(lab_experiment_find(experiment), NULL, p->name, &env, &err);
+  tap(rc != 0 && !env && err.code == LAB_E_NOT_APPLICABLE, "%s %s: does not apply, and answers not_applicable",
+      p->name, experiment);
+  cJSON_Delete(env);
+}
+
 static void timing_physics(const lab_profile *p) {
   char why[400];
   cJSON *env = simulate_text("timing", p->name, "{\"size\":256,\"repeats\":20,\"samples\":5}", why, sizeof why);
@@ -459,8 +471,12 @@ int main(int argc, char **argv) {
     const lab_profile *p = lab_profile_at(i);
     precision_physics(p, "pytorch");
     precision_physics(p, "cuda");
-    for (int h = 0; lab_host_link_choices[h]; h++) transfer_physics(p, lab_host_link_choices[h]);
-    memory_physics(p);
+    if (lab_experiment_applies(lab_experiment_find("transfer"), p))
+      for (int h = 0; lab_host_link_choices[h]; h++) transfer_physics(p, lab_host_link_choices[h]);
+    else
+      refused_physics(p, "transfer");
+    if (lab_experiment_applies(lab_experiment_find("graphs"), p)) memory_physics(p);
+    else refused_physics(p, "graphs");
     timing_physics(p);
   }
   printf("1..%d\n# pass %d\n# fail %d\n# todo %d\n", tap_n, tap_n - tap_failed - tap_todo, tap_failed, tap_todo);

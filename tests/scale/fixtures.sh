@@ -112,10 +112,11 @@ fx_slurm_stop() {
   scontrol shutdown >/dev/null 2>&1
   local p
   for f in "$s/slurmctld.pid" "$s/slurmd.pid" "$(dirname "$s")/munge/run/munged.pid"; do
-    [ -f "$f" ] || continue
-    p=$(cat "$f")
+    # the daemon removes its pid file as it stops (scontrol shutdown above):
+    # a file seen a moment ago may be gone when it is read
+    p=$(cat "$f" 2>/dev/null) || continue
     fx_wait 10 bash -c "! kill -0 $p 2>/dev/null" || kill -9 "$p" 2>/dev/null
   done
-  [ -f "$(dirname "$s")/munge/run/munged.pid" ] && kill "$(cat "$(dirname "$s")/munge/run/munged.pid")" 2>/dev/null
+  p=$(cat "$(dirname "$s")/munge/run/munged.pid" 2>/dev/null) && kill "$p" 2>/dev/null
   return 0
 }

@@ -162,6 +162,12 @@ lesson badexp "$(claim '[{"left": "metrics.copy_ms", "op": "<", "value": 5}]' | 
 rejects badexp 6 "must name an experiment"
 lesson badprofile "$(claim '[{"left": "metrics.copy_ms", "op": "<", "value": 5}]' | sed 's/"h100-sxm"/"h200"/')"
 rejects badprofile 7 "unknown profile 'h200'"
+lesson notapplicable "$(claim '[{"left": "metrics.copy_ms", "op": "<", "value": 5}]' | sed 's/"placement"/"transfer"/; s/"h100-sxm"/"m1-pro"/')"
+rejects notapplicable 7 "profile 'm1-pro': transfer does not apply to the Apple M1 Pro"
+lesson allapply "$(claim '[{"left": "metrics.h2d_pinned_gbps", "op": ">", "value": 1}]' | sed 's/"placement"/"transfer"/; s/\["t4", "h100-sxm"\]/"all"/')"
+compile allapply
+check "\"all\" is every profile the experiment applies to: transfer leaves out the Mac, keeps the AMD card" \
+  'python3 -c "import json,sys; p=json.load(open(sys.argv[1]))[\"claims\"][0][\"profiles\"]; sys.exit(0 if \"m1-pro\" not in p and \"rx-7900-xtx\" in p and \"t4\" in p else 1)" "$TMP/allapply.checks.json"'
 lesson badparam "$(claim '[{"left": "metrics.copy_ms", "op": "<", "value": 5}]' '
       "params": {"batch": 0},')"
 rejects badparam 8 "placement: "

@@ -14,6 +14,16 @@ root = sys.argv[1]
 ELSEWHERE = {
     'memory.py': "PyTorch's torch/cuda/memory.py (_format_size)",
     'nvml.h': "NVIDIA's NVML header, which the driver probe does without",
+    # the training planner (lab/plan/) cites the code it reproduces
+    'config.json': "a Hugging Face model's config.json, which a learner pastes",
+    'karpathy/llm.c': "the llm.c repository", 'llm.c': "the llm.c project",
+    'train_gpt2.cu': "llm.c's GPU trainer", 'train_gpt2.c': "llm.c's CPU reference",
+    'configuration_gpt2.py': "transformers", 'configuration_llama.py': "transformers",
+    'configuration_bert.py': "transformers", 'modeling_gpt2.py': "transformers",
+    'modeling_llama.py': "transformers", 'modeling_bert.py': "transformers",
+    'optimization.py': "transformers' Adafactor", 'peft/tuners/lora/layer.py': "PEFT's LoRA layer",
+    'accumulate_grad.h': "PyTorch's autograd", 'torch/optim/adamw.py': "PyTorch",
+    'sgd.py': "PyTorch's torch/optim/sgd.py", 'optim/optimizer.py': "PyTorch's torch/optim/optimizer.py",
 }
 SKIP = {'.git', 'node_modules', 'third_party'}
 files, dirs = [], set()
@@ -67,6 +77,8 @@ def exists(name, where):
         return any(fnmatch.fnmatch(f, pat) or fnmatch.fnmatch(f, '*/' + pat) for f in files)
     if '/' not in name:
         return name in basenames or name in makefile
+    if name.startswith('build/'):  # a built file: one the Makefile writes
+        return os.path.basename(name) in makefile
     d = where
     while True:
         p = os.path.normpath(os.path.join(d, name))

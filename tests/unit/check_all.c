@@ -5,13 +5,13 @@
 #include "experiments.h"
 #include "suites.h"
 
-#define TEST_X_SUITE_DECL(stem, gpu, cpu) TEST_EXPERIMENT_SUITE(stem);
+#define TEST_X_SUITE_DECL(stem, gpu, cpu, needs) TEST_EXPERIMENT_SUITE(stem);
 LAB_EXPERIMENTS(TEST_X_SUITE_DECL)
 #undef TEST_X_SUITE_DECL
 
 int main(void) {
   Suite *(*const suites[])(void) = {
-#define TEST_X_SUITE(stem, gpu, cpu) make_##stem##_suite,
+#define TEST_X_SUITE(stem, gpu, cpu, needs) make_##stem##_suite,
       LAB_EXPERIMENTS(TEST_X_SUITE)
 #undef TEST_X_SUITE
       make_experiments_suite,

@@ -243,7 +243,7 @@ END_TEST
 
 /* A device with no profile and no compute capability (an Apple or AMD GPU): fitted from its own run. */
 START_TEST(compare_fits_a_profile_for_a_device_gpulab_does_not_know) {
-  cJSON *kit = kit_of("AMD Radeon RX 7900 XTX", NULL, "rtx-4090", T_T, 2), *rep = NULL;
+  cJSON *kit = kit_of("AMD Radeon RX 7800 XT", NULL, "rtx-4090", T_T, 2), *rep = NULL;
   lab_error err = {0};
   ck_assert_int_eq(lab_compare(kit, NULL, NULL, &rep, &err), 0);
   const cJSON *prof = cJSON_GetObjectItem(rep, "profile");

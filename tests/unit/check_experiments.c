@@ -17,8 +17,9 @@
 static const struct {
   const char *stem;
   int kern, cpu;
+  unsigned needs;
 } table[] = {
-#define X_ROW(stem, gpu, cpu) {#stem, LAB_GPU_IS_KERN_##gpu, cpu},
+#define X_ROW(stem, gpu, cpu, needs) {#stem, LAB_GPU_IS_KERN_##gpu, cpu, LAB_NEEDS_##needs},
     LAB_EXPERIMENTS(X_ROW)
 #undef X_ROW
 };
@@ -48,6 +49,7 @@ START_TEST(experiment_has_every_part) {
   ck_assert_int_eq(lab_experiment_has_kernel(e), table[_i].kern);
   ck_assert_int_eq(lab_experiment_is_device_check(e), !table[_i].kern);
   ck_assert_int_eq(lab_experiment_server_cpu(e), table[_i].cpu);
+  ck_assert_uint_eq(lab_experiment_needs(e), table[_i].needs);
   /* A GPU experiment without a memory estimate would slip past a class's memory limit. */
   ck_assert_msg(!table[_i].kern || e->gpu_bytes != NULL, "%s runs on a GPU but states no GPU memory estimate",
                 e->name);
@@ -108,6 +110,15 @@ START_TEST(experiment_envelope_has_its_shape_on_every_profile) {
     const lab_profile *prof = lab_profile_at(k);
     lab_error err = {0};
     cJSON *env = NULL;
+    if (!lab_experiment_applies(e, prof)) { /* says so, whatever the params, and simulates nothing */
+      ck_assert_int_eq(lab_simulate_with(e, NULL, prof, &env, &err), -1);
+      ck_assert_ptr_null(env);
+      ck_assert_int_eq(err.code, LAB_E_NOT_APPLICABLE);
+      ck_assert_str_eq(err.param, "profile");
+      ck_assert_msg(strstr(err.message, "does not apply to the ") && strstr(err.message, prof->device_name),
+                    "%s on %s: %s", e->name, prof->name, err.message);
+      continue;
+    }
     /* The smallest values may break a cross-parameter rule; then the defaults must pass. */
     int rc = lab_simulate_with(e, small, prof, &env, &err);
     if (rc != 0) {

@@ -64,7 +64,7 @@ static double busy_in(const iv *g, int n, double a, double b, double *largest, i
   *count = 0;
   for (int i = 0; i < n; i++) {
     double s = fmax(g[i].s, a), e = fmin(g[i].e, b);
-    if (g[i].s >= b || g[i].e <= a) continue;
+    if (g[i].s >= b - 5e-4 || g[i].e <= a + 5e-4) continue; /* touching within the trace's 1 ns is not overlapping */
     (*count)++;
     if (s > end) *largest = fmax(*largest, s - end);
     if (e > end) {
@@ -113,6 +113,7 @@ START_TEST(every_exported_trace_reads_back_with_the_timelines_own_numbers) {
   iv *g = malloc(8192 * sizeof *g);
   ck_assert_ptr_nonnull(g);
   for (int k = 0; k < lab_profile_count(); k++) {
+    if (!lab_experiment_applies(x, lab_profile_at(k))) continue; /* it answers not_applicable: no trace */
     cJSON *env = NULL;
     lab_error err = {0};
     char what[96];

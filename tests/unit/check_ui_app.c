@@ -12,6 +12,7 @@
 #include "ui_test.h"
 #include "class_session.h"
 #include "gpu_panel.h"
+#include "profiles.h"
 
 /* ---- the fake bridge: records what the client did to the page ---------------- */
 
@@ -270,14 +271,19 @@ START_TEST(app_shows_the_live_verdict_from_the_server) {
 }
 END_TEST
 
-START_TEST(app_goes_offline_and_simulates_an_h100_when_unreachable) {
+/* Offline, the panel simulates the default profile (lab_profile_default:
+ * the T4 of Colab and Kaggle), the same one GET /api/profiles names and the
+ * server simulates without a profile. */
+START_TEST(app_goes_offline_and_simulates_the_default_t4_when_unreachable) {
   answer("/api/device", 0, "");
   answer("/api/health", 0, "");
   ck_assert_str_eq(get("text", "status"), "offline — everything will be simulated");
   ck_assert_str_eq(get("attr", "status:data-state"), "offline");
   ck_has(get("html", "gpu-body"), "offline — everything will be simulated");
-  ck_has(get("html", "gpu-body"), "NVIDIA H100 80GB HBM3");
-  ck_has(get("html", "gpu-badge"), "simulated (profile: H100 SXM)");
+  ck_assert_str_eq(lab_profile_default()->name, "t4");
+  ck_has(get("html", "gpu-body"), "shows what a machine with the T4 would report");
+  ck_has(get("html", "gpu-body"), lab_profile_default()->device_name);
+  ck_has(get("html", "gpu-badge"), "simulated (profile: T4)");
 }
 END_TEST
 
@@ -385,7 +391,7 @@ START_TEST(app_asks_for_profiles_once_a_widget_is_used) {
   answer("/lessons/one.json", 200, ONE);
   ck_assert_int_eq(pending("/api/profiles"), -1);
   on_action("widget-used", "", NULL);
-  answer("/api/profiles", 200, "{\"profiles\":[],\"default\":\"h100-sxm\"}");
+  answer("/api/profiles", 200, "{\"profiles\":[],\"default\":\"t4\"}");
   on_action("widget-used", "", NULL);
   ck_assert_int_eq(pending("/api/profiles"), -1);
 }
@@ -467,7 +473,7 @@ START_TEST(app_says_the_server_did_not_answer_and_simulates) {
   ck_assert_str_eq(get("attr", "status:data-state"), "offline");
   ck_assert_str_eq(get("attr", "gpu-body:aria-busy"), "false");
   ck_has(get("html", "gpu-body"), "The server did not answer in 5 s; running the simulation in your browser instead.");
-  ck_has(get("html", "gpu-badge"), "simulated (profile: H100 SXM)");
+  ck_has(get("html", "gpu-badge"), "simulated (profile: T4)");
   ck_assert_str_eq(get("text", "gpu-line"), "the server did not answer in 5 s — everything is simulated in your browser");
   answer("/lessons/index.json", 200, INDEX);
   answer("/lessons/one.json", 200, ONE);
@@ -560,7 +566,7 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_draws_the_first_screen_then_the_rest_of_the_lesson);
   tcase_add_test(tc, app_draws_a_routed_lesson_whole);
   tcase_add_test(tc, app_shows_the_live_verdict_from_the_server);
-  tcase_add_test(tc, app_goes_offline_and_simulates_an_h100_when_unreachable);
+  tcase_add_test(tc, app_goes_offline_and_simulates_the_default_t4_when_unreachable);
   tcase_add_test(tc, app_treats_an_answer_that_is_not_json_as_offline);
   tcase_add_test(tc, app_treats_a_deeply_nested_answer_as_offline);
   tcase_add_test(tc, app_explains_a_server_error_then_simulates);

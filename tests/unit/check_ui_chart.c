@@ -179,6 +179,7 @@ START_TEST(every_experiment_renders_from_every_profile) {
     const char *profile = lab_profile_at(p)->name;
     for (int i = 0; i < lab_experiment_count(); i++) {
       const char *name = lab_experiment_at(i)->name;
+      if (!lab_experiment_applies(lab_experiment_at(i), lab_profile_at(p))) continue; /* it answers not_applicable */
       cJSON *env = simulate(name, profile), *f;
       ui_buf b;
       ui_buf_init(&b);
@@ -242,6 +243,7 @@ START_TEST(chart_labels_never_overlap_or_clip) {
     const char *profile = lab_profile_at(p)->name;
     for (int i = 0; i < lab_experiment_count(); i++) {
       const char *name = lab_experiment_at(i)->name;
+      if (!lab_experiment_applies(lab_experiment_at(i), lab_profile_at(p))) continue; /* it answers not_applicable */
       cJSON *env = simulate(name, profile);
       ui_buf b;
       ui_buf_init(&b);

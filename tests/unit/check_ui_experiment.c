@@ -12,6 +12,7 @@
 #include "suites.h"
 #include "ui_test.h"
 #include "experiment.h"
+#include "gpu_panel.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\" in %s", (needle), (hay))
 
@@ -63,6 +64,75 @@ START_TEST(widget_has_a_labelled_control_for_every_parameter) {
   }
   ck_has(out, "simulate as T4");
   ck_has(out, "simulate as H100 SXM");
+  ck_has(out, "simulate as Apple M1 Pro</option>"); /* the memory walk has a meaning there */
+  ck_has(out, "simulate as AMD Radeon RX 7900 XTX</option>");
+  ui_buf_free(&b);
+}
+END_TEST
+
+/* Without a usable GPU, auto is the default profile (the T4) in the page as
+ * on the server: the picker names it. */
+START_TEST(auto_names_the_default_profile) {
+  char buf[96];
+  ck_assert_str_eq(ui_exp_auto_label(NULL, buf, sizeof buf), "auto: simulated (T4)");
+  ck_assert_str_eq(lab_profile_default()->name, "t4");
+}
+END_TEST
+
+/* The picker marks the profiles an experiment has no meaning on (the table's
+ * needs column against the profile's platform), still selectable: picked,
+ * the answer says why. */
+START_TEST(picker_marks_the_gpus_an_experiment_does_not_apply_to) {
+  static const char *const names[] = {"transfer", "graphs", "streams", "timing", "device"};
+  for (int k = 0; k < 5; k++) {
+    ui_exp_widget w;
+    ui_buf b;
+    ui_exp_widget_init(&w, lab_experiment_find(names[k]));
+    ui_buf_init(&b);
+    ui_render_experiment_picker(&b, &w, NULL);
+    const char *out = ui_buf_str(&b);
+    int marked = 0;
+    for (int i = 0; i < lab_profile_count(); i++) {
+      char opt[160], label[64];
+      const lab_profile *p = lab_profile_at(i);
+      bool applies = lab_experiment_applies(w.e, p);
+      snprintf(opt, sizeof opt, ">simulate as %s%s</option>", ui_profile_short_label(p->label, label, sizeof label),
+               applies ? "" : " (does not apply)");
+      ck_has(out, opt);
+      marked += !applies;
+    }
+    /* transfer, graphs and streams: the Mac; the device check: the Mac and the AMD card; timing: none */
+    ck_assert_int_eq(marked, k < 3 ? 1 : k == 3 ? 0 : 2);
+    ui_buf_free(&b);
+  }
+}
+END_TEST
+
+/* A run the picked GPU has no meaning for is an answer, not a fault: said
+ * as such (no alert, no "did not run"), and no earlier result under it. */
+START_TEST(a_not_applicable_answer_says_so_plainly) {
+  ui_exp_widget w;
+  ui_buf b;
+  lab_error err = {0};
+  cJSON *env = NULL;
+  ui_exp_widget_init(&w, lab_experiment_find("transfer"));
+  ck_assert_int_eq(lab_simulate_with(w.e, NULL, lab_profile_find("m1-pro"), &env, &err), -1);
+  ck_assert_int_eq(err.code, LAB_E_NOT_APPLICABLE);
+  w.failure = err.message;
+  w.not_applicable = true;
+  ui_buf_init(&b);
+  ui_render_experiment_output(&b, &w, NULL);
+  const char *html = ui_buf_str(&b);
+  ck_has(html, "<p class=\"exp-na\" role=\"status\"><strong>Does not apply to this GPU.</strong> transfer does not "
+               "apply to the Apple M1 Pro: it times copies over the link between host memory and the GPU");
+  ck_assert_ptr_null(strstr(html, "did not run"));
+  ck_assert_ptr_null(strstr(html, "role=\"alert\""));
+  ck_assert_ptr_null(test_ui_markup_problem(html));
+  ui_buf_free(&b);
+  w.not_applicable = false; /* any other failure is one */
+  ui_buf_init(&b);
+  ui_render_experiment_output(&b, &w, NULL);
+  ck_has(ui_buf_str(&b), "<strong>The experiment did not run.</strong>");
   ui_buf_free(&b);
 }
 END_TEST
@@ -230,6 +300,9 @@ Suite *make_ui_experiment_suite(void) {
   tcase_add_test(tc, picker_offers_a_recorded_run_only_when_there_is_one);
   tcase_add_test(tc, picker_redraws_alone_keeping_the_choice);
   tcase_add_test(tc, a_result_with_a_timeline_offers_its_trace);
+  tcase_add_test(tc, auto_names_the_default_profile);
+  tcase_add_test(tc, picker_marks_the_gpus_an_experiment_does_not_apply_to);
+  tcase_add_test(tc, a_not_applicable_answer_says_so_plainly);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -228,14 +228,14 @@ START_TEST(report_generic_has_a_section_per_experiment_in_lesson_order) {
     at = next;
   }
   ck_has(md, "_Not run yet._ Run the **allocator** experiment (section \"The caching allocator\")");
-  ck_has(md, "Source: **simulated (profile: h100-sxm)** — your last timing run.");
+  ck_has(md, "Source: **simulated (profile: t4)** — your last timing run.");
   ck_has(md, "| Measured | Value |");
   ck_has(md, "| events | ");
   ck_has(md, "| host→device pinned | ");
   ck_has(md, " GB/s |");
   ck_has(md, "- Best attempt: passed, 7 of 9 right");
   ck_has(md, "| allocator | not run yet |");
-  ck_has(md, "| timing | simulated (profile: h100-sxm) |");
+  ck_has(md, "| timing | simulated (profile: t4) |");
   ck_has(md, "| Quiz | scored by the gpulab server |");
   ck_lacks(md, "Timing: with and without synchronization");  /* lesson 1's sections */
   ck_lacks(md, "(`device`)");                               /* the device check has its own section */
@@ -284,10 +284,10 @@ END_TEST
 START_TEST(report_generic_reads_as_a_hand_off) {
   cJSON *runs = cJSON_CreateObject();
   cJSON_AddItemToObject(runs, "allocator", simulate("allocator"));
-  cJSON *t4 = NULL;
+  cJSON *other = NULL; /* not the default profile the allocator ran on */
   lab_error err;
-  ck_assert_int_eq(lab_simulate(lab_experiment_find("timing"), NULL, "t4", &t4, &err), 0);
-  cJSON_AddItemToObject(runs, "timing", t4);
+  ck_assert_int_eq(lab_simulate(lab_experiment_find("timing"), NULL, "h100-sxm", &other, &err), 0);
+  cJSON_AddItemToObject(runs, "timing", other);
   char *md = report_generic(runs, NULL);
   ck_has(md, "| fragmentation test: block | ");
   ck_has(md, "| cudaMalloc | ");
@@ -305,9 +305,9 @@ END_TEST
 START_TEST(report_offline_never_claims_a_simulated_gpu) {
   cJSON *env = NULL;
   lab_error err;
-  ck_assert_int_eq(lab_simulate(lab_experiment_find("device"), NULL, "h100-sxm", &env, &err), 0);
+  ck_assert_int_eq(lab_simulate(lab_experiment_find("device"), NULL, NULL, &env, &err), 0);
   ui_device_state dev = {.views = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "details"), "views"),
-                         .simulated = true, .offline = true, .profile_label = "H100 SXM"};
+                         .simulated = true, .offline = true, .profile_label = "T4"};
   cJSON *timing = simulate("timing");
   cJSON_AddStringToObject(timing, "ran_in", "browser");
   cJSON *runs = runs_of(timing, NULL);
@@ -316,7 +316,7 @@ START_TEST(report_offline_never_claims_a_simulated_gpu) {
   ck_lacks(md, "for real.");
   ck_lacks(md, "Nothing to fix");
   ck_has(md, "**Simulated:** no real GPU was asked");
-  ck_has(md, "simulated in your browser (profile: h100-sxm)");
+  ck_has(md, "simulated in your browser (profile: t4)");
   /* no verdict line that reads as a real GPU ("**Verdict:** usable GPU: …") */
   ck_lacks(md, "**Verdict:**");
   free(md);

@@ -117,3 +117,10 @@ cJSON *test_exp_memory_capped(const char *params_json, const char *profile) {
   ck_assert_int_eq(lab_envelope_check(env, &err), 0);
   return env;
 }
+
+bool test_exp_applies(const char *name, int i) {
+  const lab_experiment *e = lab_experiment_find(name);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_ptr_nonnull(lab_profile_at(i));
+  return lab_experiment_applies(e, lab_profile_at(i));
+}

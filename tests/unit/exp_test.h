@@ -4,6 +4,8 @@
 #ifndef TESTS_EXP_TEST_H
 #define TESTS_EXP_TEST_H
 
+#include <stdbool.h>
+
 #include "cjson_compat.h"
 #include "error.h"
 #include "registry.h"
@@ -28,5 +30,9 @@ void test_exp_check_bounds(const char *name);
 cJSON *test_exp_memory_capped(const char *params_json, const char *profile);
 /* Some finding contains `text`. */
 int test_exp_finding_has(const cJSON *env, const char *text);
+/* Experiment `name` has a meaning on profile i (lab_experiment_applies):
+ * what "on every profile" means; an Apple GPU has no host link, say, and
+ * check_experiments.c holds that the others say so. */
+bool test_exp_applies(const char *name, int i);
 
 #endif

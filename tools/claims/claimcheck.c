@@ -216,6 +216,9 @@ static void lesson_summary(const cJSON *root, const char *lesson, int text_claim
 
 int main(int argc, char **argv) {
   const char *path = NULL, *only = NULL;
+  /* TAP a line at a time, also into a file: a run stopped at a time limit
+   * (the GPU lease's claims step) keeps the claims it checked. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--gpu") && i + 1 < argc) gpu_bin = argv[++i];
     else if (!strcmp(argv[i], "--lesson") && i + 1 < argc) only = argv[++i];

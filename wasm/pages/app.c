@@ -181,16 +181,16 @@ static void on_device_sim(int status, const char *body, size_t len, void *ctx) {
  * experiment's simulated envelope: the same lab code the server runs, in
  * the simulation module (the panel stays busy until it answers). */
 static void simulate_device(bool offline, const char *note) {
-  const lab_profile *prof = lab_profile_find(UI_OFFLINE_PROFILE);
+  const lab_profile *prof = lab_profile_default(); /* the server's default too (GET /api/profiles) */
   app.dev.offline = offline;
   app.dev.simulated = true;
   snprintf(app.note, sizeof app.note, "%s", note ? note : "");
   app.dev.note = note ? app.note : NULL;
-  ui_profile_short_label(prof ? prof->label : UI_OFFLINE_PROFILE, app.profile_short, sizeof app.profile_short);
+  ui_profile_short_label(prof->label, app.profile_short, sizeof app.profile_short);
   app.dev.profile_label = app.profile_short;
   app.device_done = false;
   const lab_experiment *check = lab_experiment_device_check();
-  ui_simulate(check ? check->name : "", "", UI_OFFLINE_PROFILE, on_device_sim, (void *)app.device_gen);
+  ui_simulate(check ? check->name : "", "", prof->name, on_device_sim, (void *)app.device_gen);
 }
 
 static void on_device(int status, const char *body, size_t len, void *ctx) {

@@ -215,6 +215,7 @@ static void finish_waiting(slot *s, cJSON *env, bool in_browser, bool waiting) {
   s->w.in_browser = in_browser;
   s->w.note = s->note[0] ? s->note : NULL;
   s->w.failure = NULL;
+  s->w.not_applicable = false;
   mark_provisional(env, waiting);
   set_running(s, false);
   show_output(s);
@@ -257,9 +258,13 @@ static void fail(slot *s, const lab_error *err) {
   }
   snprintf(s->failure, sizeof s->failure, "%s", err->message[0] ? err->message : lab_err_advice(err->code));
   s->w.failure = s->failure;
+  /* Not a fault to retry: the picked GPU has no such thing (the last
+   * result, another GPU's, went with drop_result above). */
+  s->w.not_applicable = err->code == LAB_E_NOT_APPLICABLE;
   show_output(s);
   ui_exp_id(id, sizeof id, s->w.e, "status");
-  ui_dom_set_text(id, "The experiment did not run; the reason is below.");
+  ui_dom_set_text(id, s->w.not_applicable ? "This experiment does not apply to the GPU picked; why is below."
+                                          : "The experiment did not run; the reason is below.");
 }
 
 static slot *from_tag(void *ctx) {
@@ -323,7 +328,7 @@ static void ask_server_cpu(slot *s, void *ctx, const char *profile) {
 }
 
 static const char *sim_profile(const slot *s) {
-  return strcmp(s->w.target, "auto") == 0 ? UI_OFFLINE_PROFILE : s->w.target;
+  return strcmp(s->w.target, "auto") == 0 ? lab_profile_default()->name : s->w.target;
 }
 
 /* The simulation module answered (bridge.h, ui_simulate). */

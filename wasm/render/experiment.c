@@ -135,9 +135,10 @@ static void control(ui_buf *b, const ui_exp_widget *w, int i) {
 
 const char *ui_exp_auto_label(const ui_device_state *dev, char *buf, size_t n) {
   char shortname[64];
-  const lab_profile *def = lab_profile_find(UI_OFFLINE_PROFILE);
+  /* Without a usable GPU, auto is the default profile: the server's and the browser's alike. */
+  const lab_profile *def = lab_profile_default();
   if (ui_exp_gpu_usable(dev)) snprintf(buf, n, "auto: the server's GPU");
-  else snprintf(buf, n, "auto: simulated (%s)", ui_profile_short_label(def ? def->label : "", shortname, sizeof shortname));
+  else snprintf(buf, n, "auto: simulated (%s)", ui_profile_short_label(def->label, shortname, sizeof shortname));
   return buf;
 }
 
@@ -162,6 +163,7 @@ void ui_render_experiment_picker(ui_buf *b, const ui_exp_widget *w, const ui_dev
     ui_buf_text(b, p->name);
     ui_buf_rawf(b, "\"%s>simulate as ", strcmp(w->target, p->name) == 0 ? " selected" : "");
     ui_buf_text(b, ui_profile_short_label(p->label, text, sizeof text));
+    if (!lab_experiment_applies(w->e, p)) ui_buf_raw(b, " (does not apply)"); /* picked, it says why */
     ui_buf_raw(b, "</option>");
   }
   if (w->recorded_label) {
@@ -206,7 +208,11 @@ static void device_summary(ui_buf *b, const ui_device_state *d) {
 }
 
 void ui_render_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
-  if (w->failure) {
+  if (w->failure && w->not_applicable) {
+    ui_buf_raw(b, "<p class=\"exp-na\" role=\"status\"><strong>Does not apply to this GPU.</strong> ");
+    ui_buf_text(b, w->failure);
+    ui_buf_raw(b, "</p>");
+  } else if (w->failure) {
     ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\"><strong>The experiment did not run.</strong> ");
     ui_buf_text(b, w->failure);
     ui_buf_raw(b, "</p>");

@@ -12,9 +12,6 @@
 #include "html.h"
 #include "registry.h"
 
-/* The profile the client simulates when no server answers. */
-#define UI_OFFLINE_PROFILE "h100-sxm"
-
 #define UI_EXP_TEXT_MAX 48
 
 typedef struct ui_exp_widget {
@@ -27,6 +24,7 @@ typedef struct ui_exp_widget {
   bool in_browser;     /* the result was computed by the in-browser simulator */
   const char *note;    /* why it ran somewhere else than asked, or NULL */
   const char *failure; /* why the run gave no result, or NULL */
+  bool not_applicable; /* the failure: the experiment has no meaning on the profile picked (an Apple GPU's copies) */
   /* "recorded on DEVICE, DATE" when web/recorded/ holds a real GPU run of
    * this experiment (make record), else NULL: the picker then offers it. */
   const char *recorded_label;

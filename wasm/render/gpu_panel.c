@@ -272,13 +272,13 @@ void ui_render_device_panel(ui_buf *b, const ui_device_state *s) {
   if (s->offline && s->timed_out_s > 0) { /* it took the connection and never answered: a hung server */
     ui_buf_rawf(b, "<div class=\"notice notice-offline\" role=\"note\"><p><strong>The server did not answer in %d s; "
                    "running the simulation in your browser instead.</strong></p><p>It accepted the connection but sent "
-                   "nothing back, so this panel shows what a machine with an ", s->timed_out_s);
+                   "nothing back, so this panel shows what a machine with the ", s->timed_out_s);
     ui_buf_text(b, s->profile_label ? s->profile_label : "NVIDIA GPU");
     ui_buf_raw(b, " would report, computed in your browser, and every experiment is simulated. Press Check again to "
                   "ask the server once more.</p></div>");
   } else if (s->offline) {
     ui_buf_raw(b, "<div class=\"notice notice-offline\" role=\"note\"><p><strong>offline — everything will be simulated"
-                  "</strong></p><p>The gpulab server could not be reached, so this panel shows what a machine with an ");
+                  "</strong></p><p>The gpulab server could not be reached, so this panel shows what a machine with the ");
     ui_buf_text(b, s->profile_label ? s->profile_label : "NVIDIA GPU");
     ui_buf_raw(b, " would report, computed in your browser.</p></div>");
   } else if (s->note) {

@@ -135,7 +135,7 @@ static void series_sources(ui_buf *b, const cJSON *env, bool in_browser) {
 }
 
 /* One renderer per experiment, from the table in lab/face/experiments.h. */
-#define UI_X_RENDERER_DECL(stem, gpu, cpu) UI_RESULT_RENDERER(stem);
+#define UI_X_RENDERER_DECL(stem, gpu, cpu, needs) UI_RESULT_RENDERER(stem);
 LAB_EXPERIMENTS(UI_X_RENDERER_DECL)
 #undef UI_X_RENDERER_DECL
 
@@ -143,7 +143,7 @@ static const struct {
   const char *name;
   void (*render)(ui_buf *b, const cJSON *env);
 } renderers[] = {
-#define UI_X_RENDERER(stem, gpu, cpu) {#stem, ui_result_##stem},
+#define UI_X_RENDERER(stem, gpu, cpu, needs) {#stem, ui_result_##stem},
     LAB_EXPERIMENTS(UI_X_RENDERER)
 #undef UI_X_RENDERER
 };
