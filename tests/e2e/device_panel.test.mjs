@@ -88,11 +88,11 @@ browserTest('the page is usable from the keyboard', { timeout: TEST_TIMEOUT }, a
 
   // Tabbing on reaches the one-line GPU status; Enter opens its details.
   let seen = [];
-  for (let i = 0; i < 60 && !seen.some((f) => f.startsWith('summary:Your GPU')); i++) {
+  for (let i = 0; i < 60 && !seen.some((f) => f.startsWith('summary:Server GPU')); i++) {
     await page.keyboard.press('Tab');
     seen.push(await focused(page));
   }
-  assert.ok(seen.some((f) => f.startsWith('summary:Your GPU')), `Tab order never reached the GPU status: ${seen.join(', ')}`);
+  assert.ok(seen.some((f) => f.startsWith('summary:Server GPU')), `Tab order never reached the GPU status: ${seen.join(', ')}`);
   await page.keyboard.press('Enter');
   assert.equal(await page.evaluate(() => document.getElementById('gpu-details').open), true);
 

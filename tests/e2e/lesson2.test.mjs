@@ -98,7 +98,7 @@ browserTest('lesson 2 reads through, and each of its experiments runs and draws 
     await page.locator(`#exp-${name}`).scrollIntoViewIfNeeded();
     const out = await run(page, name);
     const source = (await out.locator('.exp-source').textContent()).trim();
-    if (!live) assert.equal(source, 'simulated — profile H100 SXM (in your browser)', name);
+    if (!live) assert.equal(source, 'simulated — profile T4 (in your browser)', name);
     const chart = out.locator('svg[role="img"]').first();
     await chart.waitFor();
     assert.ok(((await chart.getAttribute('aria-label')) || '').length > 20, `${name}: the chart has a summary sentence`);

@@ -165,7 +165,7 @@ START_TEST(panel_says_the_server_did_not_answer_in_time) {
                        .profile_label = "H100 SXM"};
   char *html = render(&s, false);
   ck_has(html, "The server did not answer in 5 s; running the simulation in your browser instead.");
-  ck_has(html, "what a machine with an H100 SXM would report");
+  ck_has(html, "what a machine with the H100 SXM would report");
   ck_has(html, "Check again");
   ck_lacks(html, "offline — everything will be simulated");
   ck_assert_ptr_null(test_ui_markup_problem(html));

@@ -465,11 +465,11 @@ static void run(slot *s, int index) {
   s->gen++;
   set_running(s, true);
   void *ctx = (void *)tag(index, s->gen);
-  bool server = strcmp(s->w.target, "auto") == 0 &&
-                (ui_exp_gpu_usable(st.dev) ||
-                 /* the device check describes the server's machine, GPU or not */
-                 (lab_experiment_is_device_check(s->w.e) && st.dev && st.dev->views && !st.dev->offline &&
-                  !st.dev->simulated));
+  /* Without a usable GPU on the server, auto is the default profile's
+   * labelled example, the device check included: it shows a GPU's name,
+   * memory and compute capability, and the server's own check (no GPU)
+   * is shown beside it as the server's (ui_render_experiment_output). */
+  bool server = strcmp(s->w.target, "auto") == 0 && ui_exp_gpu_usable(st.dev);
   if (!server) {
     ui_later(0, simulate_now, ctx);
     return;

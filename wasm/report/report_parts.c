@@ -148,7 +148,7 @@ void ui_report_device_section(ui_buf *b, const ui_device_state *d) {
   const cJSON *v = ui_json_obj(d ? d->views : NULL, "verdict");
   ui_buf_raw(b, "## 1. Device check: the driver's view and the runtime's view\n\n");
   if (!d || !d->views) {
-    ui_buf_raw(b, "_The device check had not finished when this report was made._ Wait for the \"Your GPU\" panel, "
+    ui_buf_raw(b, "_The device check had not finished when this report was made._ Wait for the \"Server GPU\" panel, "
                   "then download the report again.\n\n");
     return;
   }
