@@ -190,6 +190,8 @@ START_TEST(every_experiment_renders_from_every_profile) {
       ck_has(out, "simulated — profile ");
       ck_has(out, "(in your browser)");
       ck_has(out, "How it was measured:");
+      /* the method (field names and all) is folded away from the learner's first read */
+      ck_has(out, "<details class=\"exp-method\"><summary>How it was measured:");
       const char *e = exponent_in(out);
       ck_assert_msg(e == NULL, "%s/%s: a figure in exponent notation: %.40s", name, profile, e ? e : "");
       if (strcmp(name, "device") == 0) {
