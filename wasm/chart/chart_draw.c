@@ -2,8 +2,6 @@
  * with its accessible name, positions inside a plot box, axes and marks. */
 #include "chart_draw.h"
 
-#include "chart.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

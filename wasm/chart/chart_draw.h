@@ -34,8 +34,7 @@ double ui_label_w(const char *s, double font_px);
  * the box's top down, left to right, and each line starts at its label's
  * row. bx is where the label rows start (its top) and the lines end (its
  * bottom). At most 8 marks. */
-struct ui_mark;
-void ui_chart_marks(ui_buf *b, const ui_box *bx, const ui_box *plot, const ui_axis *ax, const struct ui_mark *marks,
+void ui_chart_marks(ui_buf *b, const ui_box *bx, const ui_box *plot, const ui_axis *ax, const ui_mark *marks,
                     int n);
 
 #endif
