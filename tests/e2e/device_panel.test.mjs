@@ -142,12 +142,12 @@ browserTest('without the API the client says it is offline and simulates an H100
   await until(async () => (await page.locator('#status').textContent()) === 'offline — everything will be simulated',
     10000, 'the offline status');
   assert.match(await page.locator('#gpu-body .notice-offline').textContent(), /offline — everything will be simulated/);
-  assert.equal((await page.locator('#gpu-badge').textContent()).trim(), 'simulated (profile: H100 SXM)');
+  assert.equal((await page.locator('#gpu-badge').textContent()).trim(), 'simulated (profile: T4)');
   assert.match(await page.locator('#gpu-body .verdict-summary').textContent(),
-    /^Simulated example: what a machine with NVIDIA H100 80GB HBM3 and a working driver would show/);
+    /^Simulated example: what a machine with Tesla T4 and a working driver would show/);
   const runtimeCard = await page.locator('#gpu-body .view-card').nth(1).textContent();
-  assert.match(runtimeCard, /NVIDIA H100 80GB HBM3/);
-  assert.match(runtimeCard, /compute capability 9\.0/);
+  assert.match(runtimeCard, /Tesla T4/);
+  assert.match(runtimeCard, /compute capability 7\.5/);
   assert.ok(await page.locator('#gpu-body .findings li').count() > 0, 'the simulated envelope\'s findings are listed');
   // An example, never a check that passed: no "answered"/"ready", no green chip, no bus id; how to check for real.
   const panel = await page.locator('#gpu-body').textContent();

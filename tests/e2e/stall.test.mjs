@@ -82,7 +82,7 @@ browserTest('a server that never answers: the page says so within 10 s and simul
   assert.ok(fellBackMs < 10000, `fell back after ${fellBackMs} ms`);
   t.diagnostic(`the page said the server did not answer ${fellBackMs} ms after it was opened`);
   assert.equal(await page.locator('#status').getAttribute('data-state'), 'offline');
-  assert.match(await page.locator('#gpu-badge').textContent(), /simulated \(profile: H100 SXM\)/);
+  assert.match(await page.locator('#gpu-badge').textContent(), /simulated \(profile: T4\)/);
   assert.match(await page.locator('#gpu-body').textContent(),
     /The server did not answer in 5 s; running the simulation in your browser instead\./);
   assert.equal(await page.locator('#gpu-body').getAttribute('aria-busy'), 'false');
