@@ -131,7 +131,7 @@ browserTest('at phone width nothing overflows the screen', { timeout: TEST_TIMEO
   assert.deepEqual(problems, []);
 });
 
-browserTest('without the API the client says it is offline and simulates an H100', { timeout: TEST_TIMEOUT }, async (t) => {
+browserTest('without the API the client says it is offline and simulates the default profile (T4)', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const { page } = await openPage(browser);
   await page.route('**/api/**', (route) => route.abort());
