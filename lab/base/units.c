@@ -37,6 +37,13 @@ const char *lab_fmt_num(double v, char *buf, size_t n) {
   return buf;
 }
 
+const char *lab_fmt_plain(double v, char *buf, size_t n) {
+  if (!isfinite(v)) snprintf(buf, n, "unknown");
+  else if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, n, "%.0f", v);
+  else lab_fmt_num(v, buf, n);
+  return buf;
+}
+
 const char *lab_fmt_bytes_si(double bytes, char *buf, size_t n) {
   static const char *const unit[] = {"B", "kB", "MB", "GB", "TB"};
   char num[32];

@@ -13,6 +13,7 @@
 
 #include "host_link.h"
 #include "platform.h"
+#include "units.h"
 
 typedef enum {
   LINK_H2D,       /* GB/s over the card's host link, host to device */
@@ -104,11 +105,12 @@ static lab_plausible peak_rule(rule_kind k, const cJSON *env, const char *key, c
   double v = metric(env, key), scale = k == PEAK_FP32_GFLOPS ? 1e3 : 1;
   const char *fmt = k == PEAK_TF32 ? "TF32" : k == PEAK_BF16 ? "BF16" : k == PEAK_FP16 ? "FP16" : "FP32";
   if (v > peak * scale * LAB_PLAUSIBLE_SLACK) {
-    snprintf(why, n, "%.3g %s is above the %s's %s peak of %.3g %s (datasheet); %s", v, scale > 1 ? "GFLOPS" : "TFLOPS",
-             prof->device_name, fmt, peak * scale, scale > 1 ? "GFLOPS" : "TFLOPS", NO_SYNC);
+    snprintf(why, n, "%s %s is above the %s's %s peak of %s %s (datasheet); %s", LAB_PLAIN(v),
+             scale > 1 ? "GFLOPS" : "TFLOPS", prof->device_name, fmt, LAB_PLAIN(peak * scale),
+             scale > 1 ? "GFLOPS" : "TFLOPS", NO_SYNC);
     return LAB_PLAUSIBLE_NO;
   }
-  snprintf(why, n, "below the %s peak of %.3g %s", fmt, peak * scale, scale > 1 ? "GFLOPS" : "TFLOPS");
+  snprintf(why, n, "below the %s peak of %s %s", fmt, LAB_PLAIN(peak * scale), scale > 1 ? "GFLOPS" : "TFLOPS");
   return LAB_PLAUSIBLE_YES;
 }
 
@@ -125,8 +127,8 @@ lab_plausible lab_plausible_check(const char *experiment, const char *key, const
   if (k == SYNC_VS_EVENTS) { /* needs no device figures: the run's own events */
     double ev = metric(env, "events_ms");
     if (isfinite(ev) && v * LAB_PLAUSIBLE_SLACK < 0.9 * ev) {
-      snprintf(why, n, "the host clock \"after synchronize\" read %.4g ms, less than the GPU's own %.4g ms (events) for "
-               "the same batch, which a synchronized clock cannot; %s", v, ev, NO_SYNC);
+      snprintf(why, n, "the host clock \"after synchronize\" read %s, less than the GPU's own %s (events) for "
+               "the same batch, which a synchronized clock cannot; %s", LAB_MS(v), LAB_MS(ev), NO_SYNC);
       return LAB_PLAUSIBLE_NO;
     }
     snprintf(why, n, "at least the GPU's own time (events)");
@@ -135,8 +137,8 @@ lab_plausible lab_plausible_check(const char *experiment, const char *key, const
   if (k == STREAMS_BOUND) {
     double bound = metric(env, "bound_ms");
     if (isfinite(bound) && v * LAB_PLAUSIBLE_SLACK < 0.9 * bound) {
-      snprintf(why, n, "%.4g ms is less than the run's slowest stage alone (%.4g ms), which no overlap can beat; %s", v,
-               bound, NO_SYNC);
+      snprintf(why, n, "%s is less than the run's slowest stage alone (%s), which no overlap can beat; %s", LAB_MS(v),
+               LAB_MS(bound), NO_SYNC);
       return LAB_PLAUSIBLE_NO;
     }
     snprintf(why, n, "not below its slowest stage");
@@ -156,24 +158,24 @@ lab_plausible lab_plausible_check(const char *experiment, const char *key, const
     return link_rule(experiment, key, env, prof, k == LINK_D2H, why, n);
   case FLOOR_LAUNCH_US:
     if (v < 0.5 * prof->launch_us) {
-      snprintf(why, n, "%.3g µs per kernel launched one by one is under half of one launch's host cost (%.3g µs); %s",
-               v, prof->launch_us, NO_SYNC);
+      snprintf(why, n, "%s µs per kernel launched one by one is under half of one launch's host cost (%s µs); %s",
+               LAB_PLAIN(v), LAB_PLAIN(prof->launch_us), NO_SYNC);
       return LAB_PLAUSIBLE_NO;
     }
     snprintf(why, n, "above the launch floor");
     return LAB_PLAUSIBLE_YES;
   case FLOOR_LAUNCH_SYNC_MS:
     if (v * 1e3 < 0.5 * (prof->launch_us + prof->sync_us)) {
-      snprintf(why, n, "%.3g µs for a launch, a matmul and a synchronize is under half of a launch and a synchronize "
-               "alone (%.3g µs); %s", v * 1e3, prof->launch_us + prof->sync_us, NO_SYNC);
+      snprintf(why, n, "%s µs for a launch, a matmul and a synchronize is under half of a launch and a synchronize "
+               "alone (%s µs); %s", LAB_PLAIN(v * 1e3), LAB_PLAIN(prof->launch_us + prof->sync_us), NO_SYNC);
       return LAB_PLAUSIBLE_NO;
     }
     snprintf(why, n, "above a launch and a synchronize");
     return LAB_PLAUSIBLE_YES;
   case MEMORY:
     if (v > prof->memory_bytes * 1.02) {
-      snprintf(why, n, "%.3g GB reserved is more than the %s has (%.3g GB): not a run on this device", v / 1e9,
-               prof->device_name, (double)prof->memory_bytes / 1e9);
+      snprintf(why, n, "%s GB reserved is more than the %s has (%s GB): not a run on this device", LAB_PLAIN(v / 1e9),
+               prof->device_name, LAB_PLAIN((double)prof->memory_bytes / 1e9));
       return LAB_PLAUSIBLE_NO;
     }
     snprintf(why, n, "within the device's memory");

@@ -372,7 +372,7 @@ LAB_CPU_MS(device) {
 
 const lab_experiment lab_exp_device = {
     .name = "device",
-    .title = "Your GPU: driver view vs runtime view",
+    .title = "Two checks of a GPU: driver view vs runtime view",
     .summary = "What the driver sees (nvidia-smi, NVML) beside what a CUDA program can use, and why they can differ.",
     .lesson = "01-cuda-intuition",
     .params = lab_params_device_spec,

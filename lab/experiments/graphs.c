@@ -18,6 +18,7 @@
 #include "sim_measure.h"
 #include "stream_sim.h"
 #include "text.h"
+#include "units.h"
 #include "framework.h"
 
 LAB_PARAMS_DEFINE(graphs)
@@ -108,8 +109,8 @@ static void add_findings(cJSON *env, const lab_graphs_measure *m) {
   if (iqr > LAB_NOISY_IQR_PCT)
     lab_env_finding(env, "The batch times spread by %.0f%% (IQR): the run was noisy; run it again.", iqr);
   if (m->validated == 0)
-    lab_env_finding(env, "The buffer did not match the CPU reference (max error %.3g): do not trust these timings.",
-                    m->max_abs_err);
+    lab_env_finding(env, "The buffer did not match the CPU reference (max error %s): do not trust these timings.",
+                    LAB_PLAIN(m->max_abs_err));
 }
 
 static void add_timeline(cJSON *env, const lab_graphs_measure *m) {

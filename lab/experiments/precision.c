@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bf16.h"
+#include "units.h"
 #include "cjson_compat.h"
 #include "envelope.h"
 #include "gpu_model.h"
@@ -236,13 +237,13 @@ static void prec_findings(cJSON *env, const lab_precision_measure *m, int top, c
                     m->size[0], prec_names[fast], m->tflops[fast][0] / m->tflops[0][0], m->tflops[fast][0],
                     m->tflops[0][0]);
   lab_env_finding(env, "Against an FP64 reference on %d sampled entries at N = %d, the largest error relative to a "
-                  "typical entry was %.1e for FP32, %.1e for TF32, %.1e for BF16 and %.1e for FP16 (means %.1e, "
-                  "%.1e, %.1e, %.1e): TF32 and FP16 keep 10 mantissa bits and BF16 7, against FP32's 23.",
-                  LAB_PREC_CHECK_SIDE * LAB_PREC_CHECK_SIDE, n, m->max_rel[0][top], m->max_rel[1][top],
-                  present(m, LAB_PREC_BF16, sim) ? m->max_rel[2][top] : NAN,
-                  present(m, LAB_PREC_FP16, sim) ? m->max_rel[3][top] : NAN, m->mean_rel[0][top],
-                  m->mean_rel[1][top], present(m, LAB_PREC_BF16, sim) ? m->mean_rel[2][top] : NAN,
-                  present(m, LAB_PREC_FP16, sim) ? m->mean_rel[3][top] : NAN);
+                  "typical entry was %s for FP32, %s for TF32, %s for BF16 and %s for FP16 (means %s, "
+                  "%s, %s, %s): TF32 and FP16 keep 10 mantissa bits and BF16 7, against FP32's 23.",
+                  LAB_PREC_CHECK_SIDE * LAB_PREC_CHECK_SIDE, n, LAB_PLAIN(m->max_rel[0][top]),
+                  LAB_PLAIN(m->max_rel[1][top]), LAB_PLAIN(present(m, LAB_PREC_BF16, sim) ? m->max_rel[2][top] : NAN),
+                  LAB_PLAIN(present(m, LAB_PREC_FP16, sim) ? m->max_rel[3][top] : NAN), LAB_PLAIN(m->mean_rel[0][top]),
+                  LAB_PLAIN(m->mean_rel[1][top]), LAB_PLAIN(present(m, LAB_PREC_BF16, sim) ? m->mean_rel[2][top] : NAN),
+                  LAB_PLAIN(present(m, LAB_PREC_FP16, sim) ? m->mean_rel[3][top] : NAN));
   const lab_prec_train *t = &m->train;
   int last = t->steps - 1;
   double fl[LAB_TRAIN_MODES];
@@ -252,7 +253,7 @@ static void prec_findings(cJSON *env, const lab_precision_measure *m, int top, c
                   t->steps, t->loss[0][last], t->loss[1][last], t->loss[2][last]);
   if (!t->loss_scaling)
     lab_env_finding(env, "Without loss scaling, %.2f%% of the FP16 gradient values were flushed to zero (FP16 cannot "
-                    "hold magnitudes below 6e-8), against %.2f%% in BF16, whose exponent range is FP32's. Turn "
+                    "hold magnitudes below 0.00000006), against %.2f%% in BF16, whose exponent range is FP32's. Turn "
                     "loss_scale on: the gradients are scaled up before FP16 holds them, and far fewer are lost.",
                     fl[2], fl[1]);
   else

@@ -12,6 +12,7 @@
 #include "cjson_compat.h"
 #include "envelope.h"
 #include "rng.h"
+#include "units.h"
 
 #define F LAB_PHASES_FEATURES
 #define C LAB_PHASES_CLASSES
@@ -294,9 +295,9 @@ static void add_findings(cJSON *env, const lab_phases_measure *m, int simulated)
     lab_env_finding(env, "Each phase is a named range: on a real GPU gpulab wraps it in NVTX, so Nsight Systems or "
                     "torch.profiler show the same names above the kernels.");
   else if (m->validated >= 0)
-    lab_env_finding(env, "The step's loss and gradients %s the CPU reference (max abs error %.2g); every phase ran "
+    lab_env_finding(env, "The step's loss and gradients %s the CPU reference (max abs error %s); every phase ran "
                     "inside an NVTX range that Nsight Systems (nsys profile) shows by name.",
-                    m->validated ? "match" : "do NOT match", m->max_abs_err);
+                    m->validated ? "match" : "do NOT match", LAB_PLAIN(m->max_abs_err));
 }
 
 cJSON *lab_phases_envelope(const lab_params *p, const lab_phases_measure *m, const char *backend,

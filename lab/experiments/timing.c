@@ -30,9 +30,9 @@ int lab_timing_check(const lab_params *p, lab_error *err) {
   double flop = 2 * n * n * n * k;
   if (flop > LAB_TIMING_MAX_FLOP)
     return lab_fail(err, LAB_E_INVALID_PARAM, "repeats",
-                    "size %.0f with repeats %.0f is %.2g flop per batch, above the %.0g limit; use at most %.0f "
+                    "size %.0f with repeats %.0f is %s TFLOP per batch, above the %s TFLOP limit; use at most %.0f "
                     "repeats or a smaller size",
-                    n, k, flop, LAB_TIMING_MAX_FLOP, floor(LAB_TIMING_MAX_FLOP / (2 * n * n * n)));
+                    n, k, LAB_PLAIN(flop / 1e12), LAB_PLAIN(LAB_TIMING_MAX_FLOP / 1e12), floor(LAB_TIMING_MAX_FLOP / (2 * n * n * n)));
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "explain_diag.h"
 #include "explain_item.h"
 #include "explain_scan.h"
+#include "units.h"
 
 #define TEXT_MAX 2048
 
@@ -31,7 +32,7 @@ static void fact_text(const lab_ex_item *it, const char *key, char *out, size_t 
   if (cJSON_IsString(f)) snprintf(out, cap, "%s", f->valuestring);
   else if (cJSON_IsObject(f) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "printed")))
     snprintf(out, cap, "%s", cJSON_GetObjectItemCaseSensitive(f, "printed")->valuestring);
-  else if (cJSON_IsNumber(f)) snprintf(out, cap, "%g", f->valuedouble);
+  else if (cJSON_IsNumber(f)) lab_fmt_plain(f->valuedouble, out, cap); /* never "7.7e+02" */
   else if (cJSON_IsArray(f)) {
     const cJSON *e;
     size_t used = 0;

@@ -136,15 +136,30 @@ browserTest('no serious or critical axe violation on #yours, empty and with a do
   }
 });
 
-browserTest('progress counts sections scrolled past, the contents mark the section being read, #lab bullets stay clear', T, async (t) => {
+browserTest('progress counts only sections seen, the contents mark the section being read, #lab bullets stay clear', T, async (t) => {
   const { server, browser } = await setUp(t);
   const page = await browser.newPage({ viewport: LAPTOP });
   await page.goto(`${server.url}/`);
   await settled(page);
   const id = await page.evaluate(() => location.hash.split('/')[1] || localStorage.getItem('gpulab.lesson'));
   const sections = await page.locator('#lesson section.lesson-section[id^="sec-"]:not(#sec-quiz):not(#sec-report)').count();
-  // Jump to the quiz: every section above it was scrolled past.
+  const stored = (sid) => page.evaluate(([lid, s]) => (localStorage.getItem(`gpulab.progress.${lid}`) || '').includes(`"${s}"`),
+    [id, sid.slice(4)]);
+  const ids = await page.locator('#lesson section.lesson-section[id^="sec-"]:not(#sec-quiz):not(#sec-report)')
+    .evaluateAll((els) => els.map((e) => e.id));
+  // Jump to the quiz, then back to the first section's end: the sections in
+  // between were never on screen, so they are not read.
   await page.evaluate((lid) => { location.hash = `#lesson/${lid}/quiz`; }, id);
+  await until(async () => page.evaluate(() => window.scrollY > 1000), 10000, 'the jump to the quiz');
+  await page.evaluate((sid) => document.getElementById(sid).scrollIntoView({ block: 'end' }), ids[0]);
+  await until(() => stored(ids[0]), 10000, 'the first section read once its end is on screen');
+  const after = (await page.locator('#nav-progress').textContent()).match(/(\d+) of (\d+) sections read/);
+  assert.ok(after && Number(after[1]) <= 3, `a jump to the quiz counted sections never seen: ${after && after[0]}`);
+  // Read on: each section counts once its end is on screen.
+  for (const sid of ids) {
+    await page.evaluate((s) => document.getElementById(s).scrollIntoView({ block: 'end' }), sid);
+    await until(() => stored(sid), 10000, `${sid} read`);
+  }
   await until(async () => new RegExp(`${sections} of ${sections} sections read`).test(await page.locator('#nav-progress').textContent()),
     10000, `${sections} of ${sections} sections read`);
   // Scroll to the third section: its contents link is the current one.

@@ -74,6 +74,63 @@ browserTest('crossover headline on every profile: against the best CPU, the CPU 
   assert.deepEqual(problems, []);
 });
 
+// A result never changes its mind: the page records every headline and
+// status the widget shows; once the status says "Done" the headline is
+// the one that stays, and any headline shown before it (the browser's lines
+// alone) is marked provisional. The server's line is held back 1.5 s, so
+// the browser's part is always on screen first.
+browserTest('crossover says Done once, with the headline that stays; before it the headline is provisional', { timeout: 180000 }, async (t) => {
+  const { server, browser } = await setUp(t);
+  // serviceWorkers 'block': a request the service worker handled would bypass page.route.
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  page.setDefaultTimeout(20000);
+  const problems = watchPage(page);
+  let held = 0;
+  await page.route('**/api/experiments/crossover', async (route) => {
+    held++;
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  await page.goto(`${server.url}/#lab/crossover`);
+  await page.locator('#exp-crossover').waitFor();
+  await page.fill('#exp-crossover-f-max_size', '128');
+  await page.evaluate(() => {
+    window.seenStates = [];
+    const note = () => {
+      const status = document.getElementById('exp-crossover-status');
+      const h = document.querySelector('#exp-crossover-out .exp-headline');
+      const state = {
+        status: status ? status.textContent : '',
+        headline: h ? h.textContent : null,
+        provisional: h ? h.getAttribute('data-provisional') === 'true' : null,
+      };
+      const last = window.seenStates[window.seenStates.length - 1];
+      if (!last || last.status !== state.status || last.headline !== state.headline) window.seenStates.push(state);
+    };
+    new MutationObserver(note).observe(document.getElementById('exp-crossover'), { subtree: true, childList: true, characterData: true });
+  });
+  await page.click('#exp-crossover-run');
+  const out = page.locator('#exp-crossover-out');
+  await until(async () => (await out.locator('.exp-headline[data-cpu="cpu_server"]').count()) > 0 &&
+    /^Done/.test(await page.locator('#exp-crossover-status').textContent()), 120000, 'the run done with the server line');
+  await new Promise((r) => setTimeout(r, 1000)); // anything that would still change it
+  const states = await page.evaluate(() => window.seenStates);
+  assert.ok(held >= 1, 'the server was asked for its CPU line');
+  const done = states.findIndex((s) => /^Done/.test(s.status));
+  assert.ok(done >= 0, JSON.stringify(states));
+  const final = states[done].headline;
+  assert.ok(final && !states[done].provisional, `Done comes with the final headline: ${JSON.stringify(states[done])}`);
+  for (const s of states.slice(done)) assert.equal(s.headline, final, `the headline changed after Done: ${JSON.stringify(states)}`);
+  const before = states.slice(0, done).filter((s) => s.headline);
+  assert.ok(before.length > 0, 'the browser part was shown before the server line came');
+  for (const s of before) assert.ok(s.provisional && /Provisional/.test(s.headline), `shown before Done, not marked: ${JSON.stringify(s)}`);
+  assert.match(await page.locator('#exp-crossover-status').textContent(), /^Done/);
+  await page.locator('#exp-crossover').screenshot({ path: path.join(screenshotDir(), 'crossover-done-390.png') });
+  assert.deepEqual(problems, []);
+});
+
 // Without the server's line (its requests fail, as offline), the verdict is
 // against the browser's own CPU: one WebAssembly thread of the SIMD kernel
 // still beats every profile's GPU at N = 16, as a real CPU does.

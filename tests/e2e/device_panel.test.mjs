@@ -88,11 +88,11 @@ browserTest('the page is usable from the keyboard', { timeout: TEST_TIMEOUT }, a
 
   // Tabbing on reaches the one-line GPU status; Enter opens its details.
   let seen = [];
-  for (let i = 0; i < 60 && !seen.some((f) => f.startsWith('summary:Your GPU')); i++) {
+  for (let i = 0; i < 60 && !seen.some((f) => f.startsWith('summary:Server GPU')); i++) {
     await page.keyboard.press('Tab');
     seen.push(await focused(page));
   }
-  assert.ok(seen.some((f) => f.startsWith('summary:Your GPU')), `Tab order never reached the GPU status: ${seen.join(', ')}`);
+  assert.ok(seen.some((f) => f.startsWith('summary:Server GPU')), `Tab order never reached the GPU status: ${seen.join(', ')}`);
   await page.keyboard.press('Enter');
   assert.equal(await page.evaluate(() => document.getElementById('gpu-details').open), true);
 
@@ -131,7 +131,7 @@ browserTest('at phone width nothing overflows the screen', { timeout: TEST_TIMEO
   assert.deepEqual(problems, []);
 });
 
-browserTest('without the API the client says it is offline and simulates an H100', { timeout: TEST_TIMEOUT }, async (t) => {
+browserTest('without the API the client says it is offline and simulates the default profile (T4)', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const { page } = await openPage(browser);
   await page.route('**/api/**', (route) => route.abort());
@@ -142,12 +142,12 @@ browserTest('without the API the client says it is offline and simulates an H100
   await until(async () => (await page.locator('#status').textContent()) === 'offline — everything will be simulated',
     10000, 'the offline status');
   assert.match(await page.locator('#gpu-body .notice-offline').textContent(), /offline — everything will be simulated/);
-  assert.equal((await page.locator('#gpu-badge').textContent()).trim(), 'simulated (profile: H100 SXM)');
+  assert.equal((await page.locator('#gpu-badge').textContent()).trim(), 'simulated (profile: T4)');
   assert.match(await page.locator('#gpu-body .verdict-summary').textContent(),
-    /^Simulated example: what a machine with NVIDIA H100 80GB HBM3 and a working driver would show/);
+    /^Simulated example: what a machine with Tesla T4 and a working driver would show/);
   const runtimeCard = await page.locator('#gpu-body .view-card').nth(1).textContent();
-  assert.match(runtimeCard, /NVIDIA H100 80GB HBM3/);
-  assert.match(runtimeCard, /compute capability 9\.0/);
+  assert.match(runtimeCard, /Tesla T4/);
+  assert.match(runtimeCard, /compute capability 7\.5/);
   assert.ok(await page.locator('#gpu-body .findings li').count() > 0, 'the simulated envelope\'s findings are listed');
   // An example, never a check that passed: no "answered"/"ready", no green chip, no bus id; how to check for real.
   const panel = await page.locator('#gpu-body').textContent();

@@ -77,7 +77,7 @@ browserTest('every experiment of the lesson runs and draws its result', { timeou
       assert.equal(during.status, 'running…');
     }
     if (live || name === 'device') assert.match(source, /^(live on |checked live on the server's machine|simulated — profile )/);
-    else assert.match(source, /^simulated — profile H100 SXM \(in your browser\)$/);
+    else assert.match(source, /^simulated — profile T4 \(in your browser\)$/);
     await checkResult(name, out);
     if (name === 'crossover' && !live) {
       // One wasm thread in the browser, said plainly, and the server's BLAS
@@ -117,6 +117,37 @@ browserTest('#lab/NAME shows one experiment, simulated as the chosen profile, on
   assert.deepEqual(problems, []);
 });
 
+// On a server without a usable GPU, the device check's default is the
+// default profile's labelled example (a GPU's name, memory and compute
+// capability), with the server's own check beside it, named as the
+// server's: nothing calls the server's machine "your GPU".
+browserTest('the device check\'s default shows a GPU name, and the server\'s own check as the server\'s', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const device = await getJson(`${server.url}/api/device`);
+  if (device.json && device.json.verdict && device.json.verdict.usable && !device.json.verdict.simulate) {
+    t.skip('this server has a usable GPU: auto runs the check on it');
+    return;
+  }
+  for (const viewport of [PHONE, LAPTOP]) {
+    const page = await openPage(browser, viewport);
+    const problems = watchPage(page);
+    await page.goto(`${server.url}/#lab/device`);
+    await page.locator('#exp-device-run').waitFor();
+    const card = page.locator('#exp-device');
+    await until(async () => (await card.locator('.exp-server-check').count()) > 0, 20000, 'the server check before a run');
+    assert.match(await card.locator('.exp-server-check').textContent(), /^The gpulab server's own check: /);
+    const { source, out } = await run(page, 'device');
+    assert.equal(source, 'simulated — profile T4 (in your browser)');
+    assert.match(await out.textContent(), /Tesla T4/, 'the result names the example GPU');
+    assert.match(await out.locator('.exp-server-check').textContent(), /^The gpulab server's own check: /);
+    assert.doesNotMatch(await card.textContent(), /Your GPU/);
+    assert.doesNotMatch(await page.locator('#gpu-title').textContent(), /Your GPU/);
+    await card.screenshot({ path: path.join(screenshotDir(), `exp-device-default-${viewport.width}.png`) });
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  }
+});
+
 browserTest('a bad parameter is named inline, and Run works from the keyboard', { timeout: TEST_TIMEOUT }, async (t) => {
   const { server, browser } = await setUp(t);
   const page = await openPage(browser);
@@ -148,6 +179,27 @@ browserTest('a bad parameter is named inline, and Run works from the keyboard', 
   assert.equal(await page.evaluate(() => document.activeElement.id), 'exp-timing-run', 'focus stays on Run');
   assert.match(await page.locator('#exp-timing-status').textContent(), /^Done: simulated — profile/);
   assert.match(await page.locator('#exp-timing-out').textContent(), /512×512 sgemm/);
+
+  // A refused run takes the previous result away: its charts would read as
+  // the answer to the parameters now in the fields. Refused by the field
+  // check here, and by the experiment's own check (the allocator's pool
+  // would reserve more than limit_gib) below.
+  await page.fill('#exp-timing-f-size', '5');
+  await page.click('#exp-timing-run');
+  await page.locator('#exp-timing-f-size-err').waitFor();
+  assert.equal(await page.locator('#exp-timing-out .exp-source, #exp-timing-out svg').count(), 0,
+    'the previous chart stayed under a refused run');
+  await page.goto(`${server.url}/#lab/allocator`);
+  await page.locator('#exp-allocator-run').waitFor();
+  await page.click('#exp-allocator-run');
+  await until(async () => (await page.locator('#exp-allocator-out svg').count()) > 0, 60000, 'the allocator result');
+  await page.fill('#exp-allocator-f-weight_mib', '1024');
+  await page.click('#exp-allocator-run');
+  await page.locator('#exp-allocator-f-weight_mib-err').waitFor();
+  assert.match(await page.locator('#exp-allocator-f-weight_mib-err').textContent(), /above limit_gib/);
+  assert.equal(await page.locator('#exp-allocator-out .exp-source, #exp-allocator-out svg').count(), 0,
+    'the previous charts stayed under a refused run');
+  await page.locator('#exp-allocator').screenshot({ path: path.join(screenshotDir(), 'exp-allocator-refused.png') });
   assert.deepEqual(problems, []);
 });
 
@@ -173,7 +225,7 @@ browserTest('when the server\'s GPU fails the run, the browser simulates it and 
   assert.equal(posted.length, 1);
   assert.equal(posted[0].backend, 'cuda');
   assert.equal(posted[0].params.max_bytes, 268435456);
-  assert.equal(source, 'simulated — profile H100 SXM (in your browser)');
+  assert.equal(source, 'simulated — profile T4 (in your browser)');
   assert.match(await out.locator('.exp-note').textContent(), /the GPU fell off the bus.*simulated in your browser/);
   await checkResult('transfer', out);
   assert.deepEqual(problems, []);

@@ -82,7 +82,7 @@ browserTest('a server that never answers: the page says so within 10 s and simul
   assert.ok(fellBackMs < 10000, `fell back after ${fellBackMs} ms`);
   t.diagnostic(`the page said the server did not answer ${fellBackMs} ms after it was opened`);
   assert.equal(await page.locator('#status').getAttribute('data-state'), 'offline');
-  assert.match(await page.locator('#gpu-badge').textContent(), /simulated \(profile: H100 SXM\)/);
+  assert.match(await page.locator('#gpu-badge').textContent(), /simulated \(profile: T4\)/);
   assert.match(await page.locator('#gpu-body').textContent(),
     /The server did not answer in 5 s; running the simulation in your browser instead\./);
   assert.equal(await page.locator('#gpu-body').getAttribute('aria-busy'), 'false');
@@ -99,7 +99,7 @@ browserTest('a server that never answers: the page says so within 10 s and simul
   await page.locator('#exp-timing-run').click();
   const out = page.locator('#exp-timing-out');
   await until(async () => (await out.locator('.exp-source, .exp-failure').count()) > 0, 30000, 'a simulated result');
-  assert.equal((await out.locator('.exp-source').textContent()).trim(), 'simulated — profile H100 SXM (in your browser)');
+  assert.equal((await out.locator('.exp-source').textContent()).trim(), 'simulated — profile T4 (in your browser)');
   assert.ok(await out.locator('svg, table').count() > 0, 'the result is drawn');
   assert.ok(!proxy.state.seen.some((r) => r.line.startsWith('POST /api/experiments')), 'no run was sent to the hung server');
 

@@ -23,6 +23,13 @@ START_TEST(fmt_ms_picks_a_unit_that_keeps_three_digits) {
   ck_assert_str_eq(lab_fmt_num(0.000000119, b, sizeof b), "0.000000119");
   ck_assert_str_eq(lab_fmt_num(24781.4, b, sizeof b), "24781");
   ck_assert_str_eq(lab_fmt_num(3.14159, b, sizeof b), "3.14");
+  /* figures of unknown kind: whole numbers whole, never an exponent */
+  ck_assert_str_eq(lab_fmt_plain(3, b, sizeof b), "3");
+  ck_assert_str_eq(lab_fmt_plain(1024, b, sizeof b), "1024");
+  ck_assert_str_eq(lab_fmt_plain(770.4, b, sizeof b), "770");
+  ck_assert_str_eq(lab_fmt_plain(2.4e-7, b, sizeof b), "0.000000240");
+  ck_assert_str_eq(lab_fmt_plain(-0.5, b, sizeof b), "-0.500");
+  ck_assert_str_eq(lab_fmt_plain(INFINITY, b, sizeof b), "unknown");
 }
 END_TEST
 

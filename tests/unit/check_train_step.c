@@ -131,6 +131,23 @@ START_TEST(train_step_large_problems_train_a_smaller_cpu_curve) {
 }
 END_TEST
 
+/* At batch 8192 the CPU curve trains a few samples (312 of 8192 at the
+ * default sizes): their accuracy is not "accuracy on the batch", and a
+ * handful of samples fitted perfectly must be said to be learnt by heart. */
+START_TEST(train_step_a_smaller_cpu_curve_never_claims_the_batch) {
+  cJSON *env = sim("{\"batch\":8192}", NULL);
+  const cJSON *lc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "details"), "loss_curve");
+  int rows = cJSON_GetObjectItemCaseSensitive(lc, "rows")->valueint;
+  ck_assert_int_lt(rows, 8192);
+  ck_assert(!test_exp_finding_has(env, "accuracy on the batch"));
+  char want[96];
+  snprintf(want, sizeof want, "accuracy on the %d samples trained", rows);
+  ck_assert_msg(test_exp_finding_has(env, want), "no '%s'", want);
+  ck_assert(test_exp_finding_has(env, "by heart"));
+  cJSON_Delete(env);
+}
+END_TEST
+
 TEST_EXPERIMENT_SUITE(train_step);
 
 TEST_EXPERIMENT_SUITE(train_step) {
@@ -143,6 +160,7 @@ TEST_EXPERIMENT_SUITE(train_step) {
   tcase_add_test(tc, train_step_reading_every_step_costs_more_on_every_profile);
   tcase_add_test(tc, train_step_reading_more_rarely_saves_more);
   tcase_add_test(tc, train_step_large_problems_train_a_smaller_cpu_curve);
+  tcase_add_test(tc, train_step_a_smaller_cpu_curve_never_claims_the_batch);
   suite_add_tcase(s, tc);
   return s;
 }

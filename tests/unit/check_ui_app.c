@@ -527,12 +527,31 @@ END_TEST
 
 /* A run the server took and never answered: after the run timeout it is
  * simulated in the browser, and the result says why. */
+/* A server whose GPU the device check found usable: auto runs there. */
+static const char DEVICE_GPU[] =
+    "{\"mode\":\"cuda\",\"driver\":{\"source\":\"nvml\",\"present\":true,\"devices\":[]},\"runtime\":{\"status\":"
+    "\"ok\",\"built_with_cuda\":true,\"devices\":[]},\"verdict\":{\"code\":\"ok\",\"usable\":true,"
+    "\"simulate\":false,\"summary\":\"usable GPU: NVIDIA T4\"}}";
+
 START_TEST(app_simulates_a_run_the_server_never_answered) {
-  answer("/api/device", 200, DEVICE);
+  answer("/api/device", 200, DEVICE_GPU);
   on_action("exp-run", "device", NULL);
   answer("/api/experiments/device", UI_FETCH_TIMED_OUT, "");
   ck_has(get("html", "exp-device-out"), "The server did not answer in 120 s, so it was simulated in your browser instead.");
   ck_has(get("html", "exp-device-out"), "simulated");
+  ck_has(get("text", "exp-device-status"), "Done: simulated");
+}
+END_TEST
+
+/* Without a usable GPU on the server, auto is the default profile's
+ * labelled example (it names a GPU), never a request for the server's
+ * "no GPU" check; the server's own check is beside it, as the server's. */
+START_TEST(app_device_check_default_is_the_default_profiles_example) {
+  answer("/api/device", 200, DEVICE);
+  on_action("exp-run", "device", NULL);
+  ck_assert_int_lt(pending("/api/experiments/device"), 0);
+  ck_has(get("html", "exp-device-out"), lab_profile_default()->device_name);
+  ck_has(get("html", "exp-device-out"), "The gpulab server's own check:</strong> no usable GPU: this gpulab was built");
   ck_has(get("text", "exp-device-status"), "Done: simulated");
 }
 END_TEST
@@ -611,6 +630,7 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_says_the_server_did_not_answer_and_simulates);
   tcase_add_test(tc, app_clears_the_timeout_when_the_server_answers_again);
   tcase_add_test(tc, app_simulates_a_run_the_server_never_answered);
+  tcase_add_test(tc, app_device_check_default_is_the_default_profiles_example);
   tcase_add_test(tc, app_retries_a_join_the_class_was_too_busy_for);
   tcase_add_test(tc, app_stops_retrying_a_join_and_asks_the_learner);
   tcase_add_test(tc, app_says_a_join_timed_out);

@@ -1,6 +1,7 @@
 /* The SVG charts and result renderers: axis arithmetic (nice and log ticks),
  * well-formed and escaped SVG, every experiment's result drawn from a real
  * simulated envelope of every profile, and tables holding every point. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "result.h"
 
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
+#define ck_lacks(hay, needle) ck_assert_msg(strstr((hay), (needle)) == NULL, "unexpected \"%s\"", (needle))
 
 START_TEST(nice_step_is_one_two_or_five_times_a_power_of_ten) {
   ck_assert_double_eq_tol(ui_nice_step(10, 6), 2, 1e-12);
@@ -117,6 +119,39 @@ START_TEST(svg_is_well_formed_and_escapes_data) {
 }
 END_TEST
 
+/* Where an axis ends is what a reader looks for: crossover's sweep to 1024
+ * shows "1024" (it dropped it for "512" before), a timeline its last tick. */
+START_TEST(last_x_tick_is_always_labelled) {
+  double x[] = {16, 32, 64, 128, 256, 512, 1024}, y[] = {1, 2, 3, 4, 5, 6, 7};
+  ui_series_xy s = {"t", 7, x, y};
+  ui_line_chart c = {.summary = "s", .x_scale = UI_SCALE_LOG2, .y_scale = UI_SCALE_LINEAR, .series = &s,
+                     .n_series = 1};
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_chart_lines(&b, &c);
+  ck_has(ui_buf_str(&b), ">1024</text>");
+  ck_has(ui_buf_str(&b), ">16</text>");
+  ui_buf_free(&b);
+  ui_span spans[2] = {{"cpu", "a", 0, 5900, false}, {"GPU 0, stream 0", "b", 10, 5950, false}};
+  ui_timeline_chart tc = {.summary = "t", .spans = spans, .n = 2};
+  ui_buf_init(&b);
+  ui_chart_timeline(&b, &tc);
+  ck_has(ui_buf_str(&b), ">6 ms</text>");
+  ck_has(ui_buf_str(&b), ">0</text>"); /* zero needs no unit */
+  ui_buf_free(&b);
+}
+END_TEST
+
+/* An all-zero series (FP32 flushes no gradient to zero) is drawn on 0..1,
+ * not on a -1..1 axis that suggests values below zero. */
+START_TEST(all_zero_series_gets_an_axis_from_zero) {
+  ui_axis a;
+  ck_assert(ui_axis_fit(&a, UI_SCALE_LINEAR, 0, 0, 6, false));
+  ck_assert_double_eq(a.lo, 0);
+  ck_assert_double_eq(a.hi, 1);
+}
+END_TEST
+
 /* Small sizes keep the real CPU part of crossover quick. */
 static cJSON *simulate(const char *name, const char *profile) {
   cJSON *params = strcmp(name, "crossover") == 0 ? cJSON_Parse("{\"max_size\":64,\"samples\":1}") : NULL;
@@ -127,6 +162,16 @@ static cJSON *simulate(const char *name, const char *profile) {
   cJSON_Delete(params);
   ck_assert_msg(rc == 0, "%s on %s: %s", name, profile, err.message);
   return env;
+}
+
+/* A figure in exponent notation ("7.7e+02", "2.4e-07"), which a learner
+ * should never read; NULL when there is none. */
+static const char *exponent_in(const char *s) {
+  for (const char *p = s; *p; p++)
+    if (p > s && isdigit((unsigned char)p[-1]) && (*p == 'e' || *p == 'E') && (p[1] == '+' || p[1] == '-') &&
+        isdigit((unsigned char)p[2]))
+      return p - 1;
+  return NULL;
 }
 
 START_TEST(every_experiment_renders_from_every_profile) {
@@ -145,6 +190,10 @@ START_TEST(every_experiment_renders_from_every_profile) {
       ck_has(out, "simulated — profile ");
       ck_has(out, "(in your browser)");
       ck_has(out, "How it was measured:");
+      /* the method (field names and all) is folded away from the learner's first read */
+      ck_has(out, "<details class=\"exp-method\"><summary>How it was measured:");
+      const char *e = exponent_in(out);
+      ck_assert_msg(e == NULL, "%s/%s: a figure in exponent notation: %.40s", name, profile, e ? e : "");
       if (strcmp(name, "device") == 0) {
         ck_has(out, "verdict");
       } else {
@@ -164,6 +213,27 @@ START_TEST(every_experiment_renders_from_every_profile) {
       cJSON_Delete(env);
     }
   }
+}
+END_TEST
+
+/* The spread of a noisy real CPU line (crossover's was 770 %) reads as a
+ * number, not "7.7e+02 %"; a tiny value has no exponent either. */
+START_TEST(figures_for_people_have_no_exponent) {
+  cJSON *env = simulate("timing", "t4");
+  cJSON *st = cJSON_GetObjectItemCaseSensitive(env, "stats");
+  cJSON_DeleteItemFromObjectCaseSensitive(st, "iqr_pct");
+  cJSON_AddNumberToObject(st, "iqr_pct", 770.4);
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_render_result(&b, env, true, NULL);
+  ck_has(ui_buf_str(&b), "spread (IQR) 770 % of the median");
+  ck_assert_ptr_null(exponent_in(ui_buf_str(&b)));
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+  char t[32];
+  ck_assert_str_eq(ui_fmt_value(2.4e-7, UI_UNIT_PLAIN, t), "0.00000024");
+  ck_assert_str_eq(ui_fmt_value(0.00012, UI_UNIT_PLAIN, t), "0.00012");
+  ck_assert_str_eq(ui_fmt_value(0.5, UI_UNIT_PLAIN, t), "0.5");
 }
 END_TEST
 
@@ -422,6 +492,26 @@ START_TEST(memory_result_shows_the_oom_and_its_fixes) {
 }
 END_TEST
 
+/* The default run fits, then overflows on purpose: the chart's title must
+ * not say "it fits" alone above an "Out of memory" box; plain words, not
+ * "budget_gib cap", in the title, the mark and the box. */
+START_TEST(memory_title_agrees_with_its_outcome) {
+  cJSON *env = simulate("memory", "t4");
+  const cJSON *oom = cJSON_GetObjectItem(cJSON_GetObjectItem(env, "details"), "oom");
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(oom, "deliberate")));
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_render_result(&b, env, true, NULL);
+  const char *out = ui_buf_str(&b);
+  ck_has(out, "Out of memory — on purpose, safely caught");
+  ck_has(out, "it fits in the device&#39;s free memory; one more allocation, too big on purpose, does not (below)");
+  ck_lacks(out, "budget_gib cap</");
+  ck_lacks(out, "budget_gib cap:");
+  ui_buf_free(&b);
+  cJSON_Delete(env);
+}
+END_TEST
+
 START_TEST(placement_result_names_the_stray_field) {
   cJSON *params = cJSON_Parse("{\"move_labels\":false}"), *env = NULL;
   lab_error err;
@@ -448,7 +538,11 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, log10_axis_spans_whole_decades_and_labels_time_units);
   tcase_add_test(tc, log_axis_ignores_values_it_cannot_draw);
   tcase_add_test(tc, svg_is_well_formed_and_escapes_data);
+  tcase_add_test(tc, last_x_tick_is_always_labelled);
+  tcase_add_test(tc, all_zero_series_gets_an_axis_from_zero);
   tcase_add_test(tc, every_experiment_renders_from_every_profile);
+  tcase_add_test(tc, figures_for_people_have_no_exponent);
+  tcase_add_test(tc, memory_title_agrees_with_its_outcome);
   tcase_add_test(tc, source_label_says_where_the_figures_come_from);
   tcase_add_test(tc, chart_labels_never_overlap_or_clip);
   tcase_add_test(tc, timelines_show_what_the_text_teaches);

@@ -89,7 +89,7 @@ START_TEST(report_has_every_section_from_real_runs) {
   ck_has(md, "Source: **simulated (profile: ");
   ck_has(md, "## 3. Memory: the terms that can run out");
   ck_has(md, "your last memory run");
-  ck_has(md, "| weights (fp32) | 114.4 MiB | 4 bytes |"); /* memory is binary: MiB, not MB */
+  ck_has(md, "| weights (fp32) | 114 MiB | 4 bytes |"); /* memory is binary: MiB, not MB */
   ck_has(md, "How to fix it:"); /* the memory section hands off the OOM's fixes */
   ck_has(md, "Adam m and v (fp32)");
   ck_has(md, "**Floor: weights + gradients + Adam**");
@@ -317,6 +317,8 @@ START_TEST(report_offline_never_claims_a_simulated_gpu) {
   ck_lacks(md, "Nothing to fix");
   ck_has(md, "**Simulated:** no real GPU was asked");
   ck_has(md, "simulated in your browser (profile: t4)");
+  /* no verdict line that reads as a real GPU ("**Verdict:** usable GPU: …") */
+  ck_lacks(md, "**Verdict:**");
   free(md);
   cJSON_Delete(runs);
   cJSON_Delete(env);

@@ -1,6 +1,7 @@
 /* Markup checks shared by the UI suites (see ui_test.h). */
 #include "ui_test.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,17 @@ const char *test_ui_svg_label_problem(const char *html, int width) {
         const box *o = &bars[i];
         if (bx.x0 < o->x1 - 1 && o->x0 < bx.x1 - 1 && bx.y0 < o->y1 - 1 && o->y0 < bx.y1 - 1) {
           snprintf(why, sizeof why, "at %d px, \"%s\" runs under a bar", width, bx.text);
+          if (getenv("UI_LABELS_ALL")) { fprintf(stderr, "%s\n", why); break; }
+          return why;
+        }
+      }
+      /* A mark's line must not run through a label ("synchronize() called"
+       * struck through by the line of "the GPU is done"). */
+      for (const char *l = strstr(svg, "<line class=\"mark\""); l && l < svg_end; l = strstr(l + 5, "<line class=\"mark\"")) {
+        const char *lgt = strchr(l, '>');
+        double lx = attr(l, lgt, "x1", 0), ly0 = attr(l, lgt, "y1", 0), ly1 = attr(l, lgt, "y2", 0);
+        if (lx > bx.x0 + 1 && lx < bx.x1 - 1 && fmin(ly0, ly1) < bx.y1 - 1 && fmax(ly0, ly1) > bx.y0 + 1) {
+          snprintf(why, sizeof why, "at %d px, a mark's line at x = %.0f runs through \"%s\"", width, lx, bx.text);
           if (getenv("UI_LABELS_ALL")) { fprintf(stderr, "%s\n", why); break; }
           return why;
         }

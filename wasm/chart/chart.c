@@ -80,8 +80,6 @@ void ui_chart_lines(ui_buf *b, const ui_line_chart *c) {
     }
     ui_buf_raw(b, "</g>");
   }
-  for (int m = 0; m < c->n_marks; m++) ui_mark_line(b, &bx, ui_box_x(&bx, &ax, c->marks[m].x));
-  for (int m = 0, row = 0; m < c->n_marks; m++)
-    row += ui_mark_label(b, &bx, ui_box_x(&bx, &ax, c->marks[m].x), c->marks[m].label, row);
+  ui_chart_marks(b, &bx, &bx, &ax, c->marks, c->n_marks);
   ui_svg_end(b);
 }

@@ -20,12 +20,6 @@ typedef struct ui_series_xy {
   const double *x, *y; /* n points, x ascending */
 } ui_series_xy;
 
-/* A vertical line across the plot at x, labelled. */
-typedef struct ui_mark {
-  double x;
-  const char *label;
-} ui_mark;
-
 typedef struct ui_line_chart {
   const char *summary;         /* one sentence: the <title> and aria-label */
   const char *x_title, *y_title; /* axis titles, units included: "matrix side N" */

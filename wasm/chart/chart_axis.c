@@ -18,8 +18,10 @@ double ui_nice_step(double span, int target) {
 static bool fit_linear(ui_axis *a, double lo, double hi, int target, bool zero) {
   if (zero && lo > 0) lo = 0;
   if (zero && hi < 0) hi = 0;
-  if (hi == lo) { /* one value: give it some room */
-    double pad = lo == 0 ? 1 : fabs(lo) * 0.5;
+  if (hi == lo && lo == 0) { /* all zero: 0 to 1 (a -1..1 % axis suggests values below zero) */
+    hi = 1;
+  } else if (hi == lo) { /* one value: give it some room */
+    double pad = fabs(lo) * 0.5;
     lo -= pad;
     hi += pad;
     if (zero && lo < 0 && hi - pad >= 0) lo = 0;
@@ -75,7 +77,15 @@ static void num(char *buf, size_t n, double v, int digits) {
   if (fabs(v) < 1e-12) v = 0;
   /* Whole digits are never cut to an exponent: N = 1024 reads "1024", not "1.02e+03". */
   double a = fabs(v);
-  if (a >= 1 && a < 1e6) {
+  if ((a > 0 && a < 1e-4) || a >= 1e15) { /* where %g would write an exponent ("2.4e-07") */
+    int decimals = a >= 1 ? 0 : digits - 1 - (int)floor(log10(a));
+    snprintf(buf, n, "%.*f", decimals > 15 ? 15 : decimals, v);
+    char *end = strchr(buf, '.') ? buf + strlen(buf) : NULL; /* no trailing zeros, as %g writes none */
+    while (end && end[-1] == '0') *--end = '\0';
+    if (end && end[-1] == '.') end[-1] = '\0';
+    return;
+  }
+  if (a >= 1 && a < 1e15) {
     int whole = (int)floor(log10(a + 0.5)) + 1;
     if (whole > digits) digits = whole;
   }
@@ -85,6 +95,10 @@ static void num(char *buf, size_t n, double v, int digits) {
 static const char *fmt(double v, ui_unit unit, char buf[32], int digits) {
   char n[24];
   double a = fabs(v);
+  if (a < 1e-12) { /* zero needs no unit: "0", not "0 µs" */
+    snprintf(buf, 32, "0");
+    return buf;
+  }
   switch (unit) {
     case UI_UNIT_BYTES: {
       static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -138,5 +152,20 @@ static const char *fmt(double v, ui_unit unit, char buf[32], int digits) {
   return buf;
 }
 
-const char *ui_fmt_tick(double v, ui_unit unit, char buf[32]) { return fmt(v, unit, buf, 3); }
-const char *ui_fmt_value(double v, ui_unit unit, char buf[32]) { return fmt(v, unit, buf, 4); }
+/* A decade below 0.0001 on an axis is "10⁻⁷": "0.0000001" is too wide for a
+ * tick and "1e-07" is the exponent notation a learner should not meet. */
+static bool small_decade(double v, char buf[32]) {
+  static const char *const sup[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  double a = fabs(v);
+  if (!(a > 0 && a < 1e-4)) return false;
+  int k = (int)lround(log10(a));
+  if (fabs(a / pow(10, k) - 1) > 1e-6 || k < -99) return false;
+  snprintf(buf, 32, "%s10⁻%s%s", v < 0 ? "−" : "", -k >= 10 ? sup[-k / 10] : "", sup[-k % 10]);
+  return true;
+}
+
+const char *ui_fmt_tick(double v, ui_unit unit, char buf[32]) {
+  if (unit == UI_UNIT_PLAIN && small_decade(v, buf)) return buf;
+  return fmt(v, unit, buf, 3);
+}
+const char *ui_fmt_value(double v, ui_unit unit, char buf[32]) { return fmt(v, unit, buf, 3); }

@@ -36,9 +36,17 @@ double ui_axis_frac(const ui_axis *a, double v);
 /* The step a linear axis uses for the span: 1, 2 or 5 × 10^k, about span/(target-1). */
 double ui_nice_step(double span, int target);
 
+/* A vertical line across the plot at x, labelled (here, not in chart.h:
+ * chart_draw.c draws marks and must not include chart.h, which uses it). */
+typedef struct ui_mark {
+  double x;
+  const char *label;
+} ui_mark;
+
 /* A tick label: short, with the unit when the unit changes along the axis. */
 const char *ui_fmt_tick(double v, ui_unit unit, char buf[32]);
-/* A value for tables and summaries: 4 significant digits, with the unit. */
+/* A value for tables and summaries: 3 significant digits (a whole number keeps
+ * its digits: 1024), with the unit; zero is "0". */
 const char *ui_fmt_value(double v, ui_unit unit, char buf[32]);
 
 #endif

@@ -183,8 +183,6 @@ void ui_chart_timeline(ui_buf *b, const ui_timeline_chart *c) {
     }
   }
   const ui_box top = {bx.x0, 8, bx.x1, bx.y1}; /* marks reach up into the label rows */
-  for (int m = 0; m < c->n_marks; m++) ui_mark_line(b, &top, ui_box_x(&bx, &ax, c->marks[m].x));
-  for (int m = 0, row = 0; m < c->n_marks; m++)
-    row += ui_mark_label(b, &top, ui_box_x(&bx, &ax, c->marks[m].x), c->marks[m].label, row);
+  ui_chart_marks(b, &top, &bx, &ax, c->marks, c->n_marks);
   ui_svg_end(b);
 }

@@ -31,19 +31,36 @@ double ui_label_w(const char *s, double font_px) {
   return n * font_px * 0.6;
 }
 
-/* Tick labels that would touch the one drawn before are left out (the grid
- * line stays): on a phone "16 MiB" and "256 MiB" must not run together. */
+/* Where tick i's label starts and how wide it is (the first is anchored at
+ * its start, the last at its end, so neither leaves the chart). */
+static const char *tick_anchor(const ui_axis *a, int i) {
+  return i == 0 && a->n > 1 ? "start" : i == a->n - 1 && a->n > 1 ? "end" : "middle";
+}
+
+static double tick_left(double x, double w, const char *anchor) {
+  return anchor[0] == 's' ? x : anchor[0] == 'e' ? x - w : x - w / 2;
+}
+
+/* Tick labels that would touch the one drawn before, or the last one, are
+ * left out (the grid line stays): on a phone "16 MiB" and "256 MiB" must
+ * not run together. The last is always drawn: where an axis ends ("1024",
+ * a timeline's "4 ms") is what a reader looks for. */
 void ui_axis_x(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, const char *title) {
   char t[32];
-  double last_right = -1e9;
+  double last_right = -1e9, end_left = 1e9;
+  if (a->n > 1) {
+    const char *text = ui_fmt_tick(a->tick[a->n - 1], unit, t);
+    end_left = tick_left(ui_box_x(bx, a, a->tick[a->n - 1]), ui_label_w(text, UI_FS_TICK), tick_anchor(a, a->n - 1));
+  }
   for (int i = 0; i < a->n; i++) {
     double x = ui_box_x(bx, a, a->tick[i]);
     ui_buf_rawf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, bx->y0, x, bx->y1);
     const char *text = ui_fmt_tick(a->tick[i], unit, t);
-    const char *anchor = i == 0 && a->n > 1 ? "start" : i == a->n - 1 && a->n > 1 ? "end" : "middle";
+    const char *anchor = tick_anchor(a, i);
     double w = ui_label_w(text, UI_FS_TICK);
-    double left = anchor[0] == 's' ? x : anchor[0] == 'e' ? x - w : x - w / 2;
-    if (left < last_right + 6) continue;
+    double left = tick_left(x, w, anchor);
+    bool last = i == a->n - 1;
+    if (!last && (left < last_right + 6 || left + w + 6 > end_left)) continue;
     last_right = left + w;
     ui_buf_rawf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, bx->y1 + 18, anchor);
     ui_buf_text(b, text);
@@ -80,46 +97,73 @@ void ui_axis_y(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, cons
   }
 }
 
-static void mark_text(ui_buf *b, double x, double y, const char *anchor, const char *s, size_t n) {
-  ui_buf_rawf(b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+/* Mark labels are bold: wider than the 0.6 em of plain text (DejaVu Sans
+ * Bold at 16 px, as Chromium draws "the GPU is done: the host goes on":
+ * tests/e2e/charts.test.mjs measures every label it draws). */
+static double bold_w(const char *s) { return ui_label_w(s, UI_FS_LABEL) * 1.1; }
+
+#define MAX_MARKS 8
+
+/* A label's box as drawn, so the lines can leave a gap for it. */
+typedef struct label_box {
+  double x0, y0, x1, y1;
+} label_box;
+
+typedef struct marks_ctx {
+  ui_buf *b;
+  const ui_box *bx;
+  double lines[MAX_MARKS]; /* lines already drawn through the rows below their label */
+  int n_lines;
+  label_box boxes[2 * MAX_MARKS];
+  int n_boxes;
+} marks_ctx;
+
+static void mark_text(marks_ctx *m, double x, double y, const char *anchor, const char *s, size_t n) {
   char part[160];
   snprintf(part, sizeof part, "%.*s", (int)n, s);
-  ui_buf_text(b, part);
-  ui_buf_raw(b, "</text>");
+  ui_buf_rawf(m->b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+  ui_buf_text(m->b, part);
+  ui_buf_raw(m->b, "</text>");
+  double w = bold_w(part), left = anchor[0] == 'e' ? x - w : x;
+  if (m->n_boxes < 2 * MAX_MARKS) m->boxes[m->n_boxes++] = (label_box){left - 2, y - 14, left + w + 2, y + 5};
 }
 
-/* Where one line of w units goes beside x inside [lo, hi]: right of the
- * line, else left of it, else pushed inside. Sets the anchor; returns x. */
-static double place(double x, double w, double lo, double hi, const char **anchor) {
-  if (x + 5 + w <= hi) {
+/* True when one of the lines drawn runs through [from, to]. */
+static bool crosses(const marks_ctx *m, double from, double to) {
+  for (int i = 0; i < m->n_lines; i++)
+    if (m->lines[i] > from - 2 && m->lines[i] < to + 2) return true;
+  return false;
+}
+
+/* Where one line of w units goes beside x inside [lo, hi], crossing none
+ * of the lines drawn through its row: right of its own line, else left of
+ * it. Sets the anchor and returns x; NAN when neither side has room. */
+static double place(const marks_ctx *m, double x, double w, double lo, double hi, const char **anchor) {
+  if (x + 5 + w <= hi && !crosses(m, x + 5, x + 5 + w)) {
     *anchor = "start";
     return x + 5;
   }
-  if (x - 5 - w >= lo) {
+  if (x - 5 - w >= lo && !crosses(m, x - 5 - w, x - 5)) {
     *anchor = "end";
     return x - 5;
   }
-  *anchor = "start";
-  return w >= hi - lo ? lo : hi - w;
+  return NAN;
 }
 
-void ui_mark_line(ui_buf *b, const ui_box *bx, double x) {
-  if (isfinite(x))
-    ui_buf_rawf(b, "<line class=\"mark\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, bx->y0, x, bx->y1);
-}
-
-int ui_mark_label(ui_buf *b, const ui_box *bx, double x, const char *label, int row) {
-  if (!isfinite(x) || !label) return 0;
+/* One mark's label in rows from `row` on: one line beside its line where
+ * it fits, else split at the space nearest the middle ("synchronize()
+ * called: | the host waits"), else over its line, which then starts below
+ * it. Returns the rows it used; *line_top gets where the line starts. */
+static int mark_label(marks_ctx *m, double x, const char *label, int row, double *line_top) {
+  const ui_box *bx = m->bx;
   const double lo = bx->x0 + 2, hi = bx->x1 + 12; /* inside the plot, clear of the y ticks */
-  const char *anchor;
-  double y = bx->y0 + 14 + 17 * row, w = ui_label_w(label, UI_FS_LABEL);
-  if (x + 5 + w <= hi || x - 5 - w >= lo) {
-    double at = place(x, w, lo, hi, &anchor);
-    mark_text(b, at, y, anchor, label, strlen(label));
+  const char *anchor = "start";
+  double y = bx->y0 + 14 + 17 * row, at = place(m, x, bold_w(label), lo, hi, &anchor);
+  *line_top = bx->y0 + 17 * row;
+  if (isfinite(at)) {
+    mark_text(m, at, y, anchor, label, strlen(label));
     return 1;
   }
-  /* Two lines, split at the space nearest the middle ("synchronize()
-   * called: | the host waits"). */
   size_t n = strlen(label), cut = 0;
   for (size_t i = 1; i < n; i++)
     if (label[i] == ' ' && (cut == 0 || (i > n / 2 ? i - n / 2 : n / 2 - i) < (cut > n / 2 ? cut - n / 2 : n / 2 - cut)))
@@ -128,12 +172,63 @@ int ui_mark_label(ui_buf *b, const ui_box *bx, double x, const char *label, int 
   char first[160];
   snprintf(first, sizeof first, "%.*s", (int)cut, label);
   const char *rest = label + cut + (cut < n);
-  double w1 = ui_label_w(first, UI_FS_LABEL), w2 = ui_label_w(rest, UI_FS_LABEL);
-  double wmax = w1 > w2 ? w1 : w2;
-  double at = place(x, wmax, lo, hi, &anchor);
-  mark_text(b, at, y, anchor, first, strlen(first));
-  if (*rest) mark_text(b, at, y + 17, anchor, rest, strlen(rest));
-  return *rest ? 2 : 1;
+  double w1 = bold_w(first), w2 = bold_w(rest), wmax = w1 > w2 ? w1 : w2;
+  int rows = *rest ? 2 : 1;
+  at = place(m, x, wmax, lo, hi, &anchor);
+  if (!isfinite(at)) { /* over its line, inside the box; lines leave a gap for it */
+    anchor = "start";
+    at = x - wmax / 2;
+    if (at + wmax > hi) at = hi - wmax;
+    if (at < lo) at = lo;
+    *line_top = bx->y0 + 17 * (row + rows) + 2;
+  }
+  mark_text(m, at, y, anchor, first, strlen(first));
+  if (*rest) mark_text(m, at, y + 17, anchor, rest, strlen(rest));
+  return rows;
 }
 
-/* The data range of the chart's points (positive only on a log axis). */
+/* The line at x from top to bottom, broken where a label sits on it. */
+static void mark_line(const marks_ctx *m, double x, double top, double bottom) {
+  double from = top;
+  for (;;) {
+    double next_gap = bottom, gap_end = bottom;
+    for (int i = 0; i < m->n_boxes; i++) {
+      const label_box *l = &m->boxes[i];
+      if (x <= l->x0 || x >= l->x1 || l->y1 <= from || l->y0 >= next_gap) continue;
+      next_gap = l->y0 > from ? l->y0 : from;
+      gap_end = l->y1;
+    }
+    if (next_gap > from + 1)
+      ui_buf_rawf(m->b, "<line class=\"mark\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, from, x,
+                  next_gap);
+    if (gap_end >= bottom) return;
+    from = gap_end;
+  }
+}
+
+void ui_chart_marks(ui_buf *b, const ui_box *bx, const ui_box *plot, const ui_axis *ax, const ui_mark *marks,
+                    int n) {
+  double xs[MAX_MARKS], tops[MAX_MARKS];
+  int order[MAX_MARKS], k = 0;
+  marks_ctx m = {.b = b, .bx = bx};
+  /* Left to right, each in rows below the one before: a label placed right
+   * of its line then crosses none of the lines to its left, and the lines to
+   * its right start below it. */
+  for (int i = 0; i < n && i < MAX_MARKS; i++) {
+    xs[i] = ui_box_x(plot, ax, marks[i].x);
+    if (isfinite(xs[i])) order[k++] = i;
+  }
+  for (int i = 1; i < k; i++)
+    for (int j = i; j > 0 && xs[order[j]] < xs[order[j - 1]]; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  for (int i = 0, row = 0; i < k; i++) {
+    double x = xs[order[i]];
+    tops[i] = bx->y0 + 17 * row; /* the line starts at its label's row */
+    if (marks[order[i]].label) row += mark_label(&m, x, marks[order[i]].label, row, &tops[i]);
+    m.lines[m.n_lines++] = x;
+  }
+  for (int i = 0; i < k; i++) mark_line(&m, xs[order[i]], tops[i], bx->y1);
+}

@@ -28,12 +28,13 @@ void ui_axis_y(ui_buf *b, const ui_box *bx, const ui_axis *a, ui_unit unit, cons
 #define UI_FS_LABEL 16.0
 #define UI_FS_SPAN 16.0 /* a name inside a timeline span */
 double ui_label_w(const char *s, double font_px);
-/* A vertical mark line at screen x across the box. */
-void ui_mark_line(ui_buf *b, const ui_box *bx, double x);
-/* Its label: right of the line, else left of it, else on two lines, never
- * past the box's sides. Draw every line first, then the labels, so each
- * label's halo covers the lines it crosses. Returns the rows it used (1 or
- * 2), starting at `row`. */
-int ui_mark_label(ui_buf *b, const ui_box *bx, double x, const char *label, int row);
+/* Vertical marks at marks[i].x on ax (plot's x scale), each labelled: a label goes
+ * right of its line, else left of it, else on two lines, never past the
+ * box's sides, and never across another mark's line: labels take rows from
+ * the box's top down, left to right, and each line starts at its label's
+ * row. bx is where the label rows start (its top) and the lines end (its
+ * bottom). At most 8 marks. */
+void ui_chart_marks(ui_buf *b, const ui_box *bx, const ui_box *plot, const ui_axis *ax, const ui_mark *marks,
+                    int n);
 
 #endif

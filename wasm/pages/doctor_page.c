@@ -14,6 +14,7 @@
 #include "lesson_html.h"
 #include "json.h"
 #include "json_get.h"
+#include "units.h"
 #include "registry.h"
 #include "result_parts.h"
 
@@ -95,7 +96,7 @@ static void fact(ui_buf *b, const cJSON *f) {
   if (cJSON_IsString(f)) ui_buf_text(b, f->valuestring);
   else if (cJSON_IsBool(f)) ui_buf_raw(b, cJSON_IsTrue(f) ? "yes" : "no");
   else if (cJSON_IsNumber(f) && f->string && strstr(f->string, "bytes")) ui_buf_text(b, ui_fmt_bytes(f->valuedouble, tmp));
-  else if (cJSON_IsNumber(f)) ui_buf_rawf(b, "%g", f->valuedouble);
+  else if (cJSON_IsNumber(f)) ui_buf_text(b, LAB_PLAIN(f->valuedouble)); /* never "7.7e+02" */
   else {
     char *t = cJSON_PrintUnformatted(f);
     ui_buf_text(b, t ? t : "");

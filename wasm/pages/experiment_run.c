@@ -187,8 +187,26 @@ static void remember(const char *name, const cJSON *env, bool in_browser) {
   cJSON_free(text);
 }
 
-static void finish(slot *s, cJSON *env, bool in_browser) {
-  char id[96], text[300], src[200];
+/* While a line the result will draw is still to come (crossover's server
+ * CPU line), the headline is marked provisional and the status does not
+ * say "Done": a result never changes its mind after "Done". */
+static void mark_provisional(cJSON *env, bool on) {
+  cJSON *h = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "details"), "headline");
+  if (!cJSON_IsObject(h)) return;
+  cJSON_DeleteItemFromObjectCaseSensitive(h, "provisional");
+  if (on) cJSON_AddTrueToObject(h, "provisional");
+}
+
+static void say_done(slot *s, const char *more) {
+  char id[96], text[400], src[200];
+  ui_exp_id(id, sizeof id, s->w.e, "status");
+  snprintf(text, sizeof text, "Done: %s.%s The result is below.",
+           ui_result_source(s->result, s->w.in_browser, src, sizeof src), more);
+  ui_dom_set_text(id, text);
+}
+
+static void finish_waiting(slot *s, cJSON *env, bool in_browser, bool waiting) {
+  char id[96];
   cJSON_Delete(s->result);
   cJSON_Delete(s->params);
   s->params = NULL;
@@ -198,12 +216,28 @@ static void finish(slot *s, cJSON *env, bool in_browser) {
   s->w.note = s->note[0] ? s->note : NULL;
   s->w.failure = NULL;
   s->w.not_applicable = false;
+  mark_provisional(env, waiting);
   set_running(s, false);
   show_output(s);
-  remember(s->w.e->name, env, in_browser);
+  if (!waiting) {
+    remember(s->w.e->name, env, in_browser);
+    say_done(s, "");
+    return;
+  }
   ui_exp_id(id, sizeof id, s->w.e, "status");
-  snprintf(text, sizeof text, "Done: %s. The result is below.", ui_result_source(env, in_browser, src, sizeof src));
-  ui_dom_set_text(id, text);
+  ui_dom_set_text(id, "Your browser's part is below; waiting for the server's CPU line before the verdict is final…");
+}
+
+static void finish(slot *s, cJSON *env, bool in_browser) { finish_waiting(s, env, in_browser, false); }
+
+/* A refused run takes the previous result's charts away: left in place,
+ * unmarked, they read as the answer to the parameters now in the fields. */
+static void drop_result(slot *s) {
+  cJSON_Delete(s->result);
+  s->result = NULL;
+  s->w.result = NULL;
+  s->w.failure = NULL;
+  show_output(s);
 }
 
 /* A run that gave no envelope: a field's error goes beside the field. */
@@ -212,6 +246,7 @@ static void fail(slot *s, const lab_error *err) {
   cJSON_Delete(s->params);
   s->params = NULL;
   set_running(s, false);
+  drop_result(s);
   if (err->param[0]) {
     ui_exp_set_error(&s->w, err);
     for (int i = 0; i < s->w.e->n_params; i++) {
@@ -223,14 +258,9 @@ static void fail(slot *s, const lab_error *err) {
   }
   snprintf(s->failure, sizeof s->failure, "%s", err->message[0] ? err->message : lab_err_advice(err->code));
   s->w.failure = s->failure;
-  /* Not a fault to retry: the picked GPU has no such thing. The last
-   * result was another GPU's, so it goes rather than sit under the answer. */
+  /* Not a fault to retry: the picked GPU has no such thing (the last
+   * result, another GPU's, went with drop_result above). */
   s->w.not_applicable = err->code == LAB_E_NOT_APPLICABLE;
-  if (s->w.not_applicable) {
-    cJSON_Delete(s->result);
-    s->result = NULL;
-    s->w.result = NULL;
-  }
   show_output(s);
   ui_exp_id(id, sizeof id, s->w.e, "status");
   ui_dom_set_text(id, s->w.not_applicable ? "This experiment does not apply to the GPU picked; why is below."
@@ -253,9 +283,11 @@ static slot *from_tag(void *ctx) {
  * (lab_crossover_judge), so headline and findings stay one comparison. */
 static void on_server_cpu(int status, const char *body, size_t len, void *ctx) {
   slot *s = from_tag(ctx);
-  cJSON *j = s && s->result && status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
+  if (!s || !s->result) return;
+  cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   const cJSON *line;
   char label[200];
+  bool joined = false;
   cJSON_ArrayForEach(line, ui_json_arr(j, "series")) {
     const char *id = ui_json_str(line, "id");
     if (!id || strcmp(id, "cpu") != 0 || !ui_json_arr(s->result, "series")) continue;
@@ -265,17 +297,24 @@ static void on_server_cpu(int status, const char *body, size_t len, void *ctx) {
     cJSON_ReplaceItemInObject(copy, "label", cJSON_CreateString(label));
     cJSON_AddStringToObject(copy, "ran_on", "server");
     cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(s->result, "series"), copy);
-    lab_crossover_judge(s->result);
-    show_output(s);
-    remember(s->w.e->name, s->result, s->w.in_browser);
+    lab_crossover_judge(s->result); /* a fresh headline: no longer provisional */
+    joined = true;
     break;
   }
   cJSON_Delete(j);
+  mark_provisional(s->result, false);
+  show_output(s);
+  remember(s->w.e->name, s->result, s->w.in_browser);
+  say_done(s, joined ? " The server's CPU line is in." : " The server's CPU line did not come, so the verdict is against your browser's CPU.");
+}
+
+static bool asks_server_cpu(const slot *s) {
+  return lab_experiment_server_cpu(s->w.e) && st.dev && st.dev->views && !st.dev->offline;
 }
 
 static void ask_server_cpu(slot *s, void *ctx, const char *profile) {
   char url[128];
-  if (!lab_experiment_server_cpu(s->w.e) || !st.dev || !st.dev->views || st.dev->offline) return;
+  if (!asks_server_cpu(s)) return;
   cJSON *req = cJSON_CreateObject();
   cJSON_AddItemToObject(req, "params", cJSON_Duplicate(ui_json_obj(s->result, "params"), 1));
   cJSON_AddStringToObject(req, "backend", "simulated");
@@ -284,6 +323,7 @@ static void ask_server_cpu(slot *s, void *ctx, const char *profile) {
   cJSON_Delete(req);
   snprintf(url, sizeof url, "/api/experiments/%s", s->w.e->name);
   if (body) ui_fetch_post(url, body, UI_RUN_TIMEOUT_MS, on_server_cpu, ctx);
+  else on_server_cpu(0, NULL, 0, ctx); /* out of memory: the browser's verdict is final */
   cJSON_free(body);
 }
 
@@ -299,7 +339,7 @@ static void on_simulated(int status, const char *body, size_t len, void *ctx) {
   memset(&err, 0, sizeof err);
   cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   if (status == 200 && j && lab_envelope_check(j, &err) == 0) {
-    finish(s, j, true);
+    finish_waiting(s, j, true, asks_server_cpu(s));
     ui_class_app_report_simulated(s->w.e->name); /* a class counts it for its instructor */
     ask_server_cpu(s, ctx, sim_profile(s));
     return;
@@ -413,6 +453,7 @@ static void run(slot *s, int index) {
     return;
   }
   if (ui_exp_validate(&s->w, &params, &checked) > 0) {
+    drop_result(s);
     show_field_errors(s);
     return;
   }
@@ -424,12 +465,14 @@ static void run(slot *s, int index) {
   s->gen++;
   set_running(s, true);
   void *ctx = (void *)tag(index, s->gen);
-  bool server = strcmp(s->w.target, "auto") == 0 &&
-                /* a simulated-only experiment (multi_gpu) is simulated here even beside a usable GPU */
-                ((ui_exp_gpu_usable(st.dev) && lab_experiment_has_kernel(s->w.e)) ||
-                 /* the device check describes the server's machine, GPU or not */
-                 (lab_experiment_is_device_check(s->w.e) && st.dev && st.dev->views && !st.dev->offline &&
-                  !st.dev->simulated));
+  /* Without a usable GPU on the server, auto is the default profile's
+   * labelled example, the device check included: it shows a GPU's name,
+   * memory and compute capability, and the server's own check (no GPU)
+   * is shown beside it as the server's (ui_render_experiment_output). A
+   * simulated-only experiment (multi_gpu) is simulated here even beside a
+   * usable GPU. */
+  bool server = strcmp(s->w.target, "auto") == 0 && ui_exp_gpu_usable(st.dev) &&
+                (lab_experiment_has_kernel(s->w.e) || lab_experiment_is_device_check(s->w.e));
   if (!server) {
     ui_later(0, simulate_now, ctx);
     return;

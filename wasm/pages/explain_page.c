@@ -17,6 +17,7 @@
 #include "lesson_html.h"
 #include "plan_page.h"
 #include "registry.h"
+#include "units.h"
 
 static struct {
   uintptr_t asked; /* pastes sent so far: the latest one's answer is drawn */
@@ -70,7 +71,7 @@ void ui_render_explain_bar(ui_buf *b, const cJSON *bar, int i) {
 static void fact_value(ui_buf *b, const cJSON *f) {
   if (cJSON_IsString(f)) ui_buf_text(b, f->valuestring);
   else if (cJSON_IsBool(f)) ui_buf_raw(b, cJSON_IsTrue(f) ? "yes" : "no");
-  else if (cJSON_IsNumber(f)) ui_buf_rawf(b, "%g", f->valuedouble);
+  else if (cJSON_IsNumber(f)) ui_buf_text(b, LAB_PLAIN(f->valuedouble)); /* never "7.7e+02" */
   else if (cJSON_IsObject(f) && cJSON_GetObjectItemCaseSensitive(f, "printed")) ui_buf_text(b, str(f, "printed"));
   else if (cJSON_IsArray(f)) {
     const cJSON *e;

@@ -134,11 +134,12 @@ EM_JS(void, js_listen, (void), {
   window.addEventListener("hashchange", function() {
     withStrings(location.hash, "", function(h) { _ui_bridge_hash(h); });
   });
-  /* A lesson section counts as seen once the learner has scrolled to its
-   * end, or past it (a quick scroll or a jump must not leave it uncounted):
-   * reported once per element as the action "section-seen" with the
-   * element's id. The contents link of the section being read gets
-   * aria-current="location". Checked at most every 250 ms. */
+  /* A lesson section counts as seen once its end has been on screen (in
+   * the lower 80 % of the window, where a reader's eyes reach): a jump past
+   * it, to the quiz say, is not reading it. Reported once per element as
+   * the action "section-seen" with the element's id. The contents link of
+   * the section being read gets aria-current="location". Checked at most
+   * every 250 ms. */
   const seen = new WeakSet();
   let pendingCheck = 0;
   function checkSeen() {
@@ -149,6 +150,7 @@ EM_JS(void, js_listen, (void), {
       if (r.height > 0 && r.top <= window.innerHeight * 0.3) current = el.id;
       if (seen.has(el)) return;
       if (r.height === 0 || r.bottom > window.innerHeight + 4) return; /* 4 px: subpixel layout */
+      if (r.bottom < window.innerHeight * 0.2) return; /* jumped past: its end was never read */
       seen.add(el);
       withStrings("section-seen", el.id, function(a, b) { _ui_bridge_action(a, b); });
     });

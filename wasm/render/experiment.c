@@ -204,16 +204,30 @@ void ui_render_experiment_fields(ui_buf *b, const ui_exp_widget *w, const ui_dev
   picker(b, w, dev);
 }
 
+/* The server's own device check, named as the server's: "your GPU" is the
+ * learner's device, which no server can see. */
+static void server_check(ui_buf *b, const ui_device_state *d) {
+  const char *summary = ui_json_str(ui_json_obj(d->views, "verdict"), "summary");
+  ui_buf_raw(b, "<p class=\"exp-server-check\"><strong>The gpulab server's own check:</strong> ");
+  ui_buf_text(b, summary ? summary : "it gave no verdict");
+  ui_buf_raw(b, ". <a href=\"#gpu\">See the server's driver view beside its runtime view</a></p>");
+}
+
 static void device_summary(ui_buf *b, const ui_device_state *d) {
-  const char *summary = d ? ui_json_str(ui_json_obj(d->views, "verdict"), "summary") : NULL;
   ui_buf_raw(b, "<div class=\"exp-result\">");
   if (d) ui_render_device_badge(b, d);
-  ui_buf_raw(b, "<p>");
-  if (!d || !d->views) ui_buf_raw(b, "Checking this machine…");
-  else if (d->simulated) ui_buf_raw(b, "No real GPU was asked: the panel shows an example of what a machine with this "
-                                       "profile's GPU would report, and how to check your own.");
-  else ui_buf_text(b, summary ? summary : "The device check gave no verdict.");
-  ui_buf_raw(b, "</p></div><p class=\"exp-link\"><a href=\"#gpu\">See the driver view beside the runtime view</a></p>");
+  if (!d || !d->views) ui_buf_raw(b, "<p>Checking this machine…</p>");
+  else if (d->simulated) ui_buf_raw(b, "<p>No real GPU was asked: the panel shows an example of what a machine with this "
+                                       "profile's GPU would report, and how to check your own.</p>");
+  else if (!ui_exp_gpu_usable(d)) {
+    const lab_profile *def = lab_profile_default();
+    ui_buf_raw(b, "<p>Press <strong>Run</strong> for a labelled example: what the ");
+    ui_buf_text(b, def->device_name);
+    ui_buf_raw(b, " would report, simulated in your browser. To check your own GPU, run <code>nvidia-smi</code> and "
+                  "<code>torch.cuda.is_available()</code> where your code runs.</p>");
+  }
+  ui_buf_raw(b, "</div>");
+  if (d && d->views && !d->simulated) server_check(b, d);
 }
 
 void ui_render_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_device_state *dev) {
@@ -227,6 +241,9 @@ void ui_render_experiment_output(ui_buf *b, const ui_exp_widget *w, const ui_dev
     ui_buf_raw(b, "</p>");
   }
   if (w->result) ui_render_result(b, w->result, w->in_browser, w->note);
+  /* a simulated example of the device check: the server's own check beside it */
+  if (w->result && w->in_browser && lab_experiment_is_device_check(w->e) && dev && dev->views && !dev->simulated)
+    server_check(b, dev);
   if (w->result && lab_trace_has_timeline(w->result)) /* built from this envelope on the click (docs/trace.md) */
     ui_buf_rawf(b,
                 "<p class=\"exp-trace\"><button type=\"button\" class=\"button button-quiet\" data-action=\"exp-trace\" "

@@ -60,10 +60,13 @@ static void stats_line(ui_buf *b, const cJSON *env) {
   const char *method = ui_json_str(st, "method"), *median_of = ui_json_str(st, "median_of");
   double samples = 0, warmup = 0, iqr = 0, median;
   char t[32];
+  /* Folded: the method names the profile's fields (context_bytes,
+   * launch_us…), useful to someone checking the model, noise to a learner
+   * reading the result. */
   if (method) {
-    ui_buf_raw(b, "<p class=\"exp-method\"><strong>How it was measured:</strong> ");
+    ui_buf_raw(b, "<details class=\"exp-method\"><summary>How it was measured: the method, in full</summary><p>");
     ui_buf_text(b, method);
-    ui_buf_raw(b, "</p>");
+    ui_buf_raw(b, "</p></details>");
   }
   ui_buf_raw(b, "<p class=\"exp-stats\">");
   if (ui_json_num(st, "samples", &samples)) {
@@ -81,7 +84,7 @@ static void stats_line(ui_buf *b, const cJSON *env) {
       ui_buf_text(b, ui_fmt_value(median, UI_UNIT_PLAIN, t));
     }
   }
-  if (ui_json_num(st, "iqr_pct", &iqr)) ui_buf_textf(b, " · spread (IQR) %.2g %% of the median", iqr);
+  if (ui_json_num(st, "iqr_pct", &iqr)) ui_buf_textf(b, " · spread (IQR) %s %% of the median", ui_fmt_value(iqr, UI_UNIT_PLAIN, t));
   int valid = ui_json_bool(env, "validated");
   if (valid == 1) ui_buf_raw(b, " · checked against the CPU reference");
   else if (valid == 0) ui_buf_raw(b, " · <strong>did not match the CPU reference</strong>");

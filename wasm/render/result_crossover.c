@@ -3,6 +3,7 @@
  * a headline of who won at each size against the best CPU line
  * (details.headline, written by lab_crossover_judge with the findings). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,9 +37,15 @@ static void headline(ui_buf *b, const cJSON *env) {
   char cpu[120], gpu[120];
   if (!sizes) return;
   int nc = sizes_where(sizes, "cpu", cpu, sizeof cpu), ng = sizes_where(sizes, "gpu", gpu, sizeof gpu);
-  ui_buf_raw(b, "<p class=\"exp-headline\" data-cpu=\"");
+  /* "provisional": the page set it while the server's CPU line is still to
+   * come (experiment_run.c); that line can change the verdict. */
+  bool provisional = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "provisional"));
+  ui_buf_raw(b, provisional ? "<p class=\"exp-headline\" data-provisional=\"true\" data-cpu=\""
+                           : "<p class=\"exp-headline\" data-cpu=\"");
   ui_buf_text(b, ui_json_str(h, "cpu") ? ui_json_str(h, "cpu") : "");
-  ui_buf_raw(b, "\">Who was faster at each size, against the best CPU here (");
+  ui_buf_raw(b, "\">");
+  if (provisional) ui_buf_raw(b, "<strong>Provisional, until the server's CPU line arrives:</strong> ");
+  ui_buf_raw(b, "Who was faster at each size, against the best CPU here (");
   ui_buf_text(b, ui_json_str(h, "cpu_label") ? ui_json_str(h, "cpu_label") : "CPU");
   ui_buf_raw(b, "): ");
   if (nc) ui_buf_textf(b, "the CPU at %s", cpu);

@@ -40,7 +40,7 @@ static void budget(ui_buf *b, const cJSON *env) {
   }
   for (int p = 0; p < parts; p++) labels[p] = s[p].label;
   ui_res_device_short(env, dev, sizeof dev);
-  const char *which = by_budget == 1 ? "budget_gib cap" : "free on the device";
+  const char *which = by_budget == 1 ? "the run's memory budget" : "free on the device";
   snprintf(limit, sizeof limit, "%s: %s", which, ui_fmt_value(capacity, UI_UNIT_GIB, v1));
   snprintf(pick, sizeof pick, "batch %.0f: %s", batch, ui_fmt_value(total, UI_UNIT_GIB, v2));
   ui_mark lim = {capacity, limit};
@@ -53,9 +53,13 @@ static void budget(ui_buf *b, const cJSON *env) {
                        .y_title = "memory (GiB, 1 GiB = 2³⁰ bytes)", .categories = cats, .n_cat = shown, .parts = s,
                        .n_parts = parts, .limits = &lim, .n_limits = isfinite(capacity) ? 1 : 0, .highlight = chosen,
                        .highlight_label = pick};
-  char title[120];
-  snprintf(title, sizeof title, "The memory one step needs: it %s in the %s", fits == 1 ? "fits" : "does not fit",
-           by_budget == 1 ? "run's budget_gib cap" : "device's free memory");
+  /* The default run fits, then asks for more than is left on purpose: the
+   * title says both, so it agrees with the out-of-memory box under it. */
+  char title[200];
+  int deliberate = ui_json_bool(ui_json_obj(ui_json_obj(env, "details"), "oom"), "deliberate");
+  snprintf(title, sizeof title, "The memory one step needs: it %s in the %s%s", fits == 1 ? "fits" : "does not fit",
+           by_budget == 1 ? "run's memory budget" : "device's free memory",
+           fits == 1 && deliberate == 1 ? "; one more allocation, too big on purpose, does not (below)" : "");
   ui_res_figure_begin(b, title);
   ui_chart_columns(b, &c);
   ui_chart_legend(b, labels, parts);
@@ -123,7 +127,7 @@ static void oom(ui_buf *b, const cJSON *env) {
   const char *limit = ui_json_str(o, "limit");
   ui_buf_raw(b, deliberate == 1                                   ? "Out of memory — on purpose, safely caught"
                 : limit && strcmp(limit, "device") == 0 ? "Out of memory: this step does not fit on the device"
-                                                          : "Out of memory: this step does not fit in its budget_gib cap");
+                                                          : "Out of memory: this step does not fit in the run's memory budget");
   ui_buf_raw(b, "</h4><p>");
   if (step) {
     ui_buf_raw(b, "At <strong>");

@@ -33,33 +33,32 @@ UI_RESULT_RENDERER(precision) {
   static const char *const er[] = {"err_fp32", "err_tf32", "err_bf16", "err_fp16"};
   static const char *const lo[] = {"loss_fp32", "loss_bf16", "loss_fp16"};
   static const char *const fl[] = {"flushed_bf16", "flushed_fp16"};
-  char summary[400], dev[64];
+  char summary[400], dev[64], v[4][32]; /* figures as ui_fmt_value writes them: never "1.8e-06" */
   double n = ui_res_metric(env, "size_max");
   ui_res_device_short(env, dev, sizeof dev);
+#define FIG(i, metric) ui_fmt_value(ui_res_metric(env, metric), UI_UNIT_PLAIN, v[i])
   snprintf(summary, sizeof summary,
-           "Matmul throughput against matrix side N on %s: at N = %.0f FP32 reached %.3g TFLOPS, TF32 %.3g, "
-           "BF16 %.3g and FP16 %.3g.",
-           dev, n, ui_res_metric(env, "fp32_tflops"), ui_res_metric(env, "tf32_tflops"),
-           ui_res_metric(env, "bf16_tflops"), ui_res_metric(env, "fp16_tflops"));
+           "Matmul throughput against matrix side N on %s: at N = %.0f FP32 reached %s TFLOPS, TF32 %s, "
+           "BF16 %s and FP16 %s.",
+           dev, n, FIG(0, "fp32_tflops"), FIG(1, "tf32_tflops"), FIG(2, "bf16_tflops"), FIG(3, "fp16_tflops"));
   lines(b, env, "Throughput by size and precision", tf, 4, summary, "matrix side N (log scale)",
         "TFLOPS (log scale)", UI_SCALE_LOG2, UI_SCALE_LOG10, "Median TFLOPS for each matrix side N");
   snprintf(summary, sizeof summary,
-           "Largest error against an FP64 reference, relative to a typical entry, at N = %.0f: FP32 %.2g, TF32 "
-           "%.2g, BF16 %.2g, FP16 %.2g.",
-           n, ui_res_metric(env, "fp32_max_rel_err"), ui_res_metric(env, "tf32_max_rel_err"),
-           ui_res_metric(env, "bf16_max_rel_err"), ui_res_metric(env, "fp16_max_rel_err"));
+           "Largest error against an FP64 reference, relative to a typical entry, at N = %.0f: FP32 %s, TF32 "
+           "%s, BF16 %s, FP16 %s.",
+           n, FIG(0, "fp32_max_rel_err"), FIG(1, "tf32_max_rel_err"), FIG(2, "bf16_max_rel_err"),
+           FIG(3, "fp16_max_rel_err"));
   lines(b, env, "What each precision costs in accuracy", er, 4, summary, "matrix side N (log scale)",
         "max relative error (log scale)", UI_SCALE_LOG2, UI_SCALE_LOG10,
         "Max relative error on 256 sampled entries for each N");
-  snprintf(summary, sizeof summary,
-           "Training loss per step: it ended at %.3g in FP32, %.3g in BF16 and %.3g in FP16.",
-           ui_res_metric(env, "train_fp32_final_loss"), ui_res_metric(env, "train_bf16_final_loss"),
-           ui_res_metric(env, "train_fp16_final_loss"));
+  snprintf(summary, sizeof summary, "Training loss per step: it ended at %s in FP32, %s in BF16 and %s in FP16.",
+           FIG(0, "train_fp32_final_loss"), FIG(1, "train_bf16_final_loss"), FIG(2, "train_fp16_final_loss"));
   lines(b, env, "A small training run in each precision", lo, 3, summary, "step", "loss (log scale)",
         UI_SCALE_LINEAR, UI_SCALE_LOG10, "Loss at each step");
   snprintf(summary, sizeof summary,
-           "Share of gradient values flushed to zero per step: %.3g %% over the run in FP16, %.3g %% in BF16.",
-           ui_res_metric(env, "train_fp16_flushed_pct"), ui_res_metric(env, "train_bf16_flushed_pct"));
+           "Share of gradient values flushed to zero per step: %s %% over the run in FP16, %s %% in BF16.",
+           FIG(0, "train_fp16_flushed_pct"), FIG(1, "train_bf16_flushed_pct"));
+#undef FIG
   lines(b, env, "Gradients lost to underflow", fl, 2, summary, "step", "% of gradients flushed to 0",
         UI_SCALE_LINEAR, UI_SCALE_LINEAR, "% flushed at each step");
 }

@@ -136,7 +136,10 @@ static void memory_section(ui_buf *b, const ui_report_input *in) {
     ui_report_run_hint(b, in->lesson, "memory");
   }
   ui_buf_raw(b, "Model: ");
-  mdf_num(b, p, "params_m", "%g million parameters", "unknown size");
+  double pm;
+  char fig[32];
+  if (ui_json_num(p, "params_m", &pm)) ui_buf_textf(b, "%s million parameters", ui_fmt_value(pm, UI_UNIT_PLAIN, fig));
+  else ui_buf_raw(b, "unknown size");
   mdf_num(b, p, "batch", ", batch %.0f", "");
   mdf_num(b, p, "seq_len", ", sequence length %.0f", "");
   mdf_num(b, p, "hidden", ", hidden size %.0f", "");

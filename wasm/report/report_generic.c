@@ -115,7 +115,7 @@ static void value(ui_buf *b, const cJSON *item) {
         ui_buf_rawf(b, units[i].fmt, v);
         return;
       }
-    ui_buf_rawf(b, "%.4g", v);
+    ui_buf_raw(b, ui_fmt_value(v, UI_UNIT_PLAIN, buf)); /* never an exponent ("7.7e+02") */
   } else {
     ui_buf_raw(b, "(see the chart)");
   }

@@ -148,7 +148,7 @@ void ui_report_device_section(ui_buf *b, const ui_device_state *d) {
   const cJSON *v = ui_json_obj(d ? d->views : NULL, "verdict");
   ui_buf_raw(b, "## 1. Device check: the driver's view and the runtime's view\n\n");
   if (!d || !d->views) {
-    ui_buf_raw(b, "_The device check had not finished when this report was made._ Wait for the \"Your GPU\" panel, "
+    ui_buf_raw(b, "_The device check had not finished when this report was made._ Wait for the \"Server GPU\" panel, "
                   "then download the report again.\n\n");
     return;
   }
@@ -181,18 +181,21 @@ void ui_report_device_section(ui_buf *b, const ui_device_state *d) {
     ui_buf_raw(b, ": ");
   }
   ui_report_md(b, ui_json_str(rt, "error_message") ? ui_json_str(rt, "error_message") : ui_json_str(rt, "error_name") ? "" : "none");
+  /* A simulated verdict describes the modelled machine: it never claims a
+   * GPU ("**Verdict:** usable GPU: …" read as a real one), so it comes after
+   * what it is, and its explanation and advice ("nothing to fix") are left out. */
+  if (d->simulated) {
+    ui_buf_raw(b, " |\n\n**Simulated:** no real GPU was asked; every experiment was simulated. A machine with the ");
+    ui_report_md(b, d->profile_label ? d->profile_label : "default profile");
+    ui_buf_raw(b, " would report: ");
+    ui_report_md(b, ui_json_str(v, "summary") ? ui_json_str(v, "summary") : "no verdict");
+    ui_buf_raw(b, ".\n\n");
+    return;
+  }
   ui_buf_raw(b, " |\n\n**Verdict:** ");
   ui_report_md(b, ui_json_str(v, "summary") ? ui_json_str(v, "summary") : "no verdict");
   ui_buf_raw(b, " (");
   ui_report_md(b, ui_json_str(v, "code") ? ui_json_str(v, "code") : "unknown");
-  /* A simulated verdict describes the modelled machine: it never claims a
-   * GPU, and its explanation and advice ("nothing to fix") are left out. */
-  if (d->simulated) {
-    ui_buf_raw(b, "). **Simulated:** no real GPU was asked; this is what a machine with the ");
-    ui_report_md(b, d->profile_label ? d->profile_label : "default profile");
-    ui_buf_raw(b, " would report, and every experiment was simulated.\n\n");
-    return;
-  }
   ui_buf_raw(b, ui_json_bool(v, "usable") == 1 && ui_json_bool(v, "simulate") != 1
                     ? "). Experiments run on this GPU for real.\n\n"
                     : "). The lab simulates the experiments.\n\n");
