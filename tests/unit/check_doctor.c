@@ -326,11 +326,46 @@ START_TEST(a_crowded_step_keeps_its_longest_spans) {
 }
 END_TEST
 
+/* Built for the purpose (tests/doctor/make_synthetic.py): a cold first step, a stream whose next op
+ * (a collective) was queued before the GPU went idle, and a genuinely launch-bound step each get
+ * their own finding; the first two never the launch-bound sentence. */
+static int says_launch_bound(const cJSON *env) {
+  const cJSON *f;
+  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(env, "findings")) {
+    const char *t = cJSON_GetObjectItemCaseSensitive(f, "text")->valuestring;
+    if (strstr(t, "cannot queue kernels fast enough") || strstr(t, "paced by Python and launches")) return 1;
+  }
+  return 0;
+}
+
+START_TEST(built_cold_start_stream_wait_and_launch_bound_get_their_findings) {
+  cJSON *j = doctor_file("cold_start.json");
+  const cJSON *f = finding(j, "cold_start");
+  ck_assert_msg(f, "no cold_start finding");
+  ck_assert_str_eq(sfact(f, "call"), "cudaDeviceGetStreamPriorityRange");
+  ck_assert_double_eq_tol(fact(f, "call_ms"), 24.0, 0.001);
+  ck_assert(!finding(j, "launch_bound") && !says_launch_bound(j));
+  cJSON_Delete(j);
+  j = doctor_file("stream_wait.json");
+  f = finding(j, "stream_wait");
+  ck_assert_msg(f, "no stream_wait finding");
+  ck_assert_str_eq(sfact(f, "waited_on"), "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)");
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), "collective")));
+  ck_assert(!finding(j, "gpu_idle") && !finding(j, "launch_bound") && !says_launch_bound(j));
+  cJSON_Delete(j);
+  j = doctor_file("launch_bound.json");
+  ck_assert(finding(j, "launch_bound"));
+  ck_assert_str_eq(sfact(finding(j, "gpu_idle"), "host"), "launches");
+  cJSON_Delete(j);
+}
+END_TEST
+
 Suite *make_doctor_suite(void) {
   Suite *s = suite_create("doctor");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, idle_step_behind_item_is_found_with_its_numbers);
+  tcase_add_test(tc, built_cold_start_stream_wait_and_launch_bound_get_their_findings);
   tcase_add_test(tc, launch_bound_kernels_are_counted_with_their_median);
   tcase_add_test(tc, pageable_copies_in_the_step_have_bytes_and_bandwidth);
   tcase_add_test(tc, cpu_torch_trace_says_what_it_cannot_tell);
