@@ -36,12 +36,8 @@ static int size_of(const char *t, size_t s, size_t e, const char *phrase, const 
 
 /* The limit in parts: what the allocator holds, what Metal holds besides, what is left under the limit. */
 static cJSON *make_bar(double A, double O, double M, double T) {
-  char printed[32];
-  cJSON *bar = cJSON_CreateObject();
+  cJSON *bar = lab_ex_bar_new(M);
   cJSON_AddStringToObject(bar, "of", "The limit PyTorch's MPS allocator allows (max allowed)");
-  cJSON_AddNumberToObject(bar, "total_bytes", M);
-  lab_ex_format_size(M, printed, sizeof printed);
-  cJSON_AddStringToObject(bar, "total_printed", printed);
   cJSON *parts = cJSON_AddArrayToObject(bar, "parts");
   lab_ex_bar_part(parts, "tensors", "allocated by PyTorch's MPS allocator", A);
   lab_ex_bar_part(parts, "others", "other allocations (Metal, outside the allocator's heaps)", O);

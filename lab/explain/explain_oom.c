@@ -112,11 +112,7 @@ static cJSON *make_bar(double C, double F, double A, double U, double P, double 
   if (C <= 0 || F < 0 || A < 0 || U < 0) return NULL;
   double outside = C - F - A - U;
   if (outside < 0) outside = 0; /* numbers printed rounded: a few KiB either way */
-  char printed[32];
-  cJSON *bar = cJSON_CreateObject();
-  cJSON_AddNumberToObject(bar, "total_bytes", C);
-  lab_ex_format_size(C, printed, sizeof printed);
-  cJSON_AddStringToObject(bar, "total_printed", printed);
+  cJSON *bar = lab_ex_bar_new(C);
   cJSON *parts = cJSON_AddArrayToObject(bar, "parts");
   lab_ex_bar_part(parts, "tensors", "this process's tensors (allocated by PyTorch)", A);
   lab_ex_bar_part(parts, "cache", "PyTorch's cache (reserved, unallocated)", U);

@@ -217,6 +217,15 @@ void lab_ex_format_size(double bytes, char *out, size_t cap) {
   else snprintf(out, cap, "%.2f GiB", bytes / 1073741824.0);
 }
 
+cJSON *lab_ex_bar_new(double total_bytes) {
+  char printed[32];
+  cJSON *bar = cJSON_CreateObject();
+  cJSON_AddNumberToObject(bar, "total_bytes", total_bytes);
+  lab_ex_format_size(total_bytes, printed, sizeof printed);
+  cJSON_AddStringToObject(bar, "total_printed", printed);
+  return bar;
+}
+
 void lab_ex_bar_part(cJSON *parts, const char *id, const char *label, double bytes) {
   char printed[32];
   if (bytes < 0) return;

@@ -51,6 +51,8 @@ size_t lab_ex_word_after(const char *t, size_t from, size_t end, const char *nee
 
 /* PyTorch's format_size for a size computed here: "512 bytes", "3.21 GiB". */
 void lab_ex_format_size(double bytes, char *out, size_t cap);
+/* A memory bar of total_bytes: {"total_bytes","total_printed"}, its parts added after. */
+cJSON *lab_ex_bar_new(double total_bytes);
 /* A part of a memory bar ({"id","label","bytes","printed"}) added to parts; nothing when bytes < 0. */
 void lab_ex_bar_part(cJSON *parts, const char *id, const char *label, double bytes);
 
