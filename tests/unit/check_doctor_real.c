@@ -14,6 +14,7 @@
 
 #include "cjson_compat.h"
 #include "doctor.h"
+#include "doctor_test.h"
 #include "suites.h"
 
 #define GZ_MAX (64u << 20)
@@ -40,15 +41,6 @@ static cJSON *doctor_gz(const char *name) {
   return j;
 }
 
-static const cJSON *finding(const cJSON *env, const char *id) {
-  const cJSON *f;
-  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(env, "findings")) {
-    const cJSON *i = cJSON_GetObjectItemCaseSensitive(f, "id");
-    if (cJSON_IsString(i) && !strcmp(i->valuestring, id)) return f;
-  }
-  return NULL;
-}
-
 static const char *sfact(const cJSON *f, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), k);
   return cJSON_IsString(v) ? v->valuestring : "";
@@ -68,7 +60,7 @@ static const char launch_sentence[] = "cannot queue kernels fast enough";
 
 /* The launch-bound verdict in neither form. */
 static void no_launch_verdict(const cJSON *env, const char *name) {
-  ck_assert_msg(!finding(env, "launch_bound"), "%s: launch_bound without its evidence", name);
+  ck_assert_msg(!doctor_test_finding(env, "launch_bound"), "%s: launch_bound without its evidence", name);
   ck_assert_msg(!says(env, launch_sentence), "%s: the launch-bound sentence without its evidence", name);
 }
 
@@ -80,13 +72,13 @@ START_TEST(doctor_real_cold_starts_name_the_runtime_call_and_the_warm_up) {
               {"hta-mi250-rocm62-minitoy", "hipLaunchKernel"}};
   for (size_t i = 0; i < sizeof cold / sizeof cold[0]; i++) {
     cJSON *env = doctor_gz(cold[i].trace);
-    const cJSON *f = finding(env, "cold_start");
+    const cJSON *f = doctor_test_finding(env, "cold_start");
     ck_assert_msg(f, "%s: no cold_start finding", cold[i].trace);
     ck_assert_str_eq(sfact(f, "call"), cold[i].call);
     ck_assert_msg(strstr(cJSON_GetObjectItemCaseSensitive(f, "text")->valuestring, "torch.profiler.schedule"),
                   "%s: the cold start without the warm-up advice", cold[i].trace);
-    ck_assert_msg(finding(env, "device"), "%s: no device finding", cold[i].trace);
-    ck_assert_msg(!finding(env, "stream_wait"), "%s: a stream wait in a cold start", cold[i].trace);
+    ck_assert_msg(doctor_test_finding(env, "device"), "%s: no device finding", cold[i].trace);
+    ck_assert_msg(!doctor_test_finding(env, "stream_wait"), "%s: a stream wait in a cold start", cold[i].trace);
     no_launch_verdict(env, cold[i].trace);
     cJSON_Delete(env);
   }
@@ -95,9 +87,9 @@ END_TEST
 
 START_TEST(doctor_real_the_mi250_is_read_as_an_amd_gpu_on_its_working_step) {
   cJSON *env = doctor_gz("hta-mi250-rocm62-minitoy");
-  ck_assert_str_eq(sfact(finding(env, "cold_start"), "step"), "ProfilerStep#1"); /* not the 0.05 ms ProfilerStep#2 */
+  ck_assert_str_eq(sfact(doctor_test_finding(env, "cold_start"), "step"), "ProfilerStep#1"); /* not the 0.05 ms ProfilerStep#2 */
   ck_assert_msg(!says(env, "compute capability"), "an AMD GPU's gfx family called a compute capability");
-  ck_assert_str_eq(sfact(finding(env, "device"), "gfx_family"), "9.0");
+  ck_assert_str_eq(sfact(doctor_test_finding(env, "device"), "gfx_family"), "9.0");
   ck_assert_msg(!says(env, "nvidia-smi"), "CUDA-only advice on an AMD trace");
   cJSON_Delete(env);
 }
@@ -105,11 +97,11 @@ END_TEST
 
 START_TEST(doctor_real_a_collective_that_waited_is_a_stream_wait) {
   cJSON *env = doctor_gz("hta-sampled-rank0-of-128");
-  const cJSON *f = finding(env, "stream_wait");
+  const cJSON *f = doctor_test_finding(env, "stream_wait");
   ck_assert_msg(f, "no stream_wait finding");
   ck_assert_msg(strstr(sfact(f, "waited_on"), "ncclKernel_SendRecv"), "waited on %s", sfact(f, "waited_on"));
   ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), "collective")));
-  ck_assert_msg(!finding(env, "gpu_idle"), "the collective's wait blamed on the host");
+  ck_assert_msg(!doctor_test_finding(env, "gpu_idle"), "the collective's wait blamed on the host");
   no_launch_verdict(env, "hta-sampled-rank0-of-128");
   cJSON_Delete(env);
 }
@@ -117,11 +109,11 @@ END_TEST
 
 START_TEST(doctor_real_range_profiler_ops_are_gpu_work_with_inflated_times) {
   cJSON *env = doctor_gz("hta-cupti-profiler-range-a100");
-  ck_assert_msg(!finding(env, "cpu_only"), "cuda_profiler_range ops read as a CPU-only trace");
-  const cJSON *t = finding(env, "gpu_time");
+  ck_assert_msg(!doctor_test_finding(env, "cpu_only"), "cuda_profiler_range ops read as a CPU-only trace");
+  const cJSON *t = doctor_test_finding(env, "gpu_time");
   ck_assert_msg(t && strstr(cJSON_GetObjectItemCaseSensitive(t, "text")->valuestring, "range profiler"),
                 "the replaying profiler not said");
-  ck_assert(finding(env, "device"));
+  ck_assert(doctor_test_finding(env, "device"));
   no_launch_verdict(env, "hta-cupti-profiler-range-a100");
   cJSON_Delete(env);
 }
@@ -133,7 +125,7 @@ START_TEST(doctor_real_no_launch_verdict_without_its_evidence) {
                                        "kineto-tb-resnet50-v100-workers0"};
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     cJSON *env = doctor_gz(traces[i]);
-    ck_assert_msg(finding(env, "gpu_time"), "%s: its GPU work not read", traces[i]);
+    ck_assert_msg(doctor_test_finding(env, "gpu_time"), "%s: its GPU work not read", traces[i]);
     no_launch_verdict(env, traces[i]);
     cJSON_Delete(env);
   }
@@ -142,22 +134,22 @@ END_TEST
 
 START_TEST(doctor_real_the_data_loader_and_pageable_copies_are_named) {
   cJSON *env = doctor_gz("kineto-tb-resnet50-v100-workers0");
-  ck_assert_str_eq(sfact(finding(env, "gpu_idle"), "host"), "data_loader");
-  ck_assert(finding(env, "host_to_device"));
-  ck_assert_str_eq(sfact(finding(env, "device"), "device"), "Tesla V100-DGXS-32GB");
+  ck_assert_str_eq(sfact(doctor_test_finding(env, "gpu_idle"), "host"), "data_loader");
+  ck_assert(doctor_test_finding(env, "host_to_device"));
+  ck_assert_str_eq(sfact(doctor_test_finding(env, "device"), "device"), "Tesla V100-DGXS-32GB");
   cJSON_Delete(env);
   env = doctor_gz("hta-alexnet-cold-two-streams-a100");
-  ck_assert(finding(env, "host_to_device"));
+  ck_assert(doctor_test_finding(env, "host_to_device"));
   cJSON_Delete(env);
 }
 END_TEST
 
 START_TEST(doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu) {
   cJSON *env = doctor_gz("hta-cpu-only-gloo-rank34");
-  ck_assert(finding(env, "cpu_only"));
+  ck_assert(doctor_test_finding(env, "cpu_only"));
   static const char *const gpu_ids[] = {"gpu_idle", "stream_wait", "cold_start", "launch_bound", "gpu_time", "host_to_device"};
   for (size_t i = 0; i < sizeof gpu_ids / sizeof gpu_ids[0]; i++)
-    ck_assert_msg(!finding(env, gpu_ids[i]), "a CPU-only trace got %s", gpu_ids[i]);
+    ck_assert_msg(!doctor_test_finding(env, gpu_ids[i]), "a CPU-only trace got %s", gpu_ids[i]);
   cJSON_Delete(env);
 }
 END_TEST
