@@ -88,8 +88,9 @@ DIAGNOSES = {
  },
  "env_gpu_older_than_wheel": {
   "title": "The GPU is older than this PyTorch supports",
-  "text": "The GPU ({gpu}) is a Kepler-generation card; PyTorch {torch}'s CUDA builds no longer include kernels for it.",
+  "text": "The GPU[ ({gpu})][ ({gpu_name})][, compute capability {gpu_cc}] is older than every architecture this PyTorch[ {torch}] has CUDA kernels for[ (it carries {supported_sms})]: none of its operations can run on it. Kepler cards (K80, GTX 7xx) lost their kernels with PyTorch 2, Pascal (P100, sm_60) with the builds for CUDA 12.8.",
   "steps": [
+   "On Kaggle, choose the T4 (or L4) accelerator instead of the P100: current PyTorch builds dropped Pascal (sm_60).",
    "Use an older PyTorch release that still supports the GPU, or build PyTorch from source for its architecture.",
    "Or use a newer GPU."
   ],
@@ -321,13 +322,70 @@ def _field_lines(f, keys):
 
 
 def _fill(text, facts):
-    """A diagnosis text with its {fact} holes filled, as explain does."""
-    def one(m):
-        v = facts.get(m.group(1))
+    """A diagnosis text with its {fact} holes filled, as explain does
+    (lab/explain/explain_write.c): nothing is printed for a fact that is not
+    there: "[...]" is left out whole when a hole inside it is empty ("[?key
+    ...]": unless the fact is true), and a sentence whose hole outside such a
+    part is empty is left out."""
+    def value(key):
+        v = facts.get(key)
         if isinstance(v, list):
             v = " ".join(v)
-        return "?" if v in (None, "") else str(v)
-    return re.sub(r"\{([a-z_.]{1,38})\}", one, text)
+        return "" if v in (None, "") else str(v)
+
+    out, part, sentence = [], None, 0
+    part_empty = sentence_empty = False
+    i = 0
+    while i < len(text):
+        m = re.match(r"\{([a-z_.]{1,38})\}", text[i:])
+        c = text[i]
+        if m:
+            v = value(m.group(1))
+            if not v:
+                if part is not None:
+                    part_empty = True
+                else:
+                    sentence_empty = True
+            out.append(v)
+            i += m.end()
+            continue
+        if c == "[" and part is None:
+            part, part_empty = len(out), False
+            if text[i + 1:i + 2] == "?":  # "[?key ...]": shown when the fact is true
+                key = re.match(r"[^ \]]*", text[i + 2:]).group(0)
+                part_empty = facts.get(key) in (None, False, "")
+                i += 1 + len(key)
+        elif c == "]" and part is not None:
+            if part_empty:
+                del out[part:]
+            part = None
+        else:
+            out.append(c)
+            if part is None and c in ".!" and (i + 1 == len(text) or text[i + 1] == " "):
+                if sentence_empty:
+                    del out[sentence:]  # and its space: the next sentence starts where it did
+                elif i + 1 < len(text):
+                    out.append(" ")
+                i += 1 if i + 1 < len(text) else 0
+                sentence, sentence_empty = len(out), False
+        i += 1
+    if sentence_empty:
+        del out[sentence:]
+    return "".join(out).rstrip(" ")
+
+
+def _steps(steps, f):
+    """The steps for this machine: "@cuda@none ..." is for an NVIDIA GPU or a machine that shows
+    none, "@kaggle ..." for Kaggle; a step without tags is for every one (explain_write.c)."""
+    platform = "rocm" if f.get("hip_build") else "mac" if f.get("mps_built") or f.get("mps_available") else \
+        "cuda" if f.get("cuda_build") or f.get("cuda_available") else "none"
+    out = []
+    for s in steps:
+        tags = re.match(r"((?:@[a-z]+)*) *", s)
+        names = tags.group(1).split("@")[1:]
+        if not names or platform in names:
+            out.append(s[tags.end():])
+    return out
 
 
 def _hole_facts(f):
@@ -348,7 +406,7 @@ def preflight(f):
     for diag, blocking, keys in decide(f):
         d = DIAGNOSES.get(diag) or {"title": diag, "text": "", "steps": []}
         findings.append({"id": diag, "blocking": blocking, "title": d["title"], "text": _fill(d["text"], holes),
-                         "steps": list(d["steps"]), "evidence": _field_lines(f, keys),
+                         "steps": _steps(d["steps"], f), "evidence": _field_lines(f, keys),
                          "lesson": d.get("lesson"), "section": d.get("section")})
     return findings
 

@@ -19,7 +19,15 @@ typedef struct gap {
   double start, len;
   int host;  /* DH_* or -1: Python or CPU work between ops */
   long next; /* the GPU op that ends the gap (d->gpu), -1: the window's end */
+  long call; /* the other runtime call covering most of the gap (d->host), -1: none */
 } gap;
+
+/* A runtime call this long is not a launch or an async copy: CUDA setting
+ * something up once (the context on the first CUDA call, the first
+ * cudaMalloc, cuDNN and cuBLAS handles and workspaces, a first launch
+ * loading its module). A launch costs 5 to 20 us; the real cold traces
+ * (tests/doctor/real/README.md) show 6.5 ms to 24.6 s. */
+#define COLD_CALL_US 1000.0
 
 typedef struct window {
   char name[40];
@@ -127,11 +135,15 @@ static long sweep_each(const sweep *s, long *it, double b) {
  * (by priority when several nest: the data loader, .item(), a blocking
  * copy, a synchronize), or -1 when none covers a third of it. The host's
  * walk is at the gap's start. */
-static int explain_gap(const lab_doctor *d, const sweep *hs, double g0, double g1) {
-  double cover[DH_COUNT] = {0};
+static int explain_gap(const lab_doctor *d, const sweep *hs, double g0, double g1, long *call) {
+  double cover[DH_COUNT] = {0}, best = 0;
   long it = 0;
-  for (long i; (i = sweep_each(hs, &it, g1)) >= 0;)
-    if (d->host[i].kind < DH_COUNT) cover[d->host[i].kind] += overlap(g0, g1, d->host[i].ts, d->host[i].ts + d->host[i].dur);
+  *call = -1;
+  for (long i; (i = sweep_each(hs, &it, g1)) >= 0;) {
+    double o = overlap(g0, g1, d->host[i].ts, d->host[i].ts + d->host[i].dur);
+    if (d->host[i].kind < DH_COUNT) cover[d->host[i].kind] += o;
+    else if (o > best && o >= (g1 - g0) / 3) best = o, *call = i;
+  }
   for (int k = 0; k < DH_COUNT; k++)
     if (cover[k] >= (g1 - g0) / 3) return k;
   return -1;
@@ -151,7 +163,7 @@ static void add_gap(window *w, double s, double e, long next) {
   if (w->ngaps < TOP_GAPS) i = w->ngaps++;
   else if (e - s > w->gaps[TOP_GAPS - 1].len) i = TOP_GAPS - 1;
   else return;
-  w->gaps[i] = (gap){s, e - s, -1, next};
+  w->gaps[i] = (gap){s, e - s, -1, next, -1};
   for (; i > 0 && w->gaps[i].len > w->gaps[i - 1].len; i--) {
     gap t = w->gaps[i];
     w->gaps[i] = w->gaps[i - 1];
@@ -211,7 +223,7 @@ static long analyse_all(const lab_doctor *d, window *w, int nwin, double short_u
   for (long i = 0; i < ngaps; i++) {
     gap *g = order[i];
     sweep_to(hs, g->start);
-    g->host = explain_gap(d, hs, g->start, g->start + g->len);
+    g->host = explain_gap(d, hs, g->start, g->start + g->len, &g->call);
     /* no blocking call covers it, but the op after it was launched by one (a blocking cudaMemcpy, a synchronize) */
     const dr_host *h = launcher(d, g);
     if (g->host < 0 && h && h->kind < DH_COUNT) g->host = h->kind;
@@ -313,6 +325,29 @@ static cJSON *params_int(const char *k, double v, const char *k2, double v2) {
   return p;
 }
 
+/* What a gap is, when no blocking call explains it, from what the trace holds (docs/doctor.md): */
+enum { GAP_BLOCKING, GAP_STREAM_WAIT, GAP_COLD, GAP_LAUNCHES, GAP_UNRECORDED };
+
+/* Many short kernels with gaps spread over the step: the evidence a launch-bound verdict needs. */
+static int launch_evidence(const window *w, double idle) {
+  double top = 0;
+  for (int k = 0; k < w->ngaps; k++) top += w->gaps[k].len;
+  return w->kernels >= 20 && w->short_kernels >= w->kernels / 2.0 && top < idle / 2;
+}
+
+static int gap_kind(const lab_doctor *d, const window *w, const gap *g, double idle) {
+  if (g->host >= 0) return GAP_BLOCKING;
+  const dr_host *lh = launcher(d, g);
+  if (lh && lh->ts < g->start) return GAP_STREAM_WAIT; /* queued before the GPU went idle */
+  if (g->call >= 0 && d->host[g->call].dur >= COLD_CALL_US) return GAP_COLD;
+  return launch_evidence(w, idle) && !d->profiler_range ? GAP_LAUNCHES : GAP_UNRECORDED;
+}
+
+static int is_collective(const lab_doctor *d, long op) {
+  const char *n = name_of(d, d->gpu[op].name);
+  return d->gpu[op].cls == DC_COMM || strstr(n, "nccl") || strstr(n, "rccl");
+}
+
 static void idle_finding(cJSON *list, const lab_doctor *d, const window *w, char *text) {
   const gap *g = &w->gaps[0];
   double wall = w->b - w->a, idle = wall - w->busy;
@@ -320,41 +355,85 @@ static void idle_finding(cJSON *list, const lab_doctor *d, const window *w, char
       {"02-cuda-toolbox", "pinned", "profile"},   {"01-cuda-intuition", "async", "profile"},
       {"01-cuda-intuition", "copies", "profile"}, {"01-cuda-intuition", "timing", "timing"},
       {"02-cuda-toolbox", "profiling", "graphs"}};
-  int h = w->ngaps ? g->host : -1;
+  int h = w->ngaps ? g->host : -1, kind = w->ngaps ? gap_kind(d, w, g, idle) : GAP_UNRECORDED;
+  const dr_host *lh = w->ngaps ? launcher(d, g) : NULL, *call = w->ngaps && g->call >= 0 ? &d->host[g->call] : NULL;
+  char what[256];
+  if (h >= 0) snprintf(what, sizeof what, "%s", host_words[h]);
+  else if (kind == GAP_STREAM_WAIT)
+    snprintf(what, sizeof what, "already done queuing: the GPU op after it (%s) had been launched %.2f ms before it began",
+             name_of(d, d->gpu[g->next].name), (g->start - lh->ts) / 1000);
+  else if (kind == GAP_COLD)
+    snprintf(what, sizeof what, "inside one runtime call, %s, of %.2f ms", name_of(d, call->name), call->dur / 1000);
+  else if (kind == GAP_LAUNCHES) snprintf(what, sizeof what, "running Python between many short launches");
+  else
+    snprintf(what, sizeof what, "busy with something no runtime call in the trace covers (Python or CPU operators, or "
+                                "time the trace did not record)");
   snprintf(text, TEXT_MAX,
            "In %s the GPU was busy %.0f%% of %.2f ms and idle %.0f%% (%.2f ms)%s. The largest gap, %.2f ms, came while the "
            "host was %s. %s",
            w->name, pct(w->busy, wall), wall / 1000, pct(idle, wall), idle / 1000,
-           w->ngaps && g->len < idle / 10 ? ", spread over many short gaps" : "", w->ngaps ? g->len / 1000 : 0,
-           h >= 0 ? host_words[h] : "running Python or CPU ops between launches (no blocking call covers the gap)",
+           w->ngaps && g->len < idle / 10 ? ", spread over many short gaps" : "", w->ngaps ? g->len / 1000 : 0, what,
            h == DH_ITEM ? "Each .item() makes Python wait for the GPU to finish everything queued; read the loss every N steps instead."
            : h == DH_LOADER ? "The GPU waits for the next batch: use more DataLoader workers, pin_memory=True and non_blocking copies."
            : h == DH_SYNC  ? "A synchronize stops the host from queuing more work; keep them out of the step (time with CUDA events)."
            : h == DH_COPY  ? "A blocking copy waits for the GPU and for the bytes; keep results on the GPU, or copy asynchronously."
-                           : "The host cannot queue kernels fast enough: fewer, larger operations, torch.compile or CUDA graphs help.");
-  const dr_host *lh = w->ngaps ? launcher(d, g) : NULL;
+           : kind == GAP_STREAM_WAIT
+               ? (is_collective(d, g->next)
+                      ? "That op is a collective: it starts when every rank has reached it, so this GPU waited for its peers "
+                        "(a slower rank, its data loading, or an unequal share of the work), not for this host."
+                      : "Its stream was waiting on something else: another stream's work, an event (cudaStreamWaitEvent) or a "
+                        "collective; faster launches would not shorten this gap.")
+           : kind == GAP_COLD
+               ? "A call that long is the GPU runtime setting up once (the context on the first CUDA or HIP call, the first "
+                 "allocations, cuDNN and cuBLAS handles, a kernel's module loaded on its first launch): a cold start, not the "
+                 "step's real cost. Profile after a warm-up, with "
+                 "torch.profiler.schedule(wait=1, warmup=1, active=3) and prof.step() each step."
+           : kind == GAP_LAUNCHES
+               ? "Most kernels are shorter than a launch and the idle time is spread over many small gaps: the host cannot "
+                 "queue kernels fast enough; fewer, larger operations, torch.compile or CUDA graphs help."
+               : "Look at what the host runs inside this gap in the trace viewer (with_stack=True names the Python lines); "
+                 "faster launches would not shorten it.");
   size_t o = strlen(text);
-  if (lh && o < TEXT_MAX)
+  if (lh && kind != GAP_STREAM_WAIT && o < TEXT_MAX)
     snprintf(text + o, TEXT_MAX - o, " The GPU op after the gap (%s) was launched by %s %.2f ms %s the gap began.",
              name_of(d, d->gpu[g->next].name), name_of(d, lh->name), fabs(lh->ts - g->start) / 1000,
              lh->ts >= g->start ? "after" : "before");
   cJSON *params = h == DH_ITEM ? params_int("log_every", 10, NULL, 0)
                   : h == DH_LOADER || h == DH_COPY ? cJSON_CreateObject() : NULL;
   if (h == DH_LOADER || h == DH_COPY) cJSON_AddBoolToObject(params, "pinned", 1);
-  cJSON *facts = finding(list, "gpu_idle", "measured", "The GPU waits for the host", text, by_host[h >= 0 ? h : DH_COUNT], params);
+  static const char *const ids[] = {"gpu_idle", "stream_wait", "cold_start", "gpu_idle", "gpu_idle"};
+  static const char *const titles[] = {"The GPU waits for the host", "A stream waits on something else",
+                                       "A cold start: CUDA setting up", "The GPU waits for the host",
+                                       "The GPU waits for the host"};
+  static const char *const certainty[] = {"measured", "likely", "likely", "likely", "possible"};
+  static const char *const host_of[] = {NULL, "stream_wait", "cold_start", "launches", "not_recorded"};
+  teach t = h >= 0 ? by_host[h]
+            : kind == GAP_STREAM_WAIT ? (teach){"02-cuda-toolbox", "streams", "streams"}
+            : kind == GAP_COLD        ? (teach){"02-cuda-toolbox", "profiling", "profile"}
+                                      : by_host[DH_COUNT];
+  cJSON *facts = finding(list, ids[kind], certainty[kind], titles[kind], text, t, params);
   cJSON_AddStringToObject(facts, "step", w->name);
   cJSON_AddNumberToObject(facts, "wall_ms", r3(wall / 1000));
   cJSON_AddNumberToObject(facts, "gpu_busy_pct", r1(pct(w->busy, wall)));
   cJSON_AddNumberToObject(facts, "idle_pct", r1(pct(idle, wall)));
   cJSON_AddNumberToObject(facts, "largest_gap_ms", r3(w->ngaps ? g->len / 1000 : 0));
-  cJSON_AddStringToObject(facts, "host", h >= 0 ? host_ids[h] : "python_or_cpu");
+  cJSON_AddNumberToObject(facts, "gap_start_ms", r3(w->ngaps ? (g->start - d->t0) / 1000 : 0));
+  cJSON_AddStringToObject(facts, "host", h >= 0 ? host_ids[h] : host_of[kind]);
+  if (kind == GAP_STREAM_WAIT) {
+    cJSON_AddStringToObject(facts, "waited_on", name_of(d, d->gpu[g->next].name));
+    cJSON_AddBoolToObject(facts, "collective", is_collective(d, g->next));
+  }
+  if (call && kind == GAP_COLD) {
+    cJSON_AddStringToObject(facts, "call", name_of(d, call->name));
+    cJSON_AddNumberToObject(facts, "call_ms", r3(call->dur / 1000));
+  }
   if (lh) {
     cJSON_AddStringToObject(facts, "launched_by", name_of(d, lh->name));
     cJSON_AddNumberToObject(facts, "launched_after_gap_start_ms", r3((lh->ts - g->start) / 1000));
   }
 }
 
-static void gpu_time_finding(cJSON *list, const window *all, char *text) {
+static void gpu_time_finding(cJSON *list, const lab_doctor *d, const window *all, char *text) {
   double mm = all->cls_us[DC_MATMUL] + all->cls_us[DC_MATMUL_TC];
   double copies = all->cls_us[DC_H2D_PAGEABLE] + all->cls_us[DC_H2D_PINNED] + all->cls_us[DC_D2H] + all->cls_us[DC_D2D] +
                   all->cls_us[DC_COPY_OTHER];
@@ -371,6 +450,11 @@ static void gpu_time_finding(cJSON *list, const window *all, char *text) {
            : tc >= 50 ? "Most matmul time is in kernels whose names suggest tensor cores (likely, from the names only)."
                       : "Most matmul time is in kernels whose names do not suggest tensor cores: on Ampere or newer, TF32 "
                         "(torch.backends.cuda.matmul.allow_tf32) or bf16 autocast may speed them up (a guess from names).");
+  size_t o = strlen(text);
+  if (d->profiler_range && o < TEXT_MAX)
+    snprintf(text + o, TEXT_MAX - o, " These %ld GPU ops were recorded by CUPTI's range profiler, which replays each kernel to "
+             "count its metrics: their times are longer than in a normal run, so no launch-bound verdict is drawn from them.",
+             d->profiler_range);
   int mm_main = mm >= total / 2 && tc < 50;
   cJSON *facts = finding(list, "gpu_time", mm > 0 ? "likely" : "measured", "Where the GPU's time goes", text,
                          mm_main ? (teach){"02-cuda-toolbox", "precision", "precision"} : (teach){"02-cuda-toolbox", "profiling", "profile"},
@@ -383,6 +467,7 @@ static void gpu_time_finding(cJSON *list, const window *all, char *text) {
   cJSON_AddNumberToObject(facts, "communication_pct", r1(pct(all->cls_us[DC_COMM], total)));
   cJSON_AddNumberToObject(facts, "copy_pct", r1(pct(copies, total)));
   cJSON_AddNumberToObject(facts, "memset_pct", r1(pct(all->cls_us[DC_MEMSET], total)));
+  if (d->profiler_range) cJSON_AddNumberToObject(facts, "profiler_range_ops", (double)d->profiler_range);
 }
 
 static void copy_finding(cJSON *list, const window *all, int nwin, int steps, char *text) {
@@ -475,9 +560,12 @@ static void device_finding(cJSON *list, const lab_doctor *d, char *text) {
   size_words(d->peak_alloc, alloc, sizeof alloc);
   size_words(d->peak_reserved, resv, sizeof resv);
   int o = 0;
+  /* ROCm writes the gfx family in computeMajor/Minor (an MI250's 9.0): not a CUDA compute capability */
+  int amd = strstr(d->dev_name, "AMD") || strstr(d->dev_name, "Radeon") || strstr(d->dev_name, "Instinct");
   if (d->dev_name[0])
-    o = snprintf(text, TEXT_MAX, "The trace ran on %s (%s, compute capability %d.%d)%s.%s", d->dev_name, mem, d->dev_major,
-                 d->dev_minor, d->ndevices > 1 ? ", one of several devices" : "", d->have_memory ? " " : "");
+    o = snprintf(text, TEXT_MAX, "The trace ran on %s (%s, %s %d.%d)%s.%s", d->dev_name, mem,
+                 amd ? "an AMD GPU under ROCm: gfx family" : "compute capability", d->dev_major, d->dev_minor,
+                 d->ndevices > 1 ? ", one of several devices" : "", d->have_memory ? " " : "");
   if (d->have_memory && o < TEXT_MAX)
     snprintf(text + o, (size_t)(TEXT_MAX - o),
              "Memory events: at most %s allocated by tensors and %s reserved by PyTorch's caching allocator%s.", alloc, resv,
@@ -489,7 +577,7 @@ static void device_finding(cJSON *list, const lab_doctor *d, char *text) {
     cJSON_AddNumberToObject(facts, "memory_bytes", d->dev_mem);
     char cc[16];
     snprintf(cc, sizeof cc, "%d.%d", d->dev_major, d->dev_minor);
-    cJSON_AddStringToObject(facts, "compute_capability", cc);
+    cJSON_AddStringToObject(facts, amd ? "gfx_family" : "compute_capability", cc);
   }
   if (d->have_memory) {
     cJSON_AddNumberToObject(facts, "peak_allocated_bytes", d->peak_alloc);
@@ -561,10 +649,15 @@ cJSON *lab_dr_report(lab_doctor *d) {
     cJSON_Delete(r);
     return NULL;
   }
+  /* a step with no GPU op at all (the profiler stopping: 0.05 ms) is not the least busy step while another has work */
+  int with_work = 0;
+  for (int i = 0; i < nwin; i++) with_work |= w[i].busy > 0;
+  if (with_work)
+    while (worst + 1 < nwin && w[worst].busy <= 0) worst++;
   for (int i = 0; i < nwin; i++) {
     sum_into(all, &w[i]);
     double idle = w[i].b - w[i].a - w[i].busy, widle = w[worst].b - w[worst].a - w[worst].busy;
-    if (pct(idle, w[i].b - w[i].a) > pct(widle, w[worst].b - w[worst].a)) worst = i;
+    if ((!with_work || w[i].busy > 0) && pct(idle, w[i].b - w[i].a) > pct(widle, w[worst].b - w[worst].a)) worst = i;
   }
   cJSON_AddNumberToObject(r, "doctor", 1);
   cJSON *t = cJSON_AddObjectToObject(r, "trace");
@@ -599,9 +692,10 @@ cJSON *lab_dr_report(lab_doctor *d) {
   } else {
     const window *ww = &w[worst];
     if (pct(ww->busy, ww->b - ww->a) < 80) idle_finding(list, d, ww, text);
-    if (all->kernels >= 20 && all->short_kernels >= all->kernels / 2.0) launch_finding(list, d, all, nwin, short_us, text);
+    /* launch-bound only with its evidence: many short kernels, the idle time spread over many small gaps, real timings */
+    if (launch_evidence(ww, ww->b - ww->a - ww->busy) && !d->profiler_range) launch_finding(list, d, all, nwin, short_us, text);
     if (all->cls_n[DC_H2D_PAGEABLE] || all->cls_n[DC_H2D_PINNED]) copy_finding(list, all, nwin, d->nsteps > 0, text);
-    gpu_time_finding(list, all, text);
+    gpu_time_finding(list, d, all, text);
   }
   if (d->dev_name[0] || d->have_memory) device_finding(list, d, text);
   const window *tw = &w[worst];

@@ -88,6 +88,7 @@ struct lab_doctor {
   long nflows, capflows, dropped_flows;
   /* set by lab_dr_tie: how many GPU ops are tied to their launch, and how */
   long tied_ops;
+  long profiler_range; /* GPU ops recorded by CUPTI's range profiler (cuda_profiler_range): replayed, so their times are inflated */
   int tied_by;
   uint32_t *queue_hist; /* launch -> GPU start, 0.1 us bins */
   dr_step steps[LAB_DOCTOR_MAX_STEPS];

@@ -146,7 +146,10 @@ static int end_event(lab_doctor *d) {
   double ts = d->ts, dur = d->dur;
   if (d->x_events == 1 || ts < d->t0) d->t0 = ts;
   if (d->x_events == 1 || ts + dur > d->t1) d->t1 = ts + dur;
-  int kind = !strcasecmp(cat, "kernel") ? DR_KERNEL
+  /* CUPTI's range profiler writes each kernel it replayed as cuda_profiler_range: GPU work */
+  int range = !strcasecmp(cat, "cuda_profiler_range");
+  d->profiler_range += range;
+  int kind = !strcasecmp(cat, "kernel") || range ? DR_KERNEL
              : (!strcasecmp(cat, "gpu_memcpy") || !strcasecmp(cat, "Memcpy")) ? DR_MEMCPY
              : (!strcasecmp(cat, "gpu_memset") || !strcasecmp(cat, "Memset")) ? DR_MEMSET
                                                                                   : -1;

@@ -15,8 +15,9 @@
 #include "explain_scan.h"
 #include "utf8.h"
 
-static const lab_ex_recogniser *const recognisers[] = {&lab_ex_oom, &lab_ex_mismatch, &lab_ex_async, &lab_ex_setup,
-                                                       &lab_ex_smi, &lab_ex_env, &lab_ex_summary};
+static const lab_ex_recogniser *const recognisers[] = {&lab_ex_oom,     &lab_ex_mismatch, &lab_ex_async, &lab_ex_setup,
+                                                       &lab_ex_smi,     &lab_ex_env,      &lab_ex_summary, &lab_ex_mps_oom,
+                                                       &lab_ex_mps,     &lab_ex_hip};
 #define NREC (sizeof recognisers / sizeof recognisers[0])
 _Static_assert(NREC == LAB_EXPLAIN_RECOGNISERS, "explain.h counts the recognisers");
 
@@ -48,6 +49,19 @@ static int only_space(const char *t, size_t n) {
   return 1;
 }
 
+/* What the paste shows of the machine goes on every item: its platform
+ * (the message's own, else the paste's), and the gfx target on an AMD
+ * card, the free service on an NVIDIA one, when the message has none. */
+static void add_paste_facts(lab_ex_item *it, const lab_ex_paste *p) {
+  int platform = it->platform ? it->platform : p->platform;
+  cJSON *f = it->facts;
+  if (platform && !cJSON_GetObjectItemCaseSensitive(f, "platform"))
+    cJSON_AddStringToObject(f, "platform", lab_ex_platform_name(platform));
+  if (platform == LAB_EX_ROCM && p->gfx[0] && !cJSON_GetObjectItemCaseSensitive(f, "gfx")) cJSON_AddStringToObject(f, "gfx", p->gfx);
+  if (platform != LAB_EX_ROCM && platform != LAB_EX_MAC && p->host && !cJSON_GetObjectItemCaseSensitive(f, "host"))
+    cJSON_AddStringToObject(f, "host", p->host);
+}
+
 /* Counts what a recogniser's call looked at against it. */
 #define COUNTED(cost, r, call)                                                        \
   do {                                                                                \
@@ -77,6 +91,10 @@ cJSON *lab_explain_cost(const char *text, size_t len, lab_explain_costs *cost, l
   cJSON *items = cJSON_AddArrayToObject(root, "items");
   cJSON_AddNumberToObject(root, "explain", 1);
   lab_ex_item prev = {0};
+  lab_ex_paste paste;
+  size_t before_paste = lab_ex_examined();
+  lab_ex_paste_read(text, len, &paste); /* once: what the whole paste shows of the machine */
+  if (cost) cost->paste = lab_ex_examined() - before_paste;
   lab_ex_memo memo[NREC];
   memset(memo, 0, sizeof memo);
   size_t pos = 0, starts[NREC];
@@ -107,9 +125,10 @@ cJSON *lab_explain_cost(const char *text, size_t len, lab_explain_costs *cost, l
     size_t end = 0;
     COUNTED(cost, who, end = recognisers[who]->extent(text, len, best, cut == LAB_EX_NONE ? len : cut, &memo[who]));
     if (end <= best) end = best + 1;
-    lab_ex_item it = {0};
+    lab_ex_item it = {.paste = &paste};
     it.facts = cJSON_CreateObject();
     COUNTED(cost, who, recognisers[who]->read(text, len, best, end, &memo[who], &it));
+    add_paste_facts(&it, &paste);
     pos = end;
     if (prev.kind && !strcmp(prev.kind, it.kind) && !strcmp(prev.diag, it.diag)) {
       merge_into(&prev, &it);
@@ -127,7 +146,7 @@ cJSON *lab_explain_cost(const char *text, size_t len, lab_explain_costs *cost, l
     else more = 1;
     item_free(&prev);
   }
-  if (count == 0) cJSON_AddItemToArray(items, lab_ex_unknown_json());
+  if (count == 0) cJSON_AddItemToArray(items, lab_ex_unknown_json(paste.platform));
   if (more) cJSON_AddBoolToObject(root, "more", 1); /* messages past the first LAB_EXPLAIN_MAX_ITEMS */
   if (!items || cJSON_GetArraySize(items) != (count ? count : 1)) { /* an allocation failed on the way */
     cJSON_Delete(root);

@@ -22,7 +22,7 @@
 cJSON *lab_explain(const char *text, size_t len, lab_error *err);
 
 /* The explainer's recognisers, in the order they are asked (oom, device_mismatch, …). */
-#define LAB_EXPLAIN_RECOGNISERS 7
+#define LAB_EXPLAIN_RECOGNISERS 10
 const char *lab_explain_recogniser_kind(int i); /* its kind; NULL past the last */
 /* What lab_explain looked at: the bytes of the paste each recogniser
  * examined (searching, reading), counted by the scanner, not by a clock.
@@ -30,6 +30,7 @@ const char *lab_explain_recogniser_kind(int i); /* its kind; NULL past the last 
  * length whatever the paste (tests/unit/check_explain_cost.c). */
 typedef struct lab_explain_costs {
   size_t examined[LAB_EXPLAIN_RECOGNISERS];
+  size_t paste; /* the one pass that reads what the whole paste shows of the machine (explain_platform.h) */
 } lab_explain_costs;
 /* lab_explain, with what it cost in *cost (may be NULL). */
 cJSON *lab_explain_cost(const char *text, size_t len, lab_explain_costs *cost, lab_error *err);

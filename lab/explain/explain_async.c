@@ -37,8 +37,8 @@ static size_t find(const char *t, size_t n, size_t from, lab_ex_memo *m) {
     size_t lo = at > 400 ? at - 400 : 0;
     if (strncmp(t + at, "asynchronously", 14) == 0 &&
         (lab_ex_next(m, t, n, lo, at, "CUDA error: ") != LAB_EX_NONE || lab_ex_next(m, t, n, lo, at, "CUBLAS_STATUS_") != LAB_EX_NONE ||
-         lab_ex_next(m, t, n, lo, at, "HIP error: invalid device function") != LAB_EX_NONE))
-      continue; /* the hint under another error (out of memory, no kernel image, ROCm's missing kernel): part of that one */
+         lab_ex_next(m, t, n, lo, at, "HIP error: ") != LAB_EX_NONE))
+      continue; /* the hint under another error (out of memory, no kernel image, a HIP error): part of that one */
     return at;
   }
   return LAB_EX_NONE;
@@ -88,6 +88,9 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, la
   char msg[160], assert_line[200];
   cJSON *f = it->facts;
   it->kind = "async_error";
+  /* "CUDA error: …" on NVIDIA, "HIP error: …" on an AMD card; else what the paste shows */
+  if (s >= 11 && !memcmp(t + s - 11, "HIP error: ", 11)) it->platform = LAB_EX_ROCM;
+  else if (s >= 12 && !memcmp(t + s - 12, "CUDA error: ", 12)) it->platform = LAB_EX_CUDA;
   /* the kernel's assert, which CUDA prints before the Python error (anywhere before this message) */
   size_t a = lab_ex_find(t, s, e, "Assertion `");
   if (a == LAB_EX_NONE) a = assert_before(t, n, s > 16384 ? s - 16384 : 0, s, m);

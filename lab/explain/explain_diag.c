@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "explain_diag_mac_amd.h"
+
 #define L1 "01-cuda-intuition"
 #define L2 "02-cuda-toolbox"
 
@@ -16,8 +18,10 @@ static const lab_ex_diag table[] = {
      "PyTorch asked the GPU for {tried} more and got nothing: only {free} of {total} was free. Yet PyTorch's own "
      "cache held {bar.cache} reserved but unallocated, more than the request. That memory is split into blocks, "
      "none big enough for {tried}: fragmentation. Your model may fit; the allocator's pieces do not.",
-     {"Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python, so the cache can grow "
+     {"@cuda@none Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python, so the cache can grow "
       "segments instead of leaving gaps (older PyTorch: max_split_size_mb:128).",
+      "@rocm Set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True before starting Python (a ROCm build's name for it), "
+      "so the cache can grow segments instead of leaving gaps.",
       "Keep tensor sizes steady between steps (pad batches to a few fixed lengths), so freed blocks fit the next ones.",
       "If it still fails, treat it as too much memory: lower the batch size or sequence length.",
       NULL},
@@ -37,10 +41,14 @@ static const lab_ex_diag table[] = {
     {"oom_other_process", "Out of memory: most of the GPU is held outside your PyTorch",
      "PyTorch asked for {tried} more while only {free} of {total} was free, and {bar.outside_or_others} of the GPU "
      "is used outside this process's PyTorch: another process (a notebook kernel still alive, a second training "
-     "run, another user's job) or the CUDA context.",
-     {"Run nvidia-smi and look at its Processes list: which PIDs hold memory on this GPU.",
-      "Stop the process you do not need (restart an idle notebook kernel), or pick a free GPU with "
+     "run, another user's job), the GPU context, or, where the GPU shares the machine's memory (an APU), the rest "
+     "of the system.",
+     {"@cuda@none Run nvidia-smi and look at its Processes list: which PIDs hold memory on this GPU.",
+      "@rocm Run rocm-smi --showpids and rocm-smi --showmeminfo vram: which processes hold memory on this GPU.",
+      "@cuda@none Stop the process you do not need (restart an idle notebook kernel), or pick a free GPU with "
       "CUDA_VISIBLE_DEVICES.",
+      "@rocm Stop the process you do not need (restart an idle notebook kernel), or pick a free GPU with "
+      "HIP_VISIBLE_DEVICES.",
       "Then run again; if it still fails, it is your step's own size: see the memory section.",
       NULL},
      L1, "nvidia-smi", "memory"},
@@ -48,13 +56,13 @@ static const lab_ex_diag table[] = {
      "This is PyTorch's out-of-memory error, but the message does not carry all the numbers needed to tell "
      "fragmentation from plain too much memory (it may be cut, or from a PyTorch version worded differently). "
      "The facts below are the ones that could be read.",
-     {"Paste the whole message, from \"CUDA out of memory\" to its end.",
+     {"Paste the whole message, from its first words (\"CUDA out of memory\", \"HIP out of memory\") to its end.",
       "Print torch.cuda.memory_summary() right after catching the error and paste it too.",
       "Meanwhile the usual first step: halve the batch size and see whether it fits.",
       NULL},
      L1, "memory", "memory"},
     {"mismatch_batch_or_model", "Two tensors on different devices",
-     "An operation got tensors on two devices ({devices}); every input of one operation must live on the same "
+     "An operation got tensors on two devices[ ({devices})]; every input of one operation must live on the same "
      "device. Usually the model was moved with model.to(device) but a batch field was not (or the other way round).",
      {"Move the model once: model.to(device), before creating the optimizer.",
       "Move every field of every batch: inputs, masks and labels (batch = {k: v.to(device) for k, v in batch.items()}).",
@@ -107,8 +115,14 @@ static const lab_ex_diag table[] = {
      "The installed PyTorch is a CPU-only build (wheel): it cannot use any GPU, whatever the driver. Layer: the "
      "wheel.",
      {"Check: python -c \"import torch; print(torch.__version__, torch.version.cuda)\" prints None for a CPU build.",
-      "Install a CUDA build (the selector on pytorch.org gives the pip command with a cu12x index URL).",
-      "Then run lesson 1's two checks: nvidia-smi, then torch.cuda.is_available().",
+      "@cuda Install a CUDA build (the selector on pytorch.org gives the pip command with a cu12x index URL).",
+      "@cuda Then run lesson 1's two checks: nvidia-smi, then torch.cuda.is_available().",
+      "@rocm Install the ROCm build for the AMD GPU (pytorch.org's selector, ROCm: its index URL ends in rocm6.x), "
+      "then check with rocm-smi and torch.cuda.is_available() (a ROCm build answers through torch.cuda).",
+      "@none Find which GPU this machine has: nvidia-smi (NVIDIA), rocm-smi (AMD), or python -c \"import torch; "
+      "print(torch.backends.mps.is_available())\" (a Mac, which has no CUDA at all: its GPU is the \"mps\" device).",
+      "@none Then install the PyTorch build for that GPU from pytorch.org's selector, or keep this one and run on the "
+      "CPU.",
       NULL},
      L1, "two-checks", "device"},
     {"setup_no_driver", "No NVIDIA driver found",
@@ -159,15 +173,52 @@ static const lab_ex_diag table[] = {
       NULL},
      L1, "debugging", "device"},
     {"smi_reading", "nvidia-smi: the driver's view",
-     "Driver {driver}, which supports CUDA up to {cuda}; one row per GPU with its memory in use and utilisation. "
+     "[Driver {driver}][, which supports CUDA up to {cuda}][, which runs CUDA up to {driver_cuda}]: a PyTorch built "
+     "for a newer CUDA will not run on it. One row per GPU with its memory in use and utilisation. "
      "Use it for: is the driver there, which GPUs, who holds memory. Do not use it for: whether PyTorch can use "
      "CUDA (the runtime view), or how busy the GPU really is (utilisation counts any kernel running, "
      "not how much of the GPU it uses).",
-     {"Check that \"CUDA Version\" is at least your PyTorch's torch.version.cuda.",
+     {"Check that the driver's CUDA is at least your PyTorch's torch.version.cuda.",
       "Look at the processes holding memory before blaming your own run.",
       "Then check the runtime view: python -c \"import torch; print(torch.cuda.is_available())\".",
       NULL},
      L1, "nvidia-smi", "device"},
+    {"smi_memory_held_idle", "Memory full, GPU idle",
+     "GPU {gpu_index} holds {gpu_held} of its memory while its utilisation is {gpu_util}: the lesson's \"memory "
+     "full, GPU idle\". Memory in use says that a process holds it (PyTorch's caching allocator keeps what it once "
+     "used; a notebook whose kernel is still alive keeps all of it); utilisation says whether a kernel ran during "
+     "the last sample. A training run that shows this is waiting: for the data loader, for the CPU, on .item() and "
+     "prints, or it is stuck, or finished while its process lives on.[ The table lists {processes} processes "
+     "holding GPU memory.]",
+     {"Look at the Processes list (nvidia-smi, or nvidia-smi --query-compute-apps=pid,used_memory --format=csv): "
+      "is the process that holds the memory yours, and is it still running?",
+      "A process that is done but alive (an idle notebook kernel) keeps its memory: stop it or restart the kernel.",
+      "Watch more than one sample: nvidia-smi -l 1 (utilisation that stays near 0 while training runs means the "
+      "GPU waits for the host).",
+      "If it is your training, profile a step with torch.profiler and read it with gpulab doctor: it says what the "
+      "GPU waited for.",
+      NULL},
+     L1, "nvidia-smi", "profile"},
+    {"smi_gpu_taken", "This GPU is busy with another job; another one is free",
+     "GPU {gpu_index} holds {gpu_held} of its memory and is {gpu_util} busy, while GPU {free_gpu} is nearly empty: "
+     "another job is running on the first, and a run sent to it (cuda:0 is the first GPU the process sees) finds "
+     "its memory taken and fails with out of memory.",
+     {"Run on the free GPU: CUDA_VISIBLE_DEVICES={free_gpu} python train.py (inside the program it is then cuda:0).",
+      "Look at the Processes list to see whose job holds the busy GPU.",
+      "On a shared machine, ask the scheduler for a GPU (Slurm's --gres=gpu:1) rather than picking one by hand.",
+      NULL},
+     L1, "nvidia-smi", "memory"},
+    {"setup_bf16_needs_sm80", "bf16 needs compute capability 8.0: this GPU is older",
+     "The program asked for bfloat16, which this GPU[ ({gpu_name}, compute capability {gpu_cc})] cannot run: bf16 "
+     "tensor cores came with compute capability 8.0 (A100, RTX 30xx, L4). The free T4 of Colab and Kaggle is 7.5, "
+     "their P100 6.0. torch.cuda.is_bf16_supported() may still answer True there (bf16 emulated, and slower than "
+     "fp16), which is how bf16 gets chosen. Layer: architecture.",
+     {"Use float16 instead: --dtype=half, or torch_dtype=torch.float16 for a model; in training "
+      "torch.autocast(\"cuda\", dtype=torch.float16) with torch.cuda.amp.GradScaler.",
+      "Choose bf16 by the hardware, not by is_bf16_supported(): torch.cuda.get_device_capability() >= (8, 0).",
+      "On Colab or Kaggle, an L4 or A100 runtime runs bf16 natively.",
+      NULL},
+     L2, "precision", "precision"},
     {"env_cpu_wheel_on_gpu", "A CPU-only PyTorch on a machine with a GPU",
      "PyTorch {torch} was built without CUDA (\"CUDA used to build PyTorch: None\"), yet this machine has an "
      "NVIDIA driver or GPU. The wheel is the layer at fault, not the driver.",
@@ -183,8 +234,12 @@ static const lab_ex_diag table[] = {
       NULL},
      L1, "two-checks", "device"},
     {"env_gpu_older_than_wheel", "The GPU is older than this PyTorch supports",
-     "The GPU ({gpu}) is a Kepler-generation card; PyTorch {torch}'s CUDA builds no longer include kernels for it.",
-     {"Use an older PyTorch release that still supports the GPU, or build PyTorch from source for its architecture.",
+     "The GPU[ ({gpu})][ ({gpu_name})][, compute capability {gpu_cc}] is older than every architecture this PyTorch"
+     "[ {torch}] has CUDA kernels for[ (it carries {supported_sms})]: none of its operations can run on it. Kepler "
+     "cards (K80, GTX 7xx) lost their kernels with PyTorch 2, Pascal (P100, sm_60) with the builds for CUDA 12.8.",
+     {"On Kaggle, choose the T4 (or L4) accelerator instead of the P100: current PyTorch builds dropped Pascal "
+      "(sm_60).",
+      "Use an older PyTorch release that still supports the GPU, or build PyTorch from source for its architecture.",
       "Or use a newer GPU.",
       NULL},
      L1, "two-checks", "device"},
@@ -243,21 +298,14 @@ static const lab_ex_diag table[] = {
     {"setup_ptx_unsupported", "The driver is older than the code it was asked to compile",
      "CUDA_ERROR_UNSUPPORTED_PTX_VERSION (\"the provided PTX was compiled with an unsupported toolchain\"): a "
      "kernel shipped as PTX was compiled by a newer CUDA toolkit than the installed driver supports, so the driver "
-     "cannot compile it for the GPU. Common on Colab and Kaggle after installing packages built for a newer CUDA "
-     "than the machine's driver. Layer: driver vs runtime.",
+     "cannot compile it for the GPU.[ This PTX is version {ptx_version}; the driver's compiler reads up to "
+     "{ptx_current}.] Common on Colab and Kaggle (whose driver you cannot change) after installing packages built "
+     "for a newer CUDA than the machine's driver: numba, Triton, torch.compile, custom extensions. Layer: driver vs "
+     "runtime.",
      {"Compare nvidia-smi's \"CUDA Version\" (the driver's) with the CUDA the failing package was built for "
       "(torch.version.cuda, or the package's cu12x tag).",
       "Install builds for the driver's CUDA version (e.g. a cu124 build on a driver that shows CUDA 12.4), or "
       "update the driver where you can.",
-      NULL},
-     L1, "two-checks", "device"},
-    {"setup_rocm_invalid_device", "HIP error: invalid device function (no kernels for this AMD GPU)",
-     "A ROCm build of PyTorch launched a kernel it has no code for on this GPU: the build's gfx targets do not "
-     "include the card's. Layer: architecture.",
-     {"Find the card's target: rocminfo | grep gfx, and the build's: python -c \"import torch; "
-      "print(torch.cuda.get_arch_list())\".",
-      "For a consumer Radeon card, set HSA_OVERRIDE_GFX_VERSION=10.3.0 (RDNA2) or 11.0.0 (RDNA3) before Python "
-      "starts; or install a build that lists the target.",
       NULL},
      L1, "two-checks", "device"},
     {"setup_mps_unavailable", "PyTorch cannot use MPS on this Mac",
@@ -287,7 +335,8 @@ static const lab_ex_diag table[] = {
      "PyTorch reserved {reserved_cur} from the GPU while tensors use {allocated_cur}; cudaMalloc retries: "
      "{retries}. A retry means the allocator ran out, freed its whole cache and tried again (slow); much reserved "
      "memory that no tensor uses means the cache is split into pieces.",
-     {"Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python.",
+     {"@cuda@none Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python.",
+      "@rocm Set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True before starting Python.",
       "Keep tensor shapes steady between steps (fixed padding lengths).",
       "Lower the peak: smaller batch, mixed precision or activation checkpointing.",
       NULL},
@@ -298,23 +347,34 @@ static const lab_ex_diag table[] = {
      {"Compare the peak ({allocated_peak}) with the GPU's total: that is your headroom.", NULL},
      L2, "allocator", "allocator"},
     {"unknown", "I don't recognise this",
-     "This is not one of the messages I know, so I will not guess. I looked for: PyTorch's CUDA out-of-memory "
-     "message, device mismatches, asynchronous kernel errors (device-side assert, illegal memory access), set-up "
-     "failures (no driver, driver too old, CPU-only build, no kernel image, fork, cuBLAS), nvidia-smi's table, "
-     "collect_env output, and memory_summary()/memory_stats().",
-     {"Run nvidia-smi: does the driver see the GPU? (the driver view)",
-      "Run python -c \"import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())\" "
-      "(the runtime view).",
+     "This is not one of the messages I know, so I will not guess. I looked for: PyTorch's out-of-memory messages "
+     "(CUDA, HIP on an AMD card, MPS on a Mac), device mismatches, asynchronous kernel errors (device-side assert, "
+     "illegal memory access), set-up failures (no driver, driver too old, CPU-only build, no kernel image, PTX newer "
+     "than the driver, bf16 below compute capability 8.0, fork, cuBLAS), the MPS backend's and ROCm's own errors, "
+     "nvidia-smi's table, collect_env output, and memory_summary()/memory_stats().",
+     {"@none Find which GPU the machine has: nvidia-smi (NVIDIA), rocm-smi (AMD), or python -c \"import torch; "
+      "print(torch.backends.mps.is_available())\" (a Mac's GPU).",
+      "@cuda Run nvidia-smi: does the driver see the GPU? (the driver view)",
+      "@rocm Run rocm-smi and rocminfo: does ROCm see the GPU, and which gfx target is it?",
+      "@mac Run python -c \"import torch; print(torch.__version__, torch.backends.mps.is_available())\": can "
+      "PyTorch use the Mac's GPU (MPS)?",
+      "@cuda@rocm@none Run python -c \"import torch; print(torch.__version__, torch.version.cuda, torch.version.hip, "
+      "torch.cuda.is_available())\" (the runtime view).",
       "Run python -m torch.utils.collect_env and paste its output here with the full error.",
       NULL},
      L1, "two-checks", "device"},
 };
 
-const lab_ex_diag *lab_ex_diag_find(const char *id) {
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    if (id && strcmp(table[i].id, id) == 0) return &table[i];
-  return &table[sizeof table / sizeof table[0] - 1]; /* "unknown" */
+#define NMAIN ((int)(sizeof table / sizeof table[0]))
+
+int lab_ex_diag_count(void) { return NMAIN + lab_ex_diag_mac_amd_count; }
+
+const lab_ex_diag *lab_ex_diag_at(int i) {
+  return i < 0 ? NULL : i < NMAIN ? &table[i] : i < lab_ex_diag_count() ? &lab_ex_diag_mac_amd[i - NMAIN] : NULL;
 }
 
-int lab_ex_diag_count(void) { return (int)(sizeof table / sizeof table[0]); }
-const lab_ex_diag *lab_ex_diag_at(int i) { return i >= 0 && i < lab_ex_diag_count() ? &table[i] : NULL; }
+const lab_ex_diag *lab_ex_diag_find(const char *id) {
+  for (int i = 0; id && i < lab_ex_diag_count(); i++)
+    if (strcmp(lab_ex_diag_at(i)->id, id) == 0) return lab_ex_diag_at(i);
+  return &table[NMAIN - 1]; /* "unknown" */
+}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain_driver.h"
 #include "explain_item.h"
 #include "explain_scan.h"
 
@@ -103,47 +104,10 @@ static int version(const char *v, int *major, int *minor) {
   return 1;
 }
 
-/* "550.54.15" as one comparable number (550054015); 0 when not a version. */
-static long version3(const char *v) {
-  long part[3] = {0, 0, 0};
-  const char *p = v;
-  for (int i = 0; i < 3 && *p >= '0' && *p <= '9'; i++) {
-    char *end = NULL;
-    part[i] = strtol(p, &end, 10) % 1000;
-    p = end && *end == '.' ? end + 1 : "";
-  }
-  return part[0] * 1000000 + part[1] * 1000 + part[2];
-}
-
-/* The oldest Linux driver of each CUDA version (NVIDIA's CUDA Toolkit
- * release notes, "CUDA Toolkit and Corresponding Driver Versions"); a
- * driver runs PTX of its own CUDA version and older only. The kit's
- * DRIVER_FOR_CUDA is the same table. */
-static const struct {
-  int major, minor;
-  long driver;
-} toolkit_drivers[] = {{10, 0, 410048000}, {10, 1, 418039000}, {10, 2, 440033000}, {11, 0, 450051005},
-                       {11, 1, 455023000}, {11, 2, 460027003}, {11, 3, 465019001}, {11, 4, 470042001},
-                       {11, 5, 495029005}, {11, 6, 510039001}, {11, 7, 515043004}, {11, 8, 520061005},
-                       {12, 0, 525060013}, {12, 1, 530030002}, {12, 2, 535054003}, {12, 3, 545023006},
-                       {12, 4, 550054014}, {12, 5, 555042002}, {12, 6, 560028003}, {12, 8, 570026000},
-                       {12, 9, 575051003}, {13, 0, 580065006}};
-
-/* The newest CUDA version a driver runs ("12.4" into out); 0 when unknown. */
-static int driver_cuda(const char *driver, char *out, size_t cap) {
-  long d = version3(driver);
-  int found = -1;
-  for (size_t i = 0; d > 0 && i < sizeof toolkit_drivers / sizeof toolkit_drivers[0]; i++)
-    if (d >= toolkit_drivers[i].driver) found = (int)i;
-  if (found < 0) return 0;
-  snprintf(out, cap, "%d.%d", toolkit_drivers[found].major, toolkit_drivers[found].minor);
-  return 1;
-}
-
 /* 1 when the build's CUDA (major.minor) is newer than the driver's own. */
 static int ptx_newer(const char *build, const char *driver, char *dcuda, size_t cap) {
   int bm, bn, dm, dn;
-  if (!version(build, &bm, &bn) || !driver_cuda(driver, dcuda, cap) || !version(dcuda, &dm, &dn)) return 0;
+  if (!version(build, &bm, &bn) || !lab_ex_driver_cuda(driver, dcuda, cap) || !version(dcuda, &dm, &dn)) return 0;
   return dm < bm || (dm == bm && dn < bn);
 }
 
@@ -241,6 +205,8 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, la
   if (field(t, s, e, "MPS built: ", mps_built, sizeof mps_built)) lab_ex_fact_str(f, "mps_built", mps_built);
   if (field(t, s, e, "MPS available: ", mps_avail, sizeof mps_avail)) lab_ex_fact_str(f, "mps_available", mps_avail);
   int bm = major_of(build), tm = major_of(torch);
+  /* the machine the dump shows: a ROCm build, macOS, or an NVIDIA driver, GPU or CUDA build */
+  it->platform = hip[0] ? LAB_EX_ROCM : macos ? LAB_EX_MAC : (bm > 0 || driver[0] || gpu[0]) ? LAB_EX_CUDA : LAB_EX_NO_PLATFORM;
   /* no CUDA in the build: "None", or "Could not collect" (collect_env's word for None before 2.3) */
   int cpu_wheel = torch[0] && !hip[0] && (!strcmp(build, "None") || !strcmp(build, "Could not collect"));
   int kepler = strstr(gpu, "K80") || strstr(gpu, "K40") || strstr(gpu, "Tesla K") || strstr(gpu, "GTX 7") || strstr(gpu, "GT 7");

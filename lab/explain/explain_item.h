@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "cjson_compat.h"
+#include "explain_platform.h"
 
 typedef struct lab_ex_item {
   const char *kind;  /* "oom", "device_mismatch", … */
@@ -16,6 +17,8 @@ typedef struct lab_ex_item {
   cJSON *params;     /* the experiment's parameters read from the text, or NULL (owned) */
   cJSON *ask;        /* parameters the learner must give (the model size), or NULL (owned) */
   cJSON *bar;        /* OOM: the device's memory in parts, or NULL (owned) */
+  int platform;      /* the machine the message itself shows (an MPS or HIP message), else 0: the paste's */
+  const lab_ex_paste *paste; /* what the whole paste shows (the driver's, read once), for read to decide by */
 } lab_ex_item;
 
 /* What one recogniser remembers of the paste it reads, so that each part
@@ -50,7 +53,7 @@ typedef struct lab_ex_recogniser {
 } lab_ex_recogniser;
 
 extern const lab_ex_recogniser lab_ex_oom, lab_ex_mismatch, lab_ex_async, lab_ex_setup, lab_ex_smi, lab_ex_env,
-    lab_ex_summary;
+    lab_ex_summary, lab_ex_mps_oom, lab_ex_mps, lab_ex_hip;
 
 /* The first of `anchors` (NULL-terminated) in t[from..n): its offset, or
  * LAB_EX_NONE. Searches the window again each call: for a bounded window. */
@@ -64,15 +67,14 @@ size_t lab_ex_next_of(lab_ex_memo *m, const char *t, size_t n, size_t from, size
 /* lab_ex_line_end (explain_scan.h), remembered. */
 size_t lab_ex_next_line_end(lab_ex_memo *m, const char *t, size_t n, size_t pos, size_t end);
 
-/* PyTorch's format_size for a size computed here: "512 bytes", "3.21 GiB". */
-void lab_ex_format_size(double bytes, char *out, size_t cap);
-
 /* Set-up and collect_env items: the device check's layers, the text's values, the failed one (explain_layers.c); NULL for other kinds. */
 cJSON *lab_ex_layers_json(const lab_ex_item *it);
 
-/* The item as the answer carries it; NULL when out of memory. */
+/* The item as the answer carries it, its advice for its platform (the
+ * "platform" fact); NULL when out of memory. */
 cJSON *lab_ex_item_json(const lab_ex_item *it);
-/* The "I don't recognise this" item: what was looked for, the device check. */
-cJSON *lab_ex_unknown_json(void);
+/* The "I don't recognise this" item: what was looked for, the device
+ * check for the platform the paste shows (LAB_EX_NO_PLATFORM: all three). */
+cJSON *lab_ex_unknown_json(int platform);
 
 #endif

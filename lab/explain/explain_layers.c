@@ -27,6 +27,7 @@ static int failed_layer(const char *diag) {
       {"env_cuda_unavailable", 1},     {"env_ptx_newer_than_driver", 0}, {"env_arch_not_in_wheel", 3},
       {"env_rocm_gfx_unsupported", 3}, {"env_mps_unusable", 2},        {"env_bf16_emulated", 3},
       {"setup_ptx_unsupported", 0},    {"setup_rocm_invalid_device", 3}, {"setup_mps_unavailable", 2},
+      {"setup_no_cuda_on_mac", 2},     {"setup_bf16_needs_sm80", 3},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (!strcmp(map[i].diag, diag)) return map[i].layer;

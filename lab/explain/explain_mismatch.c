@@ -5,14 +5,18 @@
  *    type cuda but got device type cpu for argument #1 'self' in call to …")
  *   "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)
  *    should be the same"  (convolution)
- *   "can't convert cuda:0 device type tensor to numpy."  (Tensor.numpy) */
+ *   "can't convert cuda:0 device type tensor to numpy."  (Tensor.numpy)
+ * and the older checkers' "Tensor for argument #2 'mat2' is on CPU, but
+ * expected it to be on GPU (while checking arguments for mm)", which MPS
+ * still raises. A device named mps (mps:0) is a Mac's. */
 #include <string.h>
 
 #include "explain_item.h"
 #include "explain_scan.h"
 
 static const char *const anchors[] = {"Expected all tensors to be on the same device",
-                                      "Expected object of device type ", "Input type (", "can't convert ", NULL};
+                                      "Expected object of device type ", "Input type (", "can't convert ",
+                                      "Tensor for argument #", NULL};
 
 static size_t find(const char *t, size_t n, size_t from, lab_ex_memo *m) {
   for (size_t at = lab_ex_next_of(m, t, n, from, n, anchors); at != LAB_EX_NONE;
@@ -75,6 +79,10 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, la
              lab_ex_word_after(t, s, e, "other tensors on ", " ", b, sizeof b)) {
     cJSON_AddItemToObject(f, "devices", cJSON_CreateStringArray((const char *const[]){a, b}, 2));
     if (lab_ex_word_after(t, s, e, "but got ", " ", arg, sizeof arg)) lab_ex_fact_str(f, "argument", arg);
+  } else if (lab_ex_find(t, s, e, "Tensor for argument #") == s && lab_ex_word_after(t, s, e, " '", "'", arg, sizeof arg)) {
+    /* "Tensor for argument #2 'mat2' is on CPU, but expected it to be on GPU (while checking arguments for mm)" */
+    lab_ex_fact_str(f, "argument", arg);
+    if (lab_ex_word_after(t, s, e, "checking arguments for ", ") ", op, sizeof op)) lab_ex_fact_str(f, "op", op);
   } else if (lab_ex_word_after(t, s, e, "device type ", " ", a, sizeof a) &&
              lab_ex_word_after(t, s, e, "got device type ", " ", b, sizeof b)) {
     cJSON_AddItemToObject(f, "devices", cJSON_CreateStringArray((const char *const[]){a, b}, 2));
@@ -90,8 +98,11 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, la
     if (off && cJSON_GetObjectItemCaseSensitive(it->params, off)) cJSON_ReplaceItemInObject(it->params, off, cJSON_CreateBool(0));
     else if (off) cJSON_AddBoolToObject(it->params, off, 0);
   }
-  if (lab_ex_word_after(t, s, e, "in method ", ")", op, sizeof op) || lab_ex_word_after(t, s, e, "in call to ", " )", op, sizeof op))
+  if (!cJSON_GetObjectItemCaseSensitive(f, "op") &&
+      (lab_ex_word_after(t, s, e, "in method ", ")", op, sizeof op) || lab_ex_word_after(t, s, e, "in call to ", " )", op, sizeof op)))
     lab_ex_fact_str(f, "op", op);
+  const cJSON *dev;
+  cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(f, "devices")) if (!strncmp(dev->valuestring, "mps", 3)) it->platform = LAB_EX_MAC;
   it->diag = "mismatch_batch_or_model";
 }
 

@@ -6,7 +6,8 @@
  *          in use. | Process N has P memory in use.] Of the allocated memory
  *          A is allocated by PyTorch, and U is reserved by PyTorch but
  *          unallocated."
- * (c10/cuda/CUDACachingAllocator.cpp). Each number is read beside its own
+ * (c10/cuda/CUDACachingAllocator.cpp), and a ROCm build's "HIP out of
+ * memory. Tried to allocate …" in the newer wording. Each number is read beside its own
  * phrase, so a changed or cut phrase loses that number only, and a
  * diagnosis is given only when every number it rests on was read. */
 #include <math.h>
@@ -18,9 +19,10 @@
 #define WINDOW_MAX 2048 /* one message; the longest real one is about 700 bytes */
 #define MAX_PROCESSES 16
 
-/* the last two: PyTorch before 1.0 (THC), which printed no numbers */
+/* the third and fourth: PyTorch before 1.0 (THC), which printed no numbers; the last: a ROCm build's
+ * (the newer wording, with HIP's words) */
 static const char *const anchors[] = {"CUDA out of memory", "CUDA error: out of memory", "error=2 : out of memory",
-                                      "cuda runtime error (2) : out of memory", NULL};
+                                      "cuda runtime error (2) : out of memory", "HIP out of memory", NULL};
 
 static const char tried_phrase[] = "Tried to allocate ";
 
@@ -105,40 +107,26 @@ static void memory_params(const char *t, size_t n, lab_ex_memo *m, lab_ex_item *
   it->ask = cJSON_CreateStringArray((const char *const[]){"params_m", "hidden", "layers", "batch", "seq_len"}, 5);
 }
 
-static void bar_part(cJSON *parts, const char *id, const char *label, double bytes) {
-  char printed[32];
-  if (bytes < 0) return;
-  cJSON *p = cJSON_CreateObject();
-  cJSON_AddStringToObject(p, "id", id);
-  cJSON_AddStringToObject(p, "label", label);
-  cJSON_AddNumberToObject(p, "bytes", bytes);
-  lab_ex_format_size(bytes, printed, sizeof printed);
-  cJSON_AddStringToObject(p, "printed", printed);
-  cJSON_AddItemToArray(parts, p);
-}
-
 /* The bar: parts that add up to the device's total, and the request beside them. */
-static cJSON *make_bar(double C, double F, double A, double U, double P, double T) {
+static cJSON *make_bar(double C, double F, double A, double U, double P, double T, int hip) {
   if (C <= 0 || F < 0 || A < 0 || U < 0) return NULL;
   double outside = C - F - A - U;
   if (outside < 0) outside = 0; /* numbers printed rounded: a few KiB either way */
-  char printed[32];
-  cJSON *bar = cJSON_CreateObject();
-  cJSON_AddNumberToObject(bar, "total_bytes", C);
-  lab_ex_format_size(C, printed, sizeof printed);
-  cJSON_AddStringToObject(bar, "total_printed", printed);
+  cJSON *bar = lab_ex_bar_new(C);
   cJSON *parts = cJSON_AddArrayToObject(bar, "parts");
-  bar_part(parts, "tensors", "this process's tensors (allocated by PyTorch)", A);
-  bar_part(parts, "cache", "PyTorch's cache (reserved, unallocated)", U);
+  lab_ex_bar_part(parts, "tensors", "this process's tensors (allocated by PyTorch)", A);
+  lab_ex_bar_part(parts, "cache", "PyTorch's cache (reserved, unallocated)", U);
   if (P >= 0) {
     double ctx = P - A - U, others = C - F - P;
-    bar_part(parts, "context", "this process outside PyTorch (CUDA context, libraries)", ctx < 0 ? 0 : ctx);
-    bar_part(parts, "others", "other processes", others < 0 ? 0 : others);
+    lab_ex_bar_part(parts, "context", hip ? "this process outside PyTorch (HIP context, libraries)"
+                                          : "this process outside PyTorch (CUDA context, libraries)", ctx < 0 ? 0 : ctx);
+    lab_ex_bar_part(parts, "others", "other processes", others < 0 ? 0 : others);
   } else {
-    bar_part(parts, "outside", "outside PyTorch's pool (CUDA context, other processes)", outside);
+    lab_ex_bar_part(parts, "outside", hip ? "outside PyTorch's pool (HIP context, other processes)"
+                                          : "outside PyTorch's pool (CUDA context, other processes)", outside);
   }
-  bar_part(parts, "free", "free", F);
-  if (T >= 0) bar_part(cJSON_AddArrayToObject(bar, "request"), "request", "the request that failed", T);
+  lab_ex_bar_part(parts, "free", "free", F);
+  if (T >= 0) lab_ex_bar_part(cJSON_AddArrayToObject(bar, "request"), "request", "the request that failed", T);
   return bar;
 }
 
@@ -161,6 +149,8 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, la
   double T = -1, C = -1, F = -1, A = -1, R = -1, U = -1, P = -1;
   cJSON *f = it->facts;
   it->kind = "oom";
+  int hip = lab_ex_find(t, s, e, "HIP out of memory") != LAB_EX_NONE;
+  it->platform = hip ? LAB_EX_ROCM : LAB_EX_CUDA;
   /* "(GPU 0;" older, "GPU 0 has" newer */
   if (lab_ex_word_after(t, s, e, "(GPU ", ";", gpu, sizeof gpu) || lab_ex_word_after(t, s, e, ". GPU ", " ", gpu, sizeof gpu))
     lab_ex_fact_str(f, "gpu", gpu);
@@ -194,11 +184,12 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, la
     if (has != LAB_EX_NONE && !lab_ex_size_after(t, has + 5, e, &proc)) listed++;
   }
   if (listed) cJSON_AddNumberToObject(f, "processes_listed", listed);
-  if (lab_ex_find(t, s, e, "max_split_size_mb") != LAB_EX_NONE || lab_ex_find(t, s, e, "expandable_segments") != LAB_EX_NONE)
+  if (lab_ex_find(t, s, e, "max_split_size_mb") != LAB_EX_NONE || lab_ex_find(t, s, e, "expandable_segments") != LAB_EX_NONE ||
+      lab_ex_find(t, s, e, "PYTORCH_HIP_ALLOC_CONF") != LAB_EX_NONE)
     cJSON_AddBoolToObject(f, "allocator_hint", 1);
 
   if (U < 0 && R >= 0 && A >= 0) U = R - A > 0 ? R - A : 0; /* older wording: the cache is reserved minus allocated */
-  if (A >= 0 && U >= 0 && C > 0 && F >= 0) it->bar = make_bar(C, F, A, U, P, T);
+  if (A >= 0 && U >= 0 && C > 0 && F >= 0) it->bar = make_bar(C, F, A, U, P, T, hip);
 
   /* The diagnosis, the numbers deciding in this order (docs/explain.md): memory outside this process's
    * PyTorch (total - free - what this process has, else - allocated - the cache) a quarter of the GPU;

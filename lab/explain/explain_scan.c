@@ -4,7 +4,6 @@
  * "  1024 KiB", "0 B"; nvidia-smi: "4MiB"). Every byte a function looks at
  * is counted (lab_ex_examined): the explainer's cost, checked without a
  * clock (tests/unit/check_explain_cost.c). */
-#include "explain_item.h"
 #include "explain_scan.h"
 
 #include <math.h>
@@ -128,6 +127,32 @@ int lab_ex_size_after(const char *t, size_t pos, size_t end, lab_ex_size *out) {
   return 0;
 }
 
+int lab_ex_size_after_binary(const char *t, size_t pos, size_t end, lab_ex_size *out) {
+  static const char *const old[] = {"KB", "MB", "GB", "TB", "PB"};
+  if (!lab_ex_size_after(t, pos, end, out)) return 0;
+  while (pos < end && t[pos] == ' ') pos++;
+  size_t d = pos, point = 0;
+  double whole = 0, frac = 0, div = 1;
+  while (d < end && d - pos < NUM_MAX && (is_digit(t[d]) || (t[d] == '.' && !point && d > pos))) {
+    if (t[d] == '.') point = d;
+    else if (point) frac = frac * 10 + (t[d] - '0'), div *= 10;
+    else whole = whole * 10 + (t[d] - '0');
+    d++;
+  }
+  size_t u = d < end && t[d] == ' ' ? d + 1 : d;
+  examined += u - pos + 3;
+  if (d == pos || (point && point == d - 1) || u + 2 > end || (u + 2 < end && is_alpha(t[u + 2]))) return -1;
+  for (int k = 0; k < 5; k++) {
+    if (memcmp(t + u, old[k], 2) != 0) continue;
+    double v = whole + frac / div;
+    for (int i = 0; i <= k; i++) v *= 1024;
+    out->bytes = round(v);
+    keep_printed(t + pos, u + 2 - pos, out);
+    return 0;
+  }
+  return -1;
+}
+
 int lab_ex_size_before(const char *t, size_t lo, size_t pos, lab_ex_size *out) {
   while (pos > lo && t[pos - 1] == ' ') pos--;
   size_t u = pos;
@@ -190,4 +215,25 @@ void lab_ex_format_size(double bytes, char *out, size_t cap) {
   else if (bytes < 1048576.0) snprintf(out, cap, "%.2f KiB", bytes / 1024);
   else if (bytes < 1073741824.0) snprintf(out, cap, "%.2f MiB", bytes / 1048576.0);
   else snprintf(out, cap, "%.2f GiB", bytes / 1073741824.0);
+}
+
+cJSON *lab_ex_bar_new(double total_bytes) {
+  char printed[32];
+  cJSON *bar = cJSON_CreateObject();
+  cJSON_AddNumberToObject(bar, "total_bytes", total_bytes);
+  lab_ex_format_size(total_bytes, printed, sizeof printed);
+  cJSON_AddStringToObject(bar, "total_printed", printed);
+  return bar;
+}
+
+void lab_ex_bar_part(cJSON *parts, const char *id, const char *label, double bytes) {
+  char printed[32];
+  if (bytes < 0) return;
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddStringToObject(p, "id", id);
+  cJSON_AddStringToObject(p, "label", label);
+  cJSON_AddNumberToObject(p, "bytes", bytes);
+  lab_ex_format_size(bytes, printed, sizeof printed);
+  cJSON_AddStringToObject(p, "printed", printed);
+  cJSON_AddItemToArray(parts, p);
 }

@@ -35,6 +35,11 @@ size_t lab_ex_find_wrapped(const char *t, size_t from, size_t end, const char *n
 size_t lab_ex_line_end(const char *t, size_t pos, size_t end);
 /* The size right after pos (spaces skipped); 0, or -1 when none. */
 int lab_ex_size_after(const char *t, size_t pos, size_t end, lab_ex_size *out);
+/* lab_ex_size_after, also reading the older names of the binary units
+ * ("18.13 GB", "459.07 MB", "1062 MB": KB, MB, GB, TB, PB as powers of
+ * 1024, as PyTorch's MPS allocator printed them before 2.4 and
+ * memory_summary() before 1.8); for those messages only. 0, or -1. */
+int lab_ex_size_after_binary(const char *t, size_t pos, size_t end, lab_ex_size *out);
 /* The size whose unit ends right before pos (spaces skipped, not before lo); 0 or -1. */
 int lab_ex_size_before(const char *t, size_t lo, size_t pos, lab_ex_size *out);
 /* Copies t[pos..) up to any byte of `stops`, a newline or end (at most cap-1
@@ -43,6 +48,13 @@ size_t lab_ex_word(const char *t, size_t pos, size_t end, const char *stops, cha
 /* The same after the first `needle` in the window; 0 when the needle is absent. */
 size_t lab_ex_word_after(const char *t, size_t from, size_t end, const char *needle, const char *stops, char *out,
                          size_t cap);
+
+/* PyTorch's format_size for a size computed here: "512 bytes", "3.21 GiB". */
+void lab_ex_format_size(double bytes, char *out, size_t cap);
+/* A memory bar of total_bytes: {"total_bytes","total_printed"}, its parts added after. */
+cJSON *lab_ex_bar_new(double total_bytes);
+/* A part of a memory bar ({"id","label","bytes","printed"}) added to parts; nothing when bytes < 0. */
+void lab_ex_bar_part(cJSON *parts, const char *id, const char *label, double bytes);
 
 /* facts[key] = {"printed":"20.00 MiB","bytes":20971520}. */
 void lab_ex_fact_size(cJSON *facts, const char *key, const lab_ex_size *s);

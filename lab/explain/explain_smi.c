@@ -1,9 +1,16 @@
 /* Recognises nvidia-smi's table (any recent driver): the driver version and
  * the newest CUDA it supports from the header, each GPU's name, memory in
  * use and utilisation from its rows, and how many processes hold memory.
- * Rows are read by their cells ('|'-separated), so column widths may vary. */
+ * Rows are read by their cells ('|'-separated), so column widths may vary;
+ * a table quoted with "> " or pasted from its column headers on (its first
+ * lines cut) is read too. Then it is read against the lesson: a GPU whose
+ * memory is nearly full while it computes nothing ("memory full, GPU
+ * idle"), a GPU full and busy beside an empty one (another job's GPU). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "explain_driver.h"
 #include "explain_item.h"
 #include "explain_scan.h"
 
@@ -40,10 +47,30 @@ static size_t header(const char *t, size_t n, size_t from, lab_ex_memo *m) {
   return at;
 }
 
+/* A table whose first lines were cut: it starts at its column headers' line ("… Persistence-M| Bus-Id …"). */
+static size_t columns(const char *t, size_t n, size_t from, size_t lim, lab_ex_memo *m) {
+  size_t at = lab_ex_next(m, t, n, from, lim, "Persistence-M");
+  if (at == LAB_EX_NONE) return at;
+  size_t ls = at;
+  while (ls > from && t[ls - 1] != '\n' && at - ls < 80) ls--;
+  lab_ex_count(at - ls + 1);
+  return ls;
+}
+
 static size_t find(const char *t, size_t n, size_t from, lab_ex_memo *m) {
   size_t at = header(t, n, from, m);
   size_t pt = procs_table(t, n, from, at == LAB_EX_NONE ? n : at, m);
+  size_t cols = columns(t, n, from, pt != LAB_EX_NONE ? pt : at == LAB_EX_NONE ? n : at, m);
+  if (cols != LAB_EX_NONE) return cols;
   return pt != LAB_EX_NONE ? pt : at;
+}
+
+/* Spaces, tabs and the "> " of a quoted paste before a line's first cell. */
+static size_t skip_lead(const char *t, size_t p, size_t end) {
+  size_t p0 = p;
+  while (p < end && (t[p] == ' ' || t[p] == '\t' || t[p] == '>')) p++;
+  lab_ex_count(p - p0 + 1);
+  return p;
 }
 
 /* The table runs while lines start with '|' or '+' (after leading spaces)
@@ -52,9 +79,7 @@ static size_t extent(const char *t, size_t n, size_t at, size_t lim, lab_ex_memo
   (void)n, (void)m;
   size_t le = lab_ex_line_end(t, at, lim), last = le;
   for (int k = 0; k < MAX_LINES && le < lim; k++) {
-    size_t ne = lab_ex_line_end(t, le, lim), p = le;
-    while (p < ne && (t[p] == ' ' || t[p] == '\t')) p++; /* indented, by spaces or tabs */
-    lab_ex_count(p - le + 1);
+    size_t ne = lab_ex_line_end(t, le, lim), p = skip_lead(t, le, ne); /* indented, by spaces or tabs, or quoted */
     if (p < ne && (t[p] == '|' || t[p] == '+')) last = ne;
     else if (!(p >= ne - 1 || t[p] == '\r')) break; /* not blank, not the table */
     le = ne;
@@ -79,13 +104,44 @@ static int cell(const char *t, size_t ls, size_t le, int c, size_t *cs, size_t *
   return -1;
 }
 
+/* A GPU row's memory held (0..1, -1 unknown) and utilisation (%, -1 unknown or N/A). */
+static double held(const cJSON *g) {
+  const cJSON *u = cJSON_GetObjectItemCaseSensitive(g, "used_bytes"), *t = cJSON_GetObjectItemCaseSensitive(g, "total_bytes");
+  return cJSON_IsNumber(u) && cJSON_IsNumber(t) && t->valuedouble > 0 ? u->valuedouble / t->valuedouble : -1;
+}
+static double util(const cJSON *g) {
+  const cJSON *u = cJSON_GetObjectItemCaseSensitive(g, "util");
+  return cJSON_IsString(u) && u->valuestring[0] >= '0' && u->valuestring[0] <= '9' ? atof(u->valuestring) : -1;
+}
+
+/* The table against the lesson (docs/explain.md): a GPU holding at least 80 % of its memory at a
+ * utilisation of at most 10 % is "memory full, GPU idle"; one holding 80 % while busy beside a GPU
+ * holding at most 10 % is another job's GPU, with a free one beside it. The GPU meant is named. */
+static void judge(lab_ex_item *it, const cJSON *gpus) {
+  const cJSON *g, *idle = NULL, *taken = NULL, *empty = NULL;
+  cJSON_ArrayForEach(g, gpus) {
+    double h = held(g), u = util(g);
+    if (h >= 0.8 && u >= 0 && u <= 10 && !idle) idle = g;
+    if (h >= 0.8 && u > 10 && !taken) taken = g;
+    if (h >= 0 && h <= 0.1 && !empty) empty = g;
+  }
+  const cJSON *named = idle ? idle : taken && empty ? taken : NULL;
+  it->diag = idle ? "smi_memory_held_idle" : taken && empty ? "smi_gpu_taken" : "smi_reading";
+  if (!named) return;
+  char pct[8];
+  snprintf(pct, sizeof pct, "%.0f%%", 100 * held(named));
+  cJSON_AddStringToObject(it->facts, "gpu_index", cJSON_GetObjectItemCaseSensitive(named, "index")->valuestring);
+  cJSON_AddStringToObject(it->facts, "gpu_held", pct);
+  cJSON_AddStringToObject(it->facts, "gpu_util", cJSON_GetObjectItemCaseSensitive(named, "util")->valuestring);
+  if (empty) cJSON_AddStringToObject(it->facts, "free_gpu", cJSON_GetObjectItemCaseSensitive(empty, "index")->valuestring);
+}
+
 static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, lab_ex_item *it) {
   char w[96];
   cJSON *f = it->facts, *gpus = NULL, *g = NULL;
   int ngpu = 0, in_procs = 0, procs = 0, procs_seen = 0;
   (void)n, (void)m;
   it->kind = "nvidia_smi";
-  it->diag = "smi_reading";
   if (lab_ex_word_after(t, s, e, "Driver Version: ", " |", w, sizeof w)) lab_ex_fact_str(f, "driver", w);
   if (lab_ex_word_after(t, s, e, "CUDA Version: ", " |", w, sizeof w)) lab_ex_fact_str(f, "cuda", w);
   gpus = cJSON_AddArrayToObject(f, "gpus");
@@ -94,9 +150,7 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, la
     size_t le = lab_ex_line_end(t, ls, e), cs = 0, ce = 0;
     if (lab_ex_find(t, ls, le, "Processes:") != LAB_EX_NONE) in_procs = 1, procs_seen = 1;
     if (in_procs) { /* rows under the "|====|" rule, one per process (memory "N/A" on Windows counts too) */
-      size_t p = ls;
-      while (p < le && (t[p] == ' ' || t[p] == '\t')) p++;
-      lab_ex_count(p - ls + 1);
+      size_t p = skip_lead(t, ls, le);
       if (lab_ex_find(t, ls, le, "|====") != LAB_EX_NONE) in_procs = 2;
       else if (in_procs == 2 && p < le && t[p] == '|' && lab_ex_find(t, ls, le, "No running processes") == LAB_EX_NONE) {
         size_t q = p + 1;
@@ -143,6 +197,12 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, la
     ls = le;
   }
   if (procs_seen) cJSON_AddNumberToObject(f, "processes", procs);
+  it->platform = LAB_EX_CUDA;
+  /* the header of a driver before 410 prints no "CUDA Version": the newest CUDA the driver runs */
+  if (!cJSON_GetObjectItemCaseSensitive(f, "cuda") && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "driver")) &&
+      lab_ex_driver_cuda(cJSON_GetObjectItemCaseSensitive(f, "driver")->valuestring, w, sizeof w))
+    lab_ex_fact_str(f, "driver_cuda", w);
+  judge(it, gpus);
 }
 
 const lab_ex_recogniser lab_ex_smi = {"nvidia_smi", find, extent, read};

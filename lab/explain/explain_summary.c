@@ -62,25 +62,7 @@ static size_t extent(const char *t, size_t n, size_t start, size_t lim, lab_ex_m
 
 /* A cell's size: PyTorch's units, or before 1.8 "1062 MB", "2048 KB" (memory.py's _format_size:
  * powers of 1024 with the older names), kept as printed. */
-static int cell_size(const char *t, size_t p, size_t le, lab_ex_size *v) {
-  if (!lab_ex_size_after(t, p, le, v)) return 0;
-  static const char *const old[] = {"KB", "MB", "GB", "TB", "PB"};
-  while (p < le && t[p] == ' ') p++;
-  size_t d = p;
-  double x = 0;
-  while (d < le && d - p < 20 && t[d] >= '0' && t[d] <= '9') x = x * 10 + (t[d] - '0'), d++;
-  if (d == p || d >= le || t[d] != ' ' || d + 3 > le) return -1;
-  for (int u = 0; u < 5; u++) {
-    if (memcmp(t + d + 1, old[u], 2) != 0) continue;
-    size_t n = d + 3 - p < sizeof v->printed ? d + 3 - p : sizeof v->printed - 1;
-    memcpy(v->printed, t + p, n);
-    v->printed[n] = '\0';
-    for (int k = 0; k <= u; k++) x *= 1024;
-    v->bytes = x;
-    return 0;
-  }
-  return -1;
-}
+static int cell_size(const char *t, size_t p, size_t le, lab_ex_size *v) { return lab_ex_size_after_binary(t, p, le, v); }
 
 /* Row "| Allocated memory      |   1024 KiB |   2048 KiB | …": the sizes of cells 2 (current) and 3 (peak). */
 static void row(const char *t, size_t s, size_t e, const char *name, const char *cur_key, const char *peak_key,

@@ -18,6 +18,16 @@ flows_gap.json     1 step of 10 ms whose GPU ops carry no args.correlation:
                    ops (no blocking call) and launches kernel B at 7 ms,
                    which starts 30 us later: a 5.03 ms gap put on that
                    launch.
+cold_start.json    1 step of 30 ms: the first CUDA call,
+                   cudaDeviceGetStreamPriorityRange inside aten::empty,
+                   takes 24 ms (the context created on first use), then 10
+                   kernels of 400 us launched 20 us apart.
+stream_wait.json   1 step of 10 ms: the host launches everything in its
+                   first 0.5 ms and then runs Python ops: kernels on stream
+                   7 until 3 ms, an NCCL all-reduce on stream 20 launched at
+                   0.2 ms that starts at 6 ms (its peers were late), and a
+                   kernel on stream 7 behind it (cudaStreamWaitEvent): the
+                   3 ms gap ends with the collective, launched before it.
 Run: python3 tests/doctor/make_synthetic.py"""
 import json
 import os
@@ -121,7 +131,38 @@ def flows_gap():
     t.write("flows_gap.json")
 
 
+def launch(t, at, cat, name, start, dur, stream=7, **args):
+    """A cudaLaunchKernel at `at` and its GPU op, tied by args.correlation as Kineto writes it."""
+    t.gpu(cat, name, start, dur, stream=stream, **args)
+    t.ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+                 "ts": T0 + at, "dur": 8, "args": {"correlation": t.corr}})
+
+
+def cold_start():
+    t = Trace()
+    t.cpu("ProfilerStep#0", 0, 30_000, cat="user_annotation")
+    t.cpu("aten::empty", 5, 24_100)
+    t.cpu("cudaDeviceGetStreamPriorityRange", 10, 24_000, cat="cuda_runtime")
+    for k in range(10):
+        launch(t, 24_200 + k * 20, "kernel", "ampere_sgemm_128x64_tn", 24_230 + k * 400, 400)
+    t.write("cold_start.json")
+
+
+def stream_wait():
+    t = Trace()
+    t.cpu("ProfilerStep#7", 0, 10_000, cat="user_annotation")
+    for k in range(3):
+        launch(t, k * 50, "kernel", "ampere_sgemm_128x64_tn", 20 + k * 1_000, 1_000)
+    launch(t, 200, "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", 6_000, 1_000, stream=20)
+    t.cpu("cudaStreamWaitEvent", 250, 5, cat="cuda_runtime")
+    launch(t, 300, "kernel", "ampere_sgemm_128x64_tn", 7_010, 1_000)
+    t.cpu("aten::add_", 500, 9_000)
+    t.write("stream_wait.json")
+
+
 if __name__ == "__main__":
+    cold_start()
+    stream_wait()
     idle_item()
     launch_bound()
     pageable_copy()

@@ -7,6 +7,8 @@
 // is inflated in the worker; a file that is no trace shows the doctor's
 // stable code, a gzip bomb too; a large read keeps the page painting and
 // stops on Cancel. Every request is watched: none carries the file anywhere.
+// The gap the finding names is marked on the timeline, and a long step
+// (800 spans) is drawn span by span at 390 px without widening the page.
 // Screenshots at 390 and 1280 px wide go to build/screenshots/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -95,6 +97,21 @@ browserTest('a trace is read offline in the browser: progress, findings, lesson 
     await page.evaluate(() => document.getElementById('doctor-findings').scrollIntoView({ block: 'start' }));
     await page.screenshot({ path: path.join(shots, `doctor-${tag}-answer.png`), fullPage: false });
     await idle.screenshot({ path: path.join(shots, `doctor-${tag}-finding.png`) });
+    // the gap the finding names is marked on the timeline, and the page fits the screen
+    assert.match(await tl.textContent(), /the gap the finding\s*is about begins.*the gap ends/); // a label may wrap
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'the page widens the screen');
+    if (width === 390) {
+      // a long step: every span the doctor sends is drawn (800: 400 launches and their 400 kernels, over the
+      // page's old cap of 256), still without widening a phone screen
+      await page.setInputFiles('#doctor-file', path.join(FIX, 'launch_bound.json'));
+      await until(async () => /ProfilerStep#0 on a timeline/.test(await page.locator('#doctor-out').textContent()), 30000,
+        'the long step drawn');
+      const drawn = await page.evaluate(() => document.querySelector('.chart-timeline').closest('figure')
+        .querySelectorAll('table tbody tr').length);
+      assert.equal(drawn, 800, 'every span of the long step');
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
+        'the long step widens the screen');
+    }
     if (width === 1280) {
       // the experiment opens in place with the trace's parameters
       await idle.locator('button[data-action="doctor-open"]').click();

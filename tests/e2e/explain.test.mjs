@@ -5,7 +5,9 @@
 // module; "Explaining…" with aria-busy until the answer is in; an error's
 // JSON drawn as an alert): the memory bar with its labelled parts, the diagnosis, and a link
 // to lesson 1's memory section; the experiment opens on the lab page
-// (#lab/memory?…) pre-filled from the text. Screenshots
+// (#lab/memory?…) pre-filled from the text; a Mac's MPS out-of-memory and
+// an AMD card's HIP error get their platform's advice without widening a
+// phone screen. Screenshots
 // at 390 and 1280 px wide go to build/screenshots/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -117,6 +119,23 @@ browserTest('a pasted oom is explained offline with the memory bar and the lesso
       await page.click('#explain-item-0 a.explain-lesson');
       await until(() => page.evaluate(() => document.activeElement && document.activeElement.id === 'sec-memory'), 15000,
         'the memory section focused');
+    }
+    if (width === 390) {
+      // a Mac's and an AMD card's messages (real ones, tests/explain/cases/): the advice follows the platform
+      // (no nvidia-smi, no CUDA wheel), the MPS bar is the allocator's limit, and no long word widens the phone screen
+      for (const [file, kind, want] of [['156-mps_oom-gb-sd-extension.txt', 'mps_oom', /PYTORCH_MPS_HIGH_WATERMARK_RATIO/],
+        ['196-hip-invalid-device-function-ddp-broadcast.txt', 'hip', /rocminfo/]]) {
+        await page.fill('#explain-text', readFileSync(path.join(REPO, 'tests/explain/cases', file), 'utf8'));
+        await page.click('button[data-action="explain-run"]');
+        await until(async () => (await item.getAttribute('data-kind')) === kind, 15000, `the ${kind} answer`);
+        const steps = await page.locator('#explain-item-0 .explain-steps').textContent();
+        assert.match(steps, want);
+        assert.doesNotMatch(steps, /nvidia-smi|cu12[0-9]|cu11[0-9]|\(\?\)/, `${kind}: CUDA advice or a placeholder`);
+        assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
+          `${kind}: the answer widens the 390 px page`);
+        await page.screenshot({ path: path.join(shots, `explain-phone-${kind}.png`), fullPage: true });
+      }
+      assert.match(await page.locator('#explain-item-0').textContent(), /ROCm/);
     }
     assert.deepEqual(problems, []);
     await context.close();

@@ -70,6 +70,7 @@ int main(void) {
       make_trace_export_suite,
       make_trace_roundtrip_suite,
       make_doctor_suite,
+      make_doctor_real_suite,
   };
   SRunner *sr = srunner_create(NULL);
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) srunner_add_suite(sr, suites[i]());

@@ -9,6 +9,7 @@
 
 #include "cjson_compat.h"
 #include "doctor.h"
+#include "doctor_test.h"
 #include "suites.h"
 
 static char *slurp(const char *path, size_t *n) {
@@ -44,14 +45,6 @@ static lab_err doctor_error(const char *text) {
   return j ? LAB_OK : err.code;
 }
 
-static const cJSON *finding(const cJSON *env, const char *id) {
-  const cJSON *f;
-  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(env, "findings")) {
-    const cJSON *i = cJSON_GetObjectItemCaseSensitive(f, "id");
-    if (cJSON_IsString(i) && !strcmp(i->valuestring, id)) return f;
-  }
-  return NULL;
-}
 static double fact(const cJSON *f, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), k);
   ck_assert_msg(cJSON_IsNumber(v), "fact %s missing", k);
@@ -84,7 +77,7 @@ static void sections_exist(const cJSON *env) {
 
 START_TEST(idle_step_behind_item_is_found_with_its_numbers) {
   cJSON *env = doctor_file("idle_item.json");
-  const cJSON *f = finding(env, "gpu_idle");
+  const cJSON *f = doctor_test_finding(env, "gpu_idle");
   ck_assert_ptr_nonnull(f);
   ck_assert_str_eq(sfact(f, "step"), "ProfilerStep#12");
   ck_assert_double_eq_tol(fact(f, "idle_pct"), 70.0, 0.05);
@@ -92,7 +85,7 @@ START_TEST(idle_step_behind_item_is_found_with_its_numbers) {
   ck_assert_double_eq_tol(fact(f, "largest_gap_ms"), 7.0, 0.001);
   ck_assert_str_eq(sfact(f, "host"), "item");
   ck_assert_str_eq(lesson_section(f), "async");
-  const cJSON *dev = finding(env, "device");
+  const cJSON *dev = doctor_test_finding(env, "device");
   ck_assert_str_eq(sfact(dev, "device"), "NVIDIA A100-SXM4-80GB");
   ck_assert_str_eq(sfact(dev, "compute_capability"), "8.0");
   ck_assert_double_eq(fact(dev, "peak_allocated_bytes"), 2147483648.0);
@@ -105,7 +98,7 @@ END_TEST
 
 START_TEST(launch_bound_kernels_are_counted_with_their_median) {
   cJSON *env = doctor_file("launch_bound.json");
-  const cJSON *f = finding(env, "launch_bound");
+  const cJSON *f = doctor_test_finding(env, "launch_bound");
   ck_assert_ptr_nonnull(f);
   ck_assert_double_eq(fact(f, "kernels"), 400);
   ck_assert_double_eq(fact(f, "short_kernels"), 400);
@@ -114,7 +107,7 @@ START_TEST(launch_bound_kernels_are_counted_with_their_median) {
   ck_assert_str_eq(lesson_section(f), "graphs");
   const cJSON *p = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "experiment"), "params");
   ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(p, "kernels")->valuedouble, 400);
-  ck_assert_double_eq_tol(fact(finding(env, "gpu_time"), "elementwise_pct"), 100, 0.05);
+  ck_assert_double_eq_tol(fact(doctor_test_finding(env, "gpu_time"), "elementwise_pct"), 100, 0.05);
   sections_exist(env);
   cJSON_Delete(env);
 }
@@ -122,7 +115,7 @@ END_TEST
 
 START_TEST(pageable_copies_in_the_step_have_bytes_and_bandwidth) {
   cJSON *env = doctor_file("pageable_copy.json");
-  const cJSON *f = finding(env, "host_to_device");
+  const cJSON *f = doctor_test_finding(env, "host_to_device");
   ck_assert_ptr_nonnull(f);
   ck_assert_double_eq(fact(f, "pageable_copies"), 2);
   ck_assert_double_eq(fact(f, "pageable_bytes"), 2.0 * 64 * 1048576);
@@ -130,8 +123,8 @@ START_TEST(pageable_copies_in_the_step_have_bytes_and_bandwidth) {
   ck_assert_double_eq(fact(f, "pinned_bytes"), 2.0 * 16 * 1048576);
   ck_assert_double_eq_tol(fact(f, "pinned_gbps"), 24.0, 0.05);
   ck_assert_str_eq(lesson_section(f), "pinned");
-  ck_assert_double_eq_tol(fact(finding(env, "gpu_time"), "tensor_core_matmul_pct"), 100, 0.05);
-  ck_assert_ptr_null(finding(env, "gpu_idle")); /* 98.5 % busy */
+  ck_assert_double_eq_tol(fact(doctor_test_finding(env, "gpu_time"), "tensor_core_matmul_pct"), 100, 0.05);
+  ck_assert_ptr_null(doctor_test_finding(env, "gpu_idle")); /* 98.5 % busy */
   sections_exist(env);
   cJSON_Delete(env);
 }
@@ -139,7 +132,7 @@ END_TEST
 
 START_TEST(cpu_torch_trace_says_what_it_cannot_tell) {
   cJSON *env = doctor_file("cpu_train.json");
-  const cJSON *f = finding(env, "cpu_only");
+  const cJSON *f = doctor_test_finding(env, "cpu_only");
   ck_assert_ptr_nonnull(f);
   ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(env, "findings")), 1);
   ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "trace"), "profiler_steps")->valuedouble, 3);
@@ -235,7 +228,7 @@ START_TEST(flows_tie_a_gap_to_the_launch_of_the_op_after_it) {
   ck_assert_double_eq_tol(onum(g, "launched_at_ms"), 7, 1e-9);
   ck_assert_double_eq_tol(onum(g, "launch_to_start_us"), 30, 1e-9);
   ck_assert_str_eq(obj(g, "tied_by")->valuestring, "ac2g_flow");
-  const cJSON *f = finding(env, "gpu_idle");
+  const cJSON *f = doctor_test_finding(env, "gpu_idle");
   ck_assert_str_eq(sfact(f, "launched_by"), "cudaLaunchKernel");
   ck_assert_double_eq_tol(fact(f, "launched_after_gap_start_ms"), 5, 1e-9);
   cJSON_Delete(env);
@@ -265,7 +258,7 @@ START_TEST(without_flows_gaps_fall_back_to_overlap) {
   cJSON *env = doctor_file("idle_item.json");
   ck_assert_double_eq(onum(obj(env, "trace"), "gpu_ops_tied_to_launch"), 0);
   ck_assert_ptr_null(obj(cJSON_GetArrayItem(obj(cJSON_GetArrayItem(obj(env, "steps"), 2), "gaps"), 0), "launched_by"));
-  ck_assert_str_eq(sfact(finding(env, "gpu_idle"), "host"), "item");
+  ck_assert_str_eq(sfact(doctor_test_finding(env, "gpu_idle"), "host"), "item");
   cJSON_Delete(env);
 }
 END_TEST
@@ -326,11 +319,46 @@ START_TEST(a_crowded_step_keeps_its_longest_spans) {
 }
 END_TEST
 
+/* Built for the purpose (tests/doctor/make_synthetic.py): a cold first step, a stream whose next op
+ * (a collective) was queued before the GPU went idle, and a genuinely launch-bound step each get
+ * their own finding; the first two never the launch-bound sentence. */
+static int says_launch_bound(const cJSON *env) {
+  const cJSON *f;
+  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(env, "findings")) {
+    const char *t = cJSON_GetObjectItemCaseSensitive(f, "text")->valuestring;
+    if (strstr(t, "cannot queue kernels fast enough") || strstr(t, "paced by Python and launches")) return 1;
+  }
+  return 0;
+}
+
+START_TEST(built_cold_start_stream_wait_and_launch_bound_get_their_findings) {
+  cJSON *j = doctor_file("cold_start.json");
+  const cJSON *f = doctor_test_finding(j, "cold_start");
+  ck_assert_msg(f, "no cold_start finding");
+  ck_assert_str_eq(sfact(f, "call"), "cudaDeviceGetStreamPriorityRange");
+  ck_assert_double_eq_tol(fact(f, "call_ms"), 24.0, 0.001);
+  ck_assert(!doctor_test_finding(j, "launch_bound") && !says_launch_bound(j));
+  cJSON_Delete(j);
+  j = doctor_file("stream_wait.json");
+  f = doctor_test_finding(j, "stream_wait");
+  ck_assert_msg(f, "no stream_wait finding");
+  ck_assert_str_eq(sfact(f, "waited_on"), "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)");
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), "collective")));
+  ck_assert(!doctor_test_finding(j, "gpu_idle") && !doctor_test_finding(j, "launch_bound") && !says_launch_bound(j));
+  cJSON_Delete(j);
+  j = doctor_file("launch_bound.json");
+  ck_assert(doctor_test_finding(j, "launch_bound"));
+  ck_assert_str_eq(sfact(doctor_test_finding(j, "gpu_idle"), "host"), "launches");
+  cJSON_Delete(j);
+}
+END_TEST
+
 Suite *make_doctor_suite(void) {
   Suite *s = suite_create("doctor");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, idle_step_behind_item_is_found_with_its_numbers);
+  tcase_add_test(tc, built_cold_start_stream_wait_and_launch_bound_get_their_findings);
   tcase_add_test(tc, launch_bound_kernels_are_counted_with_their_median);
   tcase_add_test(tc, pageable_copies_in_the_step_have_bytes_and_bandwidth);
   tcase_add_test(tc, cpu_torch_trace_says_what_it_cannot_tell);

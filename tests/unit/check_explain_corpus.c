@@ -1,8 +1,11 @@
-/* The explain corpus runner: every case of tests/explain/own.json and, when
- * present, of the public corpus tests/explain/cases.json (format in
- * docs/explain.md) gives the right kinds in order, the right facts (sizes
- * compared as bytes, read with PyTorch's units) and the right first
- * diagnosis. Runs from the repository root, as `make unit` does. */
+/* The explain corpus runner: every case of tests/explain/own.json, of the
+ * public corpus tests/explain/cases.json and of its Mac, AMD and free-tier
+ * part tests/explain/real_platforms.json (format in docs/explain.md) gives
+ * the right kinds in order, the right facts (sizes compared as bytes, read
+ * with PyTorch's units) and the right first diagnosis; and every answer's
+ * advice follows the platform it read (no nvidia-smi or CUDA wheel on a
+ * Mac, rocm-smi for an AMD card, all three checks when none shows) and
+ * prints no placeholder. Runs from the repository root, as `make unit` does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +70,41 @@ static const cJSON *find_fact(const cJSON *items, const char *key) {
   return NULL;
 }
 
+/* A hole left in the words: "{fact}", "(?)", a template's "[" or "]". */
+static const char *placeholder(const char *w) {
+  if (strstr(w, "(?)")) return "(?)";
+  for (const char *p = strchr(w, '{'); p; p = strchr(p + 1, '{')) {
+    size_t k = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_.");
+    if (k && p[1 + k] == '}') return p;
+  }
+  return NULL;
+}
+
+/* The advice of one item against its platform; the failures are counted in *failed. */
+static void check_advice(const char *id, const cJSON *it, int *failed) {
+  const cJSON *pf = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(it, "facts"), "platform");
+  const char *platform = cJSON_IsString(pf) ? pf->valuestring : "none";
+  const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "diagnosis"), *st;
+  const char *words[2] = {cJSON_GetObjectItemCaseSensitive(d, "title")->valuestring,
+                          cJSON_GetObjectItemCaseSensitive(d, "text")->valuestring};
+  for (int i = 0; i < 2; i++)
+    if (placeholder(words[i]) || !words[i][0])
+      fprintf(stderr, "explain corpus %s: placeholder in \"%s\"\n", id, words[i]), (*failed)++;
+  cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(it, "steps")) {
+    const char *w = st->valuestring;
+    int smi = strstr(w, "nvidia-smi") != NULL;
+    int wheel = strstr(w, "cu12") || strstr(w, "cu11") || strstr(w, "Install a CUDA build") || strstr(w, "CUDA build of PyTorch");
+    const char *why = placeholder(w) ? "a placeholder"
+                      : !strcmp(platform, "mac") && (smi || wheel) ? "nvidia-smi or a CUDA wheel on a Mac"
+                      : !strcmp(platform, "rocm") && smi ? "nvidia-smi on an AMD card"
+                      : !strcmp(platform, "none") && wheel ? "a CUDA wheel where no platform shows"
+                      : !strcmp(platform, "none") && smi && !(strstr(w, "rocm-smi") && strstr(w, "mps.is_available"))
+                          ? "nvidia-smi alone where no platform shows"
+                          : NULL;
+    if (why) fprintf(stderr, "explain corpus %s (%s): %s in \"%s\"\n", id, platform, why, w), (*failed)++;
+  }
+}
+
 /* Runs one cases file; returns the cases run, -1 when the file is absent. */
 static int run_file(const char *dir, const char *name, int *failed) {
   char path[512];
@@ -115,6 +153,7 @@ static int run_file(const char *dir, const char *name, int *failed) {
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(items, 0), "diagnosis"), "id")
             ->valuestring;
     if (strcmp(dgot, dwant)) fprintf(stderr, "explain corpus %s: diagnosis %s, want %s\n", id, dgot, dwant), (*failed)++;
+    cJSON_ArrayForEach(it, items) check_advice(id, it, failed);
     cJSON_Delete(env);
     count++;
   }
@@ -140,12 +179,23 @@ START_TEST(explain_public_corpus_gives_kind_facts_and_first_diagnosis) {
 }
 END_TEST
 
+/* The Mac, AMD and free-tier messages: in every checkout (make test never skips them). */
+START_TEST(explain_real_platform_messages_give_kind_facts_and_first_diagnosis) {
+  int failed = 0;
+  int n = run_file("tests/explain", "real_platforms.json", &failed);
+  ck_assert_msg(n >= 80, "tests/explain/real_platforms.json gave %d cases", n);
+  fprintf(stderr, "explain corpus: %d Mac, AMD and free-tier cases, %d mismatches\n", n, failed);
+  ck_assert_int_eq(failed, 0);
+}
+END_TEST
+
 Suite *make_explain_corpus_suite(void) {
   Suite *s = suite_create("explain_corpus");
   TCase *tc = tcase_create("corpus");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, explain_own_cases_give_kind_facts_and_first_diagnosis);
   tcase_add_test(tc, explain_public_corpus_gives_kind_facts_and_first_diagnosis);
+  tcase_add_test(tc, explain_real_platform_messages_give_kind_facts_and_first_diagnosis);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -22,7 +22,7 @@
  * or so phrases; the worst cases below stay under 22. */
 #define COST_MAX 32
 #define BIG (LAB_EXPLAIN_MAX_BYTES - 1)
-#define SMALL (32 * 1024)
+#define SMALL (8 * 1024) /* each pair of anchors: 100 or more messages cut, enough to show a rescan */
 
 /* Every phrase a recogniser searches for, its anchors first. */
 static const char *const anchors[] = {
@@ -38,7 +38,19 @@ static const char *const anchors[] = {
     "is not compatible with the current PyTorch installation", "NVIDIA-SMI has failed because it couldn't",
     "Cannot re-initialize CUDA in forked subprocess", "CUBLAS_STATUS_", "NVIDIA-SMI ", "| Processes:",
     "Collecting environment information", "PyTorch version: ", "Is debug build: ", "PyTorch CUDA memory summary",
-    "allocated_bytes.all.current': 1", NULL};
+    "allocated_bytes.all.current': 1",
+    /* the set-up forms of free tiers, Macs and AMD cards */
+    "which is of cuda capability ", "which is of compute capability (CC) ", "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+    "Unsupported .version ", "the provided PTX was compiled with an unsupported toolchain",
+    "Bfloat16 is only supported on GPUs with compute capability", "MPS backend is supported on MacOS",
+    "not linked with support for mps devices",
+    /* MPS (mps_oom, mps) */
+    "MPS backend out of memory", "Placeholder storage has not been allocated on MPS device",
+    "Cannot convert a MPS Tensor to float64", "BFloat16 is not supported on MPS",
+    "Trying to convert BFloat16 to the MPS backend", "MPS BFloat16 is only supported on MacOS", "The operator '",
+    /* ROCm (hip, and oom's HIP wording) */
+    "HIP out of memory", "HIP error: invalid device function", "hipErrorNoBinaryForGpu", "No HIP GPUs are available",
+    "BLAS error: Cannot read", "MIOpen Error", "MIOpen(HIP): Error", "miopenStatus", "Unable to open /dev/kfd", NULL};
 static const char *const inner[] = {
     "(GPU ", ". GPU ", " total capacity", "has a total capacity of ", " free;", " is free.", " already allocated",
     " is allocated by PyTorch", " reserved in total by PyTorch", " is reserved by PyTorch but unallocated",
@@ -50,9 +62,16 @@ static const char *const inner[] = {
     "Driver Version", "|====", "No running processes", "MiB /", "| 0  NVIDIA A100 On |", "CUDA Version: ",
     "PyTorch version", "Traceback (most recent call last)", "CUDA used to build PyTorch: ", "Is CUDA available: ",
     "Nvidia driver version: ", "GPU models and configuration:", "| Allocated memory", "{", "}", "])",
-    "'num_alloc_retries': 3", "cudaMalloc retries: ", "x\n\n", "x   ", NULL};
+    "'num_alloc_retries': 3", "cudaMalloc retries: ", "x\n\n", "x   ",
+    /* what the platform forms read inside their messages, and the paste's platform words */
+    "Found GPU0 Tesla P100 ", "supported by this version of PyTorch is (", "supported by this library is ",
+    "- 7.5 which supports", "current version is '", "Your Tesla T4 GPU has compute capability ", "MPS allocated: ",
+    "other allocations: ", "max allowed: ", " on private pool", "PYTORCH_MPS_HIGH_WATERMARK_RATIO",
+    "implemented for the MPS device", "PYTORCH_ENABLE_MPS_FALLBACK=1", "HIP kernel errors might be asynchronously",
+    "TORCH_USE_HIP_DSA", "Search for `hipError", "rocBLAS error", "for GPU arch : ", "is not member of",
+    "group membership", "gfx1030:xnack-", "+cu121", "/Users/", "MacBook", "Persistence-M", NULL};
 /* The first bytes of all of them, for lines that keep memchr stopping. */
-static const char filler[] = "CEeTIicdAuimNFDnP|{}])t(.w `'hrgl>aM";
+static const char filler[] = "CEeTIicdAuimNFDnP|{}])t(.w `'hrgl>aMBHUYRSgf+/-Pp";
 
 /* text = `unit` repeated to len bytes (a cut one at the end). */
 static char *repeat(const char *unit, size_t len) {
@@ -186,6 +205,7 @@ START_TEST(explain_cost_is_linear_on_the_corpus_pasted_again_and_again) {
     last = n;
     n = add_case_texts("tests/explain/own.json", "tests/explain", buf, n, BIG);
     n = add_case_texts("tests/explain/cases.json", "tests/explain", buf, n, BIG);
+    n = add_case_texts("tests/explain/real_platforms.json", "tests/explain", buf, n, BIG);
   }
   ck_assert_msg(n > 64 * 1024, "the corpus gave only %zu bytes", n);
   check_cost(buf, n, "the corpus again and again", "tests/explain");

@@ -64,6 +64,7 @@ Suite *make_metrics_suite(void);
 Suite *make_ui_result_streams_suite(void);
 Suite *make_explain_suite(void);
 Suite *make_doctor_suite(void);
+Suite *make_doctor_real_suite(void);
 Suite *make_explain_corpus_suite(void);
 Suite *make_explain_cost_suite(void);
 Suite *make_doctor_bounds_suite(void);

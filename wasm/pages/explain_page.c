@@ -48,7 +48,10 @@ void ui_render_explain_bar(ui_buf *b, const cJSON *bar, int i) {
     ui_buf_raw(b, "</title></rect>");
     x += w;
   }
-  ui_buf_rawf(b, "</svg><figcaption id=\"explain-bar-cap-%d\">The GPU's memory, ", i);
+  /* the bar's own name when the answer gives one (an MPS OOM's bar is the allocator's limit, not the GPU's memory) */
+  ui_buf_rawf(b, "</svg><figcaption id=\"explain-bar-cap-%d\">", i);
+  ui_buf_text(b, str(bar, "of")[0] ? str(bar, "of") : "The GPU's memory");
+  ui_buf_raw(b, ", ");
   ui_buf_text(b, str(bar, "total_printed")[0] ? str(bar, "total_printed") : ui_fmt_bytes(T, tot));
   ui_buf_raw(b, " in all:</figcaption><ul class=\"explain-legend\">");
   cJSON_ArrayForEach(p, parts) {

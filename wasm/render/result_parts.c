@@ -93,7 +93,9 @@ static const char *lane_name(const char *lane, char *buf, size_t n) {
   return lane;
 }
 
-#define MAX_SPANS 256
+/* Every span an answer sends is drawn: the doctor caps its timeline at 2000 spans itself
+ * (DR_MAX_TIMELINE_SPANS, lab/doctor/doctor_int.h), the experiments send far fewer. */
+#define MAX_SPANS 2048
 
 /* A span the host spends waiting for the GPU: drawn hatched and marked. */
 static bool is_wait(const char *label) { return strstr(label, "synchronize") || strstr(label, "wait"); }
@@ -127,6 +129,18 @@ void ui_result_timeline_part(ui_buf *b, const cJSON *env, const char *title, con
   if (n == 0) goto end;
   /* a doctor's answer says which part of the learner's trace it draws: its times start there, not at a launch */
   const cJSON *of = ui_json_obj(env, "timeline_of");
+  /* and the gap its finding is about, marked where it begins and ends (facts in ms from the trace's start) */
+  const cJSON *f;
+  double from_ms, gap_ms, len_ms;
+  if (of && n_marks == 0 && ui_json_num(of, "start_ms", &from_ms))
+    cJSON_ArrayForEach(f, ui_json_arr(env, "findings")) {
+      const cJSON *facts = ui_json_obj(f, "facts");
+      if (!facts || !ui_json_num(facts, "gap_start_ms", &gap_ms) || !ui_json_num(facts, "largest_gap_ms", &len_ms)) continue;
+      double g0 = (gap_ms - from_ms) * 1000;
+      marks[n_marks++] = (ui_mark){g0, "the gap the finding is about begins"};
+      marks[n_marks++] = (ui_mark){g0 + len_ms * 1000, "the gap ends"};
+      break;
+    }
   const char *x_title = !of ? NULL : ui_json_str(of, "step") ? "time since the step began" : "time since the trace began";
   ui_timeline_chart c = {.summary = summary, .spans = spans, .n = n, .marks = marks, .n_marks = n_marks, .x_title = x_title};
   ui_res_figure_begin(b, title);

@@ -1,0 +1,170 @@
+/* `gpulab doctor` on twelve real torch.profiler traces made by other
+ * people (tests/doctor/real/, README.md there gives each one's source and
+ * what a correct reading must and must not say, from the trace's own
+ * events as facts.py prints them): the cold starts get the cold-start
+ * finding naming the runtime call, the rank whose collective waited gets
+ * the stream-wait finding naming it, CUPTI's range-profiler ops are GPU
+ * work, an AMD device's numbers are not a compute capability, and no trace
+ * without the evidence gets the launch-bound sentence. Each check reads the
+ * answer's finding ids, facts and words. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "cjson_compat.h"
+#include "doctor.h"
+#include "doctor_test.h"
+#include "suites.h"
+
+#define GZ_MAX (64u << 20)
+
+static cJSON *doctor_gz(const char *name) {
+  char path[256];
+  snprintf(path, sizeof path, "tests/doctor/real/%s.json.gz", name);
+  gzFile f = gzopen(path, "rb");
+  ck_assert_msg(f, "cannot open %s (run from the repository root)", path);
+  size_t cap = 1u << 20, n = 0;
+  char *b = malloc(cap);
+  for (int got; (got = gzread(f, b + n, (unsigned)(cap - n))) > 0;) {
+    n += (size_t)got;
+    if (n == cap) {
+      ck_assert_msg(cap < GZ_MAX, "%s is over %u bytes unpacked", path, GZ_MAX);
+      b = realloc(b, cap *= 2);
+    }
+  }
+  gzclose(f);
+  lab_error err = {0};
+  cJSON *j = lab_doctor_read(b, n, &err);
+  free(b);
+  ck_assert_msg(j, "doctor failed on %s: %s", name, err.message);
+  return j;
+}
+
+static const char *sfact(const cJSON *f, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), k);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* Whether any finding's words hold `words`. */
+static int says(const cJSON *env, const char *words) {
+  const cJSON *f;
+  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(env, "findings")) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(f, "text");
+    if (cJSON_IsString(t) && strstr(t->valuestring, words)) return 1;
+  }
+  return 0;
+}
+
+static const char launch_sentence[] = "cannot queue kernels fast enough";
+
+/* The launch-bound verdict in neither form. */
+static void no_launch_verdict(const cJSON *env, const char *name) {
+  ck_assert_msg(!doctor_test_finding(env, "launch_bound"), "%s: launch_bound without its evidence", name);
+  ck_assert_msg(!says(env, launch_sentence), "%s: the launch-bound sentence without its evidence", name);
+}
+
+START_TEST(doctor_real_cold_starts_name_the_runtime_call_and_the_warm_up) {
+  static const struct {
+    const char *trace, *call;
+  } cold[] = {{"hta-simple-add-cold-a100", "cudaDeviceGetStreamPriorityRange"},
+              {"hta-alexnet-cold-two-streams-a100", "cudaDeviceGetStreamPriorityRange"},
+              {"hta-mi250-rocm62-minitoy", "hipLaunchKernel"}};
+  for (size_t i = 0; i < sizeof cold / sizeof cold[0]; i++) {
+    cJSON *env = doctor_gz(cold[i].trace);
+    const cJSON *f = doctor_test_finding(env, "cold_start");
+    ck_assert_msg(f, "%s: no cold_start finding", cold[i].trace);
+    ck_assert_str_eq(sfact(f, "call"), cold[i].call);
+    ck_assert_msg(strstr(cJSON_GetObjectItemCaseSensitive(f, "text")->valuestring, "torch.profiler.schedule"),
+                  "%s: the cold start without the warm-up advice", cold[i].trace);
+    ck_assert_msg(doctor_test_finding(env, "device"), "%s: no device finding", cold[i].trace);
+    ck_assert_msg(!doctor_test_finding(env, "stream_wait"), "%s: a stream wait in a cold start", cold[i].trace);
+    no_launch_verdict(env, cold[i].trace);
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
+START_TEST(doctor_real_the_mi250_is_read_as_an_amd_gpu_on_its_working_step) {
+  cJSON *env = doctor_gz("hta-mi250-rocm62-minitoy");
+  ck_assert_str_eq(sfact(doctor_test_finding(env, "cold_start"), "step"), "ProfilerStep#1"); /* not the 0.05 ms ProfilerStep#2 */
+  ck_assert_msg(!says(env, "compute capability"), "an AMD GPU's gfx family called a compute capability");
+  ck_assert_str_eq(sfact(doctor_test_finding(env, "device"), "gfx_family"), "9.0");
+  ck_assert_msg(!says(env, "nvidia-smi"), "CUDA-only advice on an AMD trace");
+  cJSON_Delete(env);
+}
+END_TEST
+
+START_TEST(doctor_real_a_collective_that_waited_is_a_stream_wait) {
+  cJSON *env = doctor_gz("hta-sampled-rank0-of-128");
+  const cJSON *f = doctor_test_finding(env, "stream_wait");
+  ck_assert_msg(f, "no stream_wait finding");
+  ck_assert_msg(strstr(sfact(f, "waited_on"), "ncclKernel_SendRecv"), "waited on %s", sfact(f, "waited_on"));
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), "collective")));
+  ck_assert_msg(!doctor_test_finding(env, "gpu_idle"), "the collective's wait blamed on the host");
+  no_launch_verdict(env, "hta-sampled-rank0-of-128");
+  cJSON_Delete(env);
+}
+END_TEST
+
+START_TEST(doctor_real_range_profiler_ops_are_gpu_work_with_inflated_times) {
+  cJSON *env = doctor_gz("hta-cupti-profiler-range-a100");
+  ck_assert_msg(!doctor_test_finding(env, "cpu_only"), "cuda_profiler_range ops read as a CPU-only trace");
+  const cJSON *t = doctor_test_finding(env, "gpu_time");
+  ck_assert_msg(t && strstr(cJSON_GetObjectItemCaseSensitive(t, "text")->valuestring, "range profiler"),
+                "the replaying profiler not said");
+  ck_assert(doctor_test_finding(env, "device"));
+  no_launch_verdict(env, "hta-cupti-profiler-range-a100");
+  cJSON_Delete(env);
+}
+END_TEST
+
+START_TEST(doctor_real_no_launch_verdict_without_its_evidence) {
+  static const char *const traces[] = {"hta-nccl-two-ranks-a100", "hta-event-sync-a100", "hta-event-sync-multi-stream-a100",
+                                       "hta-inference-old-categories-rank1", "hta-triton-cuda-driver-a100",
+                                       "kineto-tb-resnet50-v100-workers0"};
+  for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+    cJSON *env = doctor_gz(traces[i]);
+    ck_assert_msg(doctor_test_finding(env, "gpu_time"), "%s: its GPU work not read", traces[i]);
+    no_launch_verdict(env, traces[i]);
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
+START_TEST(doctor_real_the_data_loader_and_pageable_copies_are_named) {
+  cJSON *env = doctor_gz("kineto-tb-resnet50-v100-workers0");
+  ck_assert_str_eq(sfact(doctor_test_finding(env, "gpu_idle"), "host"), "data_loader");
+  ck_assert(doctor_test_finding(env, "host_to_device"));
+  ck_assert_str_eq(sfact(doctor_test_finding(env, "device"), "device"), "Tesla V100-DGXS-32GB");
+  cJSON_Delete(env);
+  env = doctor_gz("hta-alexnet-cold-two-streams-a100");
+  ck_assert(doctor_test_finding(env, "host_to_device"));
+  cJSON_Delete(env);
+}
+END_TEST
+
+START_TEST(doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu) {
+  cJSON *env = doctor_gz("hta-cpu-only-gloo-rank34");
+  ck_assert(doctor_test_finding(env, "cpu_only"));
+  static const char *const gpu_ids[] = {"gpu_idle", "stream_wait", "cold_start", "launch_bound", "gpu_time", "host_to_device"};
+  for (size_t i = 0; i < sizeof gpu_ids / sizeof gpu_ids[0]; i++)
+    ck_assert_msg(!doctor_test_finding(env, gpu_ids[i]), "a CPU-only trace got %s", gpu_ids[i]);
+  cJSON_Delete(env);
+}
+END_TEST
+
+Suite *make_doctor_real_suite(void) {
+  Suite *s = suite_create("doctor_real");
+  TCase *tc = tcase_create("real");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, doctor_real_cold_starts_name_the_runtime_call_and_the_warm_up);
+  tcase_add_test(tc, doctor_real_the_mi250_is_read_as_an_amd_gpu_on_its_working_step);
+  tcase_add_test(tc, doctor_real_a_collective_that_waited_is_a_stream_wait);
+  tcase_add_test(tc, doctor_real_range_profiler_ops_are_gpu_work_with_inflated_times);
+  tcase_add_test(tc, doctor_real_no_launch_verdict_without_its_evidence);
+  tcase_add_test(tc, doctor_real_the_data_loader_and_pageable_copies_are_named);
+  tcase_add_test(tc, doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu);
+  suite_add_tcase(s, tc);
+  return s;
+}
