@@ -26,6 +26,8 @@ void lab_profile_set_calibrated(const lab_profile *p) {
   if (i == n_calibrated) n_calibrated++;
 }
 
+void lab_profile_clear_calibrated(void) { n_calibrated = 0; }
+
 int lab_profile_count(void) { return lab_builtin_profile_count + n_calibrated; }
 
 const lab_profile *lab_profile_at(int i) {

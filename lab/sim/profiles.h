@@ -47,5 +47,9 @@ cJSON *lab_profiles_json(void);
  * profiles. */
 #define LAB_PROFILE_CALIBRATED_MAX 2
 void lab_profile_set_calibrated(const lab_profile *p);
+/* Forgets every calibrated profile: the built-ins alone again (a test
+ * that reads the built-in table starts from it, whatever ran before it in
+ * the same process). */
+void lab_profile_clear_calibrated(void);
 
 #endif

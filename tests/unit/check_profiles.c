@@ -210,6 +210,9 @@ END_TEST
 Suite *make_profiles_suite(void) {
   Suite *s = suite_create("profiles");
   TCase *tc = tcase_create("core");
+  /* The sanitizer run keeps every case in one process: start from the
+   * built-in table whatever an earlier case calibrated. */
+  tcase_add_checked_fixture(tc, lab_profile_clear_calibrated, NULL);
   tcase_add_test(tc, profiles_list_the_gpus_learners_and_classes_have);
   tcase_add_test(tc, the_default_profile_is_the_beginners_t4);
   tcase_add_test(tc, a_gpu_without_a_host_link_carries_no_link_figures);
