@@ -56,7 +56,7 @@ function files(t) {
     dir,
     t4: put('t4.json', kitFile(ALL)),
     doctored: put('doctored.json', doctoredKit()),
-    m1: put('m1.json', kitFile(['transfer', 'timing', 'placement'], { device: 'Apple M1 Pro', kind: 'mps', cc: null, profile: 'l4', platform: null })),
+    unknown: put('unknown.json', kitFile(['transfer', 'timing', 'placement'], { device: 'AMD Radeon RX 7800 XT', kind: 'cuda', cc: null, profile: 'l4', platform: null })),
     failed: put('failed.json', failed),
     big: put('big.json', Buffer.alloc(1024 * 1024 + 1, 0x20)),
     text: put('notes.json', 'PyTorch version: 2.5.1\n'),
@@ -173,19 +173,19 @@ browserTest('a kit run is compared in the browser, offline, beside the predictio
     assert.deepEqual(sent.filter((r) => r.method !== 'GET'), [], 'nothing was sent');
 
     if (width === 1280) {
-      // a device without a profile: one fitted from the run, offered everywhere, kept after a reload
-      await choose(page, f.m1);
-      assert.match(await page.locator('#yours-fitted').textContent(), /Your GPU: Apple M1 Pro \(fitted from your run\)/);
+      // a device without a profile (the 7900 XTX has one, the 7800 XT not): one fitted from the run, offered everywhere, kept after a reload
+      await choose(page, f.unknown);
+      assert.match(await page.locator('#yours-fitted').textContent(), /Your GPU: AMD Radeon RX 7800 XT \(fitted from your run\)/);
       await page.reload();
       await page.locator('#lesson-title').waitFor();
       await page.evaluate(() => { location.hash = '#lab/timing'; });
       const option = page.locator('#exp-timing-target option[value="yours"]');
       await option.waitFor({ state: 'attached' });
-      assert.equal((await option.textContent()).trim(), 'simulate as Your GPU: Apple M1 Pro');
+      assert.equal((await option.textContent()).trim(), 'simulate as Your GPU: AMD Radeon RX 7800 XT');
       await page.selectOption('#exp-timing-target', 'yours');
       await page.evaluate(() => document.getElementById('exp-timing-run').click());
       await until(async () => (await page.locator('#exp-timing-out .exp-source').count()) === 1, 60000, 'the run on your GPU');
-      assert.match(await page.locator('#exp-timing-out .exp-source').textContent(), /simulated — profile Your GPU: Apple M1 Pro/);
+      assert.match(await page.locator('#exp-timing-out .exp-source').textContent(), /simulated — profile Your GPU: AMD Radeon RX 7800 XT/);
 
       // a caught message opens in #explain
       await page.evaluate(() => { location.hash = '#yours'; });

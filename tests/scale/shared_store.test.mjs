@@ -174,7 +174,7 @@ test('servers starting together on an empty store create one schema and one clas
   try {
     assert.equal(new Set(servers.map((s) => s.joinCode)).size, 1, 'one join code');
     assert.equal(servers.filter((s) => /class "gpulab class" created/.test(s.stdout())).length, 1, 'one creator');
-    assert.equal(psql('SELECT string_agg(version::text, \',\' ORDER BY version) FROM gpulab_schema', db), '1,2,3,4');
+    assert.equal(psql('SELECT string_agg(version::text, \',\' ORDER BY version) FROM gpulab_schema', db), '1,2,3,4,5');
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
