@@ -23,7 +23,8 @@
  * allocated: the tensors are modelled op by op (within 5 % of PyTorch on
  * the CPU), but some GPU kernels allocate workspaces of their own;
  * reserved: the allocator's pools are modelled by their high-water marks,
- * not block by block; device: the CUDA context is an estimate. */
+ * not block by block; device: the CUDA context is a published figure for
+ * the CUDA version's module loading, not the learner's card. */
 #define LAB_PLAN_ALLOCATED_LOW 0.95
 #define LAB_PLAN_ALLOCATED_HIGH 1.10
 #define LAB_PLAN_RESERVED_LOW 0.90
@@ -33,7 +34,8 @@
 #define LAB_PLAN_METHOD                                                                                          \
   "Planned, not measured: one training step of PyTorch modelled op by op (what each op allocates and what "     \
   "autograd saves, backward in reverse order), the caching allocator's 512-byte rounding and 2/20 MiB segments, " \
-  "the profile's CUDA context; the step time from each matmul's FLOPs at the profile's GEMM rate, the other "   \
+  "the CUDA context of the CUDA version's module loading (lazy: the profile's estimate; eager: published "     \
+  "sizes); the step time from each matmul's FLOPs at the profile's GEMM rate, the other "                      \
   "kernels as memory traffic, and the host's cost per op. docs/plan.md cites every rule."
 
 /* ---- settings ------------------------------------------------------------ */
