@@ -23,7 +23,8 @@
  * allocated: the tensors are modelled op by op (within 5 % of PyTorch on
  * the CPU), but some GPU kernels allocate workspaces of their own;
  * reserved: the allocator's pools are modelled by their high-water marks,
- * not block by block; device: the CUDA context is an estimate. */
+ * not block by block; device: the CUDA context is a published figure for
+ * the CUDA version's module loading, not the learner's card. */
 #define LAB_PLAN_ALLOCATED_LOW 0.95
 #define LAB_PLAN_ALLOCATED_HIGH 1.10
 #define LAB_PLAN_RESERVED_LOW 0.90
@@ -33,7 +34,8 @@
 #define LAB_PLAN_METHOD                                                                                          \
   "Planned, not measured: one training step of PyTorch modelled op by op (what each op allocates and what "     \
   "autograd saves, backward in reverse order), the caching allocator's 512-byte rounding and 2/20 MiB segments, " \
-  "the profile's CUDA context; the step time from each matmul's FLOPs at the profile's GEMM rate, the other "   \
+  "the CUDA context of the CUDA version's module loading (lazy: the profile's estimate; eager: published "     \
+  "sizes); the step time from each matmul's FLOPs at the profile's GEMM rate, the other "                      \
   "kernels as memory traffic, and the host's cost per op. docs/plan.md cites every rule."
 
 /* ---- settings ------------------------------------------------------------ */
@@ -70,6 +72,15 @@ typedef enum { LAB_PLAN_HEAD_LM, LAB_PLAN_HEAD_CLASSIFY, LAB_PLAN_HEADS } lab_pl
 /* pytorch: the model as PyTorch runs it; llmc: GPT-2 as karpathy/llm.c
  * lays it out (train_gpt2.cu in bf16, train_gpt2.c in fp32). */
 typedef enum { LAB_PLAN_LAYOUT_PYTORCH, LAB_PLAN_LAYOUT_LLMC, LAB_PLAN_LAYOUTS } lab_plan_layout;
+/* How CUDA loads kernels into the context (plan_context.c): lazy, when a
+ * kernel first runs (CUDA 11.7 on; PyTorch sets CUDA_MODULE_LOADING=LAZY
+ * when it is unset); eager, every kernel of every library at context
+ * creation (CUDA before 11.7, or CUDA_MODULE_LOADING=EAGER). */
+typedef enum { LAB_PLAN_LOADING_LAZY, LAB_PLAN_LOADING_EAGER, LAB_PLAN_LOADINGS } lab_plan_module_loading;
+/* The first CUDA with lazy loading, and the versions `cuda` may name. */
+#define LAB_PLAN_CUDA_LAZY_FROM 11.7
+#define LAB_PLAN_CUDA_MIN 10.0
+#define LAB_PLAN_CUDA_MAX 13.9
 
 extern const char *const lab_plan_arch_names[LAB_PLAN_ARCHS];
 extern const char *const lab_plan_mlp_names[LAB_PLAN_MLPS];
@@ -84,6 +95,7 @@ extern const char *const lab_plan_zero_grad_names[LAB_PLAN_ZERO_GRADS];
 extern const char *const lab_plan_backend_names[LAB_PLAN_BACKENDS];
 extern const char *const lab_plan_head_names[LAB_PLAN_HEADS];
 extern const char *const lab_plan_layout_names[LAB_PLAN_LAYOUTS];
+extern const char *const lab_plan_module_loading_names[LAB_PLAN_LOADINGS];
 
 typedef struct lab_plan_model {
   int arch;          /* lab_plan_arch */
@@ -121,6 +133,8 @@ typedef struct lab_plan_settings {
   int zero_grad;       /* lab_plan_zero_grad */
   int backend;
   int layout;          /* lab_plan_layout */
+  double cuda;         /* the CUDA PyTorch was built with (torch.version.cuda), e.g. 11.2; 0: not given */
+  int module_loading;  /* lab_plan_module_loading */
   lab_profile profile; /* the GPU (a copy: a built-in or the learner's own) */
   bool own_profile;    /* the profile came with the settings */
 } lab_plan_settings;
@@ -154,7 +168,8 @@ typedef struct lab_plan_memory {
   uint64_t tensor_peak;         /* peak of live tensor bytes as requested */
   uint64_t allocated;           /* ... rounded as the CUDA allocator rounds: max_memory_allocated */
   uint64_t reserved;            /* the allocator's segments at their high-water mark: max_memory_reserved */
-  uint64_t context;             /* CUDA context, from the profile */
+  uint64_t context;             /* CUDA context (lab_plan_context_bytes) */
+  const char *context_label;    /* ... and which figure it is (static text) */
   uint64_t device;              /* what nvidia-smi shows at the peak */
   int peak_phase;               /* where the peak is: "forward", "backward" ... */
   uint64_t peak_kind[6];        /* the peak's bytes by kind: activations, weights, grads, state, buffers, workspace */
@@ -176,6 +191,12 @@ int lab_plan_settings_from_json(const cJSON *json, lab_plan_settings *s, lab_err
 int lab_plan_optimizer_impl_of(const lab_plan_settings *s);
 /* The settings as JSON, every value used (caller owns). */
 cJSON *lab_plan_settings_json(const lab_plan_settings *s);
+
+/* The CUDA context nvidia-smi would show for these settings: the profile's
+ * estimate when kernels load lazily (or the learner's own profile's figure),
+ * the published size of an eager context for the CUDA version otherwise, 0
+ * on the CPU backend; *what (may be NULL) says which. */
+uint64_t lab_plan_context_bytes(const lab_plan_settings *s, const char **what);
 
 /* The memory of one training step (no verdict, no levers): for sweeps. */
 int lab_plan_memory_of(const lab_plan_settings *s, lab_plan_memory *m, lab_error *err);

@@ -68,7 +68,7 @@ cJSON *lab_plan_memory_json(const lab_plan_memory *m) {
   component(list, "optimizer_step_temp", "the optimizer step's temporaries", m->optimizer_temp);
   component(list, "buffers", "buffers and the batch", m->buffers);
   component(list, "workspace", "cuBLAS workspaces", m->workspace);
-  component(list, "cuda_context", "CUDA context (the profile's)", m->context);
+  component(list, "cuda_context", m->context_label ? m->context_label : "CUDA context", m->context);
   return o;
 }
 

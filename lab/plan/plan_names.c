@@ -16,3 +16,4 @@ const char *const lab_plan_zero_grad_names[LAB_PLAN_ZERO_GRADS] = {"none", "zero
 const char *const lab_plan_backend_names[LAB_PLAN_BACKENDS] = {"cuda", "cpu"};
 const char *const lab_plan_head_names[LAB_PLAN_HEADS] = {"lm", "classify"};
 const char *const lab_plan_layout_names[LAB_PLAN_LAYOUTS] = {"pytorch", "llmc"};
+const char *const lab_plan_module_loading_names[LAB_PLAN_LOADINGS] = {"lazy", "eager"};

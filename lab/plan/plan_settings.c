@@ -65,6 +65,10 @@ static const field fields[] = {
       "what zero_grad leaves between steps"),
     S("backend", F_ENUM, 0, 0, lab_plan_backend_names, LAB_PLAN_BACKENDS, backend, "what runs it"),
     S("layout", F_ENUM, 0, 0, lab_plan_layout_names, LAB_PLAN_LAYOUTS, layout, "whose memory layout"),
+    S("cuda", F_NUM, LAB_PLAN_CUDA_MIN, LAB_PLAN_CUDA_MAX, NULL, 0, cuda,
+      "the CUDA version PyTorch was built with, torch.version.cuda, e.g. 11.2"),
+    S("module_loading", F_ENUM, 0, 0, lab_plan_module_loading_names, LAB_PLAN_LOADINGS, module_loading,
+      "how CUDA loads kernels into the context"),
 };
 #define N_FIELDS (int)(sizeof fields / sizeof fields[0])
 
@@ -193,6 +197,32 @@ static int check_training(const lab_plan_settings *s, lab_error *err) {
   return 0;
 }
 
+/* The CUDA version and how it loads kernels (plan_context.c): a version is
+ * major.minor; lazy loading needs 11.7 or later; without module_loading,
+ * a CUDA before 11.7 loads eagerly and anything else lazily (PyTorch sets
+ * CUDA_MODULE_LOADING=LAZY itself). The CPU and llm.c's layout have no
+ * PyTorch CUDA context to plan. */
+static int check_cuda(const cJSON *json, lab_plan_settings *s, lab_error *err) {
+  bool given = cJSON_GetObjectItemCaseSensitive(json, "module_loading") != NULL;
+  double tenths = s->cuda * 10;
+  if (s->cuda > 0 && fabs(tenths - round(tenths)) > 1e-6)
+    return lab_fail(err, LAB_E_INVALID_PARAM, "cuda",
+                    "cuda must be a version major.minor with one digit after the point, as torch.version.cuda "
+                    "prints it (e.g. 11.2, 12.4)");
+  bool before_lazy = s->cuda > 0 && s->cuda < LAB_PLAN_CUDA_LAZY_FROM - 1e-9;
+  if (given && before_lazy && s->module_loading == LAB_PLAN_LOADING_LAZY)
+    return lab_fail(err, LAB_E_INVALID_PARAM, "module_loading",
+                    "lazy module loading came with CUDA %.1f: CUDA %.1f loads every kernel (use eager, or a later cuda)",
+                    LAB_PLAN_CUDA_LAZY_FROM, s->cuda);
+  if (!given && before_lazy) s->module_loading = LAB_PLAN_LOADING_EAGER;
+  if ((s->cuda > 0 || s->module_loading == LAB_PLAN_LOADING_EAGER) &&
+      (s->backend != LAB_PLAN_BACKEND_CUDA || s->layout != LAB_PLAN_LAYOUT_PYTORCH))
+    return lab_fail(err, LAB_E_INVALID_PARAM, s->cuda > 0 ? "cuda" : "module_loading",
+                    "the CUDA context's version and module loading are PyTorch's on a GPU: the %s has none to plan",
+                    s->backend != LAB_PLAN_BACKEND_CUDA ? "CPU backend" : "llm.c layout");
+  return 0;
+}
+
 static int read_profile(const cJSON *v, lab_plan_settings *s, lab_error *err) {
   if (!v) {
     s->profile = *lab_profile_find("t4");
@@ -258,7 +288,7 @@ int lab_plan_settings_from_json(const cJSON *json, lab_plan_settings *s, lab_err
     s->model.max_positions = s->seq > 1024 ? s->seq : 1024;
   if (!s->model.max_positions) s->model.max_positions = s->seq;
   if (s->model.arch == LAB_PLAN_CNN) s->seq = 1;
-  if (check_model(s, err) || check_training(s, err)) return -1;
+  if (check_model(s, err) || check_training(s, err) || check_cuda(json, s, err)) return -1;
   return read_profile(cJSON_GetObjectItemCaseSensitive(json, "profile"), s, err);
 }
 
@@ -286,7 +316,7 @@ cJSON *lab_plan_settings_json(const lab_plan_settings *s) {
   for (int i = 0; i < N_FIELDS; i++) {
     const field *f = &fields[i];
     const void *p = (const char *)s + f->off;
-    if (!shown(&s->model, f)) continue;
+    if (!shown(&s->model, f) || (f->off == offsetof(lab_plan_settings, cuda) && s->cuda <= 0)) continue;
     switch (f->type) {
       case F_INT: cJSON_AddNumberToObject(o, f->key, *(const int *)p); break;
       case F_NUM: cJSON_AddNumberToObject(o, f->key, *(const double *)p); break;

@@ -171,7 +171,7 @@ static void llmc_memory(const lab_plan_settings *set, lab_plan_memory *out) {
   out->written_bytes = b.activations * 2;
   out->ops = md->layers * 30;
   out->param_tensors = 16;
-  out->context = set->backend == LAB_PLAN_BACKEND_CUDA ? set->profile.context_bytes : 0;
+  out->context = lab_plan_context_bytes(set, &out->context_label);
   out->device = out->allocated + out->workspace + out->context;
 }
 
@@ -236,7 +236,7 @@ int lab_plan_memory_in(lab_plan_work *w, const lab_plan_settings *set, lab_plan_
   out->written_bytes = written;
   out->ops = ops;
   out->param_tensors = s->n_params;
-  out->context = set->backend == LAB_PLAN_BACKEND_CUDA ? set->profile.context_bytes : 0;
+  out->context = lab_plan_context_bytes(set, &out->context_label);
   out->device = out->reserved + out->context;
   return 0;
 too_big:

@@ -63,6 +63,7 @@ int srv_cli_help(void) {
        "      --checkpointing none|selective|full --attention eager|sdpa [--loss standard|fused|plain]\n"
        "      [--lora-rank R] [--lora-targets qv|qkvo|all] [--lora-dropout P] --profile NAME | --profile-file FILE\n"
        "      [--optimizer-impl auto|foreach|for_loop|fused] [--zero-grad none|zeros]\n"
+       "      [--cuda VERSION] [--module-loading lazy|eager]\n"
        "      [--arch gpt2|llama|bert|cnn] [--tied true|false] [--dropout P] [--max-positions N]\n"
        "      [--head lm|classify] [--image PX --channels C --in-channels C --classes N] [--settings FILE]\n"
        "                                             will this training fit, and how fast is a step (docs/plan.md);\n"

@@ -47,7 +47,7 @@ static const struct unit {
 } units[] = {{"B", 1}, {"MB", 1e6}, {"MiB", MIB}, {"GB", 1e9}, {"GiB", MIB * 1024}};
 
 static const char *const keys[] = {"id", "model", "settings", "counter", "published", "unit", "gpu", "source",
-                                   "where", "conditions", "note", "context_mib", "context_where"};
+                                   "where", "conditions", "note"};
 
 static const char *str(const cJSON *row, const char *key) {
   const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, key));
@@ -86,12 +86,6 @@ static const char *malformed(const cJSON *row, const cJSON *rows, int index) {
   if (strncmp(str(row, "source"), "https://", 8)) return "source is not an https link";
   size_t wl = strlen(str(row, "where"));
   if (wl < 12 || wl > 200 || strchr(str(row, "where"), '"')) return "where is not 12-200 characters without quotation marks";
-  const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(row, "context_mib");
-  if (ctx || cJSON_GetObjectItemCaseSensitive(row, "context_where")) {
-    if (!cJSON_IsNumber(ctx) || ctx->valuedouble <= 0 || ctx->valuedouble > 8192 || strlen(str(row, "context_where")) < 12)
-      return "context_mib needs a positive figure (MiB) and context_where saying where the source measured it";
-    if (strcmp(str(row, "counter"), "device")) return "context_mib is for device rows (only nvidia-smi holds the context)";
-  }
   for (int j = 0; j < index; j++)
     if (strcmp(str(cJSON_GetArrayItem(rows, j), "id"), str(row, "id")) == 0) return "a duplicate id";
   return NULL;
@@ -101,8 +95,6 @@ static const char *malformed(const cJSON *row, const cJSON *rows, int index) {
 static double planned(const cJSON *row, lab_error *err) {
   lab_plan_settings s;
   if (lab_plan_settings_from_json(cJSON_GetObjectItemCaseSensitive(row, "settings"), &s, err)) return -1;
-  const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(row, "context_mib");
-  if (ctx) s.profile.context_bytes = (uint64_t)(ctx->valuedouble * MIB);
   lab_plan_memory m;
   if (lab_plan_memory_of(&s, &m, err)) return -1;
   const uint64_t by[N_COUNTERS] = {m.allocated, m.reserved, m.device};
@@ -178,8 +170,8 @@ static void compare(const cJSON *rows) {
     if (k == n_sources) sources[n_sources++] = str(row, "source");
     const char *prof = cJSON_GetStringValue(
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(row, "settings"), "profile"));
-    printf("# %-38s %-9s %-9s %14.0f %14.0f %6.3f%s%s\n", str(row, "id"), counters[c], prof ? prof : "t4", pub / MIB,
-           plan / MIB, ratio, ok ? "" : " OUT", cJSON_GetObjectItemCaseSensitive(row, "context_mib") ? " (context as measured)" : "");
+    printf("# %-38s %-9s %-9s %14.0f %14.0f %6.3f%s\n", str(row, "id"), counters[c], prof ? prof : "t4", pub / MIB,
+           plan / MIB, ratio, ok ? "" : " OUT");
     if (!ok) printf("#   %s\n", *str(row, "note") ? str(row, "note") : "no note");
   }
   printf("# %d rows from %d sources, %d within [%.2f, %.2f] (%.0f%%); the published figure inside the planner's own band: %d\n",

@@ -95,6 +95,17 @@ START_TEST(plan_refuses_bad_settings_naming_the_field) {
       {"{\"config\":{\"model_type\":\"llava\",\"vision_config\":{}}}", LAB_E_PLAN_UNSUPPORTED, "config.vision_config"},
       {"{\"config\":{\"model_type\":\"t5\"}}", LAB_E_PLAN_UNSUPPORTED, "config.model_type"},
       {"{\"config\":{\"hidden_size\":64}}", LAB_E_INVALID_PARAM, "config.model_type"},
+      {"{\"preset\":\"gpt2-124m\",\"cuda\":9.2}", LAB_E_INVALID_PARAM, "cuda"},
+      {"{\"preset\":\"gpt2-124m\",\"cuda\":14.0}", LAB_E_INVALID_PARAM, "cuda"},
+      {"{\"preset\":\"gpt2-124m\",\"cuda\":11.25}", LAB_E_INVALID_PARAM, "cuda"},
+      {"{\"preset\":\"gpt2-124m\",\"cuda\":\"11.2\"}", LAB_E_INVALID_PARAM, "cuda"},
+      {"{\"preset\":\"gpt2-124m\",\"module_loading\":\"jit\"}", LAB_E_INVALID_PARAM, "module_loading"},
+      {"{\"preset\":\"gpt2-124m\",\"module_loading\":true}", LAB_E_INVALID_PARAM, "module_loading"},
+      {"{\"preset\":\"gpt2-124m\",\"cuda\":11.6,\"module_loading\":\"lazy\"}", LAB_E_INVALID_PARAM,
+       "module_loading"},
+      {"{\"preset\":\"gpt2-124m\",\"backend\":\"cpu\",\"cuda\":12.4}", LAB_E_INVALID_PARAM, "cuda"},
+      {"{\"preset\":\"gpt2-124m\",\"layout\":\"llmc\",\"precision\":\"bf16\",\"module_loading\":\"eager\"}",
+       LAB_E_INVALID_PARAM, "module_loading"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     lab_plan_settings s;
@@ -342,6 +353,53 @@ START_TEST(plan_training_code_settings_change_what_they_should) {
 }
 END_TEST
 
+/* The CUDA context follows how the CUDA version loads kernels: the
+ * profile's lazy estimate by default and from 11.7, the published eager
+ * sizes before it (or with module_loading eager); nvidia-smi's figure moves
+ * by the context and nothing else does. */
+START_TEST(plan_cuda_context_follows_module_loading) {
+  const lab_profile *v100 = lab_profile_find("v100-sxm");
+  const char *b = "\"preset\":\"bert-large\",\"seq\":512,\"batch\":4,\"profile\":\"v100-sxm\"";
+  char json[256];
+  snprintf(json, sizeof json, "{%s}", b);
+  lab_plan_memory lazy = memory(json);
+  ck_assert_uint_eq(lazy.context, v100->context_bytes);
+  snprintf(json, sizeof json, "{%s,\"cuda\":12.4}", b);
+  ck_assert_uint_eq(memory(json).context, v100->context_bytes);
+  static const struct {
+    const char *extra;
+    double mib;
+  } eager[] = {{"\"cuda\":10.2", 719}, {"\"cuda\":11.0", 1685}, {"\"cuda\":11.6", 1685},
+               {"\"cuda\":11.7,\"module_loading\":\"eager\"", 615.75}, {"\"module_loading\":\"eager\"", 615.75}};
+  for (size_t i = 0; i < sizeof eager / sizeof eager[0]; i++) {
+    snprintf(json, sizeof json, "{%s,%s}", b, eager[i].extra);
+    lab_plan_memory m = memory(json);
+    ck_assert_msg(m.context == (uint64_t)(eager[i].mib * MIB), "%s: context %.2f MiB, want %.2f", eager[i].extra,
+                  m.context / MIB, eager[i].mib);
+    ck_assert_uint_eq(m.device - m.context, lazy.device - lazy.context);
+    ck_assert_uint_eq(m.allocated, lazy.allocated);
+  }
+  /* a CUDA before 11.7 reads back as eager; the answer names the figure */
+  lab_plan_settings s;
+  lab_error err;
+  ck_assert_int_eq(settings("{\"preset\":\"gpt2-124m\",\"cuda\":11.2}", &s, &err), 0);
+  ck_assert_int_eq(s.module_loading, LAB_PLAN_LOADING_EAGER);
+  cJSON *back = lab_plan_settings_json(&s);
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(back, "module_loading")), "eager");
+  ck_assert(cJSON_GetObjectItemCaseSensitive(back, "cuda")->valuedouble == 11.2);
+  cJSON_Delete(back);
+  const char *what = NULL;
+  lab_plan_context_bytes(&s, &what);
+  ck_assert_ptr_nonnull(strstr(what, "11.0-11.6"));
+  /* no cuda given: none is reported back */
+  ck_assert_int_eq(settings("{\"preset\":\"gpt2-124m\"}", &s, &err), 0);
+  back = lab_plan_settings_json(&s);
+  ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(back, "cuda"));
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(back, "module_loading")), "lazy");
+  cJSON_Delete(back);
+}
+END_TEST
+
 /* A learner's own profile (as gpulab calibrate writes it) is the GPU planned for. */
 START_TEST(plan_takes_a_learners_own_profile) {
   cJSON *p = lab_profile_json(lab_profile_find("t4"));
@@ -378,6 +436,7 @@ Suite *make_plan_suite(void) {
   tcase_add_test(tc, plan_every_model_has_a_gradient_per_weight);
   tcase_add_test(tc, plan_training_code_settings_change_what_they_should);
   tcase_add_test(tc, plan_takes_a_learners_own_profile);
+  tcase_add_test(tc, plan_cuda_context_follows_module_loading);
   suite_add_tcase(s, tc);
   return s;
 }
