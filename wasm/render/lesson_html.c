@@ -84,8 +84,9 @@ void ui_render_nav_pages(ui_buf *b, const ui_nav_link *links, int n) {
 void ui_render_lesson_link(ui_buf *b, const cJSON *lesson) {
   ui_buf_raw(b, "<a class=\"explain-lesson\" href=\"");
   ui_buf_text(b, ui_json_str(lesson, "href") ? ui_json_str(lesson, "href") : "");
-  ui_buf_raw(b, "\">Read the lesson section: ");
-  ui_buf_text(b, ui_json_str(lesson, "section") ? ui_json_str(lesson, "section") : "");
+  const char *title = ui_json_str(lesson, "title"); /* an older server's answer has only the id */
+  ui_buf_raw(b, title ? "\">Read in the lesson: " : "\">Read the lesson section: ");
+  ui_buf_text(b, title ? title : ui_json_str(lesson, "section") ? ui_json_str(lesson, "section") : "");
   ui_buf_raw(b, "</a> ");
 }
 
