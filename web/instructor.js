@@ -100,10 +100,12 @@
     return tr;
   }
 
+  // Runs stored on the server, then those the learner's browser simulated (reported, never stored).
   function runsCell(r) {
     var box = el("span", "instr-runs");
     if (!r || typeof r !== "object") { box.textContent = "—"; return box; }
     box.appendChild(el("strong", null, num(r.total) !== null ? r.total : 0));
+    if (num(r.simulated_in_browser)) box.appendChild(el("span", null, " + " + r.simulated_in_browser + " simulated in the browser"));
     var parts = [];
     [["done", "done"], ["queued", "queued"], ["running", "running"], ["failed", "failed"], ["cancelled", "cancelled"]]
       .forEach(function (k) { if (num(r[k[0]])) parts.push(r[k[0]] + " " + k[1]); });
@@ -140,12 +142,14 @@
     $(tableId).hidden = rows.length === 0;
   }
 
-  function drawLearners(learners) {
+  // A server without a usable GPU ("mode": "cpu") says so, never "0.0 s of 300 s".
+  var NO_GPU = "no GPU on this server";
+  function drawLearners(learners, gpu) {
     var rows = learners.map(function (l) {
       var session = el("span", "badge badge-small " + (l.active ? "badge-live" : "badge-wait"), l.active ? "active" : "left");
       var s = l.sessions || {};
       if (num(s.live) !== null) session.title = s.live + " live session" + (s.live === 1 ? "" : "s") + " of " + s.total + " joined";
-      return row([String(l.name || "(no name)"), session, runsCell(l.runs), seconds(l.gpu_seconds_used), quizCell(l.quiz), ago(l.last_seen)]);
+      return row([String(l.name || "(no name)"), session, runsCell(l.runs), gpu ? seconds(l.gpu_seconds_used) : NO_GPU, quizCell(l.quiz), ago(l.last_seen)]);
     });
     fillBody("learners", "learners-empty", rows);
   }
@@ -197,7 +201,8 @@
     stat(dl, "Waiting for the GPU", String(waiting));
     if (typeof cls.join_code === "string") stat(dl, "Join code", cls.join_code);
     var lim = cls.limits || {};
-    if (num(lim.gpu_seconds_per_session) !== null) stat(dl, "GPU time per learner", seconds(lim.gpu_seconds_per_session));
+    if (num(lim.gpu_seconds_per_session) !== null)
+      stat(dl, "GPU time per learner", data.mode === "cpu" ? NO_GPU : seconds(lim.gpu_seconds_per_session));
     if (num(lim.runs_per_minute) !== null) stat(dl, "Runs per learner per minute", String(lim.runs_per_minute));
     if (num(lim.class_size) !== null && num(lim.join_rate) !== null)
       stat(dl, "Joins", lim.class_size + " at once, then " + lim.join_rate + " a second");
@@ -284,7 +289,7 @@
     var queue = Array.isArray(data.queue) ? data.queue : waiting;
     $("class-name").textContent = (data.class && data.class.name) || "(unnamed)";
     drawSummary(data, learners, queue);
-    drawLearners(learners);
+    drawLearners(learners, data.mode !== "cpu");
     drawQueue(queue, waiting);
     drawGpu(data.gpu, data.workers);
     $("updated").textContent = "Updated " + new Date().toLocaleTimeString() + ".";

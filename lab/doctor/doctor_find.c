@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "doctor_int.h"
+#include "lesson_titles.h"
 
 #define TOP_GAPS 3
 #define MAX_STEPS_OUT 32
@@ -259,6 +260,8 @@ static cJSON *finding(cJSON *list, const char *id, const char *certainty, const 
   cJSON *l = cJSON_AddObjectToObject(f, "lesson");
   cJSON_AddStringToObject(l, "id", t.lesson);
   cJSON_AddStringToObject(l, "section", t.section);
+  const char *heading = lab_lesson_section_title(t.lesson, t.section);
+  if (heading) cJSON_AddStringToObject(l, "title", heading);
   snprintf(href, sizeof href, "#lesson/%s/%s", t.lesson, t.section);
   cJSON_AddStringToObject(l, "href", href);
   cJSON *e = cJSON_AddObjectToObject(f, "experiment");
@@ -698,6 +701,7 @@ cJSON *lab_dr_report(lab_doctor *d) {
     gpu_time_finding(list, d, all, text);
   }
   if (d->dev_name[0] || d->have_memory) device_finding(list, d, text);
+  lab_dr_label_facts(list);
   const window *tw = &w[worst];
   const char *why = !d->nsteps ? "the trace has no ProfilerStep"
                     : !d->gpu_events ? "the first profiler step: a trace without GPU events has no idle time to choose by"

@@ -121,6 +121,8 @@ long lab_dr_lower_ts(const void *base, size_t size, long n, double t);
 
 /* The chosen window [a, b) as an experiment-style timeline (doctor_timeline.c):
  * adds "timeline" and "timeline_of" to r; 0, or -1 when out of memory. */
+/* Each finding's "labels": its facts' keys in plain words (doctor_labels.c). */
+void lab_dr_label_facts(cJSON *findings);
 int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const char *step, const char *why);
 
 #define DR_MAX_TIMELINE_SPANS 2000

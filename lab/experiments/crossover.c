@@ -308,8 +308,9 @@ cJSON *lab_crossover_envelope(const lab_params *p, const lab_crossover_measure *
   cJSON *env = lab_envelope_new("crossover", backend, device_name, prof ? prof->name : NULL, lab_params_to_json(p));
   if (!env || m->n_sizes < 1) return env;
   char cpu_label[128], how[96];
-  lab_cpu_gemm_describe(how, sizeof how);
+  lab_cpu_gemm_describe(how, sizeof how, true);
   snprintf(cpu_label, sizeof cpu_label, "CPU sgemm (%s)", how);
+  lab_cpu_gemm_describe(how, sizeof how, false); /* the method names the kernel */
   const struct {
     const char *id, *label;
   } lines[] = {{"cpu", cpu_label},

@@ -159,7 +159,7 @@ static void prec_metrics(cJSON *env, const lab_precision_measure *m, int top, co
 }
 
 static void prec_series(cJSON *env, const lab_precision_measure *m, bool simulated) {
-  static const char *const labels[LAB_PREC_COUNT] = {"FP32 (COMPUTE_32F)", "TF32 (COMPUTE_32F_FAST_TF32)",
+  static const char *const labels[LAB_PREC_COUNT] = {"FP32, no tensor cores", "TF32 tensor cores",
                                                      "BF16 inputs, FP32 accumulation",
                                                      "FP16 inputs, FP32 accumulation"};
   char id[32];

@@ -8,6 +8,7 @@
 #include "explain_diag.h"
 #include "explain_item.h"
 #include "explain_scan.h"
+#include "lesson_titles.h"
 #include "units.h"
 
 #define TEXT_MAX 2048
@@ -127,6 +128,8 @@ static void add_lesson(cJSON *o, const lab_ex_diag *d) {
   cJSON *l = cJSON_AddObjectToObject(o, "lesson");
   cJSON_AddStringToObject(l, "id", d->lesson);
   cJSON_AddStringToObject(l, "section", d->section);
+  const char *title = lab_lesson_section_title(d->lesson, d->section);
+  if (title) cJSON_AddStringToObject(l, "title", title);
   snprintf(href, sizeof href, "#lesson/%s/%s", d->lesson, d->section);
   cJSON_AddStringToObject(l, "href", href);
 }

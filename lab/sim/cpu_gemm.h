@@ -14,10 +14,11 @@
 /* C = A·B, row-major fp32 n×n; c is overwritten. */
 void lab_cpu_sgemm(const float *a, const float *b, float *c, int n);
 
-/* What does the work and where, for labels and methods: e.g. "OpenBLAS
- * 0.3.21 cblas_sgemm, 2 threads" or "your browser, one WebAssembly thread,
- * SIMD kernel (f32x4) blocked for cache, no BLAS". */
-void lab_cpu_gemm_describe(char *out, size_t n);
+/* What does the work and where, for methods: e.g. "OpenBLAS 0.3.21
+ * cblas_sgemm, 2 threads" or "your browser, one WebAssembly thread, SIMD
+ * kernel (f32x4) blocked for cache, no BLAS"; plain: for a chart's legend,
+ * in a learner's words ("your browser, one thread"). */
+void lab_cpu_gemm_describe(char *out, size_t n, bool plain);
 /* true when a tuned BLAS does the work (not the reference loop). */
 bool lab_cpu_gemm_is_blas(void);
 

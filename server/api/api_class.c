@@ -154,7 +154,7 @@ static int simulated(struct mg_connection *conn, srv_app *app) {
     goto fail;
   }
   if (srv_learner_browser_sim_admit(app->cls->store, sess.learner_id, &retry, &err) != 0) goto fail;
-  long n = __atomic_add_fetch(&app->cls->browser_sims, 1, __ATOMIC_RELAXED);
+  long n = srv_browser_sims_add(&app->cls->browser_sims, sess.learner_id);
   out = cJSON_CreateObject();
   int ok = out && cJSON_AddBoolToObject(out, "counted", 1) &&
            cJSON_AddNumberToObject(out, "simulated_in_browsers", (double)n);

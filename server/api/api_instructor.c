@@ -112,6 +112,17 @@ static cJSON *refusals(const srv_class *cls) {
   return o;
 }
 
+/* Each learner's runs get "simulated_in_browser": what their browser reported. */
+static void learner_sims(cJSON *out, srv_browser_sims *sims) {
+  cJSON *l;
+  cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(out, "learners")) {
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(l, "id");
+    cJSON *runs = cJSON_GetObjectItemCaseSensitive(l, "runs");
+    if (cJSON_IsNumber(id) && cJSON_IsObject(runs))
+      cJSON_AddNumberToObject(runs, "simulated_in_browser", (double)srv_browser_sims_of(sims, (int64_t)id->valuedouble));
+  }
+}
+
 static int overview(struct mg_connection *conn, srv_app *app) {
   lab_error err = {0};
   cJSON *out = NULL;
@@ -125,10 +136,14 @@ static int overview(struct mg_connection *conn, srv_app *app) {
   ok = ok && cJSON_AddItemToObject(out, "gpu", gpu_info(app)) && cJSON_AddItemToObject(out, "refusals", refusals(app->cls));
   /* runs learners' browsers simulated, since this server started: activity, not GPU runs */
   ok = ok && cJSON_AddNumberToObject(out, "simulated_in_browsers",
-                                     (double)__atomic_load_n(&app->cls->browser_sims, __ATOMIC_RELAXED));
+                                     (double)srv_browser_sims_total(&app->cls->browser_sims));
+  if (ok) learner_sims(out, &app->cls->browser_sims);
   /* a shared store: every GPU worker seen in the last hour, where it runs and how it does */
   cJSON *all = srv_class_runs_workers(app->cls->runs);
   if (ok && all) ok = cJSON_AddItemToObject(out, "workers", srv_workers_brief(all, 0));
+  /* as GET /api/health says it: "cpu" when no GPU takes runs, so GPU time reads as absent, not as 0 s */
+  int usable = all ? srv_class_runs_workers_alive(app->cls->runs) > 0 : srv_runner_gpu_usable(&app->runner);
+  ok = ok && cJSON_AddStringToObject(out, "mode", usable ? "cuda" : "cpu");
   cJSON_Delete(all);
   int rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");
   cJSON_Delete(queue);

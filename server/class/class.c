@@ -71,6 +71,7 @@ static int settle_existing(srv_class *cls, const srv_store_class *stored, const 
 int srv_class_open(srv_class *cls, const srv_class_config *cfg, srv_class_start how, char token_out[65],
                    srv_token_origin *origin, lab_error *err) {
   memset(cls, 0, sizeof *cls);
+  srv_browser_sims_init(&cls->browser_sims);
   cls->cfg = *cfg;
   unsigned char hash[SRV_HASH_BYTES];
   if (token_candidate(hash, token_out, origin, err) != 0) return -1;
@@ -99,12 +100,14 @@ fail:
   memset(token_out, 0, 65);
   srv_store_close(cls->store);
   cls->store = NULL;
+  srv_browser_sims_free(&cls->browser_sims);
   return -1;
 }
 
 void srv_class_close(srv_class *cls) {
   srv_store_close(cls->store);
   cls->store = NULL;
+  srv_browser_sims_free(&cls->browser_sims);
 }
 
 int srv_class_read(srv_store *st, srv_class_config *cfg, int *exists, lab_error *err) {

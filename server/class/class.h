@@ -6,6 +6,7 @@
 #ifndef SRV_CLASS_H
 #define SRV_CLASS_H
 
+#include "browser_sims.h"
 #include "config.h"
 #include "store.h"
 
@@ -24,9 +25,9 @@ typedef struct srv_class {
   int created;                 /* this start created the class in its store */
   struct srv_class_runs *runs; /* the GPU queue (runs.h), once started; NULL before */
   /* Runs learners' browsers simulated and reported (POST /api/class/simulated)
-   * since this server started: counted for the instructor, never stored as a
-   * run, never charged. Atomic: any HTTP thread adds one. */
-  long browser_sims;
+   * since this server started, per learner: counted for the instructor, never
+   * stored as a run, never charged. */
+  srv_browser_sims browser_sims;
 } srv_class;
 
 /* How a start treats a class its store already holds. */

@@ -33,6 +33,10 @@ test('browser_simulated_runs_are_counted_for_the_instructor_never_stored_or_char
     const c = await overview(srv);
     assert.equal(c.simulated_in_browsers, 4);
     for (const l of c.learners) assert.equal(l.runs.total, 0, `${l.name}: no run stored`);
+    // Each learner's own count, so the instructor never reads "Runs 0" for one who ran experiments.
+    const by = Object.fromEntries(c.learners.map((l) => [l.name, l.runs.simulated_in_browser]));
+    assert.deepEqual(by, { Ada: 3, Bob: 1 });
+    assert.equal(c.mode, 'cpu', 'this server has no usable GPU: the page says so, not "0.0 s of 300 s"');
     const s = (await request(srv, '/api/session', asLearner(ada.cookie))).json;
     assert.deepEqual(s.runs, []);
     assert.equal(s.gpu_seconds_used, 0);

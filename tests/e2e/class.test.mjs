@@ -17,14 +17,15 @@ import { browserTest, getJson, launchBrowser, screenshotDir, startServer, until,
 const TEST_TIMEOUT = 180000;
 const LAPTOP = { width: 1280, height: 900 };
 
-async function setUp(t) {
+// env: the server's; the default gives it a fake GPU, {} leaves it without one.
+async function setUp(t, env = { GPULAB_TEST_HOOKS: '1', GPULAB_FAKE_GPU_MS: '800' }) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gpulab-class-e2e-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const server = await startServer({
     classMode: true,
     args: ['--class-name', 'CS 101 lab', '--db', path.join(dir, 'class.db'), '--runs-per-minute', '30',
       '--max-gpu-mem-gib', '80', '--deadline', '30'],
-    env: { GPULAB_TEST_HOOKS: '1', GPULAB_FAKE_GPU_MS: '800' },
+    env,
   });
   t.after(() => server.stop());
   assert.match(server.joinCode, /^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
@@ -212,7 +213,7 @@ browserTest('two learners join a class, queue runs, and the instructor sees both
 // A run simulated in the learner's browser (a profile picked, or no GPU) is
 // reported to the class and counted for the instructor, not stored as a run.
 browserTest('runs simulated in a learner\'s browser show on the instructor page', { timeout: TEST_TIMEOUT }, async (t) => {
-  const { server, browser } = await setUp(t);
+  const { server, browser } = await setUp(t, {}); // a server with no GPU
   const ada = await openPage(browser);
   const problems = watchPage(ada, expected);
   await ada.goto(`${server.url}/#lab`);
@@ -234,6 +235,10 @@ browserTest('runs simulated in a learner\'s browser show on the instructor page'
   assert.equal((await runs.textContent()).trim(), '0 on the server · 1 simulated in browsers');
   const row = await teacher.locator('#learners tbody tr').first().textContent();
   assert.match(row, /Ada/);
+  assert.match(row, /0 \+ 1 simulated in the browser/, 'her own row counts her browser\'s run');
+  assert.match(row, /no GPU on this server/, 'no "0.0 s" of GPU time where there is no GPU');
+  const perLearner = teacher.locator('#summary .instr-stat').filter({ has: teacher.locator('dt', { hasText: /^GPU time per learner$/ }) });
+  assert.equal((await perLearner.locator('dd').textContent()).trim(), 'no GPU on this server');
   assert.deepEqual(problems, []);
 });
 

@@ -62,7 +62,8 @@ browserTest('crossover headline on every profile: against the best CPU, the CPU 
     assert.doesNotMatch(findings, /slower still/);
     // Every CPU line says where it ran.
     const sources = await out.locator('.exp-series-sources').textContent();
-    assert.match(sources, /measured in your browser\s*CPU sgemm \(your browser, one WebAssembly thread, SIMD kernel/);
+    assert.match(sources, /measured in your browser\s*CPU sgemm \(your browser, one thread\)/); // plain words, not "f32x4"
+    assert.doesNotMatch(await out.locator('.legend').textContent(), /WebAssembly|SIMD|f32x4/);
     assert.match(sources, /measured on the server's CPU\s*Server CPU sgemm \(OpenBLAS/);
     if (profile === 'h100-sxm' || profile === 't4') {
       await page.locator('#exp-crossover').screenshot({ path: path.join(screenshotDir(), `crossover-${profile}.png`) });
@@ -158,7 +159,7 @@ browserTest('crossover in the browser alone: one WebAssembly thread beats the GP
       .catch(async (e) => { throw new Error(`${e.message}; the widget shows: ${(await out.textContent()).slice(0, 1500)}`); });
     const text = (await out.locator('.exp-headline').textContent()).trim();
     seen.push(`${profile}: ${text}`);
-    assert.match(text, /against the best CPU here \(CPU sgemm \(your browser, one WebAssembly thread, SIMD kernel/);
+    assert.match(text, /against the best CPU here \(CPU sgemm \(your browser, one thread\)/);
     assert.equal(winners(text)[16], 'cpu', `${profile}: ${text}`);
     assert.match(await out.locator('ul.findings').textContent(), /At N = 16 the CPU needed [0-9.]+ µs but the GPU/);
     problems.push(...pageProblems);

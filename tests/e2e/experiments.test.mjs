@@ -83,7 +83,7 @@ browserTest('every experiment of the lesson runs and draws its result', { timeou
       // One wasm thread in the browser, said plainly, and the server's BLAS
       // line beside it once the server answers (tests/e2e/crossover.test.mjs
       // checks the verdict against it on every profile).
-      assert.match(await out.locator('.exp-series-sources').textContent(), /measured in your browser.*one WebAssembly thread, SIMD kernel/s);
+      assert.match(await out.locator('.exp-series-sources').textContent(), /measured in your browser.*your browser, one thread\)/s);
       await until(async () => /Server CPU sgemm/.test(await out.locator('.legend').textContent()), 30000,
         'the server CPU line');
       assert.match(await out.locator('ul.findings').textContent(), /best CPU here \(Server CPU sgemm/);

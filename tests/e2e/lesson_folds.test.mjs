@@ -85,3 +85,29 @@ browserTest('lesson folds start closed, open from the keyboard, and never make t
       assert.deepEqual(problems, []);
     }
   });
+
+// Every code block has a Copy button just before it; pressed from the
+// keyboard, it puts the block's text on the clipboard and says so.
+browserTest('a lesson code block copies from its button, from the keyboard', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  t.after(() => context.close());
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  const page = await context.newPage();
+  const problems = watchPage(page);
+  await page.goto(`${server.url}/#lesson/01-cuda-intuition`);
+  const pre = page.locator('#lesson .prose pre').first();
+  await pre.waitFor({ state: 'attached' });
+  const blocks = await page.locator('#lesson .prose pre').count();
+  assert.equal(await page.locator('#lesson .prose button[data-action="copy"] + pre').count(), blocks, 'each block has its button');
+  const button = page.locator('#lesson .prose button[data-action="copy"]').first();
+  await button.evaluate((b) => { const fold = b.closest('details'); if (fold) fold.open = true; }); // the first block is folded
+  await button.scrollIntoViewIfNeeded();
+  const code = await button.evaluate((b) => b.nextElementSibling.textContent);
+  assert.ok(code.length > 0);
+  await button.focus();
+  await page.keyboard.press('Enter');
+  await until(async () => (await button.textContent()) === 'Copied', 10000, 'the button says it copied');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code);
+  assert.deepEqual(problems, []);
+});

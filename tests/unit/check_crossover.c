@@ -183,7 +183,7 @@ START_TEST(crossover_cpu_series_names_what_did_the_work) {
   char how[96], want[128];
   cJSON *env = test_exp_simulate("crossover", SMALL, "t4", &err);
   ck_assert_ptr_nonnull(env);
-  lab_cpu_gemm_describe(how, sizeof how);
+  lab_cpu_gemm_describe(how, sizeof how, true);
   snprintf(want, sizeof want, "CPU sgemm (%s)", how);
   const cJSON *s;
   const char *label = NULL, *source = NULL;

@@ -10,6 +10,7 @@
 #include "cjson_compat.h"
 #include "explain.h"
 #include "explain_diag.h"
+#include "lesson_titles.h"
 #include "params.h"
 #include "registry.h"
 #include "suites.h"
@@ -501,11 +502,33 @@ START_TEST(explain_prefilled_parameters_validate) {
 }
 END_TEST
 
+/* Each title an answer shows is the lesson's own heading for that section:
+ * renaming one in lessons/ without lesson_titles.c fails here. */
+START_TEST(explain_lesson_titles_are_the_lessons_headings) {
+  static char md[1 << 18];
+  char path[96], heading[160];
+  for (int i = 0; i < lab_lesson_title_count; i++) {
+    const lab_lesson_title *t = &lab_lesson_titles[i];
+    snprintf(path, sizeof path, "lessons/%s/lesson.md", t->lesson);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot read %s", path);
+    size_t n = fread(md, 1, sizeof md - 1, f);
+    fclose(f);
+    md[n] = 0;
+    snprintf(heading, sizeof heading, "## %s {#%s}\n", t->title, t->section);
+    ck_assert_msg(strstr(md, heading) != NULL, "%s has no heading \"%.*s\"", path, (int)strlen(heading) - 1, heading);
+  }
+  ck_assert_str_eq(lab_lesson_section_title("01-cuda-intuition", "two-checks"), "Your GPU: two checks");
+  ck_assert_ptr_null(lab_lesson_section_title("01-cuda-intuition", "no-such-section"));
+}
+END_TEST
+
 Suite *make_explain_suite(void) {
   Suite *s = suite_create("explain");
   TCase *tc = tcase_create("explain");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, explain_reads_sizes_in_pytorchs_units);
+  tcase_add_test(tc, explain_lesson_titles_are_the_lessons_headings);
   tcase_add_test(tc, explain_oom_older_wording_fragmentation_with_bar);
   tcase_add_test(tc, explain_oom_newer_wording_too_much);
   tcase_add_test(tc, explain_oom_cut_or_reworded_reads_partly_never_wrongly);

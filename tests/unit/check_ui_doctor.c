@@ -43,6 +43,11 @@ START_TEST(ui_doctor_idle_item_shows_steps_findings_lesson_and_experiment) {
   ck_assert_ptr_nonnull(strstr(h, "data-id=\"gpu_idle\""));
   ck_assert_ptr_nonnull(strstr(h, "class=\"badge certainty-"));
   ck_assert_ptr_nonnull(strstr(h, "href=\"#lesson/01-cuda-intuition/async\""));
+  ck_assert_ptr_nonnull(strstr(h, ">Read in the lesson: The GPU runs behind your Python</a>"));
+  /* the numbers in plain words, never the answer's keys */
+  ck_assert_ptr_null(strstr(h, "<dt>gpu_busy_pct"));
+  ck_assert_ptr_null(strstr(h, "_ms</dt>"));
+  ck_assert_ptr_nonnull(strstr(h, "<dt>GPU busy (% of the step)</dt>"));
   ck_assert_ptr_nonnull(strstr(h, "data-action=\"doctor-open\""));
   ck_assert_ptr_nonnull(strstr(h, "from your trace"));
   ck_assert_ptr_nonnull(strstr(h, "href=\"#lab/profile?log_every=10\"")); /* its page, pre-filled too */

@@ -56,6 +56,9 @@ START_TEST(ui_explain_oom_draws_the_bar_lesson_link_and_experiment_link) {
   ck_assert_ptr_nonnull(strstr(h, "class=\"bar-cache\""));
   ck_assert_ptr_nonnull(strstr(h, "10.76 GiB in all"));
   ck_assert_ptr_nonnull(strstr(h, "href=\"#lesson/01-cuda-intuition/memory\""));
+  /* the link names the section as the lesson titles it, never by its id ("Read the lesson section: memory") */
+  ck_assert_ptr_nonnull(strstr(h, "\">Read in the lesson: GPU memory: will it fit?</a>"));
+  ck_assert_ptr_null(strstr(h, "lesson section: memory"));
   ck_assert_ptr_nonnull(strstr(h, "class=\"button explain-open\" href=\"#lab/memory"));
   /* the planner opened with the message's sizes, in bytes, and the profile nearest its capacity */
   const char *plan = strstr(h, "class=\"button explain-plan\" href=\"#plan?tried=20971520&amp;total=");

@@ -1,11 +1,13 @@
 /* The lesson list and reader (wasm/render/lesson_html.c) rendered natively:
  * current lesson and its sections, hostile ids and titles, trusted section
  * html, and incomplete bundles. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cjson_compat.h"
 #include "suites.h"
 #include "lesson_html.h"
+#include "ui_test.h"
 
 static const char INDEX[] =
     "{\"lessons\":[{\"id\":\"01-intro\",\"title\":\"Intro & setup\",\"summary\":\"s\",\"sections\":2},"
@@ -89,6 +91,29 @@ START_TEST(lesson_renders_sections_with_their_compiled_html) {
 }
 END_TEST
 
+/* Every code block gets a copy button just before it: a <button> (keyboard
+ * reachable), whose click the bridge answers by copying the next <pre>. */
+START_TEST(lesson_code_blocks_get_a_copy_button) {
+  cJSON *bundle = cJSON_Parse("{\"id\":\"l\",\"title\":\"L\",\"sections\":[{\"id\":\"a\",\"title\":\"A\",\"html\":"
+                              "\"<p>x</p><pre tabindex=\\\"0\\\"><code>import torch</code></pre><p>y</p>"
+                              "<pre tabindex=\\\"0\\\"><code>x.cuda()</code></pre>\"}]}");
+  ck_assert_ptr_nonnull(bundle);
+  ui_buf b;
+  ui_buf_init(&b);
+  ui_render_lesson(&b, bundle);
+  const char *html = ui_buf_str(&b), *button = "<button type=\"button\" class=\"button button-quiet\" data-action=\"copy\">Copy</button>";
+  ck_assert_int_eq(test_ui_count(html, "data-action=\"copy\""), 2);
+  char want[256];
+  snprintf(want, sizeof want, "%s<pre tabindex=\"0\"><code>import torch", button);
+  ck_has(html, want);
+  snprintf(want, sizeof want, "<p>y</p>%s<pre", button);
+  ck_has(html, want);
+  ck_has(html, "x.cuda()</code></pre>");
+  ui_buf_free(&b);
+  cJSON_Delete(bundle);
+}
+END_TEST
+
 START_TEST(lesson_explains_an_incomplete_bundle) {
   static const char *const bad[] = {"{}", "{\"id\":\"a\",\"title\":\"t\"}", "{\"id\":\"A!\",\"title\":\"t\",\"sections\":[]}",
                                     "[]"};
@@ -127,6 +152,7 @@ Suite *make_ui_lesson_suite(void) {
   tcase_add_test(tc, nav_lists_sections_only_for_the_loaded_current_lesson);
   tcase_add_test(tc, nav_says_loading_then_no_lessons);
   tcase_add_test(tc, lesson_renders_sections_with_their_compiled_html);
+  tcase_add_test(tc, lesson_code_blocks_get_a_copy_button);
   tcase_add_test(tc, lesson_explains_an_incomplete_bundle);
   tcase_add_test(tc, index_helpers_skip_invalid_entries);
   suite_add_tcase(s, tc);

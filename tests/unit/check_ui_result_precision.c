@@ -38,6 +38,7 @@ START_TEST(ui_result_precision_renders_from_every_profile) {
     ck_has(out, "Throughput by size and precision");
     ck_has(out, "Gradients lost to underflow");
     ck_assert_ptr_null(strstr(out, "nan"));
+    ck_assert_msg(!strstr(out, "COMPUTE_32F"), "a legend in cuBLAS's names, not plain words"); /* issue 37 */
     ui_buf_free(&b);
     cJSON_Delete(env);
   }
@@ -51,6 +52,7 @@ START_TEST(ui_result_precision_tables_hold_every_point) {
   ui_buf_init(&b);
   ui_render_result(&b, env, true, NULL);
   const char *out = ui_buf_str(&b);
+  ck_has(out, "TF32 tensor cores"); /* the H100 has them: its TF32 line says so in plain words */
   cJSON_ArrayForEach(s, cJSON_GetObjectItem(env, "series")) {
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(s, "points")) {
       snprintf(cell, sizeof cell, "<td>%s</td>", ui_fmt_value(cJSON_GetArrayItem(pt, 1)->valuedouble, UI_UNIT_PLAIN, t));

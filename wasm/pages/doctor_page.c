@@ -118,12 +118,12 @@ static void one_finding(ui_buf *b, const cJSON *f, int i) {
   ui_buf_raw(b, "</span></h3><p>");
   ui_buf_text(b, str(f, "text"));
   ui_buf_raw(b, "</p>");
-  const cJSON *facts = ui_json_obj(f, "facts");
+  const cJSON *facts = ui_json_obj(f, "facts"), *labels = ui_json_obj(f, "labels");
   if (facts && facts->child) {
     ui_buf_raw(b, "<details class=\"explain-facts\"><summary>The numbers</summary><dl>");
     cJSON_ArrayForEach(x, facts) {
       ui_buf_raw(b, "<dt>");
-      ui_buf_text(b, x->string);
+      ui_buf_text(b, ui_json_str(labels, x->string) ? ui_json_str(labels, x->string) : x->string);
       ui_buf_raw(b, "</dt><dd>");
       fact(b, x);
       ui_buf_raw(b, "</dd>");

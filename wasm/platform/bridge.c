@@ -181,6 +181,8 @@ EM_JS(void, js_listen, (void), {
     const el = ev.target instanceof Element ? ev.target.closest("[data-action]") : null;
     if (!el) return;
     ev.preventDefault();
+    if (el.dataset.action == "copy") /* a lesson's code block: the <pre> after the button */
+      return navigator.clipboard.writeText(el.nextSibling.textContent).then(function() { el.textContent = "Copied"; });
     withStrings(el.getAttribute("data-action") || "", el.getAttribute("data-arg") || "",
                 function(a, b) { _ui_bridge_action(a, b); });
   });

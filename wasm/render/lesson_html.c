@@ -84,8 +84,9 @@ void ui_render_nav_pages(ui_buf *b, const ui_nav_link *links, int n) {
 void ui_render_lesson_link(ui_buf *b, const cJSON *lesson) {
   ui_buf_raw(b, "<a class=\"explain-lesson\" href=\"");
   ui_buf_text(b, ui_json_str(lesson, "href") ? ui_json_str(lesson, "href") : "");
-  ui_buf_raw(b, "\">Read the lesson section: ");
-  ui_buf_text(b, ui_json_str(lesson, "section") ? ui_json_str(lesson, "section") : "");
+  const char *title = ui_json_str(lesson, "title"); /* an older server's answer has only the id */
+  ui_buf_raw(b, title ? "\">Read in the lesson: " : "\">Read the lesson section: ");
+  ui_buf_text(b, title ? title : ui_json_str(lesson, "section") ? ui_json_str(lesson, "section") : "");
   ui_buf_raw(b, "</a> ");
 }
 
@@ -126,7 +127,16 @@ void ui_render_lesson_sections(ui_buf *b, const cJSON *bundle, int from, int cou
                 sid, sid, sid);
     ui_buf_text(b, ui_json_str(s, "title") ? ui_json_str(s, "title") : sid);
     ui_buf_raw(b, "</h2><div class=\"prose\">");
-    ui_buf_raw(b, ui_json_str(s, "html")); /* trusted: compiled from Markdown with raw HTML disabled */
+    /* trusted: compiled from Markdown with raw HTML disabled; each code block
+     * after a copy button, which the bridge answers (the next <pre>'s text) */
+    const char *h = ui_json_str(s, "html"), *pre;
+    for (; h && (pre = strstr(h, "<pre")); h = pre) {
+      ui_buf_rawf(b, "%.*s<button type=\"button\" class=\"button button-quiet\" data-action=\"copy\">Copy</button>",
+                  (int)(pre - h), h);
+      ui_buf_raw(b, "<pre");
+      pre += 4;
+    }
+    ui_buf_raw(b, h);
     ui_buf_raw(b, "</div></section>");
   }
 }

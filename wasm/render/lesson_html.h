@@ -28,7 +28,7 @@ typedef struct ui_nav_link {
 } ui_nav_link;
 /* The links to those pages, under the lesson list. */
 void ui_render_nav_pages(ui_buf *b, const ui_nav_link *links, int n);
-/* "Read the lesson section: NAME", linked to an answer's lesson object's
+/* "Read in the lesson: TITLE" (the section's id where the answer has no title), linked to an answer's lesson object's
  * href (an explained error's or a read trace's finding), and a space. */
 void ui_render_lesson_link(ui_buf *b, const cJSON *lesson);
 /* The lesson: title, summary, then every section with its html. */

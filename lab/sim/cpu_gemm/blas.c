@@ -43,7 +43,8 @@ void lab_cpu_sgemm(const float *a, const float *b, float *c, int n) {
   else lab_matmul_cpu(a, b, c, n);
 }
 
-void lab_cpu_gemm_describe(char *out, size_t n) {
+void lab_cpu_gemm_describe(char *out, size_t n, bool plain) {
+  (void)plain; /* the library's name is what a learner would install */
   pthread_once(&once, open_blas);
   int t = sgemm && threads ? threads() : 1;
   if (sgemm) snprintf(out, n, "%s cblas_sgemm, %d thread%s", version, t, t == 1 ? "" : "s");

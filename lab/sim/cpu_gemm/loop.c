@@ -8,8 +8,8 @@
 
 void lab_cpu_sgemm(const float *a, const float *b, float *c, int n) { lab_matmul_cpu(a, b, c, n); }
 
-void lab_cpu_gemm_describe(char *out, size_t n) {
-  snprintf(out, n, "one thread, SIMD kernel (4-wide, blocked for cache), no BLAS");
+void lab_cpu_gemm_describe(char *out, size_t n, bool plain) {
+  snprintf(out, n, "one thread%s", plain ? "" : ", SIMD kernel (4-wide, blocked for cache), no BLAS");
 }
 
 bool lab_cpu_gemm_is_blas(void) { return false; }

@@ -8,8 +8,9 @@
 
 void lab_cpu_sgemm(const float *a, const float *b, float *c, int n) { lab_matmul_cpu(a, b, c, n); }
 
-void lab_cpu_gemm_describe(char *out, size_t n) {
-  snprintf(out, n, "your browser, one WebAssembly thread, SIMD kernel (f32x4) blocked for cache, no BLAS");
+void lab_cpu_gemm_describe(char *out, size_t n, bool plain) {
+  snprintf(out, n, "your browser, one %sthread%s", plain ? "" : "WebAssembly ",
+           plain ? "" : ", SIMD kernel (f32x4) blocked for cache, no BLAS");
 }
 
 bool lab_cpu_gemm_is_blas(void) { return false; }
