@@ -119,12 +119,13 @@ test('runs per minute: the next one is 429 rate_limited with Retry-After', T, ()
     await submitQueued(srv, b.cookie);
   }));
 
-// Runs of 300 ms against a 2 s quota: the first is charged the 5 s default
-// estimate (the next is refused at once), then settled to what it took
-// (0.3 s, about 1 s on a busy machine), so more are admitted until what they
-// took reaches the quota.
+// Runs of 1 s against a 2 s quota: the first is charged the 5 s default
+// estimate (the next, sent at once, is refused while it is still running:
+// a 300 ms run had already ended and settled by then in the sanitizer build
+// on a busy machine), then settled to what it took, so more are admitted
+// until what they took reaches the quota.
 test('gpu_seconds_are_charged_when_queued_and_settled_when_run_then_429_quota_exceeded', T, () =>
-  withClass({ env: fakeGpu(300), args: ['--gpu-seconds', '2', '--runs-per-minute', '60'] }, async (srv) => {
+  withClass({ env: fakeGpu(1000), args: ['--gpu-seconds', '2', '--runs-per-minute', '60'] }, async (srv) => {
     const a = await joinAs(srv, 'Ada');
     const r1 = await submitQueued(srv, a.cookie); // charged the 5 s default estimate at once
     const early = assertError(await submit(srv, a.cookie), 429, 'quota_exceeded');

@@ -40,6 +40,11 @@ test('device simulated with each profile is labelled simulated with that profile
     const spec = await deviceSpec(srv);
     for (const p of profiles) {
       const r = await postRun(srv, 'device', { backend: 'simulated', profile: p.name });
+      if (p.platform !== 'cuda') { // NVIDIA's two views do not exist on a Mac or under ROCm: it says so
+        assertError(r, 422, 'not_applicable', 'profile');
+        assert.ok(r.json.error.message.includes(p.device_name), r.json.error.message);
+        continue;
+      }
       assert.equal(r.status, 200, `${p.name}: ${r.text}`);
       assertEnvelope(r.json, { experiment: 'device', backend: 'simulated', profile: p.name, spec });
       assert.equal(r.json.device.name, p.device_name, `${p.name} device name`);

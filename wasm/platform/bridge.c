@@ -318,6 +318,40 @@ EM_JS(void, js_simulate, (int slot, const char *experiment, const char *params, 
   });
 });
 
+/* A page's file input and its drop zone (the kit's #yours, the doctor's
+ * trace): start(file) for a file chosen on the picker (input id) or
+ * dropped on the zone (selector), which is marked while a file is over it.
+ * Listeners on the document, added once per page. */
+EM_JS(void, js_file_input_define, (void), {
+  if (globalThis.gpulabFileInput) return;
+  globalThis.gpulabFileInput = function(inputId, zoneSel, start) {
+    document.addEventListener("change", function(ev) {
+      const el = ev.target;
+      if (el && el.id === inputId && el.files && el.files.length) start(el.files[0]);
+    });
+    function zone(ev) { return ev.target instanceof Element ? ev.target.closest(zoneSel) : null; }
+    ["dragenter", "dragover"].forEach(function(type) {
+      document.addEventListener(type, function(ev) {
+        const z = zone(ev);
+        if (!z) return;
+        ev.preventDefault();
+        z.classList.add("drop-over");
+      });
+    });
+    document.addEventListener("dragleave", function(ev) {
+      const z = zone(ev);
+      if (z) z.classList.remove("drop-over");
+    });
+    document.addEventListener("drop", function(ev) {
+      const z = zone(ev);
+      if (!z) return;
+      ev.preventDefault();
+      z.classList.remove("drop-over");
+      if (ev.dataTransfer && ev.dataTransfer.files.length) start(ev.dataTransfer.files[0]);
+    });
+  };
+});
+
 /* A kit file chosen on the page's picker (#yours-file) or dropped on its
  * zone (#yours-drop): handed as a File to the simulation module, which
  * reads and compares it (bridge.h, ui_on_kit_file). Listeners on the
@@ -334,30 +368,7 @@ EM_JS(void, js_kit_listen, (void), {
     tell(0, 0, file.size, file.name || "");
     globalThis.gpulabSimStart().ask({type : "kit", file : file}, function(status, text) { tell(1, status, 0, text || ""); });
   }
-  document.addEventListener("change", function(ev) {
-    const el = ev.target;
-    if (el && el.id === "yours-file" && el.files && el.files.length) start(el.files[0]);
-  });
-  function zone(ev) { return ev.target instanceof Element ? ev.target.closest("#yours-drop") : null; }
-  ["dragenter", "dragover"].forEach(function(type) {
-    document.addEventListener(type, function(ev) {
-      const z = zone(ev);
-      if (!z) return;
-      ev.preventDefault();
-      z.classList.add("drop-over");
-    });
-  });
-  document.addEventListener("dragleave", function(ev) {
-    const z = zone(ev);
-    if (z) z.classList.remove("drop-over");
-  });
-  document.addEventListener("drop", function(ev) {
-    const z = zone(ev);
-    if (!z) return;
-    ev.preventDefault();
-    z.classList.remove("drop-over");
-    if (ev.dataTransfer && ev.dataTransfer.files.length) start(ev.dataTransfer.files[0]);
-  });
+  globalThis.gpulabFileInput("yours-file", "#yours-drop", start);
 });
 static ui_kit_cb kit_cb;
 static void *kit_ctx;
@@ -368,6 +379,7 @@ void ui_bridge_kit(int event, double a, double b, const char *text, int len) {
 void ui_on_kit_file(ui_kit_cb cb, void *ctx) {
   static int listening_kit;
   js_sim_define();
+  js_file_input_define();
   if (!listening_kit) js_kit_listen();
   listening_kit = 1;
   kit_cb = cb;
@@ -416,30 +428,7 @@ EM_JS(void, js_doctor_listen, (void), {
     };
     w.postMessage({file : file});
   }
-  document.addEventListener("change", function(ev) {
-    const el = ev.target;
-    if (el && el.id === "doctor-file" && el.files && el.files.length) start(el.files[0]);
-  });
-  function zone(ev) { return ev.target instanceof Element ? ev.target.closest("#doctor-drop") : null; }
-  ["dragenter", "dragover"].forEach(function(type) {
-    document.addEventListener(type, function(ev) {
-      const z = zone(ev);
-      if (!z) return;
-      ev.preventDefault();
-      z.classList.add("drop-over");
-    });
-  });
-  document.addEventListener("dragleave", function(ev) {
-    const z = zone(ev);
-    if (z) z.classList.remove("drop-over");
-  });
-  document.addEventListener("drop", function(ev) {
-    const z = zone(ev);
-    if (!z) return;
-    ev.preventDefault();
-    z.classList.remove("drop-over");
-    if (ev.dataTransfer && ev.dataTransfer.files.length) start(ev.dataTransfer.files[0]);
-  });
+  globalThis.gpulabFileInput("doctor-file", "#doctor-drop", start);
 });
 EM_JS(void, js_doctor_cancel, (void), {
   if (globalThis.gpulabDoctor) globalThis.gpulabDoctor.stop();
@@ -452,6 +441,7 @@ void ui_bridge_doctor(int event, double a, double b, const char *text, int len) 
 }
 void ui_on_doctor(ui_doctor_cb cb, void *ctx) {
   static int listening_doctor;
+  js_file_input_define();
   if (!listening_doctor) js_doctor_listen();
   listening_doctor = 1;
   doctor_cb = cb;
