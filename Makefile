@@ -371,7 +371,9 @@ $(WEB)/style.css: web/style.css
 # "<\/" and "<!--" "<\u0021--", the same JSON, so no data can end its
 # block or change how the parser reads it), the UI module's program and
 # web/app.js as inline scripts (a script that held "</script" or "<!--"
-# would end early or be read otherwise, so that is refused).
+# would end early or be read otherwise, so that is refused); app.js
+# without its whole-line comments (2 KB of a first visit's brotli bytes:
+# they are for whoever edits it).
 WASM_PAGE_OUT := $(if $(and $(EMCC),$(HAVE_CJSON_SRC)),$(WASM_OUT))
 JSON_IN_PAGE := sed 's|</|<\\/|g; s|<!--|<\\u0021--|g'
 $(WEB)/index.html: web/index.html web/app.js $(WEB)/lessons/index.json $(WASM_PAGE_OUT)
@@ -383,11 +385,12 @@ $(WEB)/index.html: web/index.html web/app.js $(WEB)/lessons/index.json $(WASM_PA
 	  printf '</script>\n'; \
 	  if [ -n "$$id" ]; then printf '  <script type="application/json" data-url="/lessons/%s.json" data-first-lesson>' "$$id"; \
 	    $(JSON_IN_PAGE) $(WEB)/lessons/$$id.json; printf '</script>\n'; fi; } > $@.data && \
-	awk -v data=$@.data -v program="$(WASM_PAGE_OUT)" -v app=web/app.js \
+	grep -vE '^[[:space:]]*//' web/app.js > $@.app && \
+	awk -v data=$@.data -v program="$(WASM_PAGE_OUT)" -v app=$@.app \
 	  '/<!-- gpulab:data -->/ { while ((getline line < data) > 0) print line; next } \
 	   /<!-- gpulab:program -->/ { if (program != "") { print "  <script>"; while ((getline line < program) > 0) print line; print "  </script>" } next } \
 	   /<!-- gpulab:app -->/ { print "  <script>"; while ((getline line < app) > 0) print line; print "  </script>"; next } \
-	   { print }' $< > $@.tmp && rm -f $@.data && mv $@.tmp $@
+	   { print }' $< > $@.tmp && rm -f $@.data $@.app && mv $@.tmp $@
 
 lessons: $(WEB)/lessons/index.json
 
