@@ -250,9 +250,20 @@ test('an_upload_past_its_deadline_is_408_and_names_the_page', T, () =>
 // simulations: measured as the trace is read, between its chunks.
 test('a_reader_over_the_cpu_budget_is_stopped_and_names_the_page', T, () =>
   withServer({ args: ['--sim-cpu-budget-ms', '50'] }, async (srv) => {
-    const big = await request(srv, '/api/doctor', { method: 'POST', body: new Uint8Array(trace(16)), timeoutMs: 30000 });
-    const e = assertError(big, 400, 'over_cpu_budget');
-    assert.match(e.message, /#doctor.*nothing uploaded/);
+    // The server answers as soon as it cuts and closes the connection (an
+    // answered upload is not read on: early_answers.test.mjs), so a client
+    // still sending the 16 MiB may see the reset before the answer (about
+    // one run in six here under load): then the cut is read from the metric.
+    let big = null;
+    try {
+      big = await request(srv, '/api/doctor', { method: 'POST', body: new Uint8Array(trace(16)), timeoutMs: 30000 });
+    } catch (err) {
+      assert.match(String(err.cause?.code ?? err.cause ?? err), /ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed|fetch failed/, String(err));
+    }
+    if (big) {
+      const e = assertError(big, 400, 'over_cpu_budget');
+      assert.match(e.message, /#doctor.*nothing uploaded/);
+    }
     assert.equal(await metric(srv, 'gpulab_reader_cut_total{reason="cpu_budget"}'), 1);
     const small = await request(srv, '/api/doctor', { method: 'POST', body: new Uint8Array(readFileSync('tests/doctor/fixtures/idle_item.json')) });
     assert.equal(small.status, 200, small.text);
