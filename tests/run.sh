@@ -16,11 +16,18 @@ stage_limit=${GPULAB_STAGE_LIMIT:-600} # seconds: a hung stage fails instead of 
 run_start=$(date +%s)
 stage_start=$run_start
 
-add() { # stage passed failed skipped [seconds]: its line, with the seconds since the last stage ended (or those given)
-  local now
+cpu_seen=0
+children_cpu() { # CPU seconds (user + system) of every child process reaped so far (times runs in this shell, not a subshell)
+  times >"$logdir/times"
+  tail -1 "$logdir/times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }'
+}
+add() { # stage passed failed skipped [seconds]: its line, with the seconds since the last stage ended (or those given) and the CPU seconds its processes (and any stage beside it that ended meanwhile) used
+  local now cpu
   now=$(date +%s)
+  children_cpu >"$logdir/cpu"; cpu=$(cat "$logdir/cpu")
   passed=$((passed + $2)); failed=$((failed + $3)); skipped=$((skipped + $4))
-  printf '  %-28s %4d passed, %d failed, %d skipped  (%d s)\n' "$1" "$2" "$3" "$4" "${5:-$((now - stage_start))}"
+  printf '  %-28s %4d passed, %d failed, %d skipped  (%d s, %d s CPU)\n' "$1" "$2" "$3" "$4" "${5:-$((now - stage_start))}" $((cpu - cpu_seen))
+  cpu_seen=$cpu
   stage_start=$now
   [ "$3" -gt 0 ] && failures+=("$1")
   return 0
@@ -232,5 +239,6 @@ if [ ${#skips[@]} -gt 0 ]; then
   for s in "${skips[@]}"; do echo "  - $s"; done
 fi
 [ ${#failures[@]} -gt 0 ] && echo "failed stages: ${failures[*]}"
-echo "$passed passed, $failed failed, $skipped skipped in $(($(date +%s) - run_start)) s"
+children_cpu >"$logdir/cpu"
+echo "$passed passed, $failed failed, $skipped skipped in $(($(date +%s) - run_start)) s ($(cat "$logdir/cpu") s CPU)"
 [ "$failed" -eq 0 ]

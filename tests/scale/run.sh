@@ -21,9 +21,13 @@ if [ -n "$why" ]; then
 fi
 dir=$(mktemp -d /tmp/gpulab-scale-XXXXXX)
 export SLURM_CONF=$dir/cluster/slurm/slurm.conf
+touch "$dir/started"
 cleanup() {
   fx_slurm_stop
   fx_pg_stop immediate
+  # The workers' Slurm logs (sbatch --output=/tmp/%x-%j.log, where a node
+  # keeps them): this stage's, written since it started.
+  find /tmp -maxdepth 1 -name 'gpulab-worker-*.log' -newer "$dir/started" -delete 2>/dev/null
   rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -47,16 +47,22 @@ for stem in stems:
             for t in found[:1]:
                 if t[:-2] in stems and t[:-2] != stem: edges[stem].add(t[:-2])
 defs, uses = {}, collections.defaultdict(set)
+objs = {}
 for d, _, names in os.walk(objdir):
     for f in names:
         if not f.endswith('.o'): continue
         o = os.path.join(d, f)
         mod = os.path.relpath(o, objdir)[:-2]
-        if mod not in stems or not os.path.exists(os.path.join(src, mod + '.c')): continue
-        for line in subprocess.run(['nm', o], capture_output=True, text=True).stdout.splitlines():
-            p = line.split()
-            if len(p) == 3 and p[1] in 'TDBR': defs[p[2]] = mod
-            elif len(p) == 2 and p[0] == 'U': uses[mod].add(p[1])
+        if mod in stems and os.path.exists(os.path.join(src, mod + '.c')): objs[o] = mod
+# One nm for every object (nm -A names each line's file): one nm per object
+# cost about 0.12 s of CPU each, most of it nm starting, 55 s for 452.
+listing = subprocess.run(['nm', '-A', '--'] + sorted(objs), capture_output=True, text=True).stdout if objs else ''
+for line in listing.splitlines():
+    o, _, rest = line.partition(':')
+    mod, p = objs.get(o), rest.split()
+    if mod is None: continue
+    if len(p) == 3 and p[1] in 'TDBR': defs[p[2]] = mod
+    elif len(p) == 2 and p[0] == 'U': uses[mod].add(p[1])
 for m, us in uses.items():
     edges[m] |= {defs[s] for s in us if s in defs and defs[s] != m}
 sys.setrecursionlimit(100000)
