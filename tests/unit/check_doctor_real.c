@@ -144,6 +144,52 @@ START_TEST(doctor_real_the_data_loader_and_pageable_copies_are_named) {
 }
 END_TEST
 
+/* The host operator in the largest gap, checked against the trace's own
+ * events (facts.py; README.md): nccl rank 0's 15.72 ms gap at 9.159 ms into
+ * ProfilerStep#4 holds one aten::unflatten_dense_tensors of 15.25 ms inside
+ * DistributedDataParallel.forward; event-sync's first 2.81 ms, aten::ones
+ * with aten::empty inside; alexnet's cold gap is the first aten::to. Where
+ * no operator covers the gap (three streams, the old categories, the
+ * compiled region's 13.3 s) it stays time the trace does not record. */
+START_TEST(doctor_real_the_host_operator_in_a_gap_is_named) {
+  static const struct {
+    const char *trace, *id, *op, *inner, *region;
+  } named[] = {{"hta-nccl-two-ranks-a100", "gpu_idle", "aten::unflatten_dense_tensors", NULL, "DistributedDataParallel.forward"},
+               {"hta-event-sync-a100", "gpu_idle", "aten::ones", "aten::empty", NULL},
+               {"hta-alexnet-cold-two-streams-a100", "cold_start", "aten::to", "cudaDeviceGetStreamPriorityRange", "[param|cuda]"},
+               {"hta-mi250-rocm62-minitoy", "cold_start", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                "hipLaunchKernel", NULL}};
+  for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+    cJSON *env = doctor_gz(named[i].trace);
+    const cJSON *f = doctor_test_finding(env, named[i].id);
+    ck_assert_msg(f, "%s: no %s", named[i].trace, named[i].id);
+    ck_assert_str_eq(sfact(f, "host_op"), named[i].op);
+    ck_assert_str_eq(sfact(f, "host_op_inner"), named[i].inner ? named[i].inner : "");
+    ck_assert_str_eq(sfact(f, "host_region"), named[i].region ? named[i].region : "");
+    if (!strcmp(named[i].id, "gpu_idle")) {
+      ck_assert_str_eq(sfact(f, "host"), "host_op");
+      ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(f, "certainty")->valuestring, "likely");
+    }
+    no_launch_verdict(env, named[i].trace);
+    cJSON_Delete(env);
+  }
+  cJSON *env = doctor_gz("hta-nccl-two-ranks-a100");
+  const cJSON *facts = cJSON_GetObjectItemCaseSensitive(doctor_test_finding(env, "gpu_idle"), "facts");
+  ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(facts, "host_op_ms")->valuedouble, 15.254, 1e-9);
+  ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(facts, "host_op_gap_pct")->valuedouble, 97.0, 1e-9);
+  cJSON_Delete(env);
+  static const char *const unnamed[] = {"hta-event-sync-multi-stream-a100", "hta-inference-old-categories-rank1",
+                                        "hta-triton-cuda-driver-a100"};
+  for (size_t i = 0; i < sizeof unnamed / sizeof unnamed[0]; i++) {
+    env = doctor_gz(unnamed[i]);
+    const cJSON *f = doctor_test_finding(env, "gpu_idle");
+    ck_assert_str_eq(sfact(f, "host"), "not_recorded");
+    ck_assert_str_eq(sfact(f, "host_op"), "");
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
 START_TEST(doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu) {
   cJSON *env = doctor_gz("hta-cpu-only-gloo-rank34");
   ck_assert(doctor_test_finding(env, "cpu_only"));
@@ -165,6 +211,7 @@ Suite *make_doctor_real_suite(void) {
   tcase_add_test(tc, doctor_real_no_launch_verdict_without_its_evidence);
   tcase_add_test(tc, doctor_real_the_data_loader_and_pageable_copies_are_named);
   tcase_add_test(tc, doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu);
+  tcase_add_test(tc, doctor_real_the_host_operator_in_a_gap_is_named);
   suite_add_tcase(s, tc);
   return s;
 }
