@@ -671,8 +671,8 @@ static void cpu_only_finding(cJSON *list, const lab_doctor *d, const window *all
   char chain[CHAIN_MAX] = "";
   if (big) act_words(d, &big->gaps[0].act, chain);
   if (big && o < TEXT_MAX)
-    o += snprintf(text + o, (size_t)(TEXT_MAX - o), ". In %s (%.2f ms) the host spent %.2f ms (%.0f%%) in %s", big->name,
-                  (big->b - big->a) / 1000, big->gaps[0].act.outer_cover / 1000,
+    o += snprintf(text + o, (size_t)(TEXT_MAX - o), ". The longest single call: in %s (%.2f ms) the host spent %.2f ms (%.0f%%) in one %s",
+                  big->name, (big->b - big->a) / 1000, big->gaps[0].act.outer_cover / 1000,
                   pct(big->gaps[0].act.outer_cover, big->b - big->a), chain);
   if (o < TEXT_MAX) snprintf(text + o, (size_t)(TEXT_MAX - o), ". Profile on a GPU with activities=[CPU, CUDA] to see the GPU's side.");
   cJSON *facts = finding(list, "cpu_only", "measured", "A CPU-only trace", text, (teach){"02-cuda-toolbox", "profiling", "profile"}, NULL);

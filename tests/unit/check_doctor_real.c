@@ -19,9 +19,9 @@
 
 #define GZ_MAX (64u << 20)
 
-static cJSON *doctor_gz(const char *name) {
+static cJSON *doctor_gz_in(const char *dir, const char *name) {
   char path[256];
-  snprintf(path, sizeof path, "tests/doctor/real/%s.json.gz", name);
+  snprintf(path, sizeof path, "tests/doctor/%s/%s.json.gz", dir, name);
   gzFile f = gzopen(path, "rb");
   ck_assert_msg(f, "cannot open %s (run from the repository root)", path);
   size_t cap = 1u << 20, n = 0;
@@ -40,6 +40,8 @@ static cJSON *doctor_gz(const char *name) {
   ck_assert_msg(j, "doctor failed on %s: %s", name, err.message);
   return j;
 }
+
+static cJSON *doctor_gz(const char *name) { return doctor_gz_in("real", name); }
 
 static const char *sfact(const cJSON *f, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), k);
@@ -190,6 +192,41 @@ START_TEST(doctor_real_the_host_operator_in_a_gap_is_named) {
 }
 END_TEST
 
+/* gpulab's own CPU traces (tests/doctor/ours, written by Debian's torch
+ * 1.13 through tests/doctor/torch_cpu_ops.py; README.md there lists the
+ * events checked): each CPU-only reading names the step's longest call. */
+START_TEST(doctor_ours_cpu_traces_name_the_longest_host_call) {
+  static const struct {
+    const char *trace, *step, *op, *inner;
+    double steps, ms, pct;
+  } ours[] = {
+      /* a Dataset sleeping 1 ms an item: __next__ at ts 101 for 23050 us of ProfilerStep#1's 24009 */
+      {"cpu-slow-loader-item", "ProfilerStep#1", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", NULL, 3,
+       23.05, 96.0},
+      /* no schedule: no ProfilerStep; the first __next__ (ts 1548, 34552 us) holds the loader's start */
+      {"cpu-step-no-schedule", "the whole trace", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", NULL, 0,
+       34.552, 48.4},
+      /* with the schedule: ProfilerStep#3's AddmmBackward0 (4552 us) with its aten::mm inside */
+      {"cpu-step-schedule", "ProfilerStep#3", "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm", 3, 4.552,
+       90.4}};
+  for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+    cJSON *env = doctor_gz_in("ours", ours[i].trace);
+    const cJSON *f = doctor_test_finding(env, "cpu_only"), *facts = cJSON_GetObjectItemCaseSensitive(f, "facts");
+    ck_assert_msg(f, "%s: not read as a CPU-only trace", ours[i].trace);
+    ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "trace"), "profiler_steps")->valuedouble,
+                        ours[i].steps);
+    ck_assert_str_eq(sfact(f, "step"), ours[i].step);
+    ck_assert_str_eq(sfact(f, "host_op"), ours[i].op);
+    ck_assert_str_eq(sfact(f, "host_op_inner"), ours[i].inner ? ours[i].inner : "");
+    ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(facts, "host_op_ms")->valuedouble, ours[i].ms, 1e-9);
+    ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(facts, "host_op_step_pct")->valuedouble, ours[i].pct, 1e-9);
+    ck_assert_msg(says(env, ours[i].op), "%s: the call not in the words", ours[i].trace);
+    ck_assert_msg(!doctor_test_finding(env, "gpu_idle"), "%s: a GPU finding on a CPU trace", ours[i].trace);
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
 START_TEST(doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu) {
   cJSON *env = doctor_gz("hta-cpu-only-gloo-rank34");
   ck_assert(doctor_test_finding(env, "cpu_only"));
@@ -212,6 +249,7 @@ Suite *make_doctor_real_suite(void) {
   tcase_add_test(tc, doctor_real_the_data_loader_and_pageable_copies_are_named);
   tcase_add_test(tc, doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu);
   tcase_add_test(tc, doctor_real_the_host_operator_in_a_gap_is_named);
+  tcase_add_test(tc, doctor_ours_cpu_traces_name_the_longest_host_call);
   suite_add_tcase(s, tc);
   return s;
 }
