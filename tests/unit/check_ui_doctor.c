@@ -54,6 +54,8 @@ START_TEST(ui_doctor_idle_item_shows_steps_findings_lesson_and_experiment) {
   /* the doctor draws its idlest step, ProfilerStep#12, with the experiments' lane chart */
   ck_assert_ptr_nonnull(strstr(h, "chart-timeline"));
   ck_assert_ptr_nonnull(strstr(h, "ProfilerStep#12"));
+  /* its gap in the steps table with the operator the host was in */
+  ck_assert_ptr_nonnull(strstr(h, "7.000 ms (item, in aten::item → cudaStreamSynchronize)"));
   ck_assert_ptr_nonnull(strstr(h, "time since the step began")); /* not "since the first launch" */
   free(h);
 }
