@@ -219,15 +219,27 @@ static void host_activity(const lab_doctor *d, const sweep *os, const sweep *hs,
 
 static const char *name_of(const lab_doctor *d, int32_t id);
 
+/* The inner call's name, NULL when the outer operator is the innermost. */
+static const char *inner_name(const lab_doctor *d, const host_act *act) {
+  if (act->inner == act->outer && !act->inner_call) return NULL;
+  return name_of(d, act->inner_call ? d->host[act->inner].name : d->ops[act->inner].name);
+}
+
 /* "outer → inner (inside region)" (the outer alone when it is the
  * innermost) into out, of CHAIN_MAX bytes: three whole names. */
 #define CHAIN_MAX (3 * LAB_DOCTOR_MAX_NAME_BYTES + 32)
 static void act_words(const lab_doctor *d, const host_act *act, char *out) {
   int o = snprintf(out, CHAIN_MAX, "%s", name_of(d, d->ops[act->outer].name));
-  if (act->inner != act->outer || act->inner_call)
-    o += snprintf(out + o, (size_t)(CHAIN_MAX - o), " → %s",
-                  name_of(d, act->inner_call ? d->host[act->inner].name : d->ops[act->inner].name));
+  if (inner_name(d, act)) o += snprintf(out + o, (size_t)(CHAIN_MAX - o), " → %s", inner_name(d, act));
   if (act->region >= 0) snprintf(out + o, (size_t)(CHAIN_MAX - o), " (inside %s)", name_of(d, d->ops[act->region].name));
+}
+
+/* The operator's facts: host_op, host_op_inner, host_region, host_op_ms. */
+static void act_facts(cJSON *facts, const lab_doctor *d, const host_act *act) {
+  cJSON_AddStringToObject(facts, "host_op", name_of(d, d->ops[act->outer].name));
+  if (inner_name(d, act)) cJSON_AddStringToObject(facts, "host_op_inner", inner_name(d, act));
+  if (act->region >= 0) cJSON_AddStringToObject(facts, "host_region", name_of(d, d->ops[act->region].name));
+  cJSON_AddNumberToObject(facts, "host_op_ms", round(act->outer_cover) / 1000);
 }
 
 /* The host call that launched the GPU op ending the gap, when tied. */
@@ -537,14 +549,8 @@ static void idle_finding(cJSON *list, const lab_doctor *d, const window *w, char
   }
   if (act && kind != GAP_STREAM_WAIT) {
     static const char *const cats[] = {"cpu_op", "user_annotation", "python_function"};
-    const dr_host *op = &d->ops[act->outer];
-    cJSON_AddStringToObject(facts, "host_op", name_of(d, op->name));
-    cJSON_AddStringToObject(facts, "host_op_category", cats[op->kind]);
-    if (act->inner != act->outer || act->inner_call)
-      cJSON_AddStringToObject(facts, "host_op_inner",
-                              name_of(d, act->inner_call ? d->host[act->inner].name : d->ops[act->inner].name));
-    if (act->region >= 0) cJSON_AddStringToObject(facts, "host_region", name_of(d, d->ops[act->region].name));
-    cJSON_AddNumberToObject(facts, "host_op_ms", r3(act->outer_cover / 1000));
+    act_facts(facts, d, act);
+    cJSON_AddStringToObject(facts, "host_op_category", cats[d->ops[act->outer].kind]);
     cJSON_AddNumberToObject(facts, "host_op_gap_pct", r1(pct(act->outer_cover, g->len)));
   }
   if (lh) {
@@ -680,11 +686,7 @@ static void cpu_only_finding(cJSON *list, const lab_doctor *d, const window *all
   if (big) {
     const host_act *act = &big->gaps[0].act;
     cJSON_AddStringToObject(facts, "step", big->name);
-    cJSON_AddStringToObject(facts, "host_op", name_of(d, d->ops[act->outer].name));
-    if (act->inner != act->outer || act->inner_call)
-      cJSON_AddStringToObject(facts, "host_op_inner",
-                              name_of(d, act->inner_call ? d->host[act->inner].name : d->ops[act->inner].name));
-    cJSON_AddNumberToObject(facts, "host_op_ms", r3(act->outer_cover / 1000));
+    act_facts(facts, d, act);
     cJSON_AddNumberToObject(facts, "host_op_step_pct", r1(pct(act->outer_cover, big->b - big->a)));
   }
   cJSON *ops = cJSON_AddArrayToObject(facts, "top_ops");
