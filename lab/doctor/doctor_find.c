@@ -851,7 +851,10 @@ cJSON *lab_dr_report(lab_doctor *d) {
   const char *why = !d->nsteps ? "the trace has no ProfilerStep"
                     : !d->gpu_events ? "the first profiler step: a trace without GPU events has no idle time to choose by"
                                      : "the step in which the GPU was idle the largest share of the time";
-  if (lab_dr_timeline(d, r, tw->a, tw->b, tw->name, why)) {
+  /* the chosen step's largest gap is the one its finding names; a blocking
+   * call there (.item(), the loader's __next__) is on the host lane already */
+  long op = tw->ngaps && tw->gaps[0].host < 0 ? tw->gaps[0].act.outer : -1;
+  if (lab_dr_timeline(d, r, tw->a, tw->b, tw->name, why, op)) {
     cJSON_Delete(r);
     r = NULL;
   }

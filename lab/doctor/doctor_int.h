@@ -131,7 +131,9 @@ long lab_dr_lower_ts(const void *base, size_t size, long n, double t);
  * adds "timeline" and "timeline_of" to r; 0, or -1 when out of memory. */
 /* Each finding's "labels": its facts' keys in plain words (doctor_labels.c). */
 void lab_dr_label_facts(cJSON *findings);
-int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const char *step, const char *why);
+/* op: the host operator the finding names (d->ops), drawn on its own lane
+ * "cpu:op"; -1: none. */
+int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const char *step, const char *why, long op);
 
 #define DR_MAX_TIMELINE_SPANS 2000
 

@@ -244,6 +244,17 @@ START_TEST(flows_tie_a_gap_to_the_launch_of_the_op_after_it) {
   ck_assert_double_eq_tol(fact(f, "host_op_ms"), 3.99, 1e-9);
   ck_assert_double_eq_tol(fact(f, "host_op_gap_pct"), 79.3, 1e-9);
   ck_assert_str_eq(obj(g, "host_op")->valuestring, "aten::index");
+  /* and drawn on the timeline on a lane of its own, beside the flat host lane */
+  const cJSON *sp;
+  int drawn = 0;
+  cJSON_ArrayForEach(sp, obj(env, "timeline")) {
+    if (strcmp(obj(sp, "lane")->valuestring, "cpu:op")) continue;
+    drawn++;
+    ck_assert_str_eq(obj(sp, "label")->valuestring, "aten::index");
+    ck_assert_double_eq_tol(onum(sp, "start_us"), 3000, 1e-6);
+    ck_assert_double_eq_tol(onum(sp, "end_us"), 6990, 1e-6);
+  }
+  ck_assert_int_eq(drawn, 1);
   cJSON_Delete(env);
 }
 END_TEST
