@@ -9,7 +9,8 @@
 // stops on Cancel. Every request is watched: none carries the file anywhere.
 // The gap the finding names is marked on the timeline, and a long step
 // (800 spans) is drawn span by span at 390 px without widening the page, nor
-// does a CPU trace whose longest call (the data loader's __next__) is named.
+// does a CPU trace whose longest call (the data loader's __next__) is named,
+// nor a gap's host operator drawn on its own lane.
 // Screenshots at 390 and 1280 px wide go to build/screenshots/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -114,6 +115,16 @@ browserTest('a trace is read offline in the browser: progress, findings, lesson 
       assert.equal(drawn, 800, 'every span of the long step');
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
         'the long step widens the screen');
+      // a gap the host spent in one operator: the finding names it and the timeline gives it a lane of its own
+      await page.setInputFiles('#doctor-file', path.join(FIX, 'flows_gap.json'));
+      await until(async () => /ProfilerStep#3 on a timeline/.test(await page.locator('#doctor-out').textContent()), 30000,
+        'the operator\'s step drawn');
+      assert.match(await page.locator('article[data-id="gpu_idle"]').textContent(), /in a CPU operator, aten::index/);
+      const fig = await page.evaluate(() => document.querySelector('.chart-timeline').closest('figure').textContent);
+      assert.match(fig, /CPU operator named/);
+      assert.match(fig, /aten::index/);
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
+        'the operator\'s lane widens the screen');
     }
     if (width === 1280) {
       // the experiment opens in place with the trace's parameters
