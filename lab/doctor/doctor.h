@@ -19,6 +19,10 @@
 #define LAB_DOCTOR_MAX_GPU_EVENTS (1 << 20) /* GPU events kept for the timeline analysis; later ones only counted */
 #define LAB_DOCTOR_MAX_HOST_EVENTS (1 << 18) /* host calls kept: blocking ones and CUDA runtime calls (launches) */
 #define LAB_DOCTOR_MAX_FLOWS (1 << 18)       /* ends of ac2g flows kept to tie GPU ops to launches */
+/* host operators kept (cpu_op, user_annotation, python_function; the legacy
+ * format's uncategorised events) to name what the host was doing in a gap:
+ * 8 MiB of records at most; later ones only counted */
+#define LAB_DOCTOR_MAX_HOST_OPS (1 << 18)
 #define LAB_DOCTOR_MAX_STEPS 4096
 /* inflated/compressed past this (and past 64 MiB): a gzip bomb. Real traces
  * inflate 6.7 to 30.3 times (docs/doctor.md measures them); a bomb was

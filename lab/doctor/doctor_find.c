@@ -14,9 +14,22 @@
 #define TOP_GAPS 3
 #define MAX_STEPS_OUT 32
 #define MAX_STREAMS 8
-#define TEXT_MAX 1024
+#define TEXT_MAX 2048 /* two names of 256 bytes fit whole: a name is never cut mid-character */
+
+/* What the host was doing over a stretch of time, by its operators: the
+ * outermost operator covering the most of it and the innermost record (an
+ * operator, a Python function, a runtime call) inside that one still
+ * covering at least half as much: "aten::item → cudaStreamSynchronize";
+ * and the innermost annotated region (record_function) around them. */
+typedef struct host_act {
+  long outer, inner; /* d->ops; inner in d->host when inner_call; -1: none */
+  long region;       /* d->ops, a user_annotation holding outer; -1: none */
+  int inner_call;
+  double outer_cover, inner_cover; /* us of the stretch each covers */
+} host_act;
 
 typedef struct gap {
+  host_act act;
   double start, len;
   int host;  /* DH_* or -1: Python or CPU work between ops */
   long next; /* the GPU op that ends the gap (d->gpu), -1: the window's end */
@@ -150,6 +163,85 @@ static int explain_gap(const lab_doctor *d, const sweep *hs, double g0, double g
   return -1;
 }
 
+/* Whether operator i is a better outer one of its kind than *best: it
+ * covers more, or as much and is longer (holds the other); a Python
+ * function, shorter (the outermost is the script itself). */
+static int better(const lab_doctor *d, long i, double c, long best, double best_c) {
+  if (best < 0 || c > best_c) return 1;
+  if (c < best_c) return 0;
+  return d->ops[i].kind == DO_PYTHON ? d->ops[i].dur < d->ops[best].dur : d->ops[i].dur > d->ops[best].dur;
+}
+
+/* The operators (os) and runtime calls (hs) of [a, b), both walks at a:
+ * the outermost operator covering at least `need` (a cpu_op; else an
+ * annotation, else a Python function), then the shortest record inside it
+ * that covers at least half as much, and the shortest annotation holding
+ * the outer one (a region such as "## forward ##" or the PARAM benchmark's
+ * names an operator's context, not what the host ran). Reads only what the
+ * walks hold there. */
+static void host_activity(const lab_doctor *d, const sweep *os, const sweep *hs, double a, double b, double need,
+                          host_act *act) {
+  *act = (host_act){-1, -1, -1, 0, 0, 0};
+  long it = 0, best[3] = {-1, -1, -1};
+  double cover[3] = {0};
+  for (long i; (i = sweep_each(os, &it, b)) >= 0;) {
+    const dr_host *o = &d->ops[i];
+    double c = overlap(a, b, o->ts, o->ts + o->dur);
+    if (c <= 0 || c < need) continue;
+    if (better(d, i, c, best[o->kind], cover[o->kind])) best[o->kind] = i, cover[o->kind] = c;
+  }
+  int k = best[DO_CPU_OP] >= 0 ? DO_CPU_OP : best[DO_ANNOTATION] >= 0 ? DO_ANNOTATION : DO_PYTHON;
+  act->outer = best[k], act->outer_cover = cover[k];
+  if (act->outer < 0) return;
+  const dr_host *out = &d->ops[act->outer];
+  double lo = out->ts, hi = out->ts + out->dur, inner_need = act->outer_cover / 2;
+  act->inner = act->outer, act->inner_cover = act->outer_cover;
+  double inner_dur = out->dur;
+  double region_dur = 0;
+  it = 0;
+  for (long i; (i = sweep_each(os, &it, b)) >= 0;) {
+    const dr_host *o = &d->ops[i];
+    if (o->kind == DO_ANNOTATION && i != act->outer && o->ts <= lo && o->ts + o->dur >= hi &&
+        (act->region < 0 || o->dur < region_dur))
+      act->region = i, region_dur = o->dur;
+    if (o->ts < lo || o->ts + o->dur > hi || o->dur >= inner_dur) continue;
+    double c = overlap(a, b, o->ts, o->ts + o->dur);
+    if (c >= inner_need && c > 0) act->inner = i, act->inner_cover = c, inner_dur = o->dur;
+  }
+  it = 0;
+  for (long i; hs && (i = sweep_each(hs, &it, b)) >= 0;) {
+    const dr_host *h = &d->host[i];
+    if (h->ts < lo || h->ts + h->dur > hi || h->dur >= inner_dur) continue;
+    double c = overlap(a, b, h->ts, h->ts + h->dur);
+    if (c >= inner_need && c > 0) act->inner = i, act->inner_cover = c, act->inner_call = 1, inner_dur = h->dur;
+  }
+}
+
+static const char *name_of(const lab_doctor *d, int32_t id);
+
+/* The inner call's name, NULL when the outer operator is the innermost. */
+static const char *inner_name(const lab_doctor *d, const host_act *act) {
+  if (act->inner == act->outer && !act->inner_call) return NULL;
+  return name_of(d, act->inner_call ? d->host[act->inner].name : d->ops[act->inner].name);
+}
+
+/* "outer → inner (inside region)" (the outer alone when it is the
+ * innermost) into out, of CHAIN_MAX bytes: three whole names. */
+#define CHAIN_MAX (3 * LAB_DOCTOR_MAX_NAME_BYTES + 32)
+static void act_words(const lab_doctor *d, const host_act *act, char *out) {
+  int o = snprintf(out, CHAIN_MAX, "%s", name_of(d, d->ops[act->outer].name));
+  if (inner_name(d, act)) o += snprintf(out + o, (size_t)(CHAIN_MAX - o), " → %s", inner_name(d, act));
+  if (act->region >= 0) snprintf(out + o, (size_t)(CHAIN_MAX - o), " (inside %s)", name_of(d, d->ops[act->region].name));
+}
+
+/* The operator's facts: host_op, host_op_inner, host_region, host_op_ms. */
+static void act_facts(cJSON *facts, const lab_doctor *d, const host_act *act) {
+  cJSON_AddStringToObject(facts, "host_op", name_of(d, d->ops[act->outer].name));
+  if (inner_name(d, act)) cJSON_AddStringToObject(facts, "host_op_inner", inner_name(d, act));
+  if (act->region >= 0) cJSON_AddStringToObject(facts, "host_region", name_of(d, d->ops[act->region].name));
+  cJSON_AddNumberToObject(facts, "host_op_ms", round(act->outer_cover) / 1000);
+}
+
 /* The host call that launched the GPU op ending the gap, when tied. */
 static const dr_host *launcher(const lab_doctor *d, const gap *g) {
   if (g->next < 0 || d->gpu[g->next].launch < 0) return NULL;
@@ -164,7 +256,7 @@ static void add_gap(window *w, double s, double e, long next) {
   if (w->ngaps < TOP_GAPS) i = w->ngaps++;
   else if (e - s > w->gaps[TOP_GAPS - 1].len) i = TOP_GAPS - 1;
   else return;
-  w->gaps[i] = (gap){s, e - s, -1, next, -1};
+  w->gaps[i] = (gap){{-1, -1, -1, 0, 0, 0}, s, e - s, -1, next, -1};
   for (; i > 0 && w->gaps[i].len > w->gaps[i - 1].len; i--) {
     gap t = w->gaps[i];
     w->gaps[i] = w->gaps[i - 1];
@@ -212,9 +304,10 @@ static int by_gap_start(const void *x, const void *y) {
  * running across a window's start), or -1 when out of memory. */
 static long analyse_all(const lab_doctor *d, window *w, int nwin, double short_us) {
   sweep *gs = sweep_new(d->gpu, sizeof *d->gpu, d->ngpu), *hs = sweep_new(d->host, sizeof *d->host, d->nhost);
+  sweep *os = sweep_new(d->ops, sizeof *d->ops, d->nops);
   gap **order = malloc((size_t)nwin * TOP_GAPS * sizeof *order);
   long left_out = -1, ngaps = 0;
-  if (!gs || !hs || !order) goto out;
+  if (!gs || !hs || !os || !order) goto out;
   for (int i = 0; i < nwin; i++) {
     sweep_to(gs, w[i].a);
     analyse(d, &w[i], gs, short_us);
@@ -224,15 +317,20 @@ static long analyse_all(const lab_doctor *d, window *w, int nwin, double short_u
   for (long i = 0; i < ngaps; i++) {
     gap *g = order[i];
     sweep_to(hs, g->start);
+    sweep_to(os, g->start);
     g->host = explain_gap(d, hs, g->start, g->start + g->len, &g->call);
+    /* the operator that covers most of a GPU gap; in a trace without GPU
+     * work the one gap is the whole step: its largest operator */
+    host_activity(d, os, hs, g->start, g->start + g->len, d->gpu_events ? g->len / 2 : 0, &g->act);
     /* no blocking call covers it, but the op after it was launched by one (a blocking cudaMemcpy, a synchronize) */
     const dr_host *h = launcher(d, g);
     if (g->host < 0 && h && h->kind < DH_COUNT) g->host = h->kind;
   }
-  left_out = gs->left_out + hs->left_out;
+  left_out = gs->left_out + hs->left_out + os->left_out;
 out:
   free(gs);
   free(hs);
+  free(os);
   free(order);
   return left_out;
 }
@@ -305,6 +403,12 @@ static cJSON *step_json(const lab_doctor *d, const window *w, double t0) {
     cJSON_AddNumberToObject(o, "start_ms", r3((w->gaps[i].start - w->a) / 1000));
     cJSON_AddNumberToObject(o, "ms", r3(w->gaps[i].len / 1000));
     cJSON_AddStringToObject(o, "host", w->gaps[i].host >= 0 ? host_ids[w->gaps[i].host] : "python_or_cpu");
+    if (w->gaps[i].act.outer >= 0) {
+      char chain[CHAIN_MAX];
+      act_words(d, &w->gaps[i].act, chain);
+      cJSON_AddStringToObject(o, "host_op", chain);
+      cJSON_AddNumberToObject(o, "host_op_ms", r3(w->gaps[i].act.outer_cover / 1000));
+    }
     const dr_host *h = launcher(d, &w->gaps[i]);
     if (h) {
       const dr_gpu *next = &d->gpu[w->gaps[i].next];
@@ -329,7 +433,7 @@ static cJSON *params_int(const char *k, double v, const char *k2, double v2) {
 }
 
 /* What a gap is, when no blocking call explains it, from what the trace holds (docs/doctor.md): */
-enum { GAP_BLOCKING, GAP_STREAM_WAIT, GAP_COLD, GAP_LAUNCHES, GAP_UNRECORDED };
+enum { GAP_BLOCKING, GAP_STREAM_WAIT, GAP_COLD, GAP_LAUNCHES, GAP_HOST_OP, GAP_UNRECORDED };
 
 /* Many short kernels with gaps spread over the step: the evidence a launch-bound verdict needs. */
 static int launch_evidence(const window *w, double idle) {
@@ -343,7 +447,8 @@ static int gap_kind(const lab_doctor *d, const window *w, const gap *g, double i
   const dr_host *lh = launcher(d, g);
   if (lh && lh->ts < g->start) return GAP_STREAM_WAIT; /* queued before the GPU went idle */
   if (g->call >= 0 && d->host[g->call].dur >= COLD_CALL_US) return GAP_COLD;
-  return launch_evidence(w, idle) && !d->profiler_range ? GAP_LAUNCHES : GAP_UNRECORDED;
+  if (launch_evidence(w, idle) && !d->profiler_range) return GAP_LAUNCHES;
+  return g->act.outer >= 0 ? GAP_HOST_OP : GAP_UNRECORDED;
 }
 
 static int is_collective(const lab_doctor *d, long op) {
@@ -360,7 +465,9 @@ static void idle_finding(cJSON *list, const lab_doctor *d, const window *w, char
       {"02-cuda-toolbox", "profiling", "graphs"}};
   int h = w->ngaps ? g->host : -1, kind = w->ngaps ? gap_kind(d, w, g, idle) : GAP_UNRECORDED;
   const dr_host *lh = w->ngaps ? launcher(d, g) : NULL, *call = w->ngaps && g->call >= 0 ? &d->host[g->call] : NULL;
-  char what[256];
+  char what[CHAIN_MAX + 128], chain[2 * LAB_DOCTOR_MAX_NAME_BYTES + 8] = "";
+  const host_act *act = w->ngaps && g->act.outer >= 0 ? &g->act : NULL;
+  if (act) act_words(d, act, chain);
   if (h >= 0) snprintf(what, sizeof what, "%s", host_words[h]);
   else if (kind == GAP_STREAM_WAIT)
     snprintf(what, sizeof what, "already done queuing: the GPU op after it (%s) had been launched %.2f ms before it began",
@@ -368,6 +475,8 @@ static void idle_finding(cJSON *list, const lab_doctor *d, const window *w, char
   else if (kind == GAP_COLD)
     snprintf(what, sizeof what, "inside one runtime call, %s, of %.2f ms", name_of(d, call->name), call->dur / 1000);
   else if (kind == GAP_LAUNCHES) snprintf(what, sizeof what, "running Python between many short launches");
+  else if (kind == GAP_HOST_OP) snprintf(what, sizeof what, "in a CPU operator, %s, for %.2f ms of it (%.0f%%)", chain,
+                                         g->act.outer_cover / 1000, pct(g->act.outer_cover, g->len));
   else
     snprintf(what, sizeof what, "busy with something no runtime call in the trace covers (Python or CPU operators, or "
                                 "time the trace did not record)");
@@ -391,12 +500,20 @@ static void idle_finding(cJSON *list, const lab_doctor *d, const window *w, char
                  "allocations, cuDNN and cuBLAS handles, a kernel's module loaded on its first launch): a cold start, not the "
                  "step's real cost. Profile after a warm-up, with "
                  "torch.profiler.schedule(wait=1, warmup=1, active=3) and prof.step() each step."
+           : kind == GAP_HOST_OP
+               ? "Nothing was queued for the GPU while the host ran it: the GPU waits for that operator. See why it is slow "
+                 "(record_shapes=True shows its inputs), move it out of the step or run it on the GPU; faster launches would "
+                 "not shorten this gap."
            : kind == GAP_LAUNCHES
                ? "Most kernels are shorter than a launch and the idle time is spread over many small gaps: the host cannot "
                  "queue kernels fast enough; fewer, larger operations, torch.compile or CUDA graphs help."
                : "Look at what the host runs inside this gap in the trace viewer (with_stack=True names the Python lines); "
                  "faster launches would not shorten it.");
   size_t o = strlen(text);
+  /* a blocking call or a cold start named above: the operator it ran in says where in the step */
+  if (act && (h >= 0 || kind == GAP_COLD) && o < TEXT_MAX)
+    snprintf(text + o, TEXT_MAX - o, " The host was in %s for %.2f ms of the gap.", chain, act->outer_cover / 1000);
+  o = strlen(text);
   if (lh && kind != GAP_STREAM_WAIT && o < TEXT_MAX)
     snprintf(text + o, TEXT_MAX - o, " The GPU op after the gap (%s) was launched by %s %.2f ms %s the gap began.",
              name_of(d, d->gpu[g->next].name), name_of(d, lh->name), fabs(lh->ts - g->start) / 1000,
@@ -404,16 +521,16 @@ static void idle_finding(cJSON *list, const lab_doctor *d, const window *w, char
   cJSON *params = h == DH_ITEM ? params_int("log_every", 10, NULL, 0)
                   : h == DH_LOADER || h == DH_COPY ? cJSON_CreateObject() : NULL;
   if (h == DH_LOADER || h == DH_COPY) cJSON_AddBoolToObject(params, "pinned", 1);
-  static const char *const ids[] = {"gpu_idle", "stream_wait", "cold_start", "gpu_idle", "gpu_idle"};
+  static const char *const ids[] = {"gpu_idle", "stream_wait", "cold_start", "gpu_idle", "gpu_idle", "gpu_idle"};
   static const char *const titles[] = {"The GPU waits for the host", "A stream waits on something else",
                                        "A cold start: CUDA setting up", "The GPU waits for the host",
-                                       "The GPU waits for the host"};
-  static const char *const certainty[] = {"measured", "likely", "likely", "likely", "possible"};
-  static const char *const host_of[] = {NULL, "stream_wait", "cold_start", "launches", "not_recorded"};
+                                       "The GPU waits for the host", "The GPU waits for the host"};
+  static const char *const certainty[] = {"measured", "likely", "likely", "likely", "likely", "possible"};
+  static const char *const host_of[] = {NULL, "stream_wait", "cold_start", "launches", "host_op", "not_recorded"};
   teach t = h >= 0 ? by_host[h]
             : kind == GAP_STREAM_WAIT ? (teach){"02-cuda-toolbox", "streams", "streams"}
-            : kind == GAP_COLD        ? (teach){"02-cuda-toolbox", "profiling", "profile"}
-                                      : by_host[DH_COUNT];
+            : kind == GAP_COLD || kind == GAP_HOST_OP ? (teach){"02-cuda-toolbox", "profiling", "profile"}
+                                                      : by_host[DH_COUNT];
   cJSON *facts = finding(list, ids[kind], certainty[kind], titles[kind], text, t, params);
   cJSON_AddStringToObject(facts, "step", w->name);
   cJSON_AddNumberToObject(facts, "wall_ms", r3(wall / 1000));
@@ -429,6 +546,12 @@ static void idle_finding(cJSON *list, const lab_doctor *d, const window *w, char
   if (call && kind == GAP_COLD) {
     cJSON_AddStringToObject(facts, "call", name_of(d, call->name));
     cJSON_AddNumberToObject(facts, "call_ms", r3(call->dur / 1000));
+  }
+  if (act && kind != GAP_STREAM_WAIT) {
+    static const char *const cats[] = {"cpu_op", "user_annotation", "python_function"};
+    act_facts(facts, d, act);
+    cJSON_AddStringToObject(facts, "host_op_category", cats[d->ops[act->outer].kind]);
+    cJSON_AddNumberToObject(facts, "host_op_gap_pct", r1(pct(act->outer_cover, g->len)));
   }
   if (lh) {
     cJSON_AddStringToObject(facts, "launched_by", name_of(d, lh->name));
@@ -544,9 +667,28 @@ static void cpu_only_finding(cJSON *list, const lab_doctor *d, const window *all
   for (int i = 0; i < nt && o < TEXT_MAX; i++)
     o += snprintf(text + o, (size_t)(TEXT_MAX - o), "%s %s %.2f ms (%ld calls)", i ? "," : "", top[i]->s,
                   top[i]->total_us / 1000, top[i]->count);
+  /* the step whose largest operator (the outermost, nested ones inside it) took the largest share of it */
+  const window *big = NULL;
+  for (int i = 0; i < nwin; i++)
+    if (all[i].ngaps && all[i].gaps[0].act.outer >= 0 &&
+        (!big || pct(all[i].gaps[0].act.outer_cover, all[i].b - all[i].a) >
+                     pct(big->gaps[0].act.outer_cover, big->b - big->a)))
+      big = &all[i];
+  char chain[CHAIN_MAX] = "";
+  if (big) act_words(d, &big->gaps[0].act, chain);
+  if (big && o < TEXT_MAX)
+    o += snprintf(text + o, (size_t)(TEXT_MAX - o), ". The longest single call: in %s (%.2f ms) the host spent %.2f ms (%.0f%%) in one %s",
+                  big->name, (big->b - big->a) / 1000, big->gaps[0].act.outer_cover / 1000,
+                  pct(big->gaps[0].act.outer_cover, big->b - big->a), chain);
   if (o < TEXT_MAX) snprintf(text + o, (size_t)(TEXT_MAX - o), ". Profile on a GPU with activities=[CPU, CUDA] to see the GPU's side.");
   cJSON *facts = finding(list, "cpu_only", "measured", "A CPU-only trace", text, (teach){"02-cuda-toolbox", "profiling", "profile"}, NULL);
   cJSON_AddNumberToObject(facts, "host_ms", r3(wall / 1000));
+  if (big) {
+    const host_act *act = &big->gaps[0].act;
+    cJSON_AddStringToObject(facts, "step", big->name);
+    act_facts(facts, d, act);
+    cJSON_AddNumberToObject(facts, "host_op_step_pct", r1(pct(act->outer_cover, big->b - big->a)));
+  }
   cJSON *ops = cJSON_AddArrayToObject(facts, "top_ops");
   for (int i = 0; i < nt; i++) {
     cJSON *x = cJSON_CreateObject();
@@ -615,6 +757,7 @@ static void sum_into(window *all, const window *w) {
 cJSON *lab_dr_report(lab_doctor *d) {
   if (d->ngpu) qsort(d->gpu, (size_t)d->ngpu, sizeof *d->gpu, by_gpu_ts); /* NULL until the first record */
   if (d->nhost) qsort(d->host, (size_t)d->nhost, sizeof *d->host, by_host_ts);
+  if (d->nops) qsort(d->ops, (size_t)d->nops, sizeof *d->ops, by_host_ts);
   if (d->nsteps) qsort(d->steps, (size_t)d->nsteps, sizeof *d->steps, by_step_ts);
   lab_dr_tie(d);
   /* a launch costs what cudaLaunchKernel took on the host (median), 5 us when the trace has none */
@@ -674,6 +817,8 @@ cJSON *lab_dr_report(lab_doctor *d) {
   cJSON_AddNumberToObject(t, "events_named_other", (double)d->names_other);
   cJSON_AddNumberToObject(t, "gpu_events_not_analysed", (double)d->dropped_gpu);
   cJSON_AddNumberToObject(t, "host_calls_not_analysed", (double)d->dropped_host);
+  cJSON_AddNumberToObject(t, "host_ops", (double)d->nops + (double)d->dropped_ops);
+  cJSON_AddNumberToObject(t, "host_ops_not_analysed", (double)d->dropped_ops);
   /* records running across a step's start past SWEEP_LIVE at once: left out of those steps */
   if (left_out) cJSON_AddNumberToObject(t, "events_left_out_of_steps", (double)left_out);
   if (d->have_dist) cJSON_AddNumberToObject(t, "world_size", d->dist_world);
@@ -706,7 +851,10 @@ cJSON *lab_dr_report(lab_doctor *d) {
   const char *why = !d->nsteps ? "the trace has no ProfilerStep"
                     : !d->gpu_events ? "the first profiler step: a trace without GPU events has no idle time to choose by"
                                      : "the step in which the GPU was idle the largest share of the time";
-  if (lab_dr_timeline(d, r, tw->a, tw->b, tw->name, why)) {
+  /* the chosen step's largest gap is the one its finding names; a blocking
+   * call there (.item(), the loader's __next__) is on the host lane already */
+  long op = tw->ngaps && tw->gaps[0].host < 0 ? tw->gaps[0].act.outer : -1;
+  if (lab_dr_timeline(d, r, tw->a, tw->b, tw->name, why, op)) {
     cJSON_Delete(r);
     r = NULL;
   }

@@ -20,6 +20,12 @@ enum { DC_MATMUL, DC_MATMUL_TC, DC_ELEMENTWISE, DC_REDUCE, DC_COMM, DC_OTHER_KER
  * tie GPU ops to their launch and to draw the host lane, never to explain */
 enum { DH_LOADER, DH_ITEM, DH_COPY, DH_SYNC, DH_COUNT, DH_RUNTIME = DH_COUNT };
 
+/* a host operator's category (d->ops' kind), as PyTorch writes it: cpu_op
+ * (older: Operator; the legacy format has no cat), user_annotation
+ * (record_function, the data loader's __next__, Optimizer.step#…),
+ * python_function (with_stack=True) */
+enum { DO_CPU_OP, DO_ANNOTATION, DO_PYTHON };
+
 /* how GPU ops were tied to the runtime call that launched them */
 enum { DT_NONE, DT_CORRELATION, DT_FLOWS, DT_EXTERNAL };
 
@@ -84,6 +90,8 @@ struct lab_doctor {
   long ngpu, capgpu;
   dr_host *host;
   long nhost, caphost;
+  dr_host *ops; /* host operators (DO_*), to name the host's activity in a gap */
+  long nops, capops, dropped_ops;
   dr_flow *flows;
   long nflows, capflows, dropped_flows;
   /* set by lab_dr_tie: how many GPU ops are tied to their launch, and how */
@@ -123,7 +131,9 @@ long lab_dr_lower_ts(const void *base, size_t size, long n, double t);
  * adds "timeline" and "timeline_of" to r; 0, or -1 when out of memory. */
 /* Each finding's "labels": its facts' keys in plain words (doctor_labels.c). */
 void lab_dr_label_facts(cJSON *findings);
-int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const char *step, const char *why);
+/* op: the host operator the finding names (d->ops), drawn on its own lane
+ * "cpu:op"; -1: none. */
+int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const char *step, const char *why, long op);
 
 #define DR_MAX_TIMELINE_SPANS 2000
 

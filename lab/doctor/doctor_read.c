@@ -109,6 +109,16 @@ static int host_kind(const char *cat, const char *n) {
   return -1;
 }
 
+/* A host operator's category (DO_*), or -1: a runtime call, a CPU instant
+ * or the whole trace's "Trace" span. The legacy format (no cat) holds only
+ * the CPU's operators. */
+static int op_kind(const char *cat) {
+  if (!cat[0] || !strcasecmp(cat, "cpu_op") || !strcasecmp(cat, "Operator")) return DO_CPU_OP;
+  if (!strcasecmp(cat, "user_annotation")) return DO_ANNOTATION;
+  if (!strcasecmp(cat, "python_function")) return DO_PYTHON;
+  return -1;
+}
+
 /* The key that ties a GPU op to its launch: args.correlation (CUPTI's id,
  * which Kineto writes on both the runtime call and the GPU op), else the
  * External id of the operator both belong to (negated, a space of its own). */
@@ -203,6 +213,13 @@ static int end_event(lab_doctor *d) {
     d->names[id].total_us += dur;
     d->names[id].count++;
   } else d->names_other++;
+  int ok = op_kind(cat);
+  if (ok >= 0) {
+    int g = grow((void **)&d->ops, &d->capops, d->nops + 1, sizeof *d->ops, LAB_DOCTOR_MAX_HOST_OPS);
+    if (g < 0) return fail(d, LAB_E_NOMEM, "out of memory while reading the trace's host operators");
+    if (g > 0) d->dropped_ops++;
+    else d->ops[d->nops++] = (dr_host){ts, dur, 0, id, (uint8_t)ok};
+  }
   int hk = host_kind(cat, n);
   if (hk < 0) return 0;
   int g = grow((void **)&d->host, &d->caphost, d->nhost + 1, sizeof *d->host, LAB_DOCTOR_MAX_HOST_EVENTS);
@@ -377,6 +394,7 @@ void lab_doctor_free(lab_doctor *d) {
   free(d->queue_hist);
   free(d->gpu);
   free(d->host);
+  free(d->ops);
   free(d->flows);
   lab_dj_free(d->json);
   free(d);

@@ -1,6 +1,7 @@
 /* `gpulab doctor`: the learner's chosen step drawn as the timeline the
  * experiments draw ([{lane, label, start_us, end_us}], µs from the step's
- * start; lanes "cpu" and "gpu:N/streamK"), from the records the reader kept.
+ * start; lanes "cpu", "cpu:op" (the host operator the finding names) and
+ * "gpu:N/streamK"), from the records the reader kept.
  * The host lane is flat: an outer call (.item(), a synchronize) hides the
  * calls inside it. At most DR_MAX_TIMELINE_SPANS spans, kept in a fixed
  * heap as the records pass: the shortest go. */
@@ -14,7 +15,7 @@ typedef struct tl_span {
   double s, e;
   int32_t name;
   int16_t device;
-  int32_t stream; /* -1: the host lane */
+  int32_t stream; /* -1: the host lane, -2: the named host operator's */
 } tl_span;
 
 static int by_start_longest(const void *x, const void *y) {
@@ -65,7 +66,7 @@ static void offer(keep *k, tl_span x) {
   heap_down(k, 0);
 }
 
-int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const char *step, const char *why) {
+int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const char *step, const char *why, long op) {
   keep k = {malloc(DR_MAX_TIMELINE_SPANS * sizeof(tl_span)), 0, 0};
   if (!k.h) return -1;
   /* host calls, sorted by start and the longest first at one start: a call
@@ -85,6 +86,9 @@ int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const cha
     end = x.e;
     offer(&k, x);
   }
+  /* the operator the finding names, beside the flat host lane (where it would hide the calls inside it) */
+  if (op >= 0 && d->ops[op].ts < b && d->ops[op].ts + d->ops[op].dur > a)
+    offer(&k, (tl_span){clip(d->ops[op].ts, a, b), clip(d->ops[op].ts + d->ops[op].dur, a, b), d->ops[op].name, 0, -2});
   for (long i = 0; i < d->ngpu; i++) {
     const dr_gpu *g = &d->gpu[i];
     if (g->ts >= b) break;
@@ -99,7 +103,8 @@ int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const cha
   for (long i = 0; i < n && tl; i++) {
     cJSON *e = cJSON_CreateObject();
     if (!e) break;
-    if (sp[i].stream < 0) snprintf(lane, sizeof lane, "cpu");
+    if (sp[i].stream == -2) snprintf(lane, sizeof lane, "cpu:op");
+    else if (sp[i].stream < 0) snprintf(lane, sizeof lane, "cpu");
     else snprintf(lane, sizeof lane, "gpu:%d/stream%d", sp[i].device, (int)sp[i].stream);
     cJSON_AddStringToObject(e, "lane", lane);
     cJSON_AddStringToObject(e, "label", sp[i].name >= 0 ? d->names[sp[i].name].s : "(other)");

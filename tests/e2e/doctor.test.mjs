@@ -8,7 +8,9 @@
 // stable code, a gzip bomb too; a large read keeps the page painting and
 // stops on Cancel. Every request is watched: none carries the file anywhere.
 // The gap the finding names is marked on the timeline, and a long step
-// (800 spans) is drawn span by span at 390 px without widening the page.
+// (800 spans) is drawn span by span at 390 px without widening the page, nor
+// does a CPU trace whose longest call (the data loader's __next__) is named,
+// nor a gap's host operator drawn on its own lane.
 // Screenshots at 390 and 1280 px wide go to build/screenshots/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -85,6 +87,8 @@ browserTest('a trace is read offline in the browser: progress, findings, lesson 
     assert.equal(await idle.locator('a.explain-lesson').getAttribute('href'), '#lesson/01-cuda-intuition/async');
     assert.match(await idle.locator('button[data-action="doctor-open"]').textContent(), /log_every = 10, from your trace/);
     assert.equal(await page.locator('table.doctor-steps tbody tr').count(), 5);
+    // the gap's row names the operator the host was in and the call inside it that waited
+    assert.match(await page.locator('table.doctor-steps').textContent(), /7\.000 ms \(item, in aten::item → cudaStreamSynchronize\)/);
     // the idlest step drawn as the experiments draw their timelines: the host lane and the GPU's stream
     assert.equal(await page.locator('#doctor-timeline').count(), 1);
     const tl = page.locator('.chart-timeline').first();
@@ -111,6 +115,16 @@ browserTest('a trace is read offline in the browser: progress, findings, lesson 
       assert.equal(drawn, 800, 'every span of the long step');
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
         'the long step widens the screen');
+      // a gap the host spent in one operator: the finding names it and the timeline gives it a lane of its own
+      await page.setInputFiles('#doctor-file', path.join(FIX, 'flows_gap.json'));
+      await until(async () => /ProfilerStep#3 on a timeline/.test(await page.locator('#doctor-out').textContent()), 30000,
+        'the operator\'s step drawn');
+      assert.match(await page.locator('article[data-id="gpu_idle"]').textContent(), /in a CPU operator, aten::index/);
+      const fig = await page.evaluate(() => document.querySelector('.chart-timeline').closest('figure').textContent);
+      assert.match(fig, /CPU operator named/);
+      assert.match(fig, /aten::index/);
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
+        'the operator\'s lane widens the screen');
     }
     if (width === 1280) {
       // the experiment opens in place with the trace's parameters
@@ -123,7 +137,12 @@ browserTest('a trace is read offline in the browser: progress, findings, lesson 
     // a drop on the drop zone, a .json.gz inflated in the worker
     await drop(page, readFileSync(path.join(FIX, 'cpu_train.json.gz')), 'cpu_train.json.gz', 'application/gzip');
     await answered(page);
-    assert.match(await page.locator('article[data-id="cpu_only"]').textContent(), /no GPU events/);
+    const cpuOnly = page.locator('article[data-id="cpu_only"]');
+    assert.match(await cpuOnly.textContent(), /no GPU events/);
+    // its step's longest call named: a 60-character name that must wrap, not widen a phone's screen
+    assert.match(await cpuOnly.textContent(), /in one enumerate\(DataLoader\)#_SingleProcessDataLoaderIter\.__next__/);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
+      'a long operator name widens the screen');
     // a plain .json dropped too
     await drop(page, readFileSync(path.join(FIX, 'launch_bound.json')), 'launch_bound.json', 'application/json');
     await answered(page);

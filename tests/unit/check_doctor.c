@@ -84,6 +84,11 @@ START_TEST(idle_step_behind_item_is_found_with_its_numbers) {
   ck_assert_double_eq_tol(fact(f, "gpu_busy_pct"), 30.0, 0.05);
   ck_assert_double_eq_tol(fact(f, "largest_gap_ms"), 7.0, 0.001);
   ck_assert_str_eq(sfact(f, "host"), "item");
+  /* the operator it ran in and the call inside that waited */
+  ck_assert_str_eq(sfact(f, "host_op"), "aten::item");
+  ck_assert_str_eq(sfact(f, "host_op_inner"), "cudaStreamSynchronize");
+  ck_assert_msg(strstr(cJSON_GetObjectItemCaseSensitive(f, "text")->valuestring, "aten::item → cudaStreamSynchronize"),
+                "the chain not said");
   ck_assert_str_eq(lesson_section(f), "async");
   const cJSON *dev = doctor_test_finding(env, "device");
   ck_assert_str_eq(sfact(dev, "device"), "NVIDIA A100-SXM4-80GB");
@@ -231,6 +236,25 @@ START_TEST(flows_tie_a_gap_to_the_launch_of_the_op_after_it) {
   const cJSON *f = doctor_test_finding(env, "gpu_idle");
   ck_assert_str_eq(sfact(f, "launched_by"), "cudaLaunchKernel");
   ck_assert_double_eq_tol(fact(f, "launched_after_gap_start_ms"), 5, 1e-9);
+  /* no runtime call covers the gap: aten::index (3.0-6.99 ms) does, 3.99 of its 5.03 ms, after aten::cat's 1.01 ms */
+  ck_assert_str_eq(sfact(f, "host"), "host_op");
+  ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(f, "certainty")->valuestring, "likely");
+  ck_assert_str_eq(sfact(f, "host_op"), "aten::index");
+  ck_assert_str_eq(sfact(f, "host_op_category"), "cpu_op");
+  ck_assert_double_eq_tol(fact(f, "host_op_ms"), 3.99, 1e-9);
+  ck_assert_double_eq_tol(fact(f, "host_op_gap_pct"), 79.3, 1e-9);
+  ck_assert_str_eq(obj(g, "host_op")->valuestring, "aten::index");
+  /* and drawn on the timeline on a lane of its own, beside the flat host lane */
+  const cJSON *sp;
+  int drawn = 0;
+  cJSON_ArrayForEach(sp, obj(env, "timeline")) {
+    if (strcmp(obj(sp, "lane")->valuestring, "cpu:op")) continue;
+    drawn++;
+    ck_assert_str_eq(obj(sp, "label")->valuestring, "aten::index");
+    ck_assert_double_eq_tol(onum(sp, "start_us"), 3000, 1e-6);
+    ck_assert_double_eq_tol(onum(sp, "end_us"), 6990, 1e-6);
+  }
+  ck_assert_int_eq(drawn, 1);
   cJSON_Delete(env);
 }
 END_TEST

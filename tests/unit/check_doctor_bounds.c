@@ -118,6 +118,25 @@ START_TEST(ops_across_step_starts_past_the_bound_are_counted) {
 }
 END_TEST
 
+/* Host operators past LAB_DOCTOR_MAX_HOST_OPS are counted, not kept; the
+ * gap is still named by the operator kept first that covers it. */
+START_TEST(host_ops_past_the_cap_are_counted) {
+  enum { N = LAB_DOCTOR_MAX_HOST_OPS + 7 };
+  text t = {0};
+  add(&t, "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":0,\"dur\":1},"
+          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::nonzero\",\"ts\":1,\"dur\":%d}",
+      N + 1000);
+  for (int i = 1; i < N; i++) add(&t, ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"ts\":%d,\"dur\":0}", i + 2);
+  add(&t, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":%d,\"dur\":1}]}", N + 1001);
+  cJSON *env = read_text(&t);
+  ck_assert_double_eq(num(obj(env, "trace"), "host_ops"), N);
+  ck_assert_double_eq(num(obj(env, "trace"), "host_ops_not_analysed"), 7);
+  const cJSON *f = cJSON_GetArrayItem(obj(env, "findings"), 0);
+  ck_assert_str_eq(obj(obj(f, "facts"), "host_op")->valuestring, "aten::nonzero");
+  cJSON_Delete(env);
+}
+END_TEST
+
 /* FNV-1a, as the reader hashes names. */
 static uint32_t fnv(const char *s) {
   uint32_t h = 2166136261u;
@@ -227,6 +246,7 @@ Suite *make_doctor_bounds_suite(void) {
   tcase_add_test(tc, flows_at_one_ts_tie_every_op_once);
   tcase_add_test(tc, overlapping_steps_are_read_up_to_the_next_start);
   tcase_add_test(tc, ops_across_step_starts_past_the_bound_are_counted);
+  tcase_add_test(tc, host_ops_past_the_cap_are_counted);
   tcase_add_test(tc, names_made_to_collide_count_as_other);
   tcase_add_test(tc, names_cut_inside_a_character_stay_valid_utf8);
   tcase_add_test(tc, gzip_past_64_times_its_size_is_a_bomb);

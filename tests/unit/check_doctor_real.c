@@ -19,9 +19,9 @@
 
 #define GZ_MAX (64u << 20)
 
-static cJSON *doctor_gz(const char *name) {
+static cJSON *doctor_gz_in(const char *dir, const char *name) {
   char path[256];
-  snprintf(path, sizeof path, "tests/doctor/real/%s.json.gz", name);
+  snprintf(path, sizeof path, "tests/doctor/%s/%s.json.gz", dir, name);
   gzFile f = gzopen(path, "rb");
   ck_assert_msg(f, "cannot open %s (run from the repository root)", path);
   size_t cap = 1u << 20, n = 0;
@@ -40,6 +40,8 @@ static cJSON *doctor_gz(const char *name) {
   ck_assert_msg(j, "doctor failed on %s: %s", name, err.message);
   return j;
 }
+
+static cJSON *doctor_gz(const char *name) { return doctor_gz_in("real", name); }
 
 static const char *sfact(const cJSON *f, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), k);
@@ -144,6 +146,87 @@ START_TEST(doctor_real_the_data_loader_and_pageable_copies_are_named) {
 }
 END_TEST
 
+/* The host operator in the largest gap, checked against the trace's own
+ * events (facts.py; README.md): nccl rank 0's 15.72 ms gap at 9.159 ms into
+ * ProfilerStep#4 holds one aten::unflatten_dense_tensors of 15.25 ms inside
+ * DistributedDataParallel.forward; event-sync's first 2.81 ms, aten::ones
+ * with aten::empty inside; alexnet's cold gap is the first aten::to. Where
+ * no operator covers the gap (three streams, the old categories, the
+ * compiled region's 13.3 s) it stays time the trace does not record. */
+START_TEST(doctor_real_the_host_operator_in_a_gap_is_named) {
+  static const struct {
+    const char *trace, *id, *op, *inner, *region;
+  } named[] = {{"hta-nccl-two-ranks-a100", "gpu_idle", "aten::unflatten_dense_tensors", NULL, "DistributedDataParallel.forward"},
+               {"hta-event-sync-a100", "gpu_idle", "aten::ones", "aten::empty", NULL},
+               {"hta-alexnet-cold-two-streams-a100", "cold_start", "aten::to", "cudaDeviceGetStreamPriorityRange", "[param|cuda]"},
+               {"hta-mi250-rocm62-minitoy", "cold_start", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                "hipLaunchKernel", NULL}};
+  for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+    cJSON *env = doctor_gz(named[i].trace);
+    const cJSON *f = doctor_test_finding(env, named[i].id);
+    ck_assert_msg(f, "%s: no %s", named[i].trace, named[i].id);
+    ck_assert_str_eq(sfact(f, "host_op"), named[i].op);
+    ck_assert_str_eq(sfact(f, "host_op_inner"), named[i].inner ? named[i].inner : "");
+    ck_assert_str_eq(sfact(f, "host_region"), named[i].region ? named[i].region : "");
+    if (!strcmp(named[i].id, "gpu_idle")) {
+      ck_assert_str_eq(sfact(f, "host"), "host_op");
+      ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(f, "certainty")->valuestring, "likely");
+    }
+    no_launch_verdict(env, named[i].trace);
+    cJSON_Delete(env);
+  }
+  cJSON *env = doctor_gz("hta-nccl-two-ranks-a100");
+  const cJSON *facts = cJSON_GetObjectItemCaseSensitive(doctor_test_finding(env, "gpu_idle"), "facts");
+  ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(facts, "host_op_ms")->valuedouble, 15.254, 1e-9);
+  ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(facts, "host_op_gap_pct")->valuedouble, 97.0, 1e-9);
+  cJSON_Delete(env);
+  static const char *const unnamed[] = {"hta-event-sync-multi-stream-a100", "hta-inference-old-categories-rank1",
+                                        "hta-triton-cuda-driver-a100"};
+  for (size_t i = 0; i < sizeof unnamed / sizeof unnamed[0]; i++) {
+    env = doctor_gz(unnamed[i]);
+    const cJSON *f = doctor_test_finding(env, "gpu_idle");
+    ck_assert_str_eq(sfact(f, "host"), "not_recorded");
+    ck_assert_str_eq(sfact(f, "host_op"), "");
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
+/* gpulab's own CPU traces (tests/doctor/ours, written by Debian's torch
+ * 1.13 through tests/doctor/torch_cpu_ops.py; README.md there lists the
+ * events checked): each CPU-only reading names the step's longest call. */
+START_TEST(doctor_ours_cpu_traces_name_the_longest_host_call) {
+  static const struct {
+    const char *trace, *step, *op, *inner;
+    double steps, ms, pct;
+  } ours[] = {
+      /* a Dataset sleeping 1 ms an item: __next__ at ts 101 for 23050 us of ProfilerStep#1's 24009 */
+      {"cpu-slow-loader-item", "ProfilerStep#1", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", NULL, 3,
+       23.05, 96.0},
+      /* no schedule: no ProfilerStep; the first __next__ (ts 1548, 34552 us) holds the loader's start */
+      {"cpu-step-no-schedule", "the whole trace", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", NULL, 0,
+       34.552, 48.4},
+      /* with the schedule: ProfilerStep#3's AddmmBackward0 (4552 us) with its aten::mm inside */
+      {"cpu-step-schedule", "ProfilerStep#3", "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm", 3, 4.552,
+       90.4}};
+  for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+    cJSON *env = doctor_gz_in("ours", ours[i].trace);
+    const cJSON *f = doctor_test_finding(env, "cpu_only"), *facts = cJSON_GetObjectItemCaseSensitive(f, "facts");
+    ck_assert_msg(f, "%s: not read as a CPU-only trace", ours[i].trace);
+    ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "trace"), "profiler_steps")->valuedouble,
+                        ours[i].steps);
+    ck_assert_str_eq(sfact(f, "step"), ours[i].step);
+    ck_assert_str_eq(sfact(f, "host_op"), ours[i].op);
+    ck_assert_str_eq(sfact(f, "host_op_inner"), ours[i].inner ? ours[i].inner : "");
+    ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(facts, "host_op_ms")->valuedouble, ours[i].ms, 1e-9);
+    ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(facts, "host_op_step_pct")->valuedouble, ours[i].pct, 1e-9);
+    ck_assert_msg(says(env, ours[i].op), "%s: the call not in the words", ours[i].trace);
+    ck_assert_msg(!doctor_test_finding(env, "gpu_idle"), "%s: a GPU finding on a CPU trace", ours[i].trace);
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
 START_TEST(doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu) {
   cJSON *env = doctor_gz("hta-cpu-only-gloo-rank34");
   ck_assert(doctor_test_finding(env, "cpu_only"));
@@ -165,6 +248,8 @@ Suite *make_doctor_real_suite(void) {
   tcase_add_test(tc, doctor_real_no_launch_verdict_without_its_evidence);
   tcase_add_test(tc, doctor_real_the_data_loader_and_pageable_copies_are_named);
   tcase_add_test(tc, doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu);
+  tcase_add_test(tc, doctor_real_the_host_operator_in_a_gap_is_named);
+  tcase_add_test(tc, doctor_ours_cpu_traces_name_the_longest_host_call);
   suite_add_tcase(s, tc);
   return s;
 }

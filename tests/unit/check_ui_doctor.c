@@ -54,6 +54,8 @@ START_TEST(ui_doctor_idle_item_shows_steps_findings_lesson_and_experiment) {
   /* the doctor draws its idlest step, ProfilerStep#12, with the experiments' lane chart */
   ck_assert_ptr_nonnull(strstr(h, "chart-timeline"));
   ck_assert_ptr_nonnull(strstr(h, "ProfilerStep#12"));
+  /* its gap in the steps table with the operator the host was in */
+  ck_assert_ptr_nonnull(strstr(h, "7.000 ms (item, in aten::item → cudaStreamSynchronize)"));
   ck_assert_ptr_nonnull(strstr(h, "time since the step began")); /* not "since the first launch" */
   free(h);
 }
@@ -64,6 +66,7 @@ START_TEST(ui_doctor_timeline_in_the_answer_draws_the_lane_chart) {
                            "\"steps\":[],\"findings\":[],\"timeline_of\":{\"step\":\"ProfilerStep#2\",\"why\":\"the least "
                            "busy step\",\"spans_left_out\":3},\"timeline\":["
                            "{\"lane\":\"cpu\",\"label\":\"aten::item\",\"start_us\":0,\"end_us\":700},"
+                           "{\"lane\":\"cpu:op\",\"label\":\"aten::nonzero\",\"start_us\":0,\"end_us\":600},"
                            "{\"lane\":\"gpu:0/stream7\",\"label\":\"gemm <b>\",\"start_us\":0,\"end_us\":300},"
                            "{\"lane\":\"gpu:0/stream7\",\"label\":\"relu\",\"start_us\":710,\"end_us\":800}]}");
   char *h = render(env);
@@ -74,6 +77,8 @@ START_TEST(ui_doctor_timeline_in_the_answer_draws_the_lane_chart) {
   ck_assert_ptr_nonnull(strstr(h, "relu"));
   ck_assert_ptr_nonnull(strstr(h, "GPU 0, stream 7"));
   ck_assert_ptr_nonnull(strstr(h, "CPU (host)"));
+  ck_assert_ptr_nonnull(strstr(h, "CPU operator named")); /* the doctor's cpu:op lane: the operator its finding names */
+  ck_assert_ptr_nonnull(strstr(h, "aten::nonzero"));
   ck_assert_ptr_nonnull(strstr(h, "the least busy step (3 shorter spans left out.)"));
   ck_assert_ptr_null(strstr(h, "<b>"));
   free(h);

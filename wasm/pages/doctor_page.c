@@ -40,7 +40,8 @@ static void summary(ui_buf *b, const cJSON *env) {
   ui_buf_raw(b, "<h2 id=\"doctor-summary\">What the trace holds</h2><p class=\"doctor-trace\">");
   ui_buf_textf(b, "%.0f events (%.0f on the GPU) over %.3f ms, %.0f profiler steps.", num(t, "events"),
                num(t, "gpu_events"), num(t, "span_ms"), num(t, "profiler_steps"));
-  double lost = num(t, "gpu_events_not_analysed") + num(t, "host_calls_not_analysed");
+  double ops_lost = num(t, "host_ops_not_analysed"); /* NaN in an answer from before host operators were kept */
+  double lost = num(t, "gpu_events_not_analysed") + num(t, "host_calls_not_analysed") + (ops_lost > 0 ? ops_lost : 0);
   if (lost > 0) ui_buf_textf(b, " %.0f events past the reader's caps were counted, not timed.", lost);
   ui_buf_raw(b, "</p>");
 }
@@ -60,7 +61,9 @@ static void steps_table(ui_buf *b, const cJSON *env) {
     int i = 0;
     cJSON_ArrayForEach(g, ui_json_arr(x, "gaps")) {
       if (i++) ui_buf_raw(b, "; ");
-      ui_buf_textf(b, "%.3f ms (%s)", num(g, "ms"), str(g, "host"));
+      /* the host operator covering most of the gap, when the trace recorded one */
+      if (*str(g, "host_op")) ui_buf_textf(b, "%.3f ms (%s, in %s)", num(g, "ms"), str(g, "host"), str(g, "host_op"));
+      else ui_buf_textf(b, "%.3f ms (%s)", num(g, "ms"), str(g, "host"));
     }
     if (!i) ui_buf_raw(b, "—");
     ui_buf_raw(b, "</td></tr>");

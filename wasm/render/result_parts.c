@@ -82,10 +82,12 @@ void ui_res_findings(ui_buf *b, const cJSON *env) {
   ui_buf_raw(b, "</ul>");
 }
 
-/* "CPU (host)" for "cpu", "GPU 0, stream 0" for "gpu:0/stream0". */
+/* "CPU (host)" for "cpu", "GPU 0, stream 0" for "gpu:0/stream0"; the
+ * doctor's "cpu:op", the host operator its finding names. */
 static const char *lane_name(const char *lane, char *buf, size_t n) {
   int dev, stream;
   if (strcmp(lane, "cpu") == 0) return "CPU (host)";
+  if (strcmp(lane, "cpu:op") == 0) return "CPU operator named";
   if (sscanf(lane, "gpu:%d/stream%d", &dev, &stream) == 2) {
     snprintf(buf, n, "GPU %d, stream %d", dev, stream);
     return buf;
