@@ -61,21 +61,15 @@ static void put(buf *b, const char *s, size_t n) {
   b->s[b->n] = '\0';
 }
 
-/* md4c's HTML, with code blocks and tables made focusable: on a phone they
- * scroll sideways, and a region that scrolls must be reachable from the
- * keyboard to be read. */
+/* md4c's HTML, with code blocks made focusable: they scroll sideways, and
+ * a region that scrolls must be reachable from the keyboard to be read
+ * (tables: lesson_table.c). */
 static void md_out(const MD_CHAR *s, MD_SIZE n, void *user) {
-  static const struct {
-    const char *from, *to;
-  } focusable[] = {{"<pre>", "<pre tabindex=\"0\">"}, {"<table>", "<table tabindex=\"0\">"}};
-  for (size_t i = 0; i < sizeof focusable / sizeof focusable[0]; i++) {
-    size_t k = strlen(focusable[i].from);
-    if (n >= k && memcmp(s, focusable[i].from, k) == 0) {
-      put(user, focusable[i].to, strlen(focusable[i].to));
-      s += k;
-      n -= (MD_SIZE)k;
-      break;
-    }
+  static const char pre[] = "<pre>", focusable[] = "<pre tabindex=\"0\">";
+  if (n >= 5 && memcmp(s, pre, 5) == 0) {
+    put(user, focusable, strlen(focusable));
+    s += 5;
+    n -= 5;
   }
   put(user, s, n);
 }
@@ -117,6 +111,14 @@ static void flush_chunk(ctx *c) {
   if (c->chunk.n == 0) return;
   size_t from = c->html.n;
   if (md_html(c->chunk.s, (MD_SIZE)c->chunk.n, md_out, &c->html, MD_FLAGS, 0) != 0) c->html.oom = true;
+  if (!c->html.oom && c->html.n > from && strstr(c->html.s + from, "<table>")) {
+    size_t rn;
+    char *r = lesson_table_reflow(c->html.s + from, c->html.n - from, &rn);
+    if (!r) c->html.oom = true;
+    c->html.n = from;
+    if (r) put(&c->html, r, rn);
+    free(r);
+  }
   if (!c->fold_line && !c->html.oom && c->html.n > from) /* html.s is NULL until something is rendered */
     c->sec_words += lesson_words(c->html.s + from, c->html.n - from, true);
   c->chunk.n = 0;
