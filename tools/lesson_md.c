@@ -106,11 +106,29 @@ static size_t fence_len(const char *s, size_t n, char *ch) {
   return k - i;
 }
 
+/* A paragraph that is one link to a page of the app ("[Paste your error](#explain)"
+ * on its own) is shown as a button a thumb finds, not a word in the prose. */
+static void app_buttons(buf *b, size_t from) {
+  static const char para[] = "<p><a href=\"#", button[] = "<p class=\"go\"><a class=\"button button-quiet\" href=\"#";
+  for (char *p = strstr(b->s + from, para); p && !b->oom; p = strstr(p + 1, para)) {
+    char *close = strstr(p, "</a>");
+    char *other = strstr(p + strlen(para), "<a ");
+    if (!close || strncmp(close, "</a></p>", 8) != 0 || (other && other < close)) continue;
+    size_t at = (size_t)(p - b->s), k = strlen(para), extra = strlen(button) - k;
+    put(b, button, extra); /* grows the buffer; then the tail moves right */
+    if (b->oom) return;
+    p = b->s + at;
+    memmove(p + k + extra, p + k, b->n - extra - at - k);
+    memcpy(p, button, strlen(button));
+  }
+}
+
 /* Renders the pending Markdown into the section's HTML. */
 static void flush_chunk(ctx *c) {
   if (c->chunk.n == 0) return;
   size_t from = c->html.n;
   if (md_html(c->chunk.s, (MD_SIZE)c->chunk.n, md_out, &c->html, MD_FLAGS, 0) != 0) c->html.oom = true;
+  if (!c->html.oom && c->html.n > from) app_buttons(&c->html, from);
   if (!c->html.oom && c->html.n > from && strstr(c->html.s + from, "<table>")) {
     size_t rn;
     char *r = lesson_table_reflow(c->html.s + from, c->html.n - from, &rn);

@@ -104,6 +104,29 @@ browserTest('lesson folds start closed, open from the keyboard, and never make t
       await page.locator('#lesson-title').waitFor();
       await until(async () => (await page.locator('#lesson a[href="#doctor"]').count()) > 0, 10000,
         'lesson 2 links the profile reader');
+      // The learner's own error and profile are one tap from a lesson, the
+      // contents menu left closed (on a phone it starts closed), and a
+      // button where the lesson talks about them.
+      for (const [href, title] of [['#explain', 'Paste your error'], ['#doctor', 'Read your profile']]) {
+        await page.goto(`${server.url}/#lesson/${index.json.lessons[1].id}`);
+        await until(async () => (await page.locator('#lesson-title').textContent() || '').trim() === index.json.lessons[1].title,
+          10000, `${size.name}: back on lesson 2`);
+        const tool = page.locator(`#lesson .lesson-tools a[href="${href}"]`);
+        assert.ok(await tool.isVisible(), `${size.name}: "${title}" is in view on the lesson page`);
+        if (size.width < 600) assert.equal(await page.evaluate(() => document.getElementById('nav-details').open), false);
+        if (href === '#doctor') await page.locator('#lesson .lesson-head').screenshot({ path: path.join(screenshotDir(), `lesson02-${size.name}-tools.png`) });
+        await tool.click();
+        await until(async () => (await page.locator('#lesson-title').textContent() || '').trim() === title, 10000,
+          `${size.name}: one tap opens ${title}`);
+      }
+      const sectionButtons = [[0, 'memory', '#explain'], [0, 'debugging', '#explain'], [1, 'profiling', '#doctor']];
+      for (const [l, sec, href] of sectionButtons) {
+        await page.goto(`${server.url}/#lesson/${index.json.lessons[l].id}/${sec}`);
+        const button = page.locator(`#sec-${sec} .go a.button[href="${href}"]`);
+        await button.waitFor({ timeout: 10000 });
+        await button.scrollIntoViewIfNeeded();
+        assert.ok(await button.isVisible(), `${size.name}: the ${sec} section has its ${href} button in view`);
+      }
       assert.deepEqual(problems, []);
     }
   });
