@@ -231,7 +231,7 @@ browserTest('runs simulated in a learner\'s browser show on the instructor page'
   assert.match(await out.locator('.exp-source').textContent(), /simulated/);
   assert.equal((await reported).status(), 200);
   const sims = ada.locator('#class-sims');
-  await until(async () => (await sims.count()) > 0 && (await sims.textContent()) === '1 simulated', 10000,
+  await until(async () => (await sims.count()) > 0 && (await sims.textContent()) === '1 run simulated', 10000,
     'her bar counts the run her browser simulated');
   for (const width of [1280, 390]) {
     await ada.setViewportSize({ width, height: 844 });

@@ -138,7 +138,7 @@ START_TEST(class_bar_on_a_server_without_a_gpu_says_runs_are_simulated) {
   ui_render_class_bar(&b, j, "CS 101");
   const char *h = ui_buf_str(&b);
   ck_has(h, "Runs are simulated in your browser: this server has no GPU");
-  ck_has(h, "3 simulated");
+  ck_has(h, "3 runs simulated");
   ck_lacks(h, "GPU time");
   ck_lacks(h, "300 s");
   ck_lacks(h, "<meter");

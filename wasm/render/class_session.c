@@ -180,7 +180,7 @@ void ui_render_class_bar(ui_buf *b, const cJSON *session, const char *class_name
   if (no_gpu) {
     ui_buf_raw(b, "<span id=\"class-gpu-time\">Runs are simulated in your browser: this server has no GPU</span>");
     if (ui_json_num(session, "simulated_in_browser", &sims) && sims >= 0)
-      ui_buf_rawf(b, "<span class=\"muted\" id=\"class-sims\">%.0f simulated</span>", sims);
+      ui_buf_rawf(b, "<span class=\"muted\" id=\"class-sims\">%.0f run%s simulated</span>", sims, sims == 1 ? "" : "s");
   } else if (have_used && have_limit) {
     double pct = used / limit * 100;
     if (pct > 100) pct = 100;
