@@ -3,7 +3,6 @@
  * cell is its header (<th scope="row">), and explicit table roles keep it a
  * table for screen readers when web/style.css lays each row out as a card
  * below 600 px (a block-displayed table loses its implicit roles). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "lesson.h"
@@ -11,31 +10,7 @@
 #define COLS_MAX 16
 #define LABEL_MAX 120
 
-typedef struct {
-  char *s;
-  size_t n, cap;
-  bool oom;
-} out_t;
-
-static void put(out_t *o, const char *s, size_t n) {
-  if (o->oom) return;
-  if (o->n + n + 1 > o->cap) {
-    size_t cap = o->cap ? o->cap : 1024;
-    while (cap < o->n + n + 1) cap *= 2;
-    char *p = realloc(o->s, cap);
-    if (!p) {
-      o->oom = true;
-      return;
-    }
-    o->s = p;
-    o->cap = cap;
-  }
-  memcpy(o->s + o->n, s, n);
-  o->n += n;
-  o->s[o->n] = '\0';
-}
-
-static void puts_(out_t *o, const char *s) { put(o, s, strlen(s)); }
+static void put_str(lesson_buf *o, const char *s) { lesson_buf_put(o, s, strlen(s)); }
 
 static bool at(const char *s, const char *end, const char *word) {
   size_t k = strlen(word);
@@ -71,8 +46,7 @@ static void label_of(char *out, const char *s, const char *end) {
   out[n] = '\0';
 }
 
-char *lesson_table_reflow(const char *html, size_t n, size_t *out_n) {
-  out_t o = {0};
+void lesson_table_reflow(const char *html, size_t n, lesson_buf *o) {
   const char *s = html, *end = html + n;
   char labels[COLS_MAX][LABEL_MAX];
   int col = 0, cols = 0;
@@ -81,47 +55,40 @@ char *lesson_table_reflow(const char *html, size_t n, size_t *out_n) {
     const char *attrs, *inner, *close, *next;
     if (at(s, end, "<table>")) {
       /* focusable: a wide table still scrolls sideways on a wide screen */
-      puts_(&o, "<table tabindex=\"0\" role=\"table\">");
+      put_str(o, "<table tabindex=\"0\" role=\"table\">");
       s += 7, table = true, cols = 0;
     } else if (table && at(s, end, "</table>")) {
-      puts_(&o, "</table>");
+      put_str(o, "</table>");
       s += 8, table = false;
     } else if (table && (at(s, end, "<thead>") || at(s, end, "<tbody>"))) {
       head = s[2] == 'h';
-      put(&o, s, 6);
-      puts_(&o, " role=\"rowgroup\">");
+      lesson_buf_put(o, s, 6);
+      put_str(o, " role=\"rowgroup\">");
       s += 7;
     } else if (table && at(s, end, "<tr>")) {
-      puts_(&o, "<tr role=\"row\">");
+      put_str(o, "<tr role=\"row\">");
       s += 4, col = 0;
     } else if (table && (at(s, end, "<th>") || at(s, end, "<td>") || at(s, end, "<th ") || at(s, end, "<td ")) &&
                (next = cell(s, end, &attrs, &inner, &close))) {
       if (head) {
         if (col < COLS_MAX) label_of(labels[col], inner, close), cols = col + 1;
-        puts_(&o, "<th scope=\"col\" role=\"columnheader\"");
+        put_str(o, "<th scope=\"col\" role=\"columnheader\"");
       } else if (col == 0) {
-        puts_(&o, "<th scope=\"row\" role=\"rowheader\"");
+        put_str(o, "<th scope=\"row\" role=\"rowheader\"");
       } else {
-        puts_(&o, "<td role=\"cell\"");
+        put_str(o, "<td role=\"cell\"");
         if (col < cols && labels[col][0]) {
-          puts_(&o, " data-label=\"");
-          puts_(&o, labels[col]);
-          puts_(&o, "\"");
+          put_str(o, " data-label=\"");
+          put_str(o, labels[col]);
+          put_str(o, "\"");
         }
       }
-      put(&o, attrs, (size_t)(close - attrs));
-      puts_(&o, head || col == 0 ? "</th>" : "</td>");
+      lesson_buf_put(o, attrs, (size_t)(close - attrs));
+      put_str(o, head || col == 0 ? "</th>" : "</td>");
       s = next, col++;
     } else {
-      put(&o, s, 1);
+      lesson_buf_put(o, s, 1);
       s++;
     }
   }
-  if (!o.s && !o.oom) put(&o, "", 0);
-  if (o.oom) {
-    free(o.s);
-    return NULL;
-  }
-  *out_n = o.n;
-  return o.s;
 }
