@@ -470,7 +470,7 @@ FUZZ_SRC_fuzz_json_body := server/http/http.c server/http/csp.c server/http/requ
   server/http/client_addr.c server/http/conn_socket.c server/http/conn_gate.c server/http/conn_limit.c
 FUZZ_LIB_fuzz_json_body := -lcivetweb -lz
 FUZZ_SRC_fuzz_class_config := server/class/config.c server/files.c server/store/store_common.c
-FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c tools/lesson_words.c
+FUZZ_SRC_fuzz_lesson_md := tools/lesson_md.c tools/lesson_table.c tools/lesson_words.c
 FUZZ_LIB_fuzz_lesson_md := -lmd4c-html -lmd4c
 FUZZ_SRC_fuzz_lesson_quiz := tools/lesson_jsonpos.c tools/lesson_report.c
 FUZZ_SRC_fuzz_envelope_view := wasm/base/html.c wasm/base/json_get.c wasm/render/gpu_panel.c \

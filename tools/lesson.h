@@ -28,6 +28,19 @@ char *lesson_read_file(const char *path, size_t *len);
  * (caller owns), or -1 with *out NULL. */
 int lesson_md_compile(const char *path, cJSON **out);
 
+/* A growing NUL-terminated string (lesson_md.c); oom is set, and nothing
+ * more appended, once memory runs out. The caller frees s. */
+typedef struct lesson_buf {
+  char *s;
+  size_t n, cap;
+  bool oom;
+} lesson_buf;
+void lesson_buf_put(lesson_buf *b, const char *s, size_t n);
+
+/* Appends md4c's HTML html[0..n) to out with each table made to reflow on a
+ * phone (lesson_table.c): roles, row headers and data-label on body cells. */
+void lesson_table_reflow(const char *html, size_t n, lesson_buf *out);
+
 /* Words in s[0..n): runs between spaces holding a letter or digit. With
  * html, tags and entities are not words and <pre> blocks are skipped. */
 size_t lesson_words(const char *s, size_t n, bool html);

@@ -22,11 +22,7 @@
 /* Reports an error at a line of this lesson and counts it. */
 #define FAIL(c, line, ...) ((c)->errors++, lesson_report((c)->path, (line), __VA_ARGS__))
 
-typedef struct {
-  char *s;
-  size_t n, cap;
-  bool oom;
-} buf;
+typedef lesson_buf buf;
 
 typedef struct {
   const char *path;
@@ -43,7 +39,7 @@ typedef struct {
   size_t sec_words; /* the same, the current section */
 } ctx;
 
-static void put(buf *b, const char *s, size_t n) {
+void lesson_buf_put(buf *b, const char *s, size_t n) {
   if (b->oom) return;
   if (b->n + n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 1024;
@@ -61,23 +57,17 @@ static void put(buf *b, const char *s, size_t n) {
   b->s[b->n] = '\0';
 }
 
-/* md4c's HTML, with code blocks and tables made focusable: on a phone they
- * scroll sideways, and a region that scrolls must be reachable from the
- * keyboard to be read. */
+/* md4c's HTML, with code blocks made focusable: they scroll sideways, and
+ * a region that scrolls must be reachable from the keyboard to be read
+ * (tables: lesson_table.c). */
 static void md_out(const MD_CHAR *s, MD_SIZE n, void *user) {
-  static const struct {
-    const char *from, *to;
-  } focusable[] = {{"<pre>", "<pre tabindex=\"0\">"}, {"<table>", "<table tabindex=\"0\">"}};
-  for (size_t i = 0; i < sizeof focusable / sizeof focusable[0]; i++) {
-    size_t k = strlen(focusable[i].from);
-    if (n >= k && memcmp(s, focusable[i].from, k) == 0) {
-      put(user, focusable[i].to, strlen(focusable[i].to));
-      s += k;
-      n -= (MD_SIZE)k;
-      break;
-    }
+  static const char pre[] = "<pre>", focusable[] = "<pre tabindex=\"0\">";
+  if (n >= 5 && memcmp(s, pre, 5) == 0) {
+    lesson_buf_put(user, focusable, strlen(focusable));
+    s += 5;
+    n -= 5;
   }
-  put(user, s, n);
+  lesson_buf_put(user, s, n);
 }
 
 static bool is_blank(const char *s, size_t n) {
@@ -112,11 +102,37 @@ static size_t fence_len(const char *s, size_t n, char *ch) {
   return k - i;
 }
 
+/* A paragraph that is one link to a page of the app ("[Paste your error](#explain)"
+ * on its own) is shown as a button a thumb finds, not a word in the prose. */
+static void app_buttons(buf *b, size_t from) {
+  static const char para[] = "<p><a href=\"#", button[] = "<p class=\"go\"><a class=\"button button-quiet\" href=\"#";
+  for (char *p = strstr(b->s + from, para); p && !b->oom; p = strstr(p + 1, para)) {
+    char *close = strstr(p, "</a>");
+    char *other = strstr(p + strlen(para), "<a ");
+    if (!close || strncmp(close, "</a></p>", 8) != 0 || (other && other < close)) continue;
+    size_t at = (size_t)(p - b->s), k = strlen(para), extra = strlen(button) - k;
+    lesson_buf_put(b, button, extra); /* grows the buffer; then the tail moves right */
+    if (b->oom) return;
+    p = b->s + at;
+    memmove(p + k + extra, p + k, b->n - extra - at - k);
+    memcpy(p, button, strlen(button));
+  }
+}
+
 /* Renders the pending Markdown into the section's HTML. */
 static void flush_chunk(ctx *c) {
   if (c->chunk.n == 0) return;
   size_t from = c->html.n;
   if (md_html(c->chunk.s, (MD_SIZE)c->chunk.n, md_out, &c->html, MD_FLAGS, 0) != 0) c->html.oom = true;
+  if (!c->html.oom && c->html.n > from) app_buttons(&c->html, from);
+  if (!c->html.oom && c->html.n > from && strstr(c->html.s + from, "<table>")) {
+    lesson_buf r = {0};
+    lesson_table_reflow(c->html.s + from, c->html.n - from, &r);
+    c->html.n = from;
+    if (r.oom) c->html.oom = true;
+    else lesson_buf_put(&c->html, r.s, r.n);
+    free(r.s);
+  }
   if (!c->fold_line && !c->html.oom && c->html.n > from) /* html.s is NULL until something is rendered */
     c->sec_words += lesson_words(c->html.s + from, c->html.n - from, true);
   c->chunk.n = 0;
@@ -127,9 +143,9 @@ static void put_escaped(buf *b, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const char *e = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" : s[i] == '>' ? "&gt;" : s[i] == '"' ? "&quot;" : NULL;
     if (e)
-      put(b, e, strlen(e));
+      lesson_buf_put(b, e, strlen(e));
     else
-      put(b, s + i, 1);
+      lesson_buf_put(b, s + i, 1);
   }
 }
 
@@ -137,7 +153,7 @@ static void put_escaped(buf *b, const char *s, size_t n) {
 static void close_fold(ctx *c) {
   flush_chunk(c);
   if (!c->fold_has_text) FAIL(c, c->fold_line, "this fold is empty; put text or an experiment before its ':::'");
-  put(&c->html, "</details>\n", 11);
+  lesson_buf_put(&c->html, "</details>\n", 11);
   c->fold_line = 0;
 }
 
@@ -227,9 +243,9 @@ static void open_fold(ctx *c, const char *t, size_t tn, int line) {
     return;
   }
   flush_chunk(c);
-  put(&c->html, "<details class=\"fold\"><summary>", strlen("<details class=\"fold\"><summary>"));
+  lesson_buf_put(&c->html, "<details class=\"fold\"><summary>", strlen("<details class=\"fold\"><summary>"));
   put_escaped(&c->html, t, tn);
-  put(&c->html, "</summary>\n", 11);
+  lesson_buf_put(&c->html, "</summary>\n", 11);
   c->sec_words += lesson_words(t, tn, false);
   c->sec_has_text = true;
   c->fold_line = line;
@@ -288,7 +304,7 @@ static void directive(ctx *c, const char *s, size_t n, int line) {
   c->fold_has_text = true;
   char div[128];
   int dn = snprintf(div, sizeof div, "<div class=\"experiment\" data-experiment=\"%s\"></div>\n", nm);
-  put(&c->html, div, (size_t)dn);
+  lesson_buf_put(&c->html, div, (size_t)dn);
   cJSON *exps = cJSON_GetObjectItemCaseSensitive(c->sec, "experiments");
   const cJSON *e;
   cJSON_ArrayForEach(e, exps) {
@@ -359,8 +375,8 @@ static void body_line(ctx *c, const char *s, size_t n, int line) {
     if (!links_ok(s, n)) FAIL(c, line, "links may point only to http:, https:, mailto: or relative addresses");
     c->sec_has_text = c->sec_has_text || !is_blank(s, n);
     c->fold_has_text = c->fold_has_text || (c->fold_line && !is_blank(s, n));
-    put(&c->chunk, s, n);
-    put(&c->chunk, "\n", 1);
+    lesson_buf_put(&c->chunk, s, n);
+    lesson_buf_put(&c->chunk, "\n", 1);
   }
 }
 
@@ -394,8 +410,8 @@ static int head(ctx *c, const line_t *ls, int nlines, cJSON *out) {
     size_t ln = ls[i].n;
     if (is_blank(l, ln) || l[0] == '#' || (ln >= 3 && strncmp(l, ":::", 3) == 0) || fence_len(l, ln, &ch)) break;
     trim(&l, &ln);
-    if (sum.n) put(&sum, " ", 1);
-    put(&sum, l, ln);
+    if (sum.n) lesson_buf_put(&sum, " ", 1);
+    lesson_buf_put(&sum, l, ln);
   }
   int rc = 0;
   c->words += lesson_words(sum.s, sum.n, false);
@@ -435,8 +451,8 @@ static void body(ctx *c, const line_t *ls, int from, int nlines) {
     if (fence_n) { /* inside fenced code: only its closing fence matters */
       if (f >= fence_n && ch == fence_ch && rn == f) fence_n = 0;
       if (c->sec) {
-        put(&c->chunk, s, n);
-        put(&c->chunk, "\n", 1);
+        lesson_buf_put(&c->chunk, s, n);
+        lesson_buf_put(&c->chunk, "\n", 1);
       }
       continue;
     }

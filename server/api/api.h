@@ -31,6 +31,10 @@ int srv_static(struct mg_connection *conn, void *app);
 int srv_api_class(struct mg_connection *conn, void *app);
 int srv_api_session(struct mg_connection *conn, void *app);
 int srv_api_instructor(struct mg_connection *conn, void *app);
+/* "cuda" when a GPU takes the class's runs (a worker of a shared store seen
+ * alive, or this server's own), else "cpu": runs are simulated in browsers
+ * and GPU time is absent, not 0 s. The word GET /api/health uses. */
+const char *srv_api_class_mode(srv_app *app);
 /* Class mode's GPU runs (api_runs.c) and the Prometheus metrics (api_metrics.c). */
 int srv_api_runs(struct mg_connection *conn, void *app);
 int srv_api_metrics(struct mg_connection *conn, void *app);

@@ -178,8 +178,10 @@ int srv_api_class(struct mg_connection *conn, void *cbdata) {
   return srv_api_not_found(conn, cbdata);
 }
 
-/* {"name","created","runs":[…],"quiz":[…],"gpu_seconds_used","gpu_seconds_limit","cpu_seconds_used"}:
- * the runs and attempts of this session; the seconds are the learner's. */
+/* {"name","created","runs":[…],"quiz":[…],"gpu_seconds_used","gpu_seconds_limit","cpu_seconds_used","mode",
+ * "simulated_in_browser"}: the runs and attempts of this session; the seconds are the learner's; mode
+ * "cpu" (no GPU takes runs: GPU time cannot be spent) or "cuda", as the instructor's page reads it; the
+ * runs the learner's browser simulated since this server started. */
 int srv_api_session(struct mg_connection *conn, void *cbdata) {
   srv_app *app = cbdata;
   if (!app->cls) return srv_class_not_running(conn);
@@ -204,7 +206,10 @@ int srv_api_session(struct mg_connection *conn, void *cbdata) {
   if (ok) quiz = NULL;
   ok = ok && cJSON_AddNumberToObject(out, "gpu_seconds_used", sess.gpu_ms_used / 1000.0) &&
        cJSON_AddNumberToObject(out, "gpu_seconds_limit", (double)app->cls->cfg.gpu_seconds_per_session) &&
-       cJSON_AddNumberToObject(out, "cpu_seconds_used", sess.cpu_ms_used / 1000.0);
+       cJSON_AddNumberToObject(out, "cpu_seconds_used", sess.cpu_ms_used / 1000.0) &&
+       cJSON_AddStringToObject(out, "mode", srv_api_class_mode(app)) &&
+       cJSON_AddNumberToObject(out, "simulated_in_browser",
+                               (double)srv_browser_sims_of(&app->cls->browser_sims, sess.learner_id));
   int rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");
   cJSON_Delete(runs);
   cJSON_Delete(quiz);

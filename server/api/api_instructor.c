@@ -141,14 +141,17 @@ static int overview(struct mg_connection *conn, srv_app *app) {
   /* a shared store: every GPU worker seen in the last hour, where it runs and how it does */
   cJSON *all = srv_class_runs_workers(app->cls->runs);
   if (ok && all) ok = cJSON_AddItemToObject(out, "workers", srv_workers_brief(all, 0));
-  /* as GET /api/health says it: "cpu" when no GPU takes runs, so GPU time reads as absent, not as 0 s */
-  int usable = all ? srv_class_runs_workers_alive(app->cls->runs) > 0 : srv_runner_gpu_usable(&app->runner);
-  ok = ok && cJSON_AddStringToObject(out, "mode", usable ? "cuda" : "cpu");
   cJSON_Delete(all);
+  ok = ok && cJSON_AddStringToObject(out, "mode", srv_api_class_mode(app));
   int rc = ok ? srv_send_json(conn, 200, out) : srv_send_fail(conn, LAB_E_NOMEM, NULL, "the server ran out of memory");
   cJSON_Delete(queue);
   cJSON_Delete(out);
   return rc;
+}
+
+const char *srv_api_class_mode(srv_app *app) {
+  int alive = app->cls ? srv_class_runs_workers_alive(app->cls->runs) : -1; /* -1: no shared store */
+  return (alive >= 0 ? alive > 0 : srv_runner_gpu_usable(&app->runner)) ? "cuda" : "cpu";
 }
 
 #define MAX_PAGE 1000000L /* pages of one: far beyond what the per-minute limit lets a term store */

@@ -41,6 +41,10 @@ test('browser_simulated_runs_are_counted_for_the_instructor_never_stored_or_char
     assert.deepEqual(s.runs, []);
     assert.equal(s.gpu_seconds_used, 0);
     assert.equal(s.cpu_seconds_used, 0);
+    // The learner's own bar reads the same word: no GPU time to spend here, and their own simulated count.
+    assert.equal(s.mode, 'cpu', 'the learner\'s session says this server has no GPU');
+    assert.equal(s.simulated_in_browser, 3);
+    assert.equal((await request(srv, '/api/session', asLearner(bob.cookie))).json.simulated_in_browser, 1);
   }));
 
 test('browser_simulated_needs_a_session_a_known_experiment_and_post', T, () =>

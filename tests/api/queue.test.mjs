@@ -143,8 +143,10 @@ test('gpu_seconds_are_charged_when_queued_and_settled_when_run_then_429_quota_ex
     assert.match(e.message, /simulated/);
     const s = await simulate(srv, a.cookie);
     assert.equal(s.status, 200, 'simulated runs cost no GPU time');
-    const used = (await request(srv, '/api/session', asLearner(a.cookie))).json.gpu_seconds_used;
+    const session = (await request(srv, '/api/session', asLearner(a.cookie))).json;
+    const used = session.gpu_seconds_used;
     assert.ok(used >= 2 && used < 6, `GPU seconds used: ${used}`); // the quota, and at most one run past it
+    assert.equal(session.mode, 'cuda', 'a GPU takes the runs: the learner\'s bar shows GPU time');
     const b = await joinAs(srv, 'Bo');
     await submitQueued(srv, b.cookie); // another learner has a quota of their own
   }));

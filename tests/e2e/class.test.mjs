@@ -123,7 +123,7 @@ browserTest('two learners join a class, queue runs, and the instructor sees both
     }
     return null;
   }, 10000, 'a queued run');
-  assert.match(queued.text, /^Queued — (position \d+|next in line)(, about .+)?Cancel$/);
+  assert.match(queued.text, /^Queued — (position \d+|next in line)(, (about .+|less than a second))?Cancel$/);
   await queued.page.locator(`#exp-${queued.name}-out`).scrollIntoViewIfNeeded();
   await queued.page.locator(`.experiment[data-experiment="${queued.name}"]`).screenshot(
     { path: path.join(shots, 'class-queued-run.png') });
@@ -219,12 +219,26 @@ browserTest('runs simulated in a learner\'s browser show on the instructor page'
   await ada.goto(`${server.url}/#lab`);
   await ada.locator('#class .class-join').waitFor();
   await join(ada, server.joinCode, 'Ada');
+  // Her own bar says what is true here: no GPU-time budget she cannot spend.
+  const bar = ada.locator('#class-bar');
+  assert.match(await ada.locator('#class-gpu-time').textContent(), /^Runs are simulated in your browser: this server has no GPU$/);
+  assert.doesNotMatch(await bar.textContent(), /GPU time|of 300 s/);
+  assert.equal(await bar.locator('meter').count(), 0, 'no GPU-time meter');
   const reported = ada.waitForResponse((r) => r.url().endsWith('/api/class/simulated'));
   await ada.locator('#exp-timing-target').selectOption('t4'); // a model of a T4, in the browser
   await pressRun(ada, 'timing');
   const out = await waitResult(ada, 'timing');
   assert.match(await out.locator('.exp-source').textContent(), /simulated/);
   assert.equal((await reported).status(), 200);
+  const sims = ada.locator('#class-sims');
+  await until(async () => (await sims.count()) > 0 && (await sims.textContent()) === '1 run simulated', 10000,
+    'her bar counts the run her browser simulated');
+  for (const width of [1280, 390]) {
+    await ada.setViewportSize({ width, height: 844 });
+    await bar.scrollIntoViewIfNeeded();
+    assert.ok(await ada.evaluate(() => document.documentElement.scrollWidth) <= width, `the bar fits ${width} px`);
+    await bar.screenshot({ path: path.join(screenshotDir(), `class-bar-no-gpu-${width}.png`) });
+  }
 
   const teacher = await openPage(browser);
   await teacher.goto(`${server.url}/instructor.html`);

@@ -64,6 +64,28 @@ browserTest('lesson folds start closed, open from the keyboard, and never make t
         assert.equal(await page.locator('#lesson details.fold[open]').count(), n);
         width = await overflow(page);
         assert.ok(width <= size.width, `${tag}: folds open, the page scrolls sideways (${width}px)`);
+        // Every table cell is on the screen, none scrolled out of view or
+        // hidden; on a phone each body cell is labelled by its column.
+        const cells = await page.evaluate(() => [...document.querySelectorAll('#lesson .prose table')].flatMap((tb, i) =>
+          [...tb.querySelectorAll('th, td')].map((c) => {
+            const r = c.getBoundingClientRect(), head = c.closest('thead') !== null;
+            const col = head ? null : tb.querySelectorAll('thead th')[c.cellIndex];
+            return { table: i, text: c.textContent.trim().slice(0, 40), left: r.left, right: r.right, w: r.width, head,
+              label: c.getAttribute('data-label'), column: col ? col.textContent.trim() : null, first: c.cellIndex === 0 };
+          })));
+        assert.ok(cells.length > 20, `${tag}: the lesson's tables are on the page (${cells.length} cells)`);
+        for (const c of cells) {
+          if (c.head && size.width < 600) continue; // on a phone the header row is read out, shown as each cell's label
+          assert.ok(c.w > 0 && c.left >= 0 && c.right <= size.width + 0.5,
+            `${tag}: table ${c.table}'s cell "${c.text}" lies at ${c.left.toFixed(0)}..${c.right.toFixed(0)} px, not within 0..${size.width}`);
+        }
+        for (const c of cells.filter((x) => !x.head && !x.first))
+          assert.equal(c.label, c.column, `${tag}: cell "${c.text}" is labelled by its column`);
+        if (size.width < 600) {
+          const table = page.locator('#lesson .prose table').first();
+          await table.scrollIntoViewIfNeeded();
+          await table.screenshot({ path: path.join(screenshotDir(), `lesson${tag}-table.png`) });
+        }
       }
       // Where the lessons talk about memory, errors and profiles, they link the tools.
       await page.goto(`${server.url}/#lesson/${index.json.lessons[0].id}`);
@@ -82,6 +104,29 @@ browserTest('lesson folds start closed, open from the keyboard, and never make t
       await page.locator('#lesson-title').waitFor();
       await until(async () => (await page.locator('#lesson a[href="#doctor"]').count()) > 0, 10000,
         'lesson 2 links the profile reader');
+      // The learner's own error and profile are one tap from a lesson, the
+      // contents menu left closed (on a phone it starts closed), and a
+      // button where the lesson talks about them.
+      for (const [href, title] of [['#explain', 'Paste your error'], ['#doctor', 'Read your profile']]) {
+        await page.goto(`${server.url}/#lesson/${index.json.lessons[1].id}`);
+        await until(async () => (await page.locator('#lesson-title').textContent() || '').trim() === index.json.lessons[1].title,
+          10000, `${size.name}: back on lesson 2`);
+        const tool = page.locator(`#lesson .lesson-tools a[href="${href}"]`);
+        assert.ok(await tool.isVisible(), `${size.name}: "${title}" is in view on the lesson page`);
+        if (size.width < 600) assert.equal(await page.evaluate(() => document.getElementById('nav-details').open), false);
+        if (href === '#doctor') await page.locator('#lesson .lesson-head').screenshot({ path: path.join(screenshotDir(), `lesson02-${size.name}-tools.png`) });
+        await tool.click();
+        await until(async () => (await page.locator('#lesson-title').textContent() || '').trim() === title, 10000,
+          `${size.name}: one tap opens ${title}`);
+      }
+      const sectionButtons = [[0, 'memory', '#explain'], [0, 'debugging', '#explain'], [1, 'profiling', '#doctor']];
+      for (const [l, sec, href] of sectionButtons) {
+        await page.goto(`${server.url}/#lesson/${index.json.lessons[l].id}/${sec}`);
+        const button = page.locator(`#sec-${sec} .go a.button[href="${href}"]`);
+        await button.waitFor({ timeout: 10000 });
+        await button.scrollIntoViewIfNeeded();
+        assert.ok(await button.isVisible(), `${size.name}: the ${sec} section has its ${href} button in view`);
+      }
       assert.deepEqual(problems, []);
     }
   });

@@ -446,6 +446,28 @@ rm -rf "$TMP/fh" && mkdir -p "$TMP/fh"
 check "a fold's summary is text: markup in it is escaped" \
   'grep -q "<summary>A &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; summary</summary>" "$TMP/fh/fold-html.json"'
 
+# ---- tables reflow on a phone; a lone link to an app page is a button ----------
+lesson reflow "$GOOD_MD"'
+| symptom | usual cause | what to do |
+|---|---|---|
+| *out of memory* | a big `batch` | halve it |
+
+[Paste your error](#explain)
+
+Or paste it into [explain](#explain) yourself.
+' "$GOOD_QUIZ"
+rm -rf "$TMP/rf" && mkdir -p "$TMP/rf"
+"$LESSONC" --web "$TMP/rf" --keys "$TMP/rf" "$TMP/reflow" 2>"$TMP/err"
+html() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sections"][0]["html"])' "$TMP/rf/reflow.json"; }
+check "a table row is headed by its first cell, every other cell labelled by its column (tools/lesson_table.c)" \
+  'html | grep -qF "<th scope=\"row\" role=\"rowheader\"><em>out of memory</em></th>" &&
+   html | grep -qF "<td role=\"cell\" data-label=\"usual cause\">a big <code>batch</code></td>" &&
+   html | grep -qF "<td role=\"cell\" data-label=\"what to do\">halve it</td>" &&
+   html | grep -qF "<th scope=\"col\" role=\"columnheader\">what to do</th>"'
+check "a paragraph that is one link to an app page is a button; a link in a sentence is not" \
+  'html | grep -qF "<p class=\"go\"><a class=\"button button-quiet\" href=\"#explain\">Paste your error</a></p>" &&
+   html | grep -qF "<p>Or paste it into <a href=\"#explain\">explain</a> yourself.</p>"'
+
 # ---- the command line and the all-or-nothing rule --------------------------------
 "$LESSONC" --frobnicate "$TMP/good" >"$TMP/out.txt" 2>"$TMP/err"
 check "unknown option prints usage and exits 2" '[ $? -eq 2 ] && grep -q "unknown or incomplete option" "$TMP/err" && grep -q "^usage: lessonc" "$TMP/err"'

@@ -50,6 +50,25 @@ START_TEST(log2_axis_for_copy_sizes_ticks_at_powers_of_sixteen) {
 }
 END_TEST
 
+/* multi_gpu's memory axis read "8000M" (8e9 bytes as a plain number): a
+ * linear axis of bytes is round in the unit it prints, and a plain figure
+ * keeps to three digits. */
+START_TEST(linear_bytes_axis_prints_binary_units_not_8000M) {
+  ui_axis a;
+  char t[32];
+  static const char *const want[] = {"0", "2 GiB", "4 GiB", "6 GiB", "8 GiB"};
+  ck_assert(ui_axis_fit_bytes(&a, 1.3e9, 8e9, 6, true));
+  ck_assert_int_eq(a.n, 5);
+  for (int i = 0; i < 5; i++) ck_assert_str_eq(ui_fmt_tick(a.tick[i], UI_UNIT_BYTES, t), want[i]);
+  ck_assert_double_eq_tol(ui_axis_frac(&a, 4.0 * 1073741824), 0.5, 1e-12);
+  ck_assert(ui_axis_fit_bytes(&a, 0, 300e6, 6, true)); /* below a GiB: MiB ticks */
+  ck_assert_str_eq(ui_fmt_tick(a.tick[1], UI_UNIT_BYTES, t), "100 MiB");
+  ck_assert_str_eq(ui_fmt_tick(a.tick[a.n - 1], UI_UNIT_BYTES, t), "300 MiB");
+  ck_assert_str_eq(ui_fmt_tick(8e9, UI_UNIT_PLAIN, t), "8G");
+  ck_assert_str_eq(ui_fmt_tick(2.5e6, UI_UNIT_PLAIN, t), "2.5M");
+}
+END_TEST
+
 START_TEST(log10_axis_spans_whole_decades_and_labels_time_units) {
   ui_axis a;
   char t[32];
@@ -173,6 +192,37 @@ static const char *exponent_in(const char *s) {
       return p - 1;
   return NULL;
 }
+
+/* Every tick of multi_gpu's charts, on every profile that has a second
+ * GPU: bytes in binary units, never a plain figure of more than three
+ * digits before its suffix ("8000M"). */
+START_TEST(multi_gpu_memory_axis_says_its_unit) {
+  int drawn = 0;
+  for (int p = 0; p < lab_profile_count(); p++) {
+    if (!lab_experiment_applies(lab_experiment_find("multi_gpu"), lab_profile_at(p))) continue;
+    cJSON *env = simulate("multi_gpu", lab_profile_at(p)->name);
+    ui_buf b;
+    ui_buf_init(&b);
+    ui_render_result(&b, env, true, NULL);
+    const char *html = ui_buf_str(&b), *svg = strstr(html, "GPU 0&#39;s memory");
+    ck_assert_msg(svg != NULL, "%s: the memory chart", lab_profile_at(p)->name);
+    ck_assert_msg(strstr(svg, "GiB</text>") || strstr(svg, "MiB</text>"), "%s: the memory axis names its unit",
+                  lab_profile_at(p)->name);
+    for (const char *q = strstr(html, "class=\"tick\""); q; q = strstr(q + 1, "class=\"tick\"")) {
+      const char *txt = strchr(q, '>') + 1;
+      int digits = 0;
+      while (isdigit((unsigned char)txt[digits])) digits++;
+      ck_assert_msg(digits <= 3 || txt[digits] == '<', "%s: tick \"%.12s\" has more than three figures before its unit",
+                    lab_profile_at(p)->name, txt);
+    }
+    ck_assert_ptr_null(exponent_in(html));
+    drawn++;
+    ui_buf_free(&b);
+    cJSON_Delete(env);
+  }
+  ck_assert_int_gt(drawn, 3);
+}
+END_TEST
 
 START_TEST(every_experiment_renders_from_every_profile) {
   for (int p = 0; p < lab_profile_count(); p++) {
@@ -540,6 +590,8 @@ Suite *make_ui_chart_suite(void) {
   tcase_add_test(tc, svg_is_well_formed_and_escapes_data);
   tcase_add_test(tc, last_x_tick_is_always_labelled);
   tcase_add_test(tc, all_zero_series_gets_an_axis_from_zero);
+  tcase_add_test(tc, linear_bytes_axis_prints_binary_units_not_8000M);
+  tcase_add_test(tc, multi_gpu_memory_axis_says_its_unit);
   tcase_add_test(tc, every_experiment_renders_from_every_profile);
   tcase_add_test(tc, figures_for_people_have_no_exponent);
   tcase_add_test(tc, memory_title_agrees_with_its_outcome);

@@ -130,6 +130,22 @@ START_TEST(class_bar_shows_who_is_signed_in_and_the_gpu_time) {
 }
 END_TEST
 
+/* A server with no GPU: no GPU-time budget it cannot spend ("0.0 s of 300 s"),
+ * where the runs happen and how many the browser simulated instead. */
+START_TEST(class_bar_on_a_server_without_a_gpu_says_runs_are_simulated) {
+  parse("{\"name\":\"Cy\",\"runs\":[],\"quiz\":[],\"gpu_seconds_used\":0,\"gpu_seconds_limit\":300,"
+        "\"mode\":\"cpu\",\"simulated_in_browser\":3}");
+  ui_render_class_bar(&b, j, "CS 101");
+  const char *h = ui_buf_str(&b);
+  ck_has(h, "Runs are simulated in your browser: this server has no GPU");
+  ck_has(h, "3 runs simulated");
+  ck_lacks(h, "GPU time");
+  ck_lacks(h, "300 s");
+  ck_lacks(h, "<meter");
+  ck_lacks(h, "0 runs");
+}
+END_TEST
+
 START_TEST(class_bar_survives_missing_numbers) {
   parse("{\"name\":\"Bo\",\"runs\":\"oops\"}");
   ui_render_class_bar(&b, j, NULL);
@@ -333,6 +349,7 @@ Suite *make_ui_class_suite(void) {
   tcase_add_test(tc, class_name_check_matches_the_servers_rules);
   tcase_add_test(tc, class_code_is_normalised_to_the_printed_form);
   tcase_add_test(tc, class_bar_shows_who_is_signed_in_and_the_gpu_time);
+  tcase_add_test(tc, class_bar_on_a_server_without_a_gpu_says_runs_are_simulated);
   tcase_add_test(tc, class_bar_survives_missing_numbers);
   tcase_add_test(tc, class_queued_run_shows_position_estimate_and_cancel);
   tcase_add_test(tc, class_running_run_has_no_cancel_and_shows_progress);

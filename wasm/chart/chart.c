@@ -41,8 +41,14 @@ void ui_chart_lines(ui_buf *b, const ui_line_chart *c) {
   double xlo, xhi, ylo, yhi;
   ui_box bx = {72, 32, LINE_W - 18, LINE_H - 52}; /* 32 on top: the y title sits there */
   ui_svg_begin(b, "chart-lines", LINE_W, LINE_H, c->summary);
+  /* Linear ticks read best as plain numbers (the title carries the unit); a
+   * log axis spans units, so its ticks say theirs ("10 µs", "1 ms"). Bytes
+   * say theirs on either: a plain 8e9 read "8000M" (multi_gpu's memory). */
+  bool y_bytes = c->y_scale == UI_SCALE_LINEAR && c->y_unit == UI_UNIT_BYTES;
+  bool x_bytes = c->x_scale == UI_SCALE_LINEAR && c->x_unit == UI_UNIT_BYTES;
   if (!range(c, true, &xlo, &xhi) || !range(c, false, &ylo, &yhi) ||
-      !ui_axis_fit(&ax, c->x_scale, xlo, xhi, 7, false) || !ui_axis_fit(&ay, c->y_scale, ylo, yhi, 6, c->y_zero)) {
+      !(x_bytes ? ui_axis_fit_bytes(&ax, xlo, xhi, 7, false) : ui_axis_fit(&ax, c->x_scale, xlo, xhi, 7, false)) ||
+      !(y_bytes ? ui_axis_fit_bytes(&ay, ylo, yhi, 6, c->y_zero) : ui_axis_fit(&ay, c->y_scale, ylo, yhi, 6, c->y_zero))) {
     ui_buf_rawf(b, "<text class=\"tick\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">no data to draw</text>",
                 LINE_W / 2, LINE_H / 2);
     ui_svg_end(b);
@@ -54,9 +60,7 @@ void ui_chart_lines(ui_buf *b, const ui_line_chart *c) {
       if (fabs(ax.tick[i] - round(ax.tick[i])) < 1e-9) ax.tick[k++] = ax.tick[i];
     ax.n = k;
   }
-  /* Linear ticks read best as plain numbers (the title carries the unit); a
-   * log axis spans units, so its ticks say theirs ("10 µs", "1 ms"). */
-  ui_axis_y(b, &bx, &ay, c->y_scale == UI_SCALE_LINEAR ? UI_UNIT_PLAIN : c->y_unit, c->y_title);
+  ui_axis_y(b, &bx, &ay, c->y_scale == UI_SCALE_LINEAR && !y_bytes ? UI_UNIT_PLAIN : c->y_unit, c->y_title);
   ui_axis_x(b, &bx, &ax, c->x_unit, c->x_title);
   for (int s = 0; s < c->n_series; s++) {
     const ui_series_xy *sr = &c->series[s];

@@ -65,6 +65,16 @@ bool ui_axis_fit(ui_axis *a, ui_scale scale, double dmin, double dmax, int targe
   return fit_log(a, dmin, dmax, target, scale == UI_SCALE_LOG2 ? 2 : 10);
 }
 
+bool ui_axis_fit_bytes(ui_axis *a, double dmin, double dmax, int target, bool zero) {
+  double big = fmax(fabs(dmin), fabs(dmax)), u = 1;
+  for (int k = 0; k < 4 && big >= 1024 * u; k++) u *= 1024; /* B … TiB, as fmt() names them */
+  if (!ui_axis_fit(a, UI_SCALE_LINEAR, dmin / u, dmax / u, target, zero)) return false;
+  a->lo *= u;
+  a->hi *= u;
+  for (int i = 0; i < a->n; i++) a->tick[i] *= u;
+  return true;
+}
+
 double ui_axis_frac(const ui_axis *a, double v) {
   if (!isfinite(v) || !(a->hi > a->lo)) return NAN;
   if (a->scale == UI_SCALE_LINEAR) return (v - a->lo) / (a->hi - a->lo);
@@ -140,7 +150,10 @@ static const char *fmt(double v, ui_unit unit, char buf[32], int digits) {
     case UI_UNIT_PLAIN:
       break;
   }
-  if (a >= 1e6 && digits < 6) {
+  if (a >= 1e9 && digits < 6) { /* "8G", not "8000M": at most three figures */
+    num(n, sizeof n, v / 1e9, digits);
+    snprintf(buf, 32, "%sG", n);
+  } else if (a >= 1e6 && digits < 6) {
     num(n, sizeof n, v / 1e6, digits);
     snprintf(buf, 32, "%sM", n);
   } else if (a >= 1e4 && digits < 6) {

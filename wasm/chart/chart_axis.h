@@ -29,6 +29,10 @@ typedef struct ui_axis {
  * nothing to draw (no finite, and for log positive, value). zero: a linear
  * axis starts at 0 when all data is positive. */
 bool ui_axis_fit(ui_axis *a, ui_scale scale, double dmin, double dmax, int target, bool zero);
+/* A linear axis of bytes, fitted in the binary unit of its largest value so
+ * its ticks are round in the unit they are printed in ("2 GiB", "4 GiB", as
+ * lab/units.c prints bytes), not round in bytes ("1.86 GiB"). */
+bool ui_axis_fit_bytes(ui_axis *a, double dmin, double dmax, int target, bool zero);
 /* Where v falls on the axis: 0 at lo, 1 at hi; NaN when v cannot be drawn
  * (non-positive on a log scale, not finite). */
 double ui_axis_frac(const ui_axis *a, double v);

@@ -114,9 +114,11 @@ void ui_class_app_need_session(void) {
 bool ui_class_app_active(void) { return st.active; }
 
 /* A refusal (rate_limited past the per-minute budget, no_session) only
- * means this one was not counted: nothing for the learner to do. */
+ * means this one was not counted: nothing for the learner to do. Counted,
+ * the session is asked again, so the bar's "N simulated" follows. */
 static void on_reported(int status, const char *body, size_t len, void *ctx) {
-  (void)status, (void)body, (void)len, (void)ctx;
+  (void)body, (void)len, (void)ctx;
+  if (status == 200) ui_class_app_refresh();
 }
 
 void ui_class_app_report_simulated(const char *experiment) {

@@ -172,7 +172,16 @@ void ui_render_class_bar(ui_buf *b, const cJSON *session, const char *class_name
   ui_buf_raw(b, "<span>Signed in as <strong id=\"class-who\">");
   ui_buf_text(b, ui_json_str(session, "name") ? ui_json_str(session, "name") : "(no name)");
   ui_buf_raw(b, "</strong></span></div><div class=\"class-bar-use\">");
-  if (have_used && have_limit) {
+  /* a server with no GPU (mode "cpu", GET /api/session) has no GPU time to
+   * spend: the bar says where the runs happen instead of "0.0 s of 300 s" */
+  const char *mode = ui_json_str(session, "mode");
+  bool no_gpu = mode && strcmp(mode, "cpu") == 0;
+  double sims;
+  if (no_gpu) {
+    ui_buf_raw(b, "<span id=\"class-gpu-time\">Runs are simulated in your browser: this server has no GPU</span>");
+    if (ui_json_num(session, "simulated_in_browser", &sims) && sims >= 0)
+      ui_buf_rawf(b, "<span class=\"muted\" id=\"class-sims\">%.0f run%s simulated</span>", sims, sims == 1 ? "" : "s");
+  } else if (have_used && have_limit) {
     double pct = used / limit * 100;
     if (pct > 100) pct = 100;
     ui_buf_raw(b, "<span id=\"class-gpu-time\">GPU time: ");
@@ -187,7 +196,7 @@ void ui_render_class_bar(ui_buf *b, const cJSON *session, const char *class_name
     seconds_text(b, used);
     ui_buf_raw(b, "</span>");
   }
-  ui_buf_rawf(b, "<span class=\"muted\">%d run%s</span>", runs, runs == 1 ? "" : "s");
+  if (!no_gpu || runs > 0) ui_buf_rawf(b, "<span class=\"muted\">%d run%s</span>", runs, runs == 1 ? "" : "s");
   ui_buf_raw(b, "<button type=\"button\" class=\"button button-quiet\" id=\"class-leave\" data-action=\"class-leave\">"
                 "Leave</button></div></section>");
 }

@@ -111,7 +111,10 @@ void ui_render_lesson_head(ui_buf *b, const cJSON *bundle) {
     ui_buf_text(b, ui_json_str(bundle, "summary"));
     ui_buf_raw(b, "</p>");
   }
-  ui_buf_raw(b, "</header>");
+  /* a learner's own error or profile, one tap from any lesson: on a phone
+   * the contents menu that also lists them starts closed */
+  ui_buf_raw(b, "<p class=\"lesson-tools\"><a class=\"button button-quiet\" href=\"#explain\">Paste your error</a>"
+                "<a class=\"button button-quiet\" href=\"#doctor\">Read your profile</a></p></header>");
 }
 
 void ui_render_lesson_sections(ui_buf *b, const cJSON *bundle, int from, int count) {
