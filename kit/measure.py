@@ -2689,8 +2689,9 @@ def _available_ram():
     return None
 
 
-def main_plan(torch, facts, findings, kind, why_cpu, plan, args, say, t_start):
-    """--plan FILE: the plan's configuration measured and written beside its prediction."""
+def main_plan(torch, facts, findings, kind, why_cpu, path, plan, out, args, say):
+    """--plan FILE: the plan's configuration measured and written to out beside its prediction."""
+    t_start = time.perf_counter()
     dev = make_device(torch, kind)
     s = plan["settings"]
     why = plan_refusal(torch, dev, s)
@@ -2705,7 +2706,7 @@ def main_plan(torch, facts, findings, kind, why_cpu, plan, args, say, t_start):
         print("gpulab measure: error plan_unsupported: the kit cannot build this plan here: %s." % why, file=sys.stderr)
         return 1
     say("Running the plan %s (%s) on %s%s: %d warm-up steps, then up to %d, at most %.0f s." % (
-        os.path.basename(args.plan), (plan.get("model") or {}).get("name") or s["arch"],
+        os.path.basename(path), (plan.get("model") or {}).get("name") or s["arch"],
         facts.get("gpu") or kind.upper() if dev.gpu else "the CPU", " (%s)" % why_cpu if why_cpu else "",
         PLAN_WARMUP, args.plan_steps, args.plan_seconds))
     failed = []
@@ -2721,11 +2722,11 @@ def main_plan(torch, facts, findings, kind, why_cpu, plan, args, say, t_start):
            "ran_on": dev.kind, "why_cpu": why_cpu, "results": [], "skipped": [], "failed": failed,
            "plan_run": pr, "trace": None, "seconds": round(time.perf_counter() - t_start, 1)}
     text = json.dumps(doc, separators=(",", ":"))
-    with open(args.out, "w") as fh:
+    with open(out, "w") as fh:
         fh.write(text)
     for line in plan_text(pr) if pr else []:
         say(line)
-    say("Wrote %s. Compare it: gpulab compare %s, or open it on the gpulab page." % (args.out, args.out))
+    say("Wrote %s. Compare it: gpulab compare %s, or open it on the gpulab page." % (out, out))
     return 4 if failed else 0
 
 
@@ -2738,8 +2739,10 @@ def main(argv=None):
     ap.add_argument("--only", help="comma-separated experiments to run (default: all)")
     ap.add_argument("--preflight", action="store_true", help="only check the environment and say what is wrong")
     ap.add_argument("--cpu", action="store_true", help="run on the CPU even when a GPU is there")
-    ap.add_argument("--plan", metavar="FILE", help="build and train the configuration gpulab plan --json wrote to "
-                    "FILE and put each counter beside the plan's prediction (default --out gpulab-plan-run.json)")
+    ap.add_argument("--plan", metavar="FILE", action="append",
+                    help="build and train the configuration gpulab plan --json wrote to FILE and put each counter "
+                    "beside the plan's prediction (default --out gpulab-plan-run.json); given several times, each "
+                    "result goes beside its plan as NAME.run.json")
     ap.add_argument("--plan-steps", type=int, default=5, help="steps measured after the warm-up, 1 to 50 (default 5)")
     ap.add_argument("--plan-seconds", type=float, default=120.0,
                     help="no measured step starts after this many seconds, 1 to 3600 (default 120)")
@@ -2751,11 +2754,13 @@ def main(argv=None):
             ap.error("--plan-steps takes 1 to 50, --plan-seconds 1 to 3600")
         if args.out == ap.get_default("out"):
             args.out = "gpulab-plan-run.json"
-        try:
-            plan = read_plan(args.plan)
-        except PlanError as e:
-            print("gpulab measure: error %s: %s" % (e.code, e), file=sys.stderr)
-            return 1
+        plan = []
+        for path in args.plan:
+            try:
+                plan.append((path, read_plan(path)))
+            except PlanError as e:
+                print("gpulab measure: error %s: %s" % (e.code, e), file=sys.stderr)
+                return 1
     try:
         import torch
     except ImportError as e:
@@ -2782,7 +2787,11 @@ def main(argv=None):
     if args.preflight:
         return 0 if not any(fd["blocking"] for fd in findings) else 3
     if plan is not None:
-        return main_plan(torch, facts, findings, kind, why_cpu, plan, args, say, t_start)
+        rc = 0
+        for path, doc in plan:
+            out = args.out if len(plan) == 1 else re.sub(r"(\.plan)?\.json$", "", path) + ".run.json"
+            rc = max(rc, main_plan(torch, facts, findings, kind, why_cpu, path, doc, out, args, say))
+        return rc
     dev = make_device(torch, kind)
     say("Running on %s%s." % (facts.get("gpu") or kind.upper() if dev.gpu else "the CPU",
                               " (%s)" % why_cpu if why_cpu else ""))
