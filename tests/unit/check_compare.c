@@ -282,29 +282,13 @@ START_TEST(compare_checks_the_lessons_claims_on_the_run) {
 END_TEST
 
 
-/* A plan run as kit/measure.py --plan writes it on a T4, doctored: the file's
- * ratio and in_band for allocated are wrong, reserved's in_band claims a
- * figure outside its band is inside. */
-static const char PLAN_RUN[] =
-    "{\"gpulab_measure\":\"1.0\",\"provenance\":{\"torch\":\"2.5.1+cu121\",\"device\":{\"kind\":\"cuda\",\"name\":"
-    "\"Tesla T4\",\"compute_capability\":\"7.5\"}},\"results\":[],\"skipped\":[],\"failed\":[],\"plan_run\":{"
-    "\"settings\":{\"model\":\"gpt2-124m\",\"arch\":\"gpt2\",\"seq\":128},\"profile\":\"t4\",\"device\":\"cuda\","
-    "\"verdict\":\"3 of 4 counters within the plan's band\",\"oom\":null,\"counters\":["
-    "{\"id\":\"allocated\",\"what\":\"torch.cuda.max_memory_allocated()\",\"measured\":2600000000,"
-    "\"predicted\":2500000000,\"band\":[2390000000,2770000000],\"ratio\":9,\"in_band\":false},"
-    "{\"id\":\"reserved\",\"what\":\"torch.cuda.max_memory_reserved()\",\"measured\":3000000000,"
-    "\"predicted\":2600000000,\"band\":[2360000000,2900000000],\"ratio\":1.15,\"in_band\":true},"
-    "{\"id\":\"step_ms\",\"what\":\"the median step, CUDA events\",\"measured\":100,\"predicted\":90,"
-    "\"band\":[72,112],\"ratio\":1.11,\"in_band\":true}],"
-    "\"unavailable\":[],\"notes\":[],\"steps\":{\"warmup\":2,\"measured\":5}}}";
-
 static cJSON *plan_counter(const cJSON *rep, int i) {
   return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rep, "plan"), "counters"), i);
 }
 
 START_TEST(kit_file_with_a_plan_run_is_read_and_each_counter_scored_from_its_numbers) {
   lab_error err = {0};
-  cJSON *kit = lab_kit_read(PLAN_RUN, strlen(PLAN_RUN), &err), *rep = NULL;
+  cJSON *kit = lab_kit_read(TEST_PLAN_RUN, strlen(TEST_PLAN_RUN), &err), *rep = NULL;
   ck_assert_msg(kit != NULL, "%s", err.message);
   ck_assert_int_eq(lab_compare(kit, NULL, NULL, &rep, &err), 0);
   const cJSON *a = plan_counter(rep, 0), *r = plan_counter(rep, 1);
@@ -342,7 +326,7 @@ START_TEST(kit_file_with_a_bad_plan_run_is_refused_naming_the_place) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     lab_error err = {0};
-    cJSON *kit = lab_kit_read(PLAN_RUN, strlen(PLAN_RUN), &err), *pr = cJSON_GetObjectItemCaseSensitive(kit, "plan_run");
+    cJSON *kit = lab_kit_read(TEST_PLAN_RUN, strlen(TEST_PLAN_RUN), &err), *pr = cJSON_GetObjectItemCaseSensitive(kit, "plan_run");
     cJSON *value = cJSON_Parse(cases[i].json), *at = pr;
     char path[64], *save = NULL, *key;
     snprintf(path, sizeof path, "%s", cases[i].path);
@@ -362,7 +346,7 @@ START_TEST(kit_file_with_a_bad_plan_run_is_refused_naming_the_place) {
   }
   /* no results and no plan run: nothing to compare */
   lab_error err = {0};
-  cJSON *kit = lab_kit_read(PLAN_RUN, strlen(PLAN_RUN), &err);
+  cJSON *kit = lab_kit_read(TEST_PLAN_RUN, strlen(TEST_PLAN_RUN), &err);
   cJSON_DeleteItemFromObjectCaseSensitive(kit, "plan_run");
   ck_assert_ptr_null(read_back(kit, &err));
   ck_assert_int_eq(err.code, LAB_E_KIT_INVALID);

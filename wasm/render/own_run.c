@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json_get.h"
+#include "own_plan.h"
 #include "registry.h"
 #include "result.h"
 
@@ -300,6 +301,7 @@ void ui_render_own_run(ui_buf *b, const cJSON *answer) {
                    "impossible on this device</strong>: flagged below with the likely cause, and not drawn as measured.</p>",
                 bad, bad < 2 ? " is" : "s are");
   preflight(b, kit);
+  if (ui_json_obj(cmp, "plan")) ui_render_own_plan(b, ui_json_obj(cmp, "plan"));
   cJSON_ArrayForEach(e, ui_json_arr(cmp, "experiments")) one_experiment(b, e, kit, profile);
   lists(b, kit);
   claims(b, cmp, ui_json_str(run, "device") ? str(run, "device") : "machine");

@@ -6,7 +6,8 @@
  * with its likely cause (and the run's chart then folded away as what the
  * file claims, never shown as a measurement), the captured error messages
  * with a link into #explain, what was skipped, and the lessons' claims
- * checked on the learner's numbers. Plain C: the unit tests draw it. */
+ * checked on the learner's numbers; a plan run (own_plan.h) beside its
+ * plan. Plain C: the unit tests draw it. */
 #ifndef UI_OWN_RUN_H
 #define UI_OWN_RUN_H
 
