@@ -5,6 +5,7 @@ bring the numbers back to gpulab.
     python3 measure.py --out run.json            # everything this machine can run
     python3 measure.py --out run.json --quick    # smaller sizes, a minute or two
     python3 measure.py --preflight               # only check the environment
+    python3 measure.py --plan plan.json          # what `gpulab plan --json` predicted, trained and measured
 
 It needs PyTorch and the standard library, nothing else: Python 3.8 or
 newer; PyTorch 1.13 or newer with CUDA, ROCm or on the CPU; on a Mac with

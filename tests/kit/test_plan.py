@@ -2,6 +2,7 @@
 configurations planned by `gpulab plan --json --backend cpu` (GPULAB_BIN),
 built and trained on this CPU, whose tensor bytes must be the plan's
 components within 5 % (and a plan with a term dropped must be caught); the
+file main() writes, which `gpulab compare` shows beside the plan; the
 CUDA path against the stand-in torch.cuda (tests/kit/standin.py): each
 counter beside the plan's, the step timed by events; an out-of-memory at
 the first step reported as a result, as predicted or not; every bad plan
@@ -93,6 +94,26 @@ class OnTheCPU(unittest.TestCase):
         self.assertIsNone(step["ratio"])
         self.assertEqual(run["steps"]["measured"], 1)
         self.assertIsNone(run["oom"])
+
+
+class TheFile(unittest.TestCase):
+    def test_the_file_is_the_kits_and_gpulab_compare_shows_each_counter_beside_the_plan(self):
+        d = tempfile.mkdtemp()
+        path, out = os.path.join(d, "gpt2.plan.json"), os.path.join(d, "gpt2.run.json")
+        with open(path, "w") as fh:
+            json.dump(plan(CONFIGS["gpt2 fp32"]), fh)
+        self.assertEqual(measure.main(["--plan", path, "--out", out, "--plan-steps", "1"]), 0)
+        with open(out) as fh:
+            doc = json.load(fh)
+        self.assertEqual(doc["gpulab_measure"], measure.KIT_VERSION)
+        self.assertEqual((doc["results"], doc["failed"], doc["ran_on"]), ([], [], "cpu"))
+        r = subprocess.run([GPULAB, "compare", out, "--json"], stdout=subprocess.PIPE, universal_newlines=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        shown = {c["id"]: c for c in json.loads(r.stdout)["plan"]["counters"]}
+        self.assertEqual(sorted(shown), sorted(TENSORS + ("step_ms",)))
+        self.assertTrue(all(shown[c]["in_band"] for c in TENSORS), shown)
+        self.assertIsNone(shown["step_ms"]["ratio"])  # a CPU step is not the plan's GPU step
 
 
 class OnAStandInGPU(unittest.TestCase):
