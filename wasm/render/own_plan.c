@@ -76,15 +76,8 @@ void ui_render_own_plan(ui_buf *b, const cJSON *plan) {
     ui_buf_raw(b, "</tbody></table></div>");
   }
   if (cJSON_GetArraySize(ui_json_arr(plan, "unavailable"))) {
-    ui_buf_raw(b, "<ul class=\"own-skipped\">");
-    cJSON_ArrayForEach(c, ui_json_arr(plan, "unavailable")) {
-      ui_buf_raw(b, "<li><code>");
-      ui_buf_text(b, str(c, "id"));
-      ui_buf_raw(b, "</code> not measured: ");
-      ui_buf_text(b, str(c, "why"));
-      ui_buf_raw(b, "</li>");
-    }
-    ui_buf_raw(b, "</ul>");
+    ui_buf_raw(b, "<p>Not measured on this device:</p>");
+    ui_own_reasons(b, ui_json_arr(plan, "unavailable"), "id");
   }
   cJSON_ArrayForEach(c, ui_json_arr(plan, "notes")) if (cJSON_IsString(c)) {
       ui_buf_raw(b, "<p class=\"muted\">");
