@@ -23,6 +23,7 @@ few training steps goes to a file of its own (--trace), for gpulab doctor.
 
 Nothing is sent anywhere: the file stays where you write it.
 """
+import contextlib
 import json
 import math
 import os
@@ -2434,9 +2435,14 @@ class PlanRun:
         torch, s = self.torch, self.s
         accum = s["accum"]
         for micro in range(accum):
-            with torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t):
-                with torch.autocast(self.dev.tdev.type, dtype=self.amp or torch.bfloat16, enabled=self.amp is not None):
-                    loss = self.model(*self.data) / accum
+            # the census's hooks only around the one forward it counts; autocast only when the plan asks for it
+            # (a disabled autocast of a device type this PyTorch's autocast lacks, MPS before 2.5, would raise)
+            hooks = (torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t) if self.census is not None
+                     else contextlib.nullcontext())
+            cast = (torch.autocast(self.dev.tdev.type, dtype=self.amp) if self.amp is not None
+                    else contextlib.nullcontext())
+            with hooks, cast:
+                loss = self.model(*self.data) / accum
             if self.census is not None:
                 self.saved, self.census = self.census, None
             (self.scaler.scale(loss) if self.scaler else loss).backward()
