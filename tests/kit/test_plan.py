@@ -212,6 +212,25 @@ class BadPlanFiles(unittest.TestCase):
                 self.assertNotIn("Traceback", r.stderr)
                 self.assertFalse(os.path.exists(os.path.join(self.dir, "o.json")))
 
+    def test_a_plan_this_machine_cannot_hold_or_build_stops_before_it_starts(self):
+        import contextlib
+        import io
+        real = measure._available_ram
+        self.addCleanup(setattr, measure, "_available_ram", real)
+        measure._available_ram = lambda: 1 << 20  # 1 MiB free: the plan's tensors would not fit
+        out = os.path.join(self.dir, "held.json")
+        for change, code in (({}, "plan_out_of_bounds"), ({"layout": "llmc"}, "plan_unsupported")):
+            d = json.loads(json.dumps(self.good))
+            d["settings"].update(change)
+            path = self.write("stop-%s.json" % code, json.dumps(d))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                rc = measure.main(["--plan", path, "--out", out])
+            with self.subTest(code=code):
+                self.assertEqual(rc, 1)
+                self.assertIn("error %s:" % code, err.getvalue())
+                self.assertFalse(os.path.exists(out))
+
     def test_a_configuration_the_kit_cannot_build_here_is_refused_naming_the_setting(self):
         for change, words in (({"layout": "llmc"}, "layout llmc"), ({"loss": "fused"}, "loss fused"),
                               ({"precision": "amp-fp16"}, "precision amp-fp16"),
