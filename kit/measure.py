@@ -2058,12 +2058,15 @@ def read_plan(path):
         _plan_number(s, key, "settings", 0, 0.9, False)
     for key in ("allocated_bytes", "reserved_bytes", "device_bytes", "tensor_peak_bytes"):
         _plan_number(mem, key, "memory", 0, PLAN_MAX_TENSOR_BYTES)
-    for key in ("allocated_band", "reserved_band", "device_band"):
-        band = mem.get(key)
+    for where, key in (("memory", "allocated_band"), ("memory", "reserved_band"), ("memory", "device_band"),
+                       ("the plan", "step_ms_band")):
+        band = (mem if where == "memory" else doc).get(key)
+        if band is None and key == "step_ms_band":
+            continue
         if not (isinstance(band, list) and len(band) == 2):
-            raise PlanError("plan_invalid", "memory.%s must be [low, high] bytes" % key)
+            raise PlanError("plan_invalid", "%s.%s must be [low, high]" % (where, key))
         for i in (0, 1):
-            _plan_number({"b": band[i]}, "b", "memory.%s" % key, 0, PLAN_MAX_TENSOR_BYTES)
+            _plan_number({"b": band[i]}, "b", "%s.%s" % (where, key), 0, PLAN_MAX_TENSOR_BYTES)
     comps = mem.get("components")
     if not isinstance(comps, list) or not 1 <= len(comps) <= 64 or not all(
             isinstance(c, dict) and isinstance(c.get("id"), str) for c in comps):

@@ -202,6 +202,7 @@ class BadPlanFiles(unittest.TestCase):
              "plan_out_of_bounds"),
             ("a wrong type", self.variant("type.json", lambda d: d["memory"].update(allocated_bytes="1 GB")),
              "plan_invalid"),
+            ("a band that is not one", self.variant("band.json", lambda d: d.update(step_ms_band=[1])), "plan_invalid"),
         ]
         for what, path, code in cases:
             with self.subTest(case=what):
