@@ -5,6 +5,7 @@ bring the numbers back to gpulab.
     python3 measure.py --out run.json            # everything this machine can run
     python3 measure.py --out run.json --quick    # smaller sizes, a minute or two
     python3 measure.py --preflight               # only check the environment
+    python3 measure.py --plan plan.json          # what `gpulab plan --json` predicted, trained and measured
 
 It needs PyTorch and the standard library, nothing else: Python 3.8 or
 newer; PyTorch 1.13 or newer with CUDA, ROCm or on the CPU; on a Mac with
@@ -22,6 +23,7 @@ few training steps goes to a file of its own (--trace), for gpulab doctor.
 
 Nothing is sent anywhere: the file stays where you write it.
 """
+import contextlib
 import json
 import math
 import os
@@ -1960,6 +1962,691 @@ def run_all(torch, dev, facts, findings, sizes, only=None, trace_path=None, say=
     return envs, skipped, failed
 
 
+# ---- --plan FILE: the planner's configuration, built and measured ------------
+# `gpulab plan --json` predicts a training step's memory counters and time
+# (docs/plan.md); --plan builds that configuration in PyTorch, the models
+# written op for op as transformers writes them (GPT-2, Llama with GQA and
+# SwiGLU, BERT, the small conv net: tests/plan/models.py is the reference
+# the planner is checked against, and this is the same model code), trains
+# a few steps after a warm-up, and puts each counter it can read beside the
+# plan's prediction for that same counter (docs/measure.md, "--plan").
+
+PLAN_VERSION = 1            # the newest `gpulab plan --json` answer ("plan": N) this kit reads
+PLAN_MAX_BYTES = 256 << 10  # a plan answer is a few KiB; its settings at most 64 KiB
+PLAN_MAX_PARAMS = 2e11      # beyond any one device (gpulab plan's own bounds are wider)
+PLAN_MAX_TENSOR_BYTES = 1 << 42
+PLAN_WARMUP = 2             # the first step makes the optimizer state; the second runs as every later one
+PLAN_TENSOR_BAND = (0.95, 1.05)  # the planner's tensor figures agree with PyTorch within 5 % (docs/plan.md)
+PLAN_CHOICES = {
+    "arch": ("gpt2", "llama", "bert", "cnn"), "mlp": ("gelu", "gelu_tanh", "swiglu"),
+    "precision": ("fp32", "amp-fp16", "amp-bf16", "bf16"), "optimizer": ("adamw", "sgd", "adafactor", "adam8bit"),
+    "checkpointing": ("none", "selective", "full"), "attention": ("eager", "sdpa"),
+    "loss": ("standard", "fused", "plain"), "lora_targets": ("qv", "qkvo", "all"), "head": ("lm", "classify"),
+    "optimizer_impl": ("auto", "foreach", "for_loop", "fused"), "zero_grad": ("none", "zeros"),
+    "backend": ("cuda", "cpu"), "layout": ("pytorch", "llmc"),
+}
+# (field, low, high) as docs/plan.md bounds them
+PLAN_BOUNDS = (("layers", 1, 256), ("hidden", 8, 32768), ("heads", 1, 256), ("kv_heads", 1, 256),
+               ("ffn", 1, 262144), ("vocab", 2, 10 ** 6), ("max_positions", 1, 1 << 20), ("seq", 1, 131072),
+               ("batch", 1, 4096), ("accum", 1, 1024), ("lora_rank", 0, 1024), ("image", 8, 1024),
+               ("channels", 1, 4096), ("in_channels", 1, 64), ("classes", 2, 100000))
+
+
+class PlanError(Exception):
+    """A plan file the kit refuses: a stable code and what to do."""
+
+    def __init__(self, code, message):
+        Exception.__init__(self, message)
+        self.code = code
+
+
+def _plan_number(d, key, where, low=0, high=None, required=True):
+    v = d.get(key)
+    if v is None and not required:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < low or \
+            (high is not None and v > high):
+        raise PlanError("plan_invalid", "%s.%s must be a number from %s to %s, not %s" %
+                        (where, key, low, high if high is not None else "any", json.dumps(v)[:40]))
+    return v
+
+
+def read_plan(path):
+    """The plan answer at path, checked (a dict); PlanError when refused."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(PLAN_MAX_BYTES + 1)
+    except OSError as e:
+        raise PlanError("plan_unreadable", "cannot read the plan file %s (%s); write one with: gpulab plan --json "
+                        "... > plan.json" % (path, e.strerror or e))
+    if len(raw) > PLAN_MAX_BYTES:
+        raise PlanError("plan_invalid", "%s is over %d KiB: not an answer of gpulab plan --json" %
+                        (path, PLAN_MAX_BYTES >> 10))
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise PlanError("plan_not_json", "%s is not JSON (%s); give the file gpulab plan --json wrote" %
+                        (path, str(e)[:120]))
+    if isinstance(doc, dict) and isinstance(doc.get("error"), dict):
+        raise PlanError("plan_invalid", "%s is gpulab plan's refusal (%s: %s), not a plan: fix the settings first" %
+                        (path, str(doc["error"].get("code"))[:60], str(doc["error"].get("message"))[:300]))
+    if not isinstance(doc, dict) or "plan" not in doc or not isinstance(doc.get("settings"), dict) or \
+            not isinstance(doc.get("memory"), dict):
+        raise PlanError("plan_invalid", "%s is not an answer of gpulab plan --json (no \"plan\" version, settings "
+                        "and memory)" % path)
+    ver = doc["plan"]
+    if isinstance(ver, bool) or not isinstance(ver, int) or ver < 1:
+        raise PlanError("plan_invalid", "%s: \"plan\" must be a version number, not %s" % (path, json.dumps(ver)[:40]))
+    if ver > PLAN_VERSION:
+        raise PlanError("plan_too_new", "%s is a plan of version %d; this kit (%s) reads up to version %d: download "
+                        "the kit from the gpulab that made the plan (its /measure.py)" % (path, ver, KIT_VERSION,
+                                                                                          PLAN_VERSION))
+    s, mem = doc["settings"], doc["memory"]
+    for key, choices in PLAN_CHOICES.items():
+        if key in s and s[key] not in choices:
+            raise PlanError("plan_invalid", "settings.%s must be one of %s, not %s" %
+                            (key, ", ".join(choices), json.dumps(s[key])[:40]))
+    if "arch" not in s:
+        raise PlanError("plan_invalid", "settings.arch is missing")
+    need = ("layers", "batch", "accum") + (("image", "channels", "in_channels", "classes") if s["arch"] == "cnn" else
+                                           ("hidden", "heads", "kv_heads", "ffn", "vocab", "seq"))
+    for key, low, high in PLAN_BOUNDS:
+        v = _plan_number(s, key, "settings", low, high, key in need)
+        if v is not None and v != int(v):
+            raise PlanError("plan_invalid", "settings.%s must be a whole number" % key)
+    for key in ("dropout", "lora_dropout"):
+        _plan_number(s, key, "settings", 0, 0.9, False)
+    for key in ("allocated_bytes", "reserved_bytes", "device_bytes", "tensor_peak_bytes"):
+        _plan_number(mem, key, "memory", 0, PLAN_MAX_TENSOR_BYTES)
+    for where, key in (("memory", "allocated_band"), ("memory", "reserved_band"), ("memory", "device_band"),
+                       ("the plan", "step_ms_band")):
+        band = (mem if where == "memory" else doc).get(key)
+        if band is None and key == "step_ms_band":
+            continue
+        if not (isinstance(band, list) and len(band) == 2):
+            raise PlanError("plan_invalid", "%s.%s must be [low, high]" % (where, key))
+        for i in (0, 1):
+            _plan_number({"b": band[i]}, "b", "%s.%s" % (where, key), 0, PLAN_MAX_TENSOR_BYTES)
+    comps = mem.get("components")
+    if not isinstance(comps, list) or not 1 <= len(comps) <= 64 or not all(
+            isinstance(c, dict) and isinstance(c.get("id"), str) for c in comps):
+        raise PlanError("plan_invalid", "memory.components must be a list of 1 to 64 components with an id")
+    for c in comps:
+        _plan_number(c, "bytes", "memory.components[%s]" % c["id"][:40], 0, PLAN_MAX_TENSOR_BYTES)
+    _plan_number(doc, "step_ms", "the plan", 0, 1e9)
+    if doc.get("fits") is not None and not isinstance(doc.get("fits"), bool):
+        raise PlanError("plan_invalid", "the plan's \"fits\" must be true, false or null (a CPU plan)")
+    params = (doc.get("model") or {}).get("params") if isinstance(doc.get("model"), dict) else None
+    if isinstance(params, (int, float)) and not isinstance(params, bool) and params > PLAN_MAX_PARAMS:
+        raise PlanError("plan_out_of_bounds", "the plan's model has %.3g parameters, more than this kit builds "
+                        "(%.0e): no one device trains it" % (params, PLAN_MAX_PARAMS))
+    if s["arch"] != "cnn":
+        if s["hidden"] % s["heads"] or s["heads"] % s["kv_heads"]:
+            raise PlanError("plan_invalid", "settings: heads must divide hidden and kv_heads must divide heads")
+    return doc
+
+
+def plan_refusal(torch, dev, s):
+    """Why this PyTorch on this device cannot build the plan's configuration, or None."""
+    F = torch.nn.functional
+    name = "PyTorch %s" % torch.__version__
+    if s.get("layout", "pytorch") == "llmc":
+        return "layout llmc: the plan sizes karpathy/llm.c's own program, not a PyTorch model; run llm.c itself"
+    if s.get("loss", "standard") == "fused":
+        return "loss fused: Liger's fused linear + cross-entropy is not part of PyTorch; plan with loss standard"
+    if s.get("mlp") == "swiglu" and s["arch"] != "llama" or s["arch"] == "llama" and s.get("mlp", "swiglu") != "swiglu":
+        return "mlp %s on %s: the kit builds SwiGLU in Llama models only, as transformers does" % (s.get("mlp"), s["arch"])
+    if s.get("attention") == "sdpa" and not hasattr(F, "scaled_dot_product_attention"):
+        return "attention sdpa: not available in this PyTorch (%s; F.scaled_dot_product_attention came with 2.0)" % name
+    if s.get("optimizer") == "adafactor" and not hasattr(torch.optim, "Adafactor"):
+        return "optimizer adafactor: not available in this PyTorch (%s; torch.optim.Adafactor came with 2.5)" % name
+    if s.get("optimizer") == "adam8bit":
+        try:
+            import bitsandbytes  # noqa: F401  (8-bit Adam is bitsandbytes', not PyTorch's)
+        except Exception:
+            return ("optimizer adam8bit: not available in this PyTorch (8-bit Adam is bitsandbytes': "
+                    "pip install bitsandbytes on a CUDA machine)")
+    p = s.get("precision", "fp32")
+    if p == "amp-fp16" and dev.kind == "cpu":
+        return "precision amp-fp16: autocast to float16 with a GradScaler needs a GPU (the CPU's autocast is bf16)"
+    if p in ("amp-bf16", "bf16") and dev.kind in ("cuda", "rocm") and hasattr(dev.api, "is_bf16_supported") and \
+            not dev.api.is_bf16_supported():
+        return "precision %s: this GPU has no bfloat16 (torch.cuda.is_bf16_supported() is False)" % p
+    if s.get("optimizer_impl") == "fused" and dev.kind not in ("cuda", "rocm"):
+        return "optimizer_impl fused: torch.optim's fused kernels run on CUDA only"
+    if s.get("arch") == "cnn" and p in ("amp-bf16", "bf16") and dev.kind == "cpu":
+        return "precision %s on the conv net: the CPU runs it through oneDNN's reordered buffers, not as a GPU does" % p
+    return None
+
+
+def plan_modules(torch, s, sdpa):
+    """The plan's model as PyTorch modules (a closure over torch, so the kit imports it only when run)."""
+    nn, F = torch.nn, torch.nn.functional
+    ckpt_fn = __import__("torch.utils.checkpoint", fromlist=["checkpoint"]).checkpoint
+    drop = float(s.get("dropout", 0.1 if s["arch"] != "llama" else 0.0))
+    lora_r, lora_drop = int(s.get("lora_rank", 0)), float(s.get("lora_dropout", 0.0))
+    targets = s.get("lora_targets", "qv")
+
+    def checkpoint(fn, *args):  # reentrant, as transformers' gradient_checkpointing_enable uses it
+        return ckpt_fn(fn, *args, use_reentrant=True, preserve_rng_state=False)
+
+    class Conv1D(nn.Module):  # GPT-2's linear: addmm(bias, x, weight (in, out))
+        def __init__(self, nf, nx):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(nx, nf) * 0.02)
+            self.bias = nn.Parameter(torch.zeros(nf))
+
+        def forward(self, x):
+            out = x.size()[:-1] + (self.weight.size(-1),)
+            return torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight).view(out)
+
+    class LoRALinear(nn.Module):  # PEFT's lora.Linear: base(x) + lora_B(lora_A(dropout(x))) * scaling
+        def __init__(self, i, o, bias):
+            super().__init__()
+            self.base = nn.Linear(i, o, bias=bias)
+            self.lora_A = nn.Linear(i, lora_r, bias=False)
+            self.lora_B = nn.Linear(lora_r, o, bias=False)
+
+        def forward(self, x):
+            xd = F.dropout(x, lora_drop, self.training) if lora_drop else x
+            return self.base(x) + self.lora_B(self.lora_A(xd)) * 2.0
+
+    def linear(i, o, bias, target):
+        return LoRALinear(i, o, bias) if lora_r and target else nn.Linear(i, o, bias=bias)
+
+    def gelu_new(x):
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+    def core(q, k, v, mask, causal, p, training):
+        """Attention's core: transformers' eager path, or F.scaled_dot_product_attention."""
+        if sdpa:
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=None if causal else mask,
+                                                  dropout_p=p if training else 0.0, is_causal=causal)
+        w = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.size(-1))
+        w = w + mask if mask.dtype != torch.bool else torch.where(mask, w, torch.full([], torch.finfo(w.dtype).min,
+                                                                                     dtype=w.dtype, device=w.device))
+        w = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype) if s["arch"] == "llama" else F.softmax(w, dim=-1)
+        w = F.dropout(w, p, training) if p else w
+        return torch.matmul(w, v)
+
+    sel = s.get("checkpointing") == "selective"
+
+    class GPT2Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            h, n = s["hidden"], s.get("max_positions", 1024)
+            self.a = s["heads"]
+            self.ln_1, self.ln_2 = nn.LayerNorm(h), nn.LayerNorm(h)
+            self.c_attn, self.c_proj = Conv1D(3 * h, h), Conv1D(h, h)
+            self.c_fc, self.mlp_proj = Conv1D(s["ffn"], h), Conv1D(h, s["ffn"])
+            self.register_buffer("bias", torch.tril(torch.ones((n, n), dtype=torch.bool)).view(1, 1, n, n),
+                                 persistent=False)
+
+        def _attn(self, q, k, v):
+            t = q.size(-2)
+            return core(q, k, v, self.bias[:, :, :t, :t], sdpa, drop, self.training)
+
+        def forward(self, x):
+            b, t, h = x.shape
+            q, k, v = self.c_attn(self.ln_1(x)).split(h, dim=2)
+            q, k, v = (z.view(b, t, self.a, h // self.a).permute(0, 2, 1, 3) for z in (q, k, v))
+            o = checkpoint(self._attn, q, k, v) if sel else self._attn(q, k, v)
+            o = F.dropout(self.c_proj(o.permute(0, 2, 1, 3).contiguous().view(b, t, h)), drop, self.training)
+            x = o + x
+            y = self.c_fc(self.ln_2(x))
+            y = gelu_new(y) if s.get("mlp", "gelu_tanh") == "gelu_tanh" else F.gelu(y)
+            return x + F.dropout(self.mlp_proj(y), drop, self.training)
+
+    class RMSNorm(nn.Module):
+        def __init__(self, h):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(h))
+
+        def forward(self, x):
+            dt = x.dtype
+            x = x.to(torch.float32)
+            x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+            return self.weight * x.to(dt)
+
+    def rotate_half(x):
+        return torch.cat((-x[..., x.shape[-1] // 2:], x[..., : x.shape[-1] // 2]), dim=-1)
+
+    def repeat_kv(x, n):
+        b, k, t, d = x.shape
+        return x if n == 1 else x[:, :, None, :, :].expand(b, k, n, t, d).reshape(b, k * n, t, d)
+
+    class LlamaBlock(nn.Module):
+        def __init__(self):
+            super().__init__()
+            h, self.a, self.k = s["hidden"], s["heads"], s["kv_heads"]
+            self.d = h // self.a
+            every, qkvo = targets == "all", targets in ("qkvo", "all")
+            self.input_layernorm, self.post_attention_layernorm = RMSNorm(h), RMSNorm(h)
+            self.q_proj = linear(h, h, False, True)
+            self.k_proj = linear(h, self.k * self.d, False, qkvo)
+            self.v_proj = linear(h, self.k * self.d, False, True)
+            self.o_proj = linear(h, h, False, qkvo)
+            self.gate_proj = linear(h, s["ffn"], False, every)
+            self.up_proj = linear(h, s["ffn"], False, every)
+            self.down_proj = linear(s["ffn"], h, False, every)
+
+        def _attn(self, q, k, v, mask):
+            return core(q, k, v, mask, sdpa, drop, self.training)
+
+        def forward(self, x, cos, sin, mask):
+            b, t, h = x.shape
+            r = x
+            x = self.input_layernorm(x)
+            q = self.q_proj(x).view(b, t, self.a, self.d).transpose(1, 2)
+            k = self.k_proj(x).view(b, t, self.k, self.d).transpose(1, 2)
+            v = self.v_proj(x).view(b, t, self.k, self.d).transpose(1, 2)
+            c, sn = cos.unsqueeze(1), sin.unsqueeze(1)
+            q, k = (q * c) + (rotate_half(q) * sn), (k * c) + (rotate_half(k) * sn)
+            k, v = repeat_kv(k, self.a // self.k), repeat_kv(v, self.a // self.k)
+            o = checkpoint(self._attn, q, k, v, mask) if sel else self._attn(q, k, v, mask)
+            x = r + self.o_proj(o.transpose(1, 2).contiguous().reshape(b, t, h))
+            y = self.post_attention_layernorm(x)
+            return x + self.down_proj(F.silu(self.gate_proj(y)) * self.up_proj(y))
+
+    class BertLayer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            h, self.a = s["hidden"], s["heads"]
+            self.query, self.key, self.value, self.attn_out = (nn.Linear(h, h) for _ in range(4))
+            self.attn_norm, self.out_norm = nn.LayerNorm(h, eps=1e-12), nn.LayerNorm(h, eps=1e-12)
+            self.intermediate, self.output = nn.Linear(h, s["ffn"]), nn.Linear(s["ffn"], h)
+
+        def _attn(self, q, k, v, mask):
+            return core(q, k, v, mask, False, drop, self.training)
+
+        def forward(self, x, mask):
+            b, t, h = x.shape
+            q, k, v = (z.view(b, t, self.a, h // self.a).permute(0, 2, 1, 3)
+                       for z in (self.query(x), self.key(x), self.value(x)))
+            o = checkpoint(self._attn, q, k, v, mask) if sel else self._attn(q, k, v, mask)
+            o = F.dropout(self.attn_out(o.permute(0, 2, 1, 3).contiguous().view(b, t, h)), drop, self.training)
+            x = self.attn_norm(o + x)
+            y = F.dropout(self.output(F.gelu(self.intermediate(x))), drop, self.training)
+            return self.out_norm(y + x)
+
+    full = s.get("checkpointing") == "full"
+
+    class LM(nn.Module):
+        """*ForCausalLM / BertForMaskedLM (or a classifier): ids and labels in, the mean cross-entropy out."""
+
+        def __init__(self):
+            super().__init__()
+            h, v, arch = s["hidden"], s["vocab"], s["arch"]
+            self.wte = nn.Embedding(v, h)
+            if arch in ("gpt2", "bert"):
+                self.wpe = nn.Embedding(s.get("max_positions", 1024 if arch == "gpt2" else 512), h)
+            if arch == "gpt2":
+                self.blocks = nn.ModuleList([GPT2Block() for _ in range(s["layers"])])
+                self.ln_f = nn.LayerNorm(h)
+            elif arch == "llama":
+                self.blocks = nn.ModuleList([LlamaBlock() for _ in range(s["layers"])])
+                self.ln_f = RMSNorm(h)
+                d = h // s["heads"]
+                self.register_buffer("inv_freq", 1.0 / (10000 ** (torch.arange(0, d, 2).float() / d)), persistent=False)
+            else:
+                self.tte = nn.Embedding(2, h)
+                self.emb_norm = nn.LayerNorm(h, eps=1e-12)
+                self.blocks = nn.ModuleList([BertLayer() for _ in range(s["layers"])])
+                self.transform = nn.Linear(h, h)
+                if s.get("head", "lm") == "lm":
+                    self.ln_f = nn.LayerNorm(h, eps=1e-12)
+            self.classify = arch == "bert" and s.get("head", "lm") == "classify"
+            if self.classify:
+                self.lm_head = nn.Linear(h, s.get("classes", 2))
+            else:
+                self.lm_head = nn.Linear(h, v, bias=False)
+                if arch == "bert":
+                    self.decoder_bias = nn.Parameter(torch.zeros(v))
+                if s.get("tied", arch != "llama"):
+                    self.lm_head.weight = self.wte.weight
+            if lora_r:
+                for n, prm in self.named_parameters():
+                    if "lora_" not in n:
+                        prm.requires_grad_(False)
+
+        def forward(self, ids, labels):
+            arch = s["arch"]
+            b, t = ids.shape
+            x = self.wte(ids)
+            if lora_r:
+                x.requires_grad_(True)  # PEFT's enable_input_require_grads
+            if arch == "llama":
+                pos = torch.arange(t, device=ids.device).unsqueeze(0)
+                with torch.no_grad():
+                    f = (self.inv_freq[None, :, None].float() @ pos[:, None, :].float()).transpose(1, 2)
+                    emb = torch.cat((f, f), dim=-1)
+                    cos, sin = emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+                mask = torch.full((b, 1, t, t), torch.finfo(x.dtype).min, dtype=x.dtype, device=x.device).triu(1)
+                for blk in self.blocks:
+                    x = checkpoint(blk, x, cos, sin, mask) if full else blk(x, cos, sin, mask)
+                del mask
+            else:
+                x = x + self.wpe(torch.arange(t, device=ids.device).unsqueeze(0))
+                if arch == "bert":
+                    x = self.emb_norm(x + self.tte(torch.zeros_like(ids)))
+                    mask = torch.zeros((b, 1, 1, t), dtype=x.dtype, device=x.device)
+                x = F.dropout(x, drop, self.training)
+                for blk in self.blocks:
+                    args = (x,) if arch == "gpt2" else (x, mask)
+                    x = checkpoint(blk, *args) if full else blk(*args)
+            if self.classify:  # the pooler on the first token, tanh, dropout, the classifier
+                y = F.dropout(torch.tanh(self.transform(x[:, 0])), drop, self.training)
+                return F.cross_entropy(self.lm_head(y).float(), labels[:, 0] % s.get("classes", 2))
+            if arch == "bert":
+                x = F.gelu(self.transform(x))
+            logits = self.lm_head(self.ln_f(x))
+            if arch == "bert":
+                logits = logits + self.decoder_bias
+            if s.get("loss", "standard") == "standard":  # transformers' ForCausalLMLoss: the logits upcast first
+                logits = logits.float()
+            return F.cross_entropy(logits.view(-1, logits.size(-1)), labels.view(-1))
+
+    class CNN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            ch, size, blocks = s["in_channels"], s["image"], []
+            for i in range(s["layers"]):
+                blocks.append(nn.Conv2d(ch, s["channels"] << i, 3, padding=1))
+                ch, size = s["channels"] << i, size // 2
+            self.convs = nn.ModuleList(blocks)
+            self.fc = nn.Linear(ch * size * size, s["classes"])
+
+        def forward(self, x, labels):
+            for conv in self.convs:
+                x = F.max_pool2d(F.relu(conv(x)), 2)
+            return F.cross_entropy(self.fc(x.flatten(1)).float(), labels)
+
+    return CNN() if s["arch"] == "cnn" else LM()
+
+
+def _storages(torch, tensors):
+    """{storage address: bytes} of the tensors, each storage once (views share one)."""
+    seen = {}
+    for t in tensors:
+        if torch.is_tensor(t) and t.numel() > 0:
+            st = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+            seen[st.data_ptr()] = st.nbytes()
+    return seen
+
+
+def plan_optimizer(torch, s, params, dev):
+    name, impl = s.get("optimizer", "adamw"), s.get("optimizer_impl", "auto")
+    kw = {} if impl == "auto" else {"fused": True} if impl == "fused" else {"foreach": impl == "foreach"}
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=1e-4, **kw)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=1e-2, momentum=0.9, **kw)
+    if name == "adafactor":
+        return torch.optim.Adafactor(params, lr=1e-2, **{k: v for k, v in kw.items() if k == "foreach"})
+    import bitsandbytes
+    return bitsandbytes.optim.AdamW8bit(params, lr=1e-4)
+
+
+class PlanRun:
+    """The plan's configuration built on a device; step() trains one optimizer step."""
+
+    def __init__(self, torch, dev, s):
+        self.torch, self.dev, self.s = torch, dev, s
+        torch.manual_seed(0)
+        sdpa = s.get("attention") == "sdpa"
+        p = s.get("precision", "fp32")
+        model = plan_modules(torch, s, sdpa)
+        if p == "bf16" or (s.get("lora_rank") and p in ("amp-bf16", "amp-fp16")):
+            # the whole model in bf16; LoRA's frozen base stored in the autocast dtype, the adapters in fp32
+            half = torch.bfloat16 if p != "amp-fp16" else torch.float16
+            for n, prm in model.named_parameters():
+                if p == "bf16" or "lora_" not in n:
+                    prm.data = prm.data.to(half)
+            for n, b in model.named_buffers():
+                if b.is_floating_point():
+                    b.data = b.data.to(half)
+        self.model = model.to(dev.tdev).train()
+        self.params = [q for q in self.model.parameters() if q.requires_grad]
+        self.opt = plan_optimizer(torch, s, self.params, dev)
+        g = torch.Generator().manual_seed(1)
+        if s["arch"] == "cnn":
+            x = torch.randn(s["batch"], s["in_channels"], s["image"], s["image"], generator=g)
+            self.data = (x.to(dev.tdev, torch.bfloat16 if p == "bf16" else torch.float32),
+                         torch.randint(0, s["classes"], (s["batch"],), generator=g).to(dev.tdev))
+        else:
+            self.data = tuple(torch.randint(0, s["vocab"], (s["batch"], s["seq"]), generator=g).to(dev.tdev)
+                              for _ in range(2))
+        self.amp = {"amp-fp16": torch.float16, "amp-bf16": torch.bfloat16}.get(p)
+        self.scaler = None
+        if p == "amp-fp16":
+            amp_mod = getattr(torch, "amp", None)
+            self.scaler = (amp_mod.GradScaler("cuda") if amp_mod is not None and hasattr(amp_mod, "GradScaler")
+                           else torch.cuda.amp.GradScaler())
+        self.census = None  # set to a dict to record what one micro-batch's forward saves
+        self.saved = None
+        self.grad_bytes = 0
+
+    def _pack(self, t):
+        c = self.census
+        if c is not None and t.numel() > 0:
+            st = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+            if st.data_ptr() not in c["before"]:
+                c["seen"][st.data_ptr()] = st.nbytes()
+        return t
+
+    def step(self):
+        torch, s = self.torch, self.s
+        accum = s["accum"]
+        for micro in range(accum):
+            # the census's hooks only around the one forward it counts; autocast only when the plan asks for it
+            # (a disabled autocast of a device type this PyTorch's autocast lacks, MPS before 2.5, would raise)
+            hooks = (torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t) if self.census is not None
+                     else contextlib.nullcontext())
+            cast = (torch.autocast(self.dev.tdev.type, dtype=self.amp) if self.amp is not None
+                    else contextlib.nullcontext())
+            with hooks, cast:
+                loss = self.model(*self.data) / accum
+            if self.census is not None:
+                self.saved, self.census = self.census, None
+            (self.scaler.scale(loss) if self.scaler else loss).backward()
+            del loss
+        self.grad_bytes = sum(_storages(torch, [q.grad for q in self.params]).values())
+        if self.scaler:
+            self.scaler.step(self.opt)
+            self.scaler.update()
+        else:
+            self.opt.step()
+        self.opt.zero_grad(set_to_none=s.get("zero_grad", "none") == "none")
+
+    def start_census(self):
+        state = [t for st in self.opt.state.values() for t in st.values() if self.torch.is_tensor(t)]
+        before = _storages(self.torch, list(self.model.parameters()) + list(self.model.buffers()) + list(self.data) +
+                           state)
+        self.census = {"before": set(before), "seen": {}}
+
+    def tensor_bytes(self):
+        """Bytes of the parameters, the last gradients and the optimizer state, from the tensors."""
+        torch = self.torch
+        state = [t for st in self.opt.state.values() for t in st.values() if torch.is_tensor(t)]
+        return {"weights": sum(_storages(torch, self.model.parameters()).values()),
+                "gradients": self.grad_bytes, "optimizer_state": sum(_storages(torch, state).values()),
+                "activations": sum(self.saved["seen"].values()) if self.saved else 0}
+
+
+def is_oom(e):
+    """An out-of-memory error: torch.cuda.OutOfMemoryError (1.13 on) or the older RuntimeError wording
+    (CUDA and ROCm "out of memory", MPS "MPS backend out of memory", the CPU's "DefaultCPUAllocator: can't
+    allocate memory")."""
+    oom = getattr(getattr(sys.modules.get("torch"), "cuda", None), "OutOfMemoryError", None)
+    if oom is not None and isinstance(e, oom):
+        return True
+    text = str(e)
+    return isinstance(e, (RuntimeError, MemoryError)) and (isinstance(e, MemoryError) or "out of memory" in text or
+                                                          "can't allocate memory" in text)
+
+
+def _component(doc, cid):
+    for c in doc["memory"]["components"]:
+        if c["id"] == cid:
+            return c["bytes"]
+    return None
+
+
+def _counter(cid, what, measured, predicted, band=None, scored=True, note=None):
+    ratio = measured / predicted if scored and measured is not None and predicted else None
+    row = {"id": cid, "what": what, "measured": measured, "predicted": predicted,
+           "band": list(band) if band else None, "ratio": round(ratio, 4) if ratio is not None else None,
+           "in_band": (band[0] <= measured <= band[1]) if scored and band and measured is not None else None}
+    if note:
+        row["note"] = note
+    return row
+
+
+def plan_measure(torch, dev, doc, steps=5, seconds=120.0, say=print, clock=time.perf_counter):
+    """Builds the plan's configuration on dev, trains PLAN_WARMUP steps then up to `steps` more (stopping at the
+    deadline), and returns the plan_run object of the kit's file (docs/measure.md)."""
+    s = doc["settings"]
+    mem = doc["memory"]
+    deadline = clock() + seconds
+    api = dev.api
+    on_cuda = dev.kind in ("cuda", "rocm")
+    out = {"plan_version": doc["plan"], "settings": s, "model": doc.get("model"), "planned_fits": doc["fits"],
+           "planned_backend": s.get("backend", "cuda"), "profile": s.get("profile") if isinstance(s.get("profile"), str)
+           else "a profile of its own", "device": dev.kind, "counters": [], "unavailable": [], "notes": [],
+           "oom": None, "steps": {"warmup": PLAN_WARMUP, "measured": 0, "limit": steps, "deadline_s": seconds}}
+    if on_cuda:
+        api.synchronize()
+        free, total = api.mem_get_info()
+        out["baseline_device_bytes"] = total - free  # the CUDA context and whatever else runs on the GPU
+        out["device_total_bytes"] = total
+        cap = mem.get("capacity_bytes")
+        if isinstance(cap, (int, float)) and abs(cap - total) > 0.1 * total:
+            out["notes"].append("The plan is for a device of %s; this one has %s: the verdict is the plan's card's, "
+                                "the counters this run's." % (fmt_bytes(cap), fmt_bytes(total)))
+        api.reset_peak_memory_stats()
+    if dev.kind == "cpu" and s.get("backend", "cuda") == "cuda":
+        out["notes"].append("The plan follows CUDA's rules (dropout masks, autocast lists, cuBLAS workspaces); on the "
+                            "CPU `gpulab plan --backend cpu` plans what this run measures.")
+    run, times, step_no, phase = None, [], 0, "building the model"
+    used_peak = 0
+    try:
+        run = PlanRun(torch, dev, s)
+        for i in range(PLAN_WARMUP + steps):
+            warm = i < PLAN_WARMUP
+            phase = "warm-up step %d" % (i + 1) if warm else "step %d" % (i + 1)
+            step_no = i + 1
+            if not warm and clock() > deadline and times:
+                break
+            if i == PLAN_WARMUP - 1:
+                run.start_census()  # what one micro-batch's forward saves, once the optimizer state exists
+            if on_cuda and i == PLAN_WARMUP:
+                api.synchronize()
+                api.reset_peak_memory_stats()  # the steady state: the optimizer state made, as the plan models it
+            if warm:
+                run.step()
+                dev.sync()
+                continue
+            if dev.has_events:
+                a, b = dev.event(), dev.event()
+                a.record()
+                run.step()
+                b.record()
+                b.synchronize()
+                times.append(a.elapsed_time(b))
+            else:
+                dev.sync()
+                t0 = clock()
+                run.step()
+                dev.sync()
+                times.append((clock() - t0) * 1e3)
+            if on_cuda:
+                free, total = api.mem_get_info()
+                used_peak = max(used_peak, total - free)
+            elif dev.kind == "mps":
+                used_peak = max(used_peak, api.current_allocated_memory())
+        out["steps"]["measured"] = len(times)
+        out["steps"]["stopped_by"] = "count" if len(times) == steps else "deadline"
+    except Exception as e:
+        if not is_oom(e):
+            raise
+        msg = str(e).split("\n")[0][:600]
+        del e
+        run = None
+        import gc
+        gc.collect()
+        if on_cuda:
+            api.empty_cache()
+        predicted = doc["fits"] is False
+        out["oom"] = {"step": step_no, "phase": phase, "predicted": predicted, "message": msg}
+        out["verdict"] = "Out of memory at %s, %s: the plan %s (%s planned on %s)." % (
+            phase, "as predicted" if predicted else "not predicted",
+            "said it would not fit" if predicted else "said it fits" if doc["fits"] else "gave no GPU verdict",
+            fmt_bytes(mem["device_bytes"]), out["profile"])
+        return out
+    tb = run.tensor_bytes()
+    what = "bytes of the %s tensors, each storage once" if dev.kind == "cpu" else "bytes of the %s tensors"
+    for cid, label in (("weights", "parameter"), ("gradients", "gradient"), ("optimizer_state", "optimizer-state")):
+        pred = _component(doc, cid)
+        out["counters"].append(_counter(cid, what % label, tb[cid], pred,
+                                        [PLAN_TENSOR_BAND[0] * pred, PLAN_TENSOR_BAND[1] * pred] if pred else None))
+    pred = _component(doc, "activations")
+    out["counters"].append(_counter("activations", "bytes of the distinct storages one micro-batch's forward saves "
+                                    "for backward (torch.autograd.graph.saved_tensors_hooks)", tb["activations"], pred,
+                                    [PLAN_TENSOR_BAND[0] * pred, PLAN_TENSOR_BAND[1] * pred] if pred else None))
+    med = statistics.median(times) if times else None
+    if on_cuda:
+        for cid, fn, key in (("allocated", "max_memory_allocated", "allocated"),
+                             ("reserved", "max_memory_reserved", "reserved")):
+            out["counters"].append(_counter(cid, "torch.cuda.%s() over the measured steps" % fn, getattr(api, fn)(),
+                                            mem[key + "_bytes"], mem[key + "_band"]))
+        out["counters"].append(_counter("device", "total - free of torch.cuda.mem_get_info() after each step, the "
+                                        "highest (what nvidia-smi shows; the baseline before the model is %s)" %
+                                        fmt_bytes(out["baseline_device_bytes"]), used_peak, mem["device_bytes"],
+                                        mem["device_band"]))
+        out["counters"].append(_counter("step_ms", "the median step, %s" % timing_method(dev), med, doc["step_ms"],
+                                        doc.get("step_ms_band")))
+    elif dev.kind == "mps":
+        out["counters"].append(_counter("allocated", "torch.mps.current_allocated_memory() after each step, the "
+                                        "highest: a lower bound of the step's peak (MPS keeps no peak)", used_peak,
+                                        mem["allocated_bytes"], scored=False))
+        drv = getattr(api, "driver_allocated_memory", None)
+        out["counters"].append(_counter("reserved", "torch.mps.driver_allocated_memory(): Metal's own allocations, "
+                                        "the cache included; not the CUDA allocator's counter", drv() if drv else None,
+                                        mem["reserved_bytes"], scored=False))
+        out["unavailable"].append({"id": "device", "why": "a Mac's GPU shares its memory: there is no mem_get_info "
+                                   "and no nvidia-smi"})
+        out["counters"].append(_counter("step_ms", "the median step, %s; on a Mac's GPU, not the plan's" %
+                                        timing_method(dev), med, doc["step_ms"], scored=False))
+    else:
+        out["unavailable"] += [{"id": k, "why": "the CPU has no %s: the tensor bytes above are what a CPU can measure"
+                                % w} for k, w in (("allocated", "CUDA caching allocator, so no max_memory_allocated"),
+                                                  ("reserved", "CUDA caching allocator, so no max_memory_reserved"),
+                                                  ("device", "GPU memory, so no mem_get_info or nvidia-smi"))]
+        out["counters"].append(_counter("step_ms", "the median CPU step (the host clock): a CPU step time, not the "
+                                        "plan's GPU step", med, doc["step_ms"], scored=False))
+    scored = [c for c in out["counters"] if c["in_band"] is not None]
+    out["verdict"] = "%d of %d counters within the plan's band%s; %s." % (
+        sum(c["in_band"] for c in scored), len(scored), "" if on_cuda else " (tensor bytes: this is not a GPU)",
+        "the plan gave no GPU verdict" if doc["fits"] is None else "it ran, as the plan said it would" if doc["fits"]
+        else "it ran, though the plan said it would not fit")
+    return out
+
+
+def plan_text(pr):
+    """The plan run as lines for the terminal."""
+    lines = [pr["verdict"]]
+    for c in pr["counters"]:
+        m, p = c["measured"], c["predicted"]
+        f = fmt_ms if c["id"] == "step_ms" else fmt_bytes
+        lines.append("  %-16s measured %-11s planned %-11s%s" % (
+            c["id"], f(m) if m is not None else "-", f(p) if p is not None else "-",
+            "ratio %.3f %s" % (c["ratio"], "in band" if c["in_band"] else "OUT of band" if c["in_band"] is False
+                               else "") if c["ratio"] is not None else "(not scored: not the plan's counter)"))
+    for u in pr["unavailable"]:
+        lines.append("  %-16s not measured: %s" % (u["id"], u["why"]))
+    return lines + ["  note: " + n for n in pr["notes"]]
+
+
 # ---- the file ---------------------------------------------------------------
 
 def provenance(torch, facts, dev, quick):
@@ -1992,6 +2679,67 @@ def _shrink(doc):
     return text
 
 
+def make_device(torch, kind):
+    if kind in ("cuda", "rocm"):
+        return Device(torch, kind, torch.cuda, torch.device("cuda:0"))
+    if kind == "mps":
+        return Device(torch, "mps", torch.mps, torch.device("mps"))
+    return Device(torch, "cpu", None, torch.device("cpu"))
+
+
+def _available_ram():
+    """Bytes of memory this machine can still give (MemAvailable), or None where it does not say."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def main_plan(torch, facts, findings, kind, why_cpu, path, plan, out, args, say):
+    """--plan FILE: the plan's configuration measured and written to out beside its prediction."""
+    t_start = time.perf_counter()
+    dev = make_device(torch, kind)
+    s = plan["settings"]
+    why = plan_refusal(torch, dev, s)
+    if why is None and not dev.gpu:
+        ram, need = _available_ram(), plan["memory"].get("tensor_peak_bytes", 0)
+        if ram is not None and need > 0.8 * ram:
+            print("gpulab measure: error plan_out_of_bounds: the plan's tensors peak at %s and this machine has %s "
+                  "free: run it on the GPU it was planned for, or plan a smaller batch" %
+                  (fmt_bytes(need), fmt_bytes(ram)), file=sys.stderr)
+            return 1
+    if why:
+        print("gpulab measure: error plan_unsupported: the kit cannot build this plan here: %s." % why, file=sys.stderr)
+        return 1
+    say("Running the plan %s (%s) on %s%s: %d warm-up steps, then up to %d, at most %.0f s." % (
+        os.path.basename(path), (plan.get("model") or {}).get("name") or s["arch"],
+        facts.get("gpu") or kind.upper() if dev.gpu else "the CPU", " (%s)" % why_cpu if why_cpu else "",
+        PLAN_WARMUP, args.plan_steps, args.plan_seconds))
+    failed = []
+    pr = None
+    try:
+        pr = plan_measure(torch, dev, plan, args.plan_steps, args.plan_seconds, say)
+    except Exception as e:  # its real message is kept, as the experiments' are
+        failed.append({"experiment": "plan", "error": ("%s: %s" % (type(e).__name__, e))[:2000]})
+        say("The plan's run FAILED: %s" % failed[0]["error"].split("\n")[0][:300])
+    doc = {"gpulab_measure": KIT_VERSION, "provenance": provenance(torch, facts, dev, False),
+           "preflight": [{"id": fd["id"], "blocking": fd["blocking"], "title": fd["title"],
+                          "evidence": fd["evidence"]} for fd in findings],
+           "ran_on": dev.kind, "why_cpu": why_cpu, "results": [], "skipped": [], "failed": failed,
+           "plan_run": pr, "trace": None, "seconds": round(time.perf_counter() - t_start, 1)}
+    text = json.dumps(doc, separators=(",", ":"))
+    with open(out, "w") as fh:
+        fh.write(text)
+    for line in plan_text(pr) if pr else []:
+        say(line)
+    say("Wrote %s. Compare it: gpulab compare %s, or open it on the gpulab page." % (out, out))
+    return 4 if failed else 0
+
+
 def main(argv=None):
     import argparse
     ap = argparse.ArgumentParser(description="Measure this machine's GPU (or CPU) with PyTorch for gpulab.")
@@ -2001,8 +2749,28 @@ def main(argv=None):
     ap.add_argument("--only", help="comma-separated experiments to run (default: all)")
     ap.add_argument("--preflight", action="store_true", help="only check the environment and say what is wrong")
     ap.add_argument("--cpu", action="store_true", help="run on the CPU even when a GPU is there")
+    ap.add_argument("--plan", metavar="FILE", action="append",
+                    help="build and train the configuration gpulab plan --json wrote to FILE and put each counter "
+                    "beside the plan's prediction (default --out gpulab-plan-run.json); given several times, each "
+                    "result goes beside its plan as NAME.run.json")
+    ap.add_argument("--plan-steps", type=int, default=5, help="steps measured after the warm-up, 1 to 50 (default 5)")
+    ap.add_argument("--plan-seconds", type=float, default=120.0,
+                    help="no measured step starts after this many seconds, 1 to 3600 (default 120)")
     args = ap.parse_args(argv)
     say = lambda s: print(s, flush=True)  # noqa: E731
+    plan = None
+    if args.plan is not None:
+        if not 1 <= args.plan_steps <= 50 or not 1 <= args.plan_seconds <= 3600:
+            ap.error("--plan-steps takes 1 to 50, --plan-seconds 1 to 3600")
+        if args.out == ap.get_default("out"):
+            args.out = "gpulab-plan-run.json"
+        plan = []
+        for path in args.plan:
+            try:
+                plan.append((path, read_plan(path)))
+            except PlanError as e:
+                print("gpulab measure: error %s: %s" % (e.code, e), file=sys.stderr)
+                return 1
     try:
         import torch
     except ImportError as e:
@@ -2028,12 +2796,13 @@ def main(argv=None):
     facts["why_cpu"] = why_cpu
     if args.preflight:
         return 0 if not any(fd["blocking"] for fd in findings) else 3
-    if kind in ("cuda", "rocm"):
-        dev = Device(torch, kind, torch.cuda, torch.device("cuda:0"))
-    elif kind == "mps":
-        dev = Device(torch, "mps", torch.mps, torch.device("mps"))
-    else:
-        dev = Device(torch, "cpu", None, torch.device("cpu"))
+    if plan is not None:
+        rc = 0
+        for path, doc in plan:
+            out = args.out if len(plan) == 1 else re.sub(r"(\.plan)?\.json$", "", path) + ".run.json"
+            rc = max(rc, main_plan(torch, facts, findings, kind, why_cpu, path, doc, out, args, say))
+        return rc
+    dev = make_device(torch, kind)
     say("Running on %s%s." % (facts.get("gpu") or kind.upper() if dev.gpu else "the CPU",
                               " (%s)" % why_cpu if why_cpu else ""))
     trace = args.trace or (os.path.splitext(args.out)[0] + ".trace.json")

@@ -180,24 +180,64 @@ step_claims() {
   return $rc
 }
 
-# The planner (gpulab plan --json) beside PyTorch's counters for a few
-# configurations, through the kit's --plan mode when the kit has one.
+# The planner (gpulab plan --json) beside PyTorch's counters: the kit's
+# --plan mode builds each planned configuration, trains 2 warm-up steps and
+# up to 3 measured ones (none started after 4 s), and reads max_memory_allocated, max_memory_reserved,
+# mem_get_info and the event-timed step (docs/measure.md, "--plan"). On a
+# machine where PyTorch has no GPU (the rehearsal, tests/tools/lease.sh) the
+# same kinds of configuration at toy sizes are planned with the CPU's rules
+# and the kit's CPU path measures their tensor bytes: the step's code runs
+# for real, and no GPU is pretended.
 step_plan() {
   py kit/measure.py --help 2>/dev/null | grep -q -- '--plan' || skip "not built: kit/measure.py has no --plan mode yet"
-  local profile n=0 ran=0 name
+  local profile n=0 name size args files=() sizes=gpu
   profile=$(cat "$work/runs/profile" 2>/dev/null || echo h100-sxm)
-  while read -r name args; do
+  py -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>>"$dir/log" || sizes=cpu
+  while read -r name size args; do
+    [ "$size" = "$sizes" ] || continue
     n=$((n + 1))
     # shellcheck disable=SC2086
-    "$bin" plan --json $args --profile "$profile" >"$dir/$name.plan.json" 2>>"$dir/log" || continue
-    py kit/measure.py --plan "$dir/$name.plan.json" --out "$dir/$name.run.json" >>"$dir/log" 2>&1 && ran=$((ran + 1))
+    "$bin" plan --json $args --profile "$profile" >"$dir/$name.plan.json" 2>>"$dir/log" &&
+      files+=(--plan "$dir/$name.plan.json")
   done <<'EOF'
-gpt2-fp32-eager --preset gpt2-124m --seq 512 --batch 4 --precision fp32 --optimizer adamw --checkpointing none --attention eager
-gpt2-bf16-sdpa --preset gpt2-124m --seq 1024 --batch 8 --precision amp-bf16 --optimizer adamw --checkpointing none --attention sdpa
-gpt2m-bf16-full --preset gpt2-355m --seq 1024 --batch 8 --precision amp-bf16 --optimizer adamw --checkpointing full --attention sdpa
+gpt2-fp32-eager gpu --preset gpt2-124m --seq 512 --batch 4 --precision fp32 --optimizer adamw --checkpointing none --attention eager
+gpt2-bf16-sdpa gpu --preset gpt2-124m --seq 1024 --batch 8 --precision amp-bf16 --optimizer adamw --checkpointing none --attention sdpa
+llama-gqa-bf16-selective gpu --arch llama --layers 8 --hidden 1024 --heads 16 --kv-heads 4 --vocab 32000 --seq 1024 --batch 4 --precision bf16 --optimizer adamw --checkpointing selective --attention sdpa
+gpt2m-bf16-full gpu --preset gpt2-355m --seq 1024 --batch 8 --precision amp-bf16 --optimizer adamw --checkpointing full --attention sdpa
+gpt2-fp32-eager cpu --backend cpu --arch gpt2 --layers 2 --hidden 64 --heads 4 --vocab 500 --max-positions 64 --seq 32 --batch 2 --precision fp32 --optimizer adamw --checkpointing none --attention eager
+llama-gqa-bf16-full cpu --backend cpu --arch llama --layers 2 --hidden 64 --heads 4 --kv-heads 2 --vocab 500 --max-positions 32 --seq 32 --batch 2 --precision bf16 --optimizer adamw --checkpointing full --attention eager
+llama-gqa-amp-bf16-selective cpu --backend cpu --arch llama --layers 2 --hidden 64 --heads 4 --kv-heads 1 --vocab 500 --max-positions 32 --seq 32 --batch 2 --precision amp-bf16 --optimizer sgd --checkpointing selective --attention eager
 EOF
-  say "$ran of $n configurations measured by the kit beside the planner (on $profile)"
-  [ $ran -eq $n ]
+  [ ${#files[@]} -gt 0 ] || { say "gpulab plan refused every configuration (see the log)"; return 1; }
+  py kit/measure.py "${files[@]}" --plan-steps 3 --plan-seconds 4 >>"$dir/log" 2>&1
+  local rc=$?
+  py - "$dir" "$n" >>"$dir/status" <<'PY'
+import glob, json, os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+table, lines, device = [], [], None
+for path in sorted(glob.glob(os.path.join(d, "*.run.json"))):
+    name = os.path.basename(path)[:-len(".run.json")]
+    try:
+        run = json.load(open(path))
+    except (OSError, ValueError):
+        continue
+    pr, device = run.get("plan_run"), run["provenance"]["device"]
+    if not pr:
+        lines.append(f"{name}: failed: {(run.get('failed') or [{}])[0].get('error', '?')[:150]}")
+        continue
+    rows = [{"config": name, "counter": c["id"], "measured": c["measured"], "predicted": c["predicted"],
+             "ratio": c["ratio"], "in_band": c["in_band"]} for c in pr["counters"]]
+    table += rows
+    shown = ", ".join(f"{r['counter']} {r['ratio']:.2f}{'' if r['in_band'] else ' OUT'}" for r in rows
+                      if r["ratio"] is not None)
+    lines.append(f"{name} on {run['ran_on']}: " + (pr["verdict"] if pr.get("oom") or not shown else shown))
+with open(os.path.join(d, "comparison.json"), "w") as fh:
+    json.dump({"device": device, "rows": table}, fh, indent=1)
+print(f"{len(lines)} of {n} configurations measured by the kit beside the planner")
+for line in lines:
+    print(line[:300])
+PY
+  [ "$(ls "$dir"/*.run.json 2>/dev/null | wc -l)" -eq "$n" ] && [ $rc -eq 0 ]
 }
 
 step_traces() {

@@ -13,6 +13,7 @@
 #include "compare_claims.h"
 #include "compare_profile.h"
 #include "kit_file.h"
+#include "kit_plan.h"
 #include "plausible.h"
 #include "registry.h"
 
@@ -136,6 +137,12 @@ static void add_run(cJSON *rep, const cJSON *kit) {
   }
 }
 
+/* The plan run (kit/measure.py --plan), each counter beside the plan's; absent when the file has none. */
+static void add_plan(cJSON *rep, const cJSON *kit) {
+  const cJSON *pr = cJSON_GetObjectItemCaseSensitive(kit, "plan_run");
+  if (cJSON_IsObject(pr)) cJSON_AddItemToObject(rep, "plan", lab_kit_plan_report(pr));
+}
+
 int lab_compare(const cJSON *kit, const cJSON *claims, const char *profile, cJSON **report, lab_error *err) {
   return lab_compare_with(kit, claims, profile, 0, report, err);
 }
@@ -171,6 +178,7 @@ int lab_compare_with(const cJSON *kit, const cJSON *claims, const char *profile,
   cJSON_AddItemToObject(rep, "claims", lab_compare_claims(kit, claims, &note));
   if (note) cJSON_AddStringToObject(rep, "claims_note", note);
   cJSON_AddNumberToObject(rep, "implausible", implausible);
+  add_plan(rep, kit);
   *report = rep;
   return 0;
 }
@@ -188,5 +196,6 @@ cJSON *lab_compare_summary(const cJSON *kit) {
   cJSON_ArrayForEach(env, cJSON_GetObjectItemCaseSensitive(kit, "results"))
     cJSON_AddItemToArray(exps, experiment_entry(env, NULL, datasheet, gpu, 0, &implausible));
   cJSON_AddNumberToObject(rep, "implausible", implausible);
+  add_plan(rep, kit);
   return rep;
 }

@@ -25,7 +25,7 @@
  *     "predicted","ratio","plausible","reason"}]}],
  *  "skipped":[...], "failed":[...],
  *  "claims":[{"lesson","id","quote","where","experiment","holds","numbers"|"why"}],
- *  "claims_note"?, "implausible":N}
+ *  "claims_note"?, "implausible":N, "plan"?: a plan run (kit_plan.h)}
  * -1 with err: unknown_profile, or out_of_memory. */
 int lab_compare(const cJSON *kit, const cJSON *claims, const char *profile, cJSON **report, lab_error *err);
 
@@ -39,7 +39,7 @@ int lab_compare_with(const cJSON *kit, const cJSON *claims, const char *profile,
 /* What a class keeps of a run handed in, without simulating anything:
  * {"run":{…as above}, "profile": the device's built-in profile or null,
  *  "experiments":[{"experiment","figures":[{"metric","unit","measured",
- *  "predicted":null,"ratio":null,"plausible","reason"}]}], "implausible":N}.
+ *  "predicted":null,"ratio":null,"plausible","reason"}]}], "implausible":N, "plan"?}.
  * NULL when out of memory. */
 cJSON *lab_compare_summary(const cJSON *kit);
 

@@ -3,7 +3,8 @@
  * provenance with a device, and results that are each a well-formed
  * envelope of a known experiment with backend "pytorch", parameters the
  * experiment accepts, finite numbers and bounded texts; each experiment at
- * most once. What fails is named with its place in the file. */
+ * most once; a plan run (--plan) checked by kit_plan.c, with which the
+ * results may be none. What fails is named with its place in the file. */
 #include "kit_file.h"
 
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "cjson_compat.h"
 #include "envelope.h"
 #include "json.h"
+#include "kit_plan.h"
 #include "registry.h"
 
 static int bad(lab_error *err, const char *where, const char *what) {
@@ -102,14 +104,20 @@ cJSON *lab_kit_read(const char *text, size_t len, lab_error *err) {
     return NULL;
   }
   const cJSON *results = cJSON_GetObjectItemCaseSensitive(kit, "results"), *env;
+  /* kit/measure.py --plan writes "plan_run" (null when the run failed, its error in "failed") and no results */
+  const cJSON *plan_run = cJSON_GetObjectItemCaseSensitive(kit, "plan_run");
+  int planned = plan_run != NULL;
+  if (cJSON_IsNull(plan_run)) plan_run = NULL;
   const char *seen[32] = {0};
   int i = 0, rc = 0;
   if (!cJSON_IsObject(kit) || !short_text(kit, "gpulab_measure", 1)) rc = bad(err, "the file", "has no \"gpulab_measure\" version");
   else if (provenance_ok(kit, err)) rc = -1;
-  else if (!cJSON_IsArray(results) || cJSON_GetArraySize(results) < 1 || cJSON_GetArraySize(results) > 32)
-    rc = bad(err, "results", "must be a list of 1 to 32 result envelopes");
+  else if (!cJSON_IsArray(results) || cJSON_GetArraySize(results) < (planned ? 0 : 1) || cJSON_GetArraySize(results) > 32)
+    rc = bad(err, "results", "must be a list of 1 to 32 result envelopes (0 to 32 with a plan run)");
+  else if (plan_run && lab_kit_plan_check(plan_run, err)) rc = -1;
   else if (list_ok(kit, "skipped", "why", err) || list_ok(kit, "failed", "error", err)) rc = -1;
   else if (values_ok(cJSON_GetObjectItemCaseSensitive(kit, "provenance"), "provenance", err)) rc = -1;
+  else if (plan_run && values_ok(plan_run, "plan_run", err)) rc = -1;
   else
     cJSON_ArrayForEach(env, results) if (!rc && result_ok(env, i++, seen, err)) rc = -1;
   if (rc) {

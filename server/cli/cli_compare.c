@@ -57,6 +57,42 @@ static void print_figures(const cJSON *e) {
   }
 }
 
+/* Milliseconds, or bytes in the unit that reads best; "-" when absent. */
+static void amount(const cJSON *v, int ms, char *out, size_t n) {
+  double x = cJSON_GetNumberValue(v);
+  if (!cJSON_IsNumber(v)) snprintf(out, n, "-");
+  else if (ms) snprintf(out, n, "%.3g ms", x);
+  else if (x >= 1 << 30) snprintf(out, n, "%.3f GiB", x / (1 << 30));
+  else if (x >= 1 << 20) snprintf(out, n, "%.2f MiB", x / (1 << 20));
+  else if (x >= 1 << 10) snprintf(out, n, "%.1f KiB", x / (1 << 10));
+  else snprintf(out, n, "%.0f B", x);
+}
+
+/* A plan run (measure.py --plan): each counter the kit read beside the plan's prediction. */
+static void print_plan(const cJSON *plan) {
+  const cJSON *c;
+  say("\nThe plan (%s, planned on %s) run on your %s: %s\n", s(plan, "model")[0] ? s(plan, "model") : s(plan, "arch"),
+      s(plan, "profile"), s(plan, "device"), s(plan, "verdict"));
+  const cJSON *oom = cJSON_GetObjectItemCaseSensitive(plan, "oom");
+  if (cJSON_IsObject(oom)) say("  the error: %s\n", s(oom, "message"));
+  if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(plan, "counters")))
+    say("  %-16s %14s %14s %8s\n", "counter", "measured", "planned", "ratio");
+  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(plan, "counters")) {
+    char m[32], p[32], r[32];
+    int ms = !strcmp(s(c, "id"), "step_ms");
+    const cJSON *mv = cJSON_GetObjectItemCaseSensitive(c, "measured"), *pv = cJSON_GetObjectItemCaseSensitive(c, "predicted");
+    amount(mv, ms, m, sizeof m);
+    amount(pv, ms, p, sizeof p);
+    num(c, "ratio", r, sizeof r);
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(c, "in_band");
+    say("  %-16s %14s %14s %8s  %s\n", s(c, "id"), m, p, r,
+        cJSON_IsTrue(in) ? "in the plan's band" : cJSON_IsFalse(in) ? "OUTSIDE the plan's band" : "not scored");
+    say("    (%s)\n", s(c, "what"));
+  }
+  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(plan, "unavailable")) say("  %-16s not measured: %s\n", s(c, "id"), s(c, "why"));
+  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(plan, "notes")) say("  note: %s\n", cJSON_GetStringValue(c));
+}
+
 static void print_text(const cJSON *rep) {
   const cJSON *run = cJSON_GetObjectItemCaseSensitive(rep, "run"), *prof = cJSON_GetObjectItemCaseSensitive(rep, "profile");
   const cJSON *e, *c;
@@ -64,6 +100,7 @@ static void print_text(const cJSON *rep) {
       s(run, "platform")[0] ? ", " : "", s(run, "platform"), s(run, "date"));
   say("Compared with the profile %s (%s): %s.\n", s(prof, "name"), s(prof, "label"), s(prof, "how"));
   cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "experiments")) print_figures(e);
+  if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(rep, "plan"))) print_plan(cJSON_GetObjectItemCaseSensitive(rep, "plan"));
   cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "skipped")) say("\nskipped %s: %s", s(e, "experiment"), s(e, "why"));
   cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "failed")) say("\nfailed %s: %s", s(e, "experiment"), s(e, "error"));
   say("\n\nThe lessons' claims on your numbers:%s%s\n", s(rep, "claims_note")[0] ? " " : "", s(rep, "claims_note"));

@@ -60,6 +60,9 @@ function files(t) {
     failed: put('failed.json', failed),
     big: put('big.json', Buffer.alloc(1024 * 1024 + 1, 0x20)),
     text: put('notes.json', 'PyTorch version: 2.5.1\n'),
+    // a plan run as the kit wrote it on this CPU (measure.py --plan, a Llama with GQA in bf16 planned with
+    // --backend cpu), kept in the kit reader's fuzz corpus
+    plan: path.join(REPO, 'tests/fuzz/corpus/kit_file/plan_run_cpu.json'),
     cpu: cpuRun(),
   };
 }
@@ -171,6 +174,18 @@ browserTest('a kit run is compared in the browser, offline, beside the predictio
     assert.match(await page.locator('#yours-claims + p').textContent(), /the run had no GPU/);
     assert.ok(await page.locator('#yours-exp-placement .own-mine .exp-source').count() === 1);
     assert.deepEqual(sent.filter((r) => r.method !== 'GET'), [], 'nothing was sent');
+
+    // a plan run (measure.py --plan): each counter beside the plan's, what a CPU cannot measure said
+    await drop(page, f.plan);
+    assert.match(await page.locator('#yours-plan + p').textContent(), /4 of 4 counters within the plan's band/);
+    const rows = page.locator('.own-plan-counters tbody tr');
+    assert.equal(await rows.count(), 5);
+    for (const id of ['weights', 'gradients', 'optimizer_state', 'activations'])
+      assert.match(await rows.filter({ hasText: id }).textContent(), /1\.00×\s*yes$/);
+    assert.match(await rows.filter({ hasText: 'step_ms' }).textContent(), /not scored/);
+    assert.match(await page.locator('.own-plan').textContent(), /allocated: the CPU has no CUDA caching allocator/);
+    await page.locator('.own-plan').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(shots, `yours-${tag}-plan.png`) });
 
     if (width === 1280) {
       // a device without a profile (the 7900 XTX has one, the 7800 XT not): one fitted from the run, offered everywhere, kept after a reload

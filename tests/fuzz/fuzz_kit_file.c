@@ -2,7 +2,8 @@
  * measurement kit file (lab/compare/kit_file.h): no crash, no leak; either
  * one of the kit's three error codes, or a document whose every result is
  * an envelope of a known experiment, and on which every physical check
- * runs (lab/compare/plausible.h) against a profile and without one. The
+ * runs (lab/compare/plausible.h) against a profile and without one, and
+ * whose plan run, if any, is reported (lab/compare/kit_plan.h). The
  * simulations of `gpulab compare` are left out: they take tenths of a
  * second and are the simulator's, fuzzed by their parameters elsewhere. */
 #include <stdint.h>
@@ -10,6 +11,7 @@
 
 #include "cjson_compat.h"
 #include "kit_file.h"
+#include "kit_plan.h"
 #include "plausible.h"
 #include "profiles.h"
 
@@ -32,6 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       lab_plausible_check(exp->valuestring, m->string, env, NULL, why, sizeof why);
     }
   }
+  const cJSON *pr = cJSON_GetObjectItemCaseSensitive(kit, "plan_run");
+  if (cJSON_IsObject(pr)) cJSON_Delete(lab_kit_plan_report(pr)); /* a plan run the reader let through is reported */
   lab_kit_result(kit, "transfer");
   lab_kit_kind(kit);
   cJSON_Delete(kit);

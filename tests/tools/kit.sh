@@ -2,7 +2,8 @@
 # The measurement kit (kit/measure.py) and gpulab compare, end to end on
 # this machine with Debian's PyTorch (/usr/bin/python3, a CPU build; make
 # deps installs it): its preflight on public reports and its GPU code
-# against a stand-in torch.cuda (tests/kit/test_kit.py), a real run on the
+# against a stand-in torch.cuda (tests/kit/test_kit.py), --plan FILE on
+# small planned configurations and bad plan files (tests/kit/test_plan.py), a real run on the
 # CPU that reports the CPU wheel, writes a valid file and a trace gpulab
 # doctor reads, every envelope drawn by the client's views
 # (build/tests/kit_views), gpulab compare on it, a doctored file flagged,
@@ -22,9 +23,9 @@ json() { $py -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if 
 
 ok "Debian's PyTorch is there for the kit ($py)" '$py -c "import torch" 2>"$dir/torch.err"' || show "$dir/torch.err"
 
-GPULAB_BIN=$bin GPULAB_KIT_OUT=$dir $py -m unittest -v tests/kit/test_kit.py >"$dir/unit.log" 2>&1
+GPULAB_BIN=$bin GPULAB_KIT_OUT=$dir $py -m unittest -v tests/kit/test_kit.py tests/kit/test_plan.py >"$dir/unit.log" 2>&1
 rc=$?
-ok "preflight on public reports, each finding pasted into gpulab explain, GPU code on a stand-in torch.cuda ($(grep -cE ' \.\.\. ok$' "$dir/unit.log") tests)" '[ $rc -eq 0 ]' || show "$dir/unit.log" 40
+ok "preflight on public reports, each finding pasted into gpulab explain, GPU code on a stand-in torch.cuda, --plan on this CPU and the stand-in, bad plan files ($(grep -cE ' \.\.\. ok$' "$dir/unit.log") tests)" '[ $rc -eq 0 ]' || show "$dir/unit.log" 40
 
 "$build/tests/kit_views" "$dir/standin.json" >"$dir/views_gpu.tap" 2>&1
 rc=$?

@@ -68,11 +68,10 @@ ok "every step after it ran: every experiment on the GPU (stand-in), recorded, t
   sum_line record | grep -q "ok .* 12 recordings" && sum_line kit | grep -q "ok .*the kit ran [0-9]* experiments" &&
   sum_line cold | grep -q " ok " && sum_line claims | grep -qE "pass [0-9]+" &&
   sum_line traces | grep -q "ok .*train-cold.json.gz" && sum_line errors | grep -q "ok .*[1-9] messages"' || show "$out/summary.txt" 60
-if "$torch_py" kit/measure.py --help | grep -q -- --plan; then
-  ok "the planner's step runs, the kit having --plan" '! sum_line plan | grep -q SKIPPED'
-else
-  ok "the planner's step says it is not built while the kit has no --plan" 'sum_line plan | grep -q "SKIPPED .*skipped: not built"'
-fi
+ok "the planner's step runs the kit's --plan for real on this CPU: 3 configurations, tensor bytes beside the plan's" '
+  sum_line plan | grep -q "ok .* 3 of 3 configurations measured by the kit beside the planner" &&
+  [ "$(grep -cE "^      [a-z0-9-]+ on cpu: weights 1\.0., gradients 1\.0., optimizer_state 1\.0., activations (0\.9[5-9]|1\.0[0-5])$" "$out/summary.txt")" -eq 3 ]' ||
+  show "$out/summary.txt" 60
 size=$(stat -c %s "$out/gpulab-lease.tar.gz")
 ok "one archive of at most 16 MiB ($(mib "$size")), each part within its budget" \
   '[ "$size" -le $((16 << 20)) ] && grep -qE "^parts .*recordings .*tables .*traces .*errors .*logs" "$out/summary.txt"'
@@ -87,7 +86,8 @@ ok "every member is a file at one of the lease's places" \
 ok "the recordings: one per experiment and an index" '
   (for e in $("$build/bin/gpulab" experiments --live); do has "web/recorded/$e.json" || exit 1; done) && has web/recorded/index.json'
 ok "the comparison tables: device, calibrated profile, gpulab beside PyTorch and the simulator, the kit, cold start, claims" '
-  (for f in device.json calibrated.json calibrate.txt compare.json compare.txt kit.json kit_compare.json cold.json claims.tap summary.txt; do
+  (for f in device.json calibrated.json calibrate.txt compare.json compare.txt kit.json kit_compare.json cold.json claims.tap summary.txt \
+    plan/comparison.json plan/gpt2-fp32-eager.run.json; do
     has "$m/$f" || exit 1; done)'
 ok "the doctor's traces (cold, warm, the kit's) and explain's messages" '
   has "tests/doctor/gpu/gpulab-fake-gpu-test-train-cold.json.gz" && has "tests/doctor/gpu/gpulab-fake-gpu-test-train-warm.json.gz" &&

@@ -281,6 +281,79 @@ START_TEST(compare_checks_the_lessons_claims_on_the_run) {
 }
 END_TEST
 
+
+static cJSON *plan_counter(const cJSON *rep, int i) {
+  return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rep, "plan"), "counters"), i);
+}
+
+START_TEST(kit_file_with_a_plan_run_is_read_and_each_counter_scored_from_its_numbers) {
+  lab_error err = {0};
+  cJSON *kit = lab_kit_read(TEST_PLAN_RUN, strlen(TEST_PLAN_RUN), &err), *rep = NULL;
+  ck_assert_msg(kit != NULL, "%s", err.message);
+  ck_assert_int_eq(lab_compare(kit, NULL, NULL, &rep, &err), 0);
+  const cJSON *a = plan_counter(rep, 0), *r = plan_counter(rep, 1);
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "id")), "allocated");
+  ck_assert_double_eq_tol(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(a, "ratio")), 1.04, 1e-9);
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "in_band")));  /* the file said false */
+  ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "in_band"))); /* the file said true */
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rep, "plan"),
+                                                                         "model")), "gpt2-124m");
+  cJSON *sum = lab_compare_summary(kit);
+  ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(plan_counter(sum, 1), "in_band")));
+  cJSON_Delete(sum);
+  cJSON_Delete(rep);
+  cJSON_Delete(kit);
+}
+END_TEST
+
+START_TEST(kit_file_with_a_bad_plan_run_is_refused_naming_the_place) {
+  static const struct {
+    const char *path, *json, *place; /* counters[N].key, a key of plan_run, or the whole plan_run */
+  } cases[] = {
+      {"counters.0.id", "\"vram\"", "plan_run.counters[0]"},
+      {"counters.1.id", "\"allocated\"", "repeats"},
+      {"counters.0.measured", "-1", "plan_run.counters[0]"},
+      {"counters.0.predicted", "\"2.5 GB\"", "plan_run.counters[0]"},
+      {"counters.2.band", "[112, 72]", "band"},
+      {"counters.0.in_band", "\"yes\"", "in_band"},
+      {"counters.0.what", "null", "what"},
+      {"oom", "{\"step\":\"one\",\"predicted\":true,\"message\":\"x\"}", "plan_run.oom"},
+      {"notes", "[\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\"]", "plan_run.notes"},
+      {"unavailable", "[{\"id\":\"vram\",\"why\":\"x\"}]", "plan_run.unavailable"},
+      {"verdict", "7", "plan_run.verdict"},
+      {"settings", "[]", "plan_run.settings"},
+      {"", "5", "plan_run"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lab_error err = {0};
+    cJSON *kit = lab_kit_read(TEST_PLAN_RUN, strlen(TEST_PLAN_RUN), &err), *pr = cJSON_GetObjectItemCaseSensitive(kit, "plan_run");
+    cJSON *value = cJSON_Parse(cases[i].json), *at = pr;
+    char path[64], *save = NULL, *key;
+    snprintf(path, sizeof path, "%s", cases[i].path);
+    const char *last = NULL;
+    for (key = strtok_r(path, ".", &save); key; key = strtok_r(NULL, ".", &save)) {
+      if (last) at = cJSON_IsArray(at) ? cJSON_GetArrayItem(at, atoi(last)) : cJSON_GetObjectItemCaseSensitive(at, last);
+      last = key;
+    }
+    if (!last) cJSON_ReplaceItemInObjectCaseSensitive(kit, "plan_run", value);
+    else if (cJSON_IsArray(at)) cJSON_ReplaceItemInArray(at, atoi(last), value);
+    else cJSON_ReplaceItemInObjectCaseSensitive(at, last, value);
+    cJSON *got = read_back(kit, &err);
+    ck_assert_msg(got == NULL, "%s = %s was read", cases[i].path, cases[i].json);
+    ck_assert_int_eq(err.code, LAB_E_KIT_INVALID);
+    ck_assert_msg(strstr(err.message, cases[i].place) != NULL, "%s: %s", cases[i].path, err.message);
+    cJSON_Delete(kit);
+  }
+  /* no results and no plan run: nothing to compare */
+  lab_error err = {0};
+  cJSON *kit = lab_kit_read(TEST_PLAN_RUN, strlen(TEST_PLAN_RUN), &err);
+  cJSON_DeleteItemFromObjectCaseSensitive(kit, "plan_run");
+  ck_assert_ptr_null(read_back(kit, &err));
+  ck_assert_int_eq(err.code, LAB_E_KIT_INVALID);
+  cJSON_Delete(kit);
+}
+END_TEST
+
 Suite *make_compare_suite(void) {
   Suite *s = suite_create("compare");
   TCase *tc = tcase_create("core");
@@ -290,6 +363,8 @@ Suite *make_compare_suite(void) {
   tcase_add_test(tc, kit_file_not_json_or_cut_short_is_refused);
   tcase_add_test(tc, kit_file_of_the_wrong_shape_is_refused_naming_the_place);
   tcase_add_test(tc, kit_file_with_a_number_past_a_double_is_refused);
+  tcase_add_test(tc, kit_file_with_a_plan_run_is_read_and_each_counter_scored_from_its_numbers);
+  tcase_add_test(tc, kit_file_with_a_bad_plan_run_is_refused_naming_the_place);
   tcase_add_test(tc, simulated_figures_are_plausible_on_their_device);
   tcase_add_test(tc, impossible_figures_are_flagged_with_their_cause);
   tcase_add_test(tc, compare_matches_the_device_and_gives_ratios);

@@ -172,6 +172,44 @@ START_TEST(a_device_without_a_profile_gets_one_fitted) {
 END_TEST
 
 /* Refused before anything is drawn: over 1 MiB (never read), not JSON, the wrong shape. */
+START_TEST(a_plan_run_is_drawn_beside_the_plan_per_counter) {
+  cJSON *kit = cJSON_Parse(TEST_PLAN_RUN), *a = answer_of(kit, 200);
+  char *html = draw(a);
+  ck_has(html, "The plan, run on your device");
+  ck_has(html, "gpt2-124m");
+  ck_has(html, "<strong>t4</strong>");
+  const char *table = strstr(html, "own-plan-counters");
+  ck_assert_ptr_nonnull(table);
+  /* allocated: 2.6 GB beside 2.5 GB, in its band whatever the file said; reserved: outside its band */
+  const char *alloc = strstr(table, "<code>allocated</code>"), *res = strstr(table, "<code>reserved</code>");
+  ck_assert_ptr_nonnull(alloc);
+  ck_assert_ptr_nonnull(res);
+  ck_assert_ptr_nonnull(strstr(alloc, "1.04×"));
+  ck_assert(strstr(alloc, "1.04×") < res);
+  ck_assert(strstr(alloc, ">yes<") < res);
+  ck_assert_ptr_nonnull(strstr(res, "own-flag-word\">no</strong>"));
+  ck_has(html, "the median step, CUDA events");
+  ck_lacks(html, "Not measured on this device"); /* a GPU gives every counter */
+  ck_lacks(html, "yours-exp-"); /* no experiments in a plan run's file */
+  free(html);
+  cJSON_Delete(a);
+  /* an out-of-memory at the first step: the verdict and the message, openable in explain; no counters */
+  cJSON *pr = cJSON_GetObjectItemCaseSensitive(kit, "plan_run");
+  cJSON_ReplaceItemInObjectCaseSensitive(pr, "counters", cJSON_CreateArray());
+  cJSON_ReplaceItemInObjectCaseSensitive(pr, "verdict", cJSON_CreateString("Out of memory at warm-up step 1, as predicted"));
+  cJSON_ReplaceItemInObjectCaseSensitive(pr, "oom", cJSON_Parse("{\"step\":1,\"phase\":\"warm-up step 1\",\"predicted\":true,"
+                                                                 "\"message\":\"CUDA out of memory. Tried to allocate 22.00 MiB\"}"));
+  a = answer_of(kit, 200);
+  html = draw(a);
+  ck_has(html, "Out of memory at warm-up step 1, as predicted");
+  ck_has(html, "#explain?text=CUDA%20out%20of%20memory.%20Tried%20to%20allocate%2022.00%20MiB");
+  ck_lacks(html, "own-plan-counters");
+  free(html);
+  cJSON_Delete(a);
+  cJSON_Delete(kit);
+}
+END_TEST
+
 START_TEST(bad_files_are_refused_with_their_codes) {
   char *out = NULL;
   ck_assert_int_eq(ui_kit_run(NULL, LAB_KIT_MAX_BYTES + 1, NULL, &out), 413);
@@ -197,6 +235,7 @@ Suite *make_ui_own_run_suite(void) {
   tcase_add_test(tc, impossible_figures_are_flagged_and_not_drawn_as_measured);
   tcase_add_test(tc, caught_messages_open_in_explain);
   tcase_add_test(tc, a_device_without_a_profile_gets_one_fitted);
+  tcase_add_test(tc, a_plan_run_is_drawn_beside_the_plan_per_counter);
   tcase_add_test(tc, bad_files_are_refused_with_their_codes);
   suite_add_tcase(s, tc);
   return s;

@@ -149,3 +149,19 @@ cJSON *test_kit_of(const char *device, const char *cc, const char *profile, cons
   }
   return kit;
 }
+
+/* A plan run as kit/measure.py --plan writes it on a T4, doctored: the file's
+ * ratio and in_band for allocated are wrong, reserved's in_band claims a
+ * figure outside its band is inside. */
+const char TEST_PLAN_RUN[] =
+    "{\"gpulab_measure\":\"1.0\",\"provenance\":{\"torch\":\"2.5.1+cu121\",\"device\":{\"kind\":\"cuda\",\"name\":"
+    "\"Tesla T4\",\"compute_capability\":\"7.5\"}},\"results\":[],\"skipped\":[],\"failed\":[],\"plan_run\":{"
+    "\"settings\":{\"model\":\"gpt2-124m\",\"arch\":\"gpt2\",\"seq\":128},\"profile\":\"t4\",\"device\":\"cuda\","
+    "\"verdict\":\"3 of 4 counters within the plan's band\",\"oom\":null,\"counters\":["
+    "{\"id\":\"allocated\",\"what\":\"torch.cuda.max_memory_allocated()\",\"measured\":2600000000,"
+    "\"predicted\":2500000000,\"band\":[2390000000,2770000000],\"ratio\":9,\"in_band\":false},"
+    "{\"id\":\"reserved\",\"what\":\"torch.cuda.max_memory_reserved()\",\"measured\":3000000000,"
+    "\"predicted\":2600000000,\"band\":[2360000000,2900000000],\"ratio\":1.15,\"in_band\":true},"
+    "{\"id\":\"step_ms\",\"what\":\"the median step, CUDA events\",\"measured\":100,\"predicted\":90,"
+    "\"band\":[72,112],\"ratio\":1.11,\"in_band\":true}],"
+    "\"unavailable\":[],\"notes\":[],\"steps\":{\"warmup\":2,\"measured\":5}}}";

@@ -42,4 +42,8 @@ bool test_exp_applies(const char *name, int i);
  * writes it: "measured_with"). */
 cJSON *test_kit_of(const char *device, const char *cc, const char *profile, const char *const *exps, int n);
 
+/* A kit file of a plan run (kit/measure.py --plan) on a T4, no results; its allocated counter's ratio
+ * and band verdict and reserved's band verdict are doctored (compare recomputes them). */
+extern const char TEST_PLAN_RUN[];
+
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json_get.h"
+#include "own_plan.h"
 #include "registry.h"
 #include "result.h"
 
@@ -186,18 +187,24 @@ static void one_experiment(ui_buf *b, const cJSON *e, const cJSON *kit, const ch
   ui_buf_raw(b, "</section></div></article>");
 }
 
+void ui_own_reasons(ui_buf *b, const cJSON *list, const char *name_key) {
+  const cJSON *x;
+  ui_buf_raw(b, "<ul class=\"own-skipped\">");
+  cJSON_ArrayForEach(x, list) {
+    ui_buf_raw(b, "<li><strong>");
+    ui_buf_text(b, str(x, name_key));
+    ui_buf_raw(b, "</strong>: ");
+    ui_buf_text(b, str(x, "why"));
+    ui_buf_raw(b, "</li>");
+  }
+  ui_buf_raw(b, "</ul>");
+}
+
 static void lists(ui_buf *b, const cJSON *kit) {
   const cJSON *x;
   if (cJSON_GetArraySize(ui_json_arr(kit, "skipped"))) {
-    ui_buf_raw(b, "<h3 id=\"yours-skipped\">Not run on this device</h3><ul class=\"own-skipped\">");
-    cJSON_ArrayForEach(x, ui_json_arr(kit, "skipped")) {
-      ui_buf_raw(b, "<li><strong>");
-      ui_buf_text(b, str(x, "experiment"));
-      ui_buf_raw(b, "</strong>: ");
-      ui_buf_text(b, str(x, "why"));
-      ui_buf_raw(b, "</li>");
-    }
-    ui_buf_raw(b, "</ul>");
+    ui_buf_raw(b, "<h3 id=\"yours-skipped\">Not run on this device</h3>");
+    ui_own_reasons(b, ui_json_arr(kit, "skipped"), "experiment");
   }
   if (cJSON_GetArraySize(ui_json_arr(kit, "failed"))) {
     ui_buf_raw(b, "<h3 id=\"yours-failed\">Failed on your machine</h3><ul class=\"own-errors\">");
@@ -300,6 +307,7 @@ void ui_render_own_run(ui_buf *b, const cJSON *answer) {
                    "impossible on this device</strong>: flagged below with the likely cause, and not drawn as measured.</p>",
                 bad, bad < 2 ? " is" : "s are");
   preflight(b, kit);
+  if (ui_json_obj(cmp, "plan")) ui_render_own_plan(b, ui_json_obj(cmp, "plan"));
   cJSON_ArrayForEach(e, ui_json_arr(cmp, "experiments")) one_experiment(b, e, kit, profile);
   lists(b, kit);
   claims(b, cmp, ui_json_str(run, "device") ? str(run, "device") : "machine");

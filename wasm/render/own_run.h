@@ -6,7 +6,8 @@
  * with its likely cause (and the run's chart then folded away as what the
  * file claims, never shown as a measurement), the captured error messages
  * with a link into #explain, what was skipped, and the lessons' claims
- * checked on the learner's numbers. Plain C: the unit tests draw it. */
+ * checked on the learner's numbers; a plan run (own_plan.h) beside its
+ * plan. Plain C: the unit tests draw it. */
 #ifndef UI_OWN_RUN_H
 #define UI_OWN_RUN_H
 
@@ -30,5 +31,8 @@ const char *ui_own_figure_value(const cJSON *figure, const char *key, char *out,
 /* An href into #explain carrying text: "#explain?text=" and the text
  * percent-encoded (at most max_bytes of it, cut at a character's start). */
 void ui_own_explain_href(ui_buf *b, const char *text, size_t max_bytes);
+
+/* A list of what was not done and why: each entry's name_key in bold, then its "why". */
+void ui_own_reasons(ui_buf *b, const cJSON *list, const char *name_key);
 
 #endif
