@@ -6,7 +6,8 @@
 // mode; and every refusal says the page reads the same file with nothing
 // uploaded. Slow uploads and a burst of readers leave /api/health and a
 // simulated run from another address answered; a burst of abandoned runs
-// leaves no line that turns the next learners away.
+// leaves no line that turns the next learners away. An upload cut while its
+// client is still sending gets its answer, not a reset (the lingering close).
 // Bounded: at most 76 sockets at once, each test well under 60 s; it waits
 // on the server's own counts (/metrics), never on fixed sleeps.
 import { test } from 'node:test';

@@ -156,6 +156,22 @@ START_TEST(timing_cold_bar_has_its_start_part_on_every_profile) {
 }
 END_TEST
 
+/* A profile file's context_ms is a figure like the others: 0 (none, as on
+ * MPS) is taken, a negative one is refused naming it. */
+START_TEST(timing_profile_file_context_ms_is_bounded) {
+  lab_profile back;
+  lab_error err;
+  cJSON *j = lab_profile_json(lab_profile_find("t4"));
+  cJSON_ReplaceItemInObject(j, "context_ms", cJSON_CreateNumber(0));
+  ck_assert_int_eq(lab_profile_from_json(j, &back, &err), 0);
+  ck_assert(back.context_ms == 0);
+  cJSON_ReplaceItemInObject(j, "context_ms", cJSON_CreateNumber(-5));
+  ck_assert_int_eq(lab_profile_from_json(j, &back, &err), -1);
+  ck_assert_str_eq(err.param, "context_ms");
+  cJSON_Delete(j);
+}
+END_TEST
+
 /* A real fresh process's times (kernels/cold.cu) name the same parts. */
 START_TEST(timing_real_cold_start_names_the_same_parts) {
   lab_timing_measure m;
@@ -293,6 +309,7 @@ TEST_EXPERIMENT_SUITE(timing) {
   tcase_add_test(tc, timing_findings_quote_the_measured_numbers);
   tcase_add_test(tc, timing_cold_bar_has_its_start_part_on_every_profile);
   tcase_add_test(tc, timing_real_cold_start_names_the_same_parts);
+  tcase_add_test(tc, timing_profile_file_context_ms_is_bounded);
   tcase_add_test(tc, timing_findings_claim_only_what_the_numbers_show);
   tcase_add_test(tc, timing_launch_bound_finding_needs_the_numbers);
   tcase_add_test(tc, timing_cli_size_64_prints_no_zero_times);
