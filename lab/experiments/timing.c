@@ -2,7 +2,9 @@
  * the stream model (lab/sim/stream_sim.h): each sgemm launch costs the host
  * launch_us and returns at once, the GPU runs the sgemms back to back for
  * lab_gemm_us each, a synchronize waits for the last one; the first run
- * pays cold_start_ms for loading the library and its kernels. */
+ * pays cold_start_ms for loading the library and its kernels, after
+ * context_ms for starting CUDA (the context, created at the first CUDA
+ * call of the process: a part of the cold bar of its own). */
 #include "timing.h"
 
 #include <math.h>
@@ -64,23 +66,31 @@ void lab_timing_findings(cJSON *env, const lab_timing_measure *m) {
                     lab_fmt_ms(ev, b, sizeof b));
   }
   double warm = sync, ratio = warm > 0 ? m->cold_ms / warm : 0;
-  char times[48];
+  char times[48], start[160] = "";
   if (ratio >= 1.05) snprintf(times, sizeof times, "%s times a warm batch", lab_fmt_num(ratio, d, sizeof d));
   else snprintf(times, sizeof times, "about as long as a warm batch");
+  const char *part = lab_timing_start_part(m->platform);
+  if (m->context_ms > 0 && part)
+    snprintf(start, sizeof start, "%s (creating its context at the first %s call, not at import torch) took %s, "
+             "%s%% of the first call; then ", part, m->platform == LAB_PLATFORM_ROCM ? "HIP" : "CUDA", lab_fmt_ms(m->context_ms, c, sizeof c),
+             lab_fmt_num(100 * m->context_ms / (m->context_ms + m->cold_ms), d, sizeof d));
   if (m->cold_fresh == 1)
-    lab_env_finding(env, "In a fresh process the first batch took %s (creating the cuBLAS handle and loading its "
-                    "kernels), %s (%s); creating the CUDA context had taken another %s. Warm up before you "
-                    "time, and never report the first run.",
-                    lab_fmt_ms(m->cold_ms, a, sizeof a), times, lab_fmt_ms(warm, b, sizeof b),
-                    lab_fmt_ms(m->context_ms, c, sizeof c));
+    lab_env_finding(env, "In a fresh process: %sthe first batch took %s (creating the cuBLAS handle and loading its "
+                    "kernels), %s (%s). Warm up before you time, and never report the first run.",
+                    start, lab_fmt_ms(m->cold_ms, a, sizeof a), times, lab_fmt_ms(warm, b, sizeof b));
   else if (m->cold_fresh == 0)
     lab_env_finding(env, "The first batch in this worker took %s, %s (%s). This worker may have loaded cuBLAS for "
                     "an earlier run, so a fresh process would pay more. Warm up before you time.",
                     lab_fmt_ms(m->cold_ms, a, sizeof a), times, lab_fmt_ms(warm, b, sizeof b));
-  else
-    lab_env_finding(env, "The first run took %s in the model of a fresh process (loading cuBLAS and its kernels), "
-                    "%s (%s). Warm up before you time, and never report the first run.",
+  else if (!part)
+    lab_env_finding(env, "The first run took %s in the model of a fresh process (loading cuBLAS and its kernels: "
+                    "here MPS's kernels, with the Metal device's set-up; MPS has no CUDA context to start), %s (%s). "
+                    "Warm up before you time, and never report the first run.",
                     lab_fmt_ms(m->cold_ms, a, sizeof a), times, lab_fmt_ms(warm, b, sizeof b));
+  else
+    lab_env_finding(env, "In the model of a fresh process: %sthe first run took %s (loading cuBLAS and its kernels), "
+                    "%s (%s). Warm up before you time, and never report the first run.",
+                    start, lab_fmt_ms(m->cold_ms, a, sizeof a), times, lab_fmt_ms(warm, b, sizeof b));
   if (k > 0 && m->busy_ms > 0)
     lab_env_finding(env, "Each launch cost the host about %s; each %d×%d sgemm ran %s on the GPU (%s TFLOPS, "
                     "timed in a batch held until all of it was queued).",
@@ -112,6 +122,32 @@ void lab_timing_summarize(lab_timing_measure *m) {
   m->busy_iqr_pct = sb.iqr_pct;
 }
 
+const char *lab_timing_start_part(lab_platform platform) {
+  return platform == LAB_PLATFORM_MPS ? NULL : platform == LAB_PLATFORM_ROCM ? "starting ROCm" : "starting CUDA";
+}
+
+/* The cold bar's parts, named for the page (details.first_call: [{part,
+ * ms}]): starting CUDA (when measured or modelled), then the first batch
+ * less a warm one (loading cuBLAS and its kernels), then the warm batch's
+ * own work. The same for a real fresh process and the model. */
+static void first_call_parts(cJSON *env, const lab_timing_measure *m) {
+  cJSON *arr = cJSON_AddArrayToObject(lab_env_details(env), "first_call");
+  const char *start = lab_timing_start_part(m->platform);
+  double warm = m->host_sync_ms < m->cold_ms ? m->host_sync_ms : m->cold_ms;
+  const char *library = m->platform == LAB_PLATFORM_MPS    ? "setting up Metal and loading its kernels"
+                        : m->platform == LAB_PLATFORM_ROCM ? "loading rocBLAS and its kernels"
+                                                           : "loading cuBLAS and its kernels";
+  const char *names[3] = {start, library, "the matrix multiplies"};
+  double ms[3] = {start ? m->context_ms : 0, m->cold_ms - warm, warm};
+  for (int i = 0; arr && i < 3; i++) {
+    if (!names[i] || !(ms[i] > 0)) continue;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "part", names[i]);
+    cJSON_AddNumberToObject(o, "ms", ms[i]);
+    cJSON_AddItemToArray(arr, o);
+  }
+}
+
 cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, const char *backend,
                            const char *device_name, const lab_profile *prof) {
   const lab_params_timing tp = lab_params_timing_of(p);
@@ -126,7 +162,11 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
   lab_env_metric(env, "cold_ms", m->cold_ms);
   lab_env_metric(env, "warm_ms", m->host_sync_ms);
   lab_env_metric(env, "cold_over_warm", m->host_sync_ms > 0 ? m->cold_ms / m->host_sync_ms : 0);
-  if (m->context_ms > 0) lab_env_metric(env, "context_ms", m->context_ms);
+  if (m->context_ms > 0) {
+    lab_env_metric(env, "context_ms", m->context_ms);
+    lab_env_metric(env, "context_share_pct", 100 * m->context_ms / (m->context_ms + m->cold_ms));
+  }
+  first_call_parts(env, m);
   lab_env_metric(env, "gpu_busy_ms", m->busy_ms);
   lab_env_metric(env, "launch_us", m->repeats ? m->host_nosync_ms * 1e3 / m->repeats : 0);
   lab_env_metric(env, "sgemm_ms", m->repeats ? m->busy_ms / m->repeats : 0);
@@ -165,7 +205,8 @@ cJSON *lab_timing_envelope(const lab_params *p, const lab_timing_measure *m, con
                      "efficiency (lower for small matrices, ±1.5% jitter); a synchronize waits for the GPU and costs "
                      "sync_us; events span the batch from the first sgemm's start to the last one's end, waits for "
                      "launches included, at 0.5 µs resolution; the GPU's own time is the sgemms back to back; the first "
-                     "run adds cold_start_ms (a fresh process loading cuBLAS). Medians of the samples.");
+                     "run adds cold_start_ms (a fresh process loading cuBLAS), after context_ms (starting CUDA: the "
+                     "context, ±10%). Medians of the samples.");
   else
     lab_text_add(&t, "Each sample is one batch of sgemms launched as a program launches them: the host clock is read "
                      "before the first launch, after the last launch (no synchronize) and after the synchronize; CUDA "
@@ -248,6 +289,9 @@ static int simulate(const lab_params *p, const lab_profile *base, cJSON **out, l
     m.run_ms[m.n_runs++] = m.sync_ms[i];
   }
   sim_batch(prof, m.size, m.repeats, 0, &r, &m, 1, &a, &b, &d, NULL);
+  /* drawn last, so the batches' draws are those of the model without it */
+  m.context_ms = lab_timing_start_part(base->platform) ? prof->context_ms * lab_rng_jitter(&r, 10) : 0;
+  m.platform = base->platform;
   lab_timing_summarize(&m);
   m.validated = -1;
   *out = lab_timing_envelope(p, &m, "simulated", base->device_name, base);

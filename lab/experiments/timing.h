@@ -28,10 +28,13 @@ typedef struct lab_timing_measure {
   /* The first batch: cublasCreate + the first sgemms (kernels loaded) +
    * synchronize, on the host clock. cold_fresh: 1 measured in a fresh
    * process (truly cold), 0 in this worker (which may have loaded cuBLAS
-   * for an earlier run), -1 modelled. context_ms: creating the CUDA context
-   * in that fresh process (0 when not measured). */
+   * for an earlier run), -1 modelled. context_ms: starting CUDA, creating
+   * the context at that fresh process's first CUDA call, before the first
+   * batch (0 when not measured, and on MPS, which has none). platform:
+   * whose context it is (CUDA for a real run). */
   double cold_ms, context_ms;
   int cold_fresh;
+  lab_platform platform;
   int n_runs;                          /* cold + warm-up + samples */
   double run_ms[LAB_TIMING_MAX_RUNS];  /* host-synchronized time of every batch, in order */
   /* One warm batch on a common clock (µs from the first host call). */
@@ -42,6 +45,10 @@ typedef struct lab_timing_measure {
   int validated; /* -1: not checked (simulated) */
   double max_abs_err;
 } lab_timing_measure;
+
+/* The cold bar's first part, as the results name it: "starting CUDA"
+ * ("starting ROCm" under ROCm); NULL on MPS, which has no context to create. */
+const char *lab_timing_start_part(lab_platform platform);
 
 /* Checks what the bounds alone cannot: one batch stays under LAB_TIMING_MAX_FLOP. */
 int lab_timing_check(const lab_params *p, lab_error *err);

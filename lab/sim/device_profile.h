@@ -88,7 +88,10 @@ typedef struct lab_profile {
   double malloc_us_per_mib;       /* and what each further MiB adds */
   double free_us_per_mib;         /* cudaFree: per MiB unmapped, on top of a synchronize */
   double cache_pair_us;           /* a caching allocator's allocate + free from its cache */
-  double cold_start_ms;           /* first call: context + library load */
+  double context_ms;              /* starting CUDA: creating the context at the first CUDA call of a process
+                                   * (HIP's on ROCm); 0 on MPS, which has none (Metal's set-up is in
+                                   * cold_start_ms) */
+  double cold_start_ms;           /* the first batch then: creating the cuBLAS handle, loading its kernels */
   int driver_cuda_version;        /* e.g. 13000 */
   char driver_version[24];
   /* Built-in profiles: the source of every figure above (lab_profile_src).
@@ -110,7 +113,7 @@ typedef struct lab_profile {
   X(gemm_efficiency) X(tc_efficiency) X(power_cap) X(malloc_us) X(malloc_us_per_mib)                            \
   X(free_us_per_mib) X(cache_pair_us) X(cold_start_ms)
 #define LAB_PROFILE_OPTIONAL(X) \
-  X(tf32_tflops) X(fp16_tflops) X(bf16_tflops) X(bf16_fallback) X(pin_gbps) X(graph_node_us)
+  X(tf32_tflops) X(fp16_tflops) X(bf16_tflops) X(bf16_fallback) X(pin_gbps) X(graph_node_us) X(context_ms)
 #define LAB_PROFILE_INTS(X) \
   X(sm_count) X(memory_bytes) X(context_bytes) X(pcie_gen) X(pcie_lanes) X(tc_tile_m) X(tc_tile_n)
 

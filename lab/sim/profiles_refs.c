@@ -142,6 +142,10 @@ const lab_ref lab_profile_refs[] = {
     {"torchfl-27", "https://github.com/flagos-ai/Torch-FL/pull/27",
      "A100, us/op; 'submit' = N ops issued back to back and one sync at the end, so it times the host only: "
      "add[512^2] 8 us on the CUDA path"},
+    {"openqmc-109", "https://github.com/AcademySoftwareFoundation/openqmc/issues/109",
+     "RTX 4070 Laptop, Release build: a timed first launch that created the CUDA context took 151,538 and 124,115 us "
+     "(two samplers), 312 and 119 us once a warm-up launch had created it (pull request 111: medians of three, "
+     "133,457 and 131,444 us before)"},
     {"ocannl-488", "https://github.com/ahrefs/ocannl/issues/488",
      "RTX 5070 Ti Laptop (WSL2, CUDA 13.3): a chain of N no-op kernels, median of 200 reps after 50 warm-ups: graph "
      "replay ~15 us fixed + ~0.58 us per node; async enqueue ~2.65 us per launch"},

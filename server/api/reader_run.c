@@ -14,6 +14,7 @@
 
 #include "client_addr.h"
 #include "clock.h"
+#include "conn_socket.h"
 #include "cutoff.h"
 #include "hangup.h"
 #include "hooks.h"
@@ -124,6 +125,14 @@ int srv_reader_whole(srv_reader_input *in, const char **text, size_t *len, lab_e
   return 0;
 }
 
+/* The body was read to its end, or its client was told not to send it
+ * (it asked "Expect: 100-continue" and was answered first). */
+static int body_done(const srv_body *b) {
+  const char *expect = mg_get_header(b->conn, "Expect");
+  return b->ended || (b->declared >= 0 && (long long)b->used >= b->declared) ||
+         (!b->asked && expect && strcasecmp(expect, "100-continue") == 0);
+}
+
 /* Content-Type is one the route takes (a prefix, case aside). */
 static int type_taken(const srv_reader_route *route, const char *ct) {
   if (!ct) return !route->type_required;
@@ -212,22 +221,30 @@ int srv_reader_run(struct mg_connection *conn, srv_app *app, const srv_reader_ro
   }
 answer:;
   int rc;
+  /* An upload answered before its end (a cut) lingers, holding its place
+   * (the per-address and server bounds count it): a refusal before a place
+   * was taken closes at once, as every early answer does. Its socket is
+   * known only until the answer starts (conn_socket.h). */
+  int linger_fd = have_upload && !body_done(&in.body) ? srv_conn_socket(conn) : -1;
   if (ticket) srv_learner_sim_settle(app->cls, ticket, in.cpu_ms, in.cpu_ms > 0);
-  if (have_upload) {
-    const char *key_of[2] = {keys[0], keys[1]};
-    srv_inflight_give(app->reader_uploads, key_of, nkeys);
-  }
   free(in.whole);
   if (env) {
     rc = srv_send_json(conn, route->ok_status ? route->ok_status : 200, env);
     cJSON_Delete(env);
-    return rc;
+  } else {
+    /* the route's own word for it, with its own advice (the page has the same bound) */
+    if (err.code == LAB_E_BODY_TOO_LARGE && route->too_large != LAB_E_BODY_TOO_LARGE)
+      lab_fail(&err, route->too_large, NULL, NULL);
+    if (err.code == LAB_E_DEADLINE) cut[0]++;
+    if (err.code == LAB_E_OVER_CPU_BUDGET) cut[1]++;
+    add_page_hint(route, &err);
+    rc = srv_send_error_retry(conn, &err, retry);
   }
-  /* the route's own word for it, with its own advice (the page has the same bound) */
-  if (err.code == LAB_E_BODY_TOO_LARGE && route->too_large != LAB_E_BODY_TOO_LARGE)
-    lab_fail(&err, route->too_large, NULL, NULL);
-  if (err.code == LAB_E_DEADLINE) cut[0]++;
-  if (err.code == LAB_E_OVER_CPU_BUDGET) cut[1]++;
-  add_page_hint(route, &err);
-  return srv_send_error_retry(conn, &err, retry);
+  if (have_upload) {
+    if (linger_fd >= 0)
+      srv_conn_linger(conn, linger_fd, (long long)route->max_body_bytes, SRV_READER_LINGER_S, SRV_READER_LINGER_IDLE_S);
+    const char *key_of[2] = {keys[0], keys[1]};
+    srv_inflight_give(app->reader_uploads, key_of, nkeys);
+  }
+  return rc;
 }

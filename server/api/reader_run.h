@@ -16,7 +16,15 @@
  * that the page reads the same input in the browser with nothing
  * uploaded. Adding a route is one srv_reader_route and one call. A reader
  * that keeps what it read for the class (a kit run handed in) stores it in
- * its slot through the request's session (srv_reader_session). */
+ * its slot through the request's session (srv_reader_session).
+ * An upload answered before its body ended (cut over the CPU budget, the
+ * deadline, too large) is closed lingering (conn_socket.h): the answer
+ * with Connection: close, the write side shut, and what the client still
+ * sends read and dropped for at most SRV_READER_LINGER_S seconds (or the
+ * route's largest upload, or SRV_READER_LINGER_IDLE_S without a byte),
+ * its place in the bounds above held meanwhile; without it the close
+ * resets a connection still sending, and the client (a browser's fetch,
+ * curl) reads "connection reset" instead of the answer. */
 #ifndef SRV_READER_RUN_H
 #define SRV_READER_RUN_H
 
@@ -30,6 +38,14 @@
 /* The longest deadline of any reader route (POST /api/doctor's): the
  * watchdog counts a request as stuck only past every deadline it has. */
 #define SRV_READER_DEADLINE_MAX_S 300
+/* The lingering close after a cut: at most this long in all (nginx's
+ * lingering_time), and this long without a byte. Measured with 16 MiB
+ * uploads cut over the CPU budget, ten runs under four busy loops on this
+ * 2-core machine shared with other test runs: with 10 s and 2 s the first
+ * run's client got a reset, with 30 s and 5 s one run in ten (a client
+ * starved of CPU for over 5 s between two writes). */
+#define SRV_READER_LINGER_S 30
+#define SRV_READER_LINGER_IDLE_S 10
 
 typedef struct srv_reader_input srv_reader_input;
 

@@ -215,7 +215,8 @@ static double watchdog_stuck_s(const srv_runner *r) {
    * run's own deadline, or a reader's upload and reading (reader_run.h),
    * with room for the simulator and the store. */
   double longest = r->wait_s + r->deadline_s;
-  return (longest > SRV_READER_DEADLINE_MAX_S ? longest : SRV_READER_DEADLINE_MAX_S) + 30;
+  double reader = SRV_READER_DEADLINE_MAX_S + SRV_READER_LINGER_S; /* its upload, then the lingering close */
+  return (longest > reader ? longest : reader) + 30;
 }
 
 /* A profile from `gpulab calibrate --out`, offered beside the built-ins. */

@@ -1,10 +1,12 @@
 /* The socket's own view of a connection (see conn_socket.h): poll(2) for
  * the peer's close, FIONREAD for the bytes waiting, TCP_INFO for the bytes
  * received. All three are answered by the kernel at once, without reading
- * anything that CivetWeb would then miss. */
+ * anything that CivetWeb would then miss. The lingering close reads the
+ * socket itself, once the answer is sent and nothing more is wanted. */
 #include "conn_socket.h"
 
 #include <civetweb.h>
+#include <errno.h>
 #include <linux/sockios.h>
 #include <linux/tcp.h>
 #include <netinet/in.h>
@@ -13,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "clock.h"
 #include "conn_gate.h"
 
 static int socket_of(const struct mg_connection *conn) {
@@ -50,4 +53,30 @@ long long srv_conn_bytes_read(const struct mg_connection *conn) {
       ioctl(fd, FIONREAD, &waiting) != 0)
     return -1;
   return (long long)ti.tcpi_bytes_received - waiting;
+}
+
+int srv_conn_socket(const struct mg_connection *conn) { return socket_of(conn); }
+
+long long srv_conn_linger(const struct mg_connection *conn, int fd, long long max_bytes, double max_s, double idle_s) {
+  const struct mg_request_info *ri = mg_get_request_info(conn);
+  if (fd < 0 || !ri) return -1;
+  if (!ri->is_ssl) shutdown(fd, SHUT_WR);
+  char buf[8192];
+  long long dropped = 0;
+  double until = lab_clock_s() + max_s;
+  while (dropped < max_bytes) {
+    double left = until - lab_clock_s();
+    if (left > idle_s) left = idle_s;
+    if (left <= 0) break;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int r = poll(&p, 1, (int)(left * 1000) + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break; /* silent for idle_s, or the socket failed */
+    long long room = max_bytes - dropped;
+    ssize_t n = recv(fd, buf, room < (long long)sizeof buf ? (size_t)room : sizeof buf, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+    if (n <= 0) break; /* the client closed its end (or reset) */
+    dropped += n;
+  }
+  return dropped;
 }

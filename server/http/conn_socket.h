@@ -25,6 +25,23 @@ long srv_conn_waiting_bytes(const struct mg_connection *conn);
  * socket known) it writes nothing and returns -1; else 0. */
 int srv_conn_send_interim(const struct mg_connection *conn, const char *text);
 
+/* The lingering close of an answer sent before the request's body was
+ * read (a cut upload): half-closes the write side (the client reads the
+ * answer, then the end) and reads and drops what the client still sends,
+ * until it closes its end, max_bytes were dropped, max_s passed, or no
+ * byte came for idle_s; closing with unread bytes would reset the
+ * connection, and a client still sending reads "connection reset" instead
+ * of the answer. Over TLS the write side stays open (CivetWeb still says
+ * goodbye in TLS): the bytes are only dropped. fd is srv_conn_socket's,
+ * taken before the answer. The bytes dropped, or -1 when no socket is
+ * known (then nothing is read). */
+long long srv_conn_linger(const struct mg_connection *conn, int fd, long long max_bytes, double max_s, double idle_s);
+
+/* The socket under conn, or -1 unknown: taken before the answer is sent
+ * (an answered connection is no longer tracked by the accept gate, which
+ * lets its client open the next one), for srv_conn_linger after it. */
+int srv_conn_socket(const struct mg_connection *conn);
+
 /* Bytes of the request read from the socket so far (received less still
  * waiting; over TLS, encrypted bytes with the handshake), or -1 unknown. */
 long long srv_conn_bytes_read(const struct mg_connection *conn);

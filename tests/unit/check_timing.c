@@ -113,8 +113,81 @@ START_TEST(timing_findings_quote_the_measured_numbers) {
            lab_fmt_ms(test_exp_metric(env, "host_nosync_ms"), a, sizeof a),
            lab_fmt_ms(test_exp_metric(env, "events_ms"), b, sizeof b));
   ck_assert_msg(test_exp_finding_has(env, want), "no finding has '%s'", want);
-  snprintf(want, sizeof want, "The first run took %s", lab_fmt_ms(test_exp_metric(env, "cold_ms"), a, sizeof a));
+  snprintf(want, sizeof want, "the first run took %s", lab_fmt_ms(test_exp_metric(env, "cold_ms"), a, sizeof a));
   ck_assert_msg(test_exp_finding_has(env, want), "no finding has '%s'", want);
+  snprintf(want, sizeof want, "starting CUDA (creating its context at the first CUDA call, not at import torch) took %s",
+           lab_fmt_ms(test_exp_metric(env, "context_ms"), a, sizeof a));
+  ck_assert_msg(test_exp_finding_has(env, want), "no finding has '%s'", want);
+  cJSON_Delete(env);
+}
+END_TEST
+
+/* The cold bar's first part is starting CUDA (starting ROCm under ROCm),
+ * the profile's context_ms within its ±10% jitter, its share of the first
+ * call what the metric says, and the parts add up to the whole first call;
+ * on the Mac there is no context: no such part, and the finding says why. */
+START_TEST(timing_cold_bar_has_its_start_part_on_every_profile) {
+  for (int i = 0; i < lab_profile_count(); i++) {
+    const lab_profile *p = lab_profile_at(i);
+    lab_error err;
+    cJSON *env = test_exp_simulate("timing", NULL, p->name, &err);
+    ck_assert_ptr_nonnull(env);
+    const cJSON *parts = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "details"),
+                                                          "first_call");
+    double cold = test_exp_metric(env, "cold_ms"), sum = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, parts) sum += cJSON_GetObjectItemCaseSensitive(it, "ms")->valuedouble;
+    const char *first = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(parts, 0), "part")->valuestring;
+    if (p->platform == LAB_PLATFORM_MPS) {
+      ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(env, "metrics"), "context_ms"));
+      ck_assert_str_eq(first, "setting up Metal and loading its kernels");
+      ck_assert(fabs(sum - cold) < 1e-9 * cold);
+      ck_assert(test_exp_finding_has(env, "MPS has no CUDA context to start"));
+    } else {
+      double ctx = test_exp_metric(env, "context_ms");
+      ck_assert_msg(ctx >= 0.89 * p->context_ms && ctx <= 1.11 * p->context_ms, "%s: context %g ms", p->name, ctx);
+      ck_assert(p->context_ms >= 50 && p->context_ms <= 1000); /* the figures' bounds: a published 124-152 ms */
+      ck_assert_str_eq(first, p->platform == LAB_PLATFORM_ROCM ? "starting ROCm" : "starting CUDA");
+      ck_assert(fabs(test_exp_metric(env, "context_share_pct") - 100 * ctx / (ctx + cold)) < 1e-9);
+      ck_assert(fabs(sum - (ctx + cold)) < 1e-9 * (ctx + cold));
+    }
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
+/* A profile file's context_ms is a figure like the others: 0 (none, as on
+ * MPS) is taken, a negative one is refused naming it. */
+START_TEST(timing_profile_file_context_ms_is_bounded) {
+  lab_profile back;
+  lab_error err;
+  cJSON *j = lab_profile_json(lab_profile_find("t4"));
+  cJSON_ReplaceItemInObject(j, "context_ms", cJSON_CreateNumber(0));
+  ck_assert_int_eq(lab_profile_from_json(j, &back, &err), 0);
+  ck_assert(back.context_ms == 0);
+  cJSON_ReplaceItemInObject(j, "context_ms", cJSON_CreateNumber(-5));
+  ck_assert_int_eq(lab_profile_from_json(j, &back, &err), -1);
+  ck_assert_str_eq(err.param, "context_ms");
+  cJSON_Delete(j);
+}
+END_TEST
+
+/* A real fresh process's times (kernels/cold.cu) name the same parts. */
+START_TEST(timing_real_cold_start_names_the_same_parts) {
+  lab_timing_measure m;
+  memset(&m, 0, sizeof m);
+  m.samples = 1;
+  m.host_sync_ms = m.sync_ms[0] = 2;
+  m.cold_ms = 300;
+  m.context_ms = 100;
+  m.cold_fresh = 1;
+  cJSON *env = lab_envelope_new("timing", "cuda", "test GPU", NULL, cJSON_CreateObject());
+  lab_timing_findings(env, &m);
+  char want[160], a[24], b[24];
+  snprintf(want, sizeof want, "starting CUDA (creating its context at the first CUDA call, not at import torch) took "
+           "%s, %s%% of the first call", lab_fmt_ms(100, a, sizeof a), lab_fmt_num(25, b, sizeof b));
+  ck_assert_msg(test_exp_finding_has(env, want), "no finding has '%s': %s", want,
+                cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(env, "findings")));
   cJSON_Delete(env);
 }
 END_TEST
@@ -234,6 +307,9 @@ TEST_EXPERIMENT_SUITE(timing) {
   tcase_add_test(tc, timing_cold_run_pays_the_library_load_on_every_profile);
   tcase_add_test(tc, timing_timeline_shows_launches_ahead_of_the_gpu);
   tcase_add_test(tc, timing_findings_quote_the_measured_numbers);
+  tcase_add_test(tc, timing_cold_bar_has_its_start_part_on_every_profile);
+  tcase_add_test(tc, timing_real_cold_start_names_the_same_parts);
+  tcase_add_test(tc, timing_profile_file_context_ms_is_bounded);
   tcase_add_test(tc, timing_findings_claim_only_what_the_numbers_show);
   tcase_add_test(tc, timing_launch_bound_finding_needs_the_numbers);
   tcase_add_test(tc, timing_cli_size_64_prints_no_zero_times);
