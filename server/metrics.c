@@ -186,6 +186,12 @@ static void put_cpu_runs(sbuf *b, const srv_metrics_gauges *g) {
   put(b, "# HELP gpulab_reader_cut_total Reader runs stopped past their deadline or the CPU budget, by reason.\n"
          "# TYPE gpulab_reader_cut_total counter\n");
   for (int i = 0; i < 2; i++) put(b, "gpulab_reader_cut_total{reason=\"%s\"} %lu\n", cut_reason[i], g->reader_cut[i]);
+  static const char *const linger_end[4] = {"client", "idle", "time", "bytes"};
+  put(b, "# HELP gpulab_reader_linger_total Lingering closes after a cut upload, by how they ended: client (it "
+         "closed, having read the answer), idle (no byte for 10 s), time (30 s in all), bytes (the route's largest "
+         "upload dropped). A client still sending when the server ends one may read a reset instead of the answer.\n"
+         "# TYPE gpulab_reader_linger_total counter\n");
+  for (int i = 0; i < 4; i++) put(b, "gpulab_reader_linger_total{end=\"%s\"} %lu\n", linger_end[i], g->reader_linger[i]);
 }
 
 char *srv_metrics_text(const srv_metrics_gauges *g) {

@@ -48,7 +48,7 @@ typedef struct srv_metrics_gauges {
    * (reader_uploads_max 0: not counted), refused by reason (address,
    * learner, server), reader runs cut short by reason (deadline, cpu_budget). */
   long reader_uploads, reader_uploads_max;
-  unsigned long reader_refused[3], reader_cut[2];
+  unsigned long reader_refused[3], reader_cut[2], reader_linger[4];
 } srv_metrics_gauges;
 
 /* The whole exposition, malloc'd (caller frees); NULL when out of memory. */

@@ -97,6 +97,7 @@ static void gauges(srv_app *app, srv_metrics_gauges *g) {
     srv_reader_counts_read(&rc);
     memcpy(g->reader_refused, rc.refused, sizeof g->reader_refused);
     memcpy(g->reader_cut, rc.cut, sizeof g->reader_cut);
+    memcpy(g->reader_linger, rc.linger, sizeof g->reader_linger);
   }
   pthread_mutex_lock(&app->runner.lock);
   if (app->runner.have_rt && app->runner.rt.status == LAB_RT_OK) {

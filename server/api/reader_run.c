@@ -43,11 +43,12 @@ struct srv_reader_input {
   const srv_store_session *sess; /* class mode's, else NULL */
 };
 
-static _Atomic unsigned long refused[SRV_READER_REFUSALS], cut[SRV_READER_CUTS];
+static _Atomic unsigned long refused[SRV_READER_REFUSALS], cut[SRV_READER_CUTS], linger[SRV_READER_LINGER_ENDS];
 
 void srv_reader_counts_read(srv_reader_counts *out) {
   for (int i = 0; i < SRV_READER_REFUSALS; i++) out->refused[i] = refused[i];
   for (int i = 0; i < SRV_READER_CUTS; i++) out->cut[i] = cut[i];
+  for (int i = 0; i < SRV_READER_LINGER_ENDS; i++) out->linger[i] = linger[i];
 }
 
 static double thread_cpu_ms(void) {
@@ -241,8 +242,12 @@ answer:;
     rc = srv_send_error_retry(conn, &err, retry);
   }
   if (have_upload) {
-    if (linger_fd >= 0)
-      srv_conn_linger(conn, linger_fd, (long long)route->max_body_bytes, SRV_READER_LINGER_S, SRV_READER_LINGER_IDLE_S);
+    srv_linger_end end;
+    if (linger_fd >= 0 &&
+        srv_conn_linger(conn, linger_fd, (long long)route->max_body_bytes, SRV_READER_LINGER_S, SRV_READER_LINGER_IDLE_S,
+                        &end) >= 0 &&
+        end < SRV_LINGER_ENDS)
+      linger[end]++;
     const char *key_of[2] = {keys[0], keys[1]};
     srv_inflight_give(app->reader_uploads, key_of, nkeys);
   }

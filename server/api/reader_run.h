@@ -93,8 +93,11 @@ srv_app *srv_reader_app(const srv_reader_input *in);
  * cpu_budget), in the order of SRV_READER_REFUSALS and SRV_READER_CUTS. */
 #define SRV_READER_REFUSALS 3
 #define SRV_READER_CUTS 2
+/* Lingering closes after a cut, by how they ended (srv_linger_end's
+ * order: client, idle, time, bytes). */
+#define SRV_READER_LINGER_ENDS 4
 typedef struct srv_reader_counts {
-  unsigned long refused[SRV_READER_REFUSALS], cut[SRV_READER_CUTS];
+  unsigned long refused[SRV_READER_REFUSALS], cut[SRV_READER_CUTS], linger[SRV_READER_LINGER_ENDS];
 } srv_reader_counts;
 void srv_reader_counts_read(srv_reader_counts *out);
 

@@ -57,21 +57,35 @@ long long srv_conn_bytes_read(const struct mg_connection *conn) {
 
 int srv_conn_socket(const struct mg_connection *conn) { return socket_of(conn); }
 
-long long srv_conn_linger(const struct mg_connection *conn, int fd, long long max_bytes, double max_s, double idle_s) {
+long long srv_conn_linger(const struct mg_connection *conn, int fd, long long max_bytes, double max_s, double idle_s,
+                          srv_linger_end *end) {
   const struct mg_request_info *ri = mg_get_request_info(conn);
+  *end = SRV_LINGER_CLIENT;
   if (fd < 0 || !ri) return -1;
   if (!ri->is_ssl) shutdown(fd, SHUT_WR);
   char buf[8192];
   long long dropped = 0;
   double until = lab_clock_s() + max_s;
-  while (dropped < max_bytes) {
+  for (;;) {
+    if (dropped >= max_bytes) {
+      *end = SRV_LINGER_BYTES;
+      break;
+    }
     double left = until - lab_clock_s();
-    if (left > idle_s) left = idle_s;
-    if (left <= 0) break;
+    int idle = left > idle_s;
+    if (idle) left = idle_s;
+    if (left <= 0) {
+      *end = SRV_LINGER_TIME;
+      break;
+    }
     struct pollfd p = {.fd = fd, .events = POLLIN};
     int r = poll(&p, 1, (int)(left * 1000) + 1);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break; /* silent for idle_s, or the socket failed */
+    if (r == 0) { /* silent for idle_s, or the whole time gone */
+      *end = idle ? SRV_LINGER_IDLE : SRV_LINGER_TIME;
+      break;
+    }
+    if (r < 0) break; /* the socket failed */
     long long room = max_bytes - dropped;
     ssize_t n = recv(fd, buf, room < (long long)sizeof buf ? (size_t)room : sizeof buf, MSG_DONTWAIT);
     if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;

@@ -35,7 +35,13 @@ int srv_conn_send_interim(const struct mg_connection *conn, const char *text);
  * goodbye in TLS): the bytes are only dropped. fd is srv_conn_socket's,
  * taken before the answer. The bytes dropped, or -1 when no socket is
  * known (then nothing is read). */
-long long srv_conn_linger(const struct mg_connection *conn, int fd, long long max_bytes, double max_s, double idle_s);
+/* How a lingering close ended: the client closed its end (or reset), the
+ * server's bounds (idle_s without a byte, max_s in all, max_bytes
+ * dropped), or no socket to read. A client that is still sending when a
+ * bound ends it may read a reset instead of the answer. */
+typedef enum { SRV_LINGER_CLIENT, SRV_LINGER_IDLE, SRV_LINGER_TIME, SRV_LINGER_BYTES, SRV_LINGER_ENDS } srv_linger_end;
+long long srv_conn_linger(const struct mg_connection *conn, int fd, long long max_bytes, double max_s, double idle_s,
+                          srv_linger_end *end);
 
 /* The socket under conn, or -1 unknown: taken before the answer is sent
  * (an answered connection is no longer tracked by the accept gate, which
