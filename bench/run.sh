@@ -16,8 +16,9 @@
 #     the readers' CPU per MiB (explain, doctor) beside memchr and zlib;
 #     the device check beside process start-up and the GPU worker.
 #  5. The browser client: first-load bytes on the wire per response, the
-#     page's own ready stamp beside a static page of the same lesson, and
-#     Lighthouse's mobile scores (bench/client.mjs); every experiment's
+#     page's own ready stamp, its long tasks (wall and CPU time) and
+#     Lighthouse's mobile score and TBT, each beside a static page of the
+#     same lesson (bench/client.mjs); every experiment's
 #     simulation in wasm beside native; the SIMD sgemm kernel beside the
 #     naive loop, natively and in wasm (bench/gemm_bench.c).
 # Usage: bench/run.sh BUILD

@@ -40,7 +40,9 @@ browserTest('lesson folds start closed, open from the keyboard, and never make t
         await until(async () => (await page.locator('#lesson-title').textContent() || '').trim() === l.title, 10000,
           `${l.id}: its page`);
         const folds = page.locator('#lesson details.fold');
-        await until(async () => (await folds.count()) >= 10, 10000, `${l.id}: its folds on the page`);
+        // The whole lesson: its sections below the first screen come one a task.
+        await page.locator('#lesson[aria-busy="false"]').waitFor({ state: 'attached', timeout: 10000 });
+        assert.ok(await folds.count() >= 10, `${l.id}: its folds on the page`);
         const n = await folds.count();
         assert.equal(await page.locator('#lesson details.fold[open]').count(), 0, `${tag}: every fold starts closed`);
         // Closed, the summary shows and what it folds does not.
@@ -141,8 +143,8 @@ browserTest('a lesson code block copies from its button, from the keyboard', { t
   const page = await context.newPage();
   const problems = watchPage(page);
   await page.goto(`${server.url}/#lesson/01-cuda-intuition`);
-  const pre = page.locator('#lesson .prose pre').first();
-  await pre.waitFor({ state: 'attached' });
+  // The whole lesson: its sections below the first screen come one a task.
+  await page.locator('#lesson[aria-busy="false"]').waitFor({ state: 'attached' });
   const blocks = await page.locator('#lesson .prose pre').count();
   assert.equal(await page.locator('#lesson .prose button[data-action="copy"] + pre').count(), blocks, 'each block has its button');
   const button = page.locator('#lesson .prose button[data-action="copy"]').first();

@@ -310,21 +310,31 @@ static void show_section(void) {
 
 /* The rest of the lesson, below its first screen: its other sections with
  * their widgets, the quiz and the report, added at the end of the lesson
- * after the first screen has been drawn (ui_later: two frames, then a
- * timer). The lesson stays busy until they are in. */
-static void render_rest(void *ctx) {
+ * after the first screen has been drawn, one section a task (ui_later: two
+ * frames, then a timer, between each): drawn in one task, lesson 1's rest
+ * was a task of 85 ms and its style and layout one of 56 ms in a Chrome
+ * trace on the busy 2-core machine, which a phone's slower CPU makes
+ * several times longer (Lighthouse's total blocking time). The lesson
+ * stays busy until the last one is in. */
+static void draw_rest(int count) {
   ui_buf b;
-  int from = app.sections_shown;
-  if ((intptr_t)ctx != app.lesson_gen || !app.lesson || from < 0) return; /* another lesson or page since */
+  int from = app.sections_shown, total = cJSON_GetArraySize(ui_json_arr(app.lesson, "sections"));
+  bool last = count < 0 || from + count >= total;
   ui_buf_init(&b);
-  ui_render_lesson_sections(&b, app.lesson, from, -1);
-  ui_quiz_app_tail(&b, app.lesson);
-  app.sections_shown = -1;
+  ui_render_lesson_sections(&b, app.lesson, from, last ? -1 : count);
+  if (last) ui_quiz_app_tail(&b, app.lesson);
+  app.sections_shown = last ? -1 : from + count;
   if (b.failed) ui_dom_set_html("lesson", "<p>Out of memory while drawing this part of the page. Reload the page.</p>");
   else ui_dom_append_html("lesson", ui_buf_str(&b));
   ui_buf_free(&b);
   fill_experiments(from);
-  set_busy("lesson", false);
+  if (last) set_busy("lesson", false);
+}
+
+static void render_rest(void *ctx) {
+  if ((intptr_t)ctx != app.lesson_gen || !app.lesson || app.sections_shown < 0) return; /* another lesson or page since */
+  draw_rest(1);
+  if (app.sections_shown >= 0) ui_later(0, render_rest, ctx);
 }
 
 /* A lesson is drawn in two steps. Its first screen (title, summary, the
@@ -433,7 +443,7 @@ static void go(const char *hash, bool by_learner) {
   }
   snprintf(app.want_section, sizeof app.want_section, "%s", r.section);
   if (app.lesson && strcmp(ui_json_str(app.lesson, "id"), id) == 0) {
-    if (app.want_section[0]) render_rest((void *)app.lesson_gen); /* below the first screen: maybe not drawn yet */
+    if (app.want_section[0] && app.sections_shown >= 0) draw_rest(-1); /* below the first screen: maybe not drawn yet */
     show_section();
     return;
   }
