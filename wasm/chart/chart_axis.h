@@ -31,7 +31,7 @@ typedef struct ui_axis {
 bool ui_axis_fit(ui_axis *a, ui_scale scale, double dmin, double dmax, int target, bool zero);
 /* A linear axis of bytes, fitted in the binary unit of its largest value so
  * its ticks are round in the unit they are printed in ("2 GiB", "4 GiB", as
- * lab/units.c prints bytes), not round in bytes ("1.86 GiB"). */
+ * lab/base/units.c prints bytes), not round in bytes ("1.86 GiB"). */
 bool ui_axis_fit_bytes(ui_axis *a, double dmin, double dmax, int target, bool zero);
 /* Where v falls on the axis: 0 at lo, 1 at hi; NaN when v cannot be drawn
  * (non-positive on a log scale, not finite). */

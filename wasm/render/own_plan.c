@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "json_get.h"
-#include "own_run.h"
+#include "own_parts.h"
 
 static const char *str(const cJSON *o, const char *k) {
   const char *s = ui_json_str(o, k);

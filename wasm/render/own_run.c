@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json_get.h"
+#include "own_parts.h"
 #include "own_plan.h"
 #include "registry.h"
 #include "result.h"
@@ -29,27 +30,6 @@ const char *ui_own_run_label(const cJSON *run, char *buf, size_t n) {
            cpu ? " (no GPU: the CPU)" : "", ui_json_str(run, "torch") ? str(run, "torch") : "?", platform ? ", " : "",
            platform ? platform : "");
   return buf;
-}
-
-void ui_own_explain_href(ui_buf *b, const char *text, size_t max_bytes) {
-  static const char hex[] = "0123456789ABCDEF";
-  size_t n = strlen(text);
-  if (n > max_bytes) {
-    n = max_bytes;
-    while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--; /* not inside a UTF-8 character */
-  }
-  ui_buf_raw(b, "#explain?text=");
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)text[i];
-    char one[4] = {(char)c, 0, 0, 0};
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-          c == '.' || c == '~')) {
-      one[0] = '%';
-      one[1] = hex[c >> 4];
-      one[2] = hex[c & 15];
-    }
-    ui_buf_raw(b, one);
-  }
 }
 
 /* "Open it in Paste your error": a link carrying the message. */
@@ -185,19 +165,6 @@ static void one_experiment(ui_buf *b, const cJSON *e, const cJSON *kit, const ch
   if (pred) ui_render_result(b, pred, true, NULL);
   else ui_buf_raw(b, "<p class=\"muted\">No prediction: the simulator could not run it with your run's parameters.</p>");
   ui_buf_raw(b, "</section></div></article>");
-}
-
-void ui_own_reasons(ui_buf *b, const cJSON *list, const char *name_key) {
-  const cJSON *x;
-  ui_buf_raw(b, "<ul class=\"own-skipped\">");
-  cJSON_ArrayForEach(x, list) {
-    ui_buf_raw(b, "<li><strong>");
-    ui_buf_text(b, str(x, name_key));
-    ui_buf_raw(b, "</strong>: ");
-    ui_buf_text(b, str(x, "why"));
-    ui_buf_raw(b, "</li>");
-  }
-  ui_buf_raw(b, "</ul>");
 }
 
 static void lists(ui_buf *b, const cJSON *kit) {

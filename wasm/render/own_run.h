@@ -28,11 +28,5 @@ const char *ui_own_run_label(const cJSON *run, char *buf, size_t n);
  * "1.07 GB", "—" when absent. Returns out. */
 const char *ui_own_figure_value(const cJSON *figure, const char *key, char *out, size_t n);
 
-/* An href into #explain carrying text: "#explain?text=" and the text
- * percent-encoded (at most max_bytes of it, cut at a character's start). */
-void ui_own_explain_href(ui_buf *b, const char *text, size_t max_bytes);
-
-/* A list of what was not done and why: each entry's name_key in bold, then its "why". */
-void ui_own_reasons(ui_buf *b, const cJSON *list, const char *name_key);
 
 #endif
