@@ -1029,6 +1029,12 @@ def exp_timing(torch, dev, facts, findings, sizes):
             env.event("gpu:0/stream0", "matmul %d" % (i + 1), g, g + dur)
             g += dur
     env.details()["view"] = "pytorch"
+    started = ("CUDA was started by the kit's first experiment, in this same process: only a fresh process "
+               "times its start (gpulab's worker does)" if dev.kind in ("cuda", "rocm") else
+               "no CUDA context here: %s has none to start" % ("MPS" if dev.kind == "mps" else "the CPU"))
+    env.not_measured({"context_ms": started, "context_share_pct": started,
+                      "first_call": "the first call's parts (starting CUDA, loading cuBLAS, the matrix multiplies) "
+                                    "need a fresh process; the kit's first batch is drawn whole as cold_ms"})
     env.differs({"gpu_busy_ms": "PyTorch cannot hold the stream until a batch is queued: events around the batch, "
                                 "as events_ms"})
     if ev > n_ms:

@@ -99,7 +99,8 @@ static void check_one(const cJSON *kit) {
     if (m >= sizeof missing) m = sizeof missing - 1;
   }
   cJSON_ArrayForEach(it, cJSON_GetObjectItem(sim, "details")) {
-    if (!cJSON_GetObjectItem(cJSON_GetObjectItem(kit, "details"), it->string) && reads(sim, base, "details", it->string))
+    if (!cJSON_GetObjectItem(cJSON_GetObjectItem(kit, "details"), it->string) && !declared(kit, it->string) &&
+        reads(sim, base, "details", it->string))
       m += (size_t)snprintf(missing + m, sizeof missing - m, " details.%s;", it->string);
     if (m >= sizeof missing) m = sizeof missing - 1;
   }
