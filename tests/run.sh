@@ -195,16 +195,6 @@ fi
 if ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
   tap_stage "fuzz corpora" tests/fuzz/run.sh replay "${GPULAB_FUZZ_BUILD:-build-fuzz}"
 fi
-# The sanitizer build's API and CLI files (but the one that runs alone) run
-# beside the browser tests: both mostly wait on their servers, and one after
-# the other they were a third of make test.
-asan_options=detect_leaks=1:protect_shadow_gap=0:abort_on_error=0 ubsan_options=print_stacktrace=1
-san_api_beside=0
-if [ -n "$san" ] && [ -e "${api_files[0]}" ] && [ ${#api_together[@]} -gt 0 ]; then
-  ASAN_OPTIONS=$asan_options UBSAN_OPTIONS=$ubsan_options GPULAB_BIN="$san/bin/gpulab" GPULAB_WEB="$build/web" \
-    tap_begin "api+cli (sanitizers)" node --test --test-concurrency="$api_jobs" --test-reporter=tap "${api_together[@]}"
-  san_api_beside=1
-fi
 # The browser tests: each file starts its own server and Chromium, and much
 # of a test is waiting (a server that never answers for 10 s, a worker
 # starting, a page settling), so two files run at once.
@@ -212,14 +202,12 @@ if ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
   GPULAB_BIN="$build/bin/gpulab" GPULAB_SCREENSHOTS="$build/screenshots" \
     tap_stage e2e node --test --test-concurrency=2 --test-reporter=tap tests/e2e/
 fi
-[ "$san_api_beside" = 1 ] && tap_end "api+cli (sanitizers)"
 [ "$scale_beside" = 1 ] && tap_end scale
 if [ -n "$san" ]; then
-  export ASAN_OPTIONS=$asan_options UBSAN_OPTIONS=$ubsan_options
+  export ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
   check_stage "unit (sanitizers)" "$san/tests/check_all" no
-  if [ -n "$api_alone" ]; then
-    GPULAB_BIN="$san/bin/gpulab" GPULAB_WEB="$build/web" \
-      tap_stage "api+cli alone (sanitizers)" node --test --test-concurrency=1 --test-reporter=tap $api_alone
+  if [ -e "${api_files[0]}" ]; then
+    api_stage "api+cli (sanitizers)" "$san/bin/gpulab"
   fi
 fi
 
