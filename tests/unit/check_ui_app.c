@@ -462,6 +462,24 @@ START_TEST(app_drops_the_answer_to_a_superseded_lesson_request) {
 }
 END_TEST
 
+/* The quiz keeps the app's lesson, not a copy: another page replaces the
+ * lesson (freed), a "section-seen" then finds no lesson to mark, and the
+ * same lesson loaded again is the one the progress counts against. */
+START_TEST(app_quiz_follows_the_lesson_through_another_page) {
+  answer("/lessons/index.json", 200, INDEX);
+  answer("/lessons/one.json", 200, ONE);
+  ck_has(get("html", "nav-body"), "0 of 1 sections read");
+  on_hash("#explain", NULL);
+  ck_lacks(get("html", "nav-body"), "sections read");
+  on_action("section-seen", "sec-intro", NULL); /* no lesson on the page: nothing to mark */
+  on_hash("#lesson/one", NULL);
+  answer("/lessons/one.json", 200, ONE);
+  ck_has(get("html", "nav-body"), "0 of 1 sections read");
+  on_action("section-seen", "sec-intro", NULL);
+  ck_has(get("html", "nav-progress"), "1 of 1 sections read");
+}
+END_TEST
+
 START_TEST(app_reports_an_unknown_lesson_in_the_address) {
   snprintf(hash, sizeof hash, "#lesson/nope");
   answer("/lessons/index.json", 200, INDEX);
@@ -624,6 +642,7 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_says_when_no_lessons_can_be_loaded_and_retries);
   tcase_add_test(tc, app_reopens_the_stored_lesson_and_follows_the_address);
   tcase_add_test(tc, app_drops_the_answer_to_a_superseded_lesson_request);
+  tcase_add_test(tc, app_quiz_follows_the_lesson_through_another_page);
   tcase_add_test(tc, app_reports_an_unknown_lesson_in_the_address);
   tcase_add_test(tc, app_rejects_a_bundle_for_another_lesson);
   tcase_add_test(tc, app_checks_again_and_ignores_the_old_answer);

@@ -372,14 +372,21 @@ static void render_lesson(void) {
   show_section();
 }
 
+/* The quiz keeps a pointer to the lesson shown (quiz_app.h): it lets go
+ * before the lesson is freed. */
+static void set_lesson(cJSON *lesson) {
+  ui_quiz_app_release(app.lesson);
+  cJSON_Delete(app.lesson);
+  app.lesson = lesson;
+}
+
 /* ctx carries the request's generation: answers to superseded requests are dropped. */
 static void on_lesson(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != app.lesson_gen) return;
   app.lesson_loading = false;
   cJSON *j = status == 200 ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   if (ui_lesson_bundle_valid(j) && strcmp(ui_json_str(j, "id"), app.want_lesson) == 0) {
-    cJSON_Delete(app.lesson);
-    app.lesson = j;
+    set_lesson(j);
     render_lesson();
     return;
   }
@@ -409,8 +416,7 @@ static void load_lesson(void) {
 static void drop_lesson(void) {
   app.lesson_gen++;
   app.lesson_loading = false;
-  cJSON_Delete(app.lesson);
-  app.lesson = NULL;
+  set_lesson(NULL);
   render_nav();
 }
 

@@ -32,7 +32,7 @@
 
 static struct {
   char lesson[UI_ID_MAX];
-  cJSON *bundle;  /* a copy of the lesson bundle: its quiz, its sections */
+  const cJSON *bundle; /* the lesson bundle app.c shows (borrowed: released by ui_quiz_app_release) */
   cJSON *result;  /* the last attempt's result, shown until Retry */
   bool offline;   /* result was scored in the browser */
   cJSON *answers; /* the attempt being scored */
@@ -70,13 +70,21 @@ static uint64_t base_seed(void) {
   return (uint64_t)time(NULL) * 1000003u ^ (uint64_t)(lab_clock_ms() * 1000.0);
 }
 
+/* The quiz keeps app.c's bundle, not a copy: cJSON_Duplicate of lesson 1
+ * was one of the larger pieces of a cold load's main-thread work in CPU
+ * profiles (docs/performance.md). The same lesson loaded again (the learner
+ * left for another page and came back) keeps its attempt and result. */
 static void open_lesson(const cJSON *lesson) {
   const char *id = ui_json_str(lesson, "id");
   char key[UI_ID_MAX + 32];
-  if (!ui_id_valid(id) || (q.bundle && strcmp(id, q.lesson) == 0)) return;
+  if (!ui_id_valid(id)) return;
+  if (q.lesson[0] && strcmp(id, q.lesson) == 0) {
+    q.bundle = lesson;
+    return;
+  }
   ui_quiz_app_shutdown();
   snprintf(q.lesson, sizeof q.lesson, "%s", id);
-  q.bundle = cJSON_Duplicate(lesson, 1);
+  q.bundle = lesson;
   q.seed = base_seed();
   progress_key(key, sizeof key);
   char *stored = ui_stored_read(key, ENVELOPE_MAX);
@@ -97,6 +105,9 @@ static void quiz_body(ui_buf *b) {
   else ui_render_quiz_form(b, quiz(), q.seed + (uint64_t)q.attempt * 0x9E3779B97F4A7C15ull);
 }
 
+/* Without the bundle (released: another page replaced the lesson) the
+ * quiz is not on the page: an answer arriving then is kept, and drawn into
+ * nothing (the page has no quiz-body or nav-progress). */
 static void render_quiz(void) {
   ui_buf b;
   ui_buf_init(&b);
@@ -440,9 +451,12 @@ bool ui_quiz_app_action(const char *action, const char *arg, const ui_device_sta
   return true;
 }
 
+void ui_quiz_app_release(const cJSON *lesson) {
+  if (q.bundle == lesson) q.bundle = NULL;
+}
+
 void ui_quiz_app_shutdown(void) {
   intptr_t gen = q.gen;
-  cJSON_Delete(q.bundle);
   cJSON_Delete(q.result);
   cJSON_Delete(q.answers);
   cJSON_Delete(q.sealed);
