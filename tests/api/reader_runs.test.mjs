@@ -268,7 +268,9 @@ test('a_reader_over_the_cpu_budget_is_stopped_and_names_the_page', T, () =>
       assert.equal(await metric(srv, 'gpulab_reader_cut_total{reason="cpu_budget"}'), 1);
       return;
     }
-    assert.equal(await metric(srv, 'gpulab_reader_linger_total{end="client"}'), 1, 'the client closed once it had the answer');
+    // counted when the lingering ends, just after this client closes its end
+    await until('the lingering ended by the client closing, once it had the answer',
+      async () => (await metric(srv, 'gpulab_reader_linger_total{end="client"}')) === 1, 40000);
     const e = assertError(big, 400, 'over_cpu_budget');
     assert.match(e.message, /#doctor.*nothing uploaded/);
     assert.equal(big.headers.get('connection'), 'close');

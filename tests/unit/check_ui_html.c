@@ -53,7 +53,14 @@ START_TEST(fmt_bytes_uses_decimal_units) {
   ck_assert_str_eq(ui_fmt_bytes(999, buf), "999 bytes");
   ck_assert_str_eq(ui_fmt_bytes(1500, buf), "1.5 kB");
   ck_assert_str_eq(ui_fmt_bytes(79.1 * 1024 * 1024 * 1024, buf), "84.9 GB");
-  ck_assert_str_eq(ui_fmt_bytes(3e15, buf), "3000.0 TB");
+  /* at most three significant figures, never an exponent */
+  ck_assert_str_eq(ui_fmt_bytes(313000, buf), "313 kB");
+  ck_assert_str_eq(ui_fmt_bytes(8e9, buf), "8 GB");
+  ck_assert_str_eq(ui_fmt_bytes(1.0737e9, buf), "1.07 GB");
+  ck_assert_str_eq(ui_fmt_bytes(999600, buf), "1 MB");
+  ck_assert_str_eq(ui_fmt_bytes(999.6, buf), "1 kB");
+  ck_assert_str_eq(ui_fmt_bytes(2.5e15, buf), "2500 TB");
+  ck_assert_str_eq(ui_fmt_bytes(3e15, buf), "3000 TB");
   ck_assert_str_eq(ui_fmt_bytes(-5, buf), "0 bytes");
   ck_assert_str_eq(ui_fmt_bytes(NAN, buf), "0 bytes");
 }

@@ -103,11 +103,13 @@ const char *ui_fmt_bytes(double bytes, char buf[32]) {
   static const char *const units[] = {"bytes", "kB", "MB", "GB", "TB"};
   int u = 0;
   if (!(bytes >= 0)) bytes = 0; /* also catches NaN */
-  while (bytes >= 1000.0 && u < 4) {
+  /* 999.5 and up would print as 1000 of the unit (or "1e+03"): the next unit */
+  while (bytes >= 999.5 && u < 4) {
     bytes /= 1000.0;
     u++;
   }
   if (u == 0) snprintf(buf, 32, "%.0f bytes", bytes);
-  else snprintf(buf, 32, "%.1f %s", bytes, units[u]);
+  else if (bytes >= 999.5) snprintf(buf, 32, "%.0f %s", bytes, units[u]); /* past 999 TB: whole TB */
+  else snprintf(buf, 32, "%.3g %s", bytes, units[u]); /* at most three significant figures: "313 kB", "1.07 GB" */
   return buf;
 }

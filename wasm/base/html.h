@@ -26,7 +26,8 @@ void ui_buf_rawf(ui_buf *b, const char *fmt, ...) __attribute__((format(printf, 
 void ui_buf_text(ui_buf *b, const char *s);
 void ui_buf_textf(ui_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* "84.9 GB" from a byte count. 1 GB = 1e9 bytes, as every gpulab figure
+/* "84.9 GB", "313 kB" from a byte count, at most three significant figures
+ * and never an exponent. 1 GB = 1e9 bytes, as every gpulab figure
  * counts (lab findings and bandwidths use the same unit). */
 const char *ui_fmt_bytes(double bytes, char buf[32]);
 
