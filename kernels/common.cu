@@ -198,8 +198,14 @@ int kern_bench_samples(kern_bench *b, int warmup, int samples, int n, int held, 
   double ms = 0, *x = (double *)malloc((size_t)(samples > 0 ? samples : 1) * sizeof *x);
   int rc = -1;
   if (!x) return lab_fail(err, LAB_E_NOMEM, NULL, NULL);
-  for (int i = 0; i < warmup; i++)
-    if (kern_bench_batch(b, n, held, op, ctx, &ms, NULL, err)) goto done;
+  /* The first warm-up batch is never held. With lazy module loading (the
+   * default since CUDA 12.2) the first launch of a kernel loads it, and
+   * that may wait for the whole context, the hold's kernel included, which
+   * waits for a host that is stuck in that launch: each new kernel (a new
+   * cuBLAS size or precision) would cost the hold's whole timeout. An
+   * unheld batch loads every kernel the batch uses first. */
+  for (int i = 0; i < (warmup > 0 ? warmup : 1); i++)
+    if (kern_bench_batch(b, n, i == 0 ? 0 : held, op, ctx, &ms, NULL, err)) goto done;
   for (int i = 0; i < samples; i++) {
     if (kern_bench_batch(b, n, held, op, ctx, &ms, NULL, err)) goto done;
     x[i] = ms / n;

@@ -146,7 +146,8 @@ void kern_bench_destroy(kern_bench *b);
  * before the first operation to after the last was queued, no synchronize. */
 int kern_bench_batch(kern_bench *b, int n, int held, kern_op_fn op, void *ctx, double *ms, double *host_ms,
                      lab_error *err);
-/* `warmup` batches, then `samples` batches (at most LAB_MAX_SAMPLES) whose
+/* `warmup` batches (at least one, the first never held: it loads the
+ * batch's kernels, see kern_bench_samples), then `samples` batches (at most LAB_MAX_SAMPLES) whose
  * time per operation goes to per_op_ms[] (may be NULL) and is summarised in
  * *sum (median, IQR…). */
 int kern_bench_samples(kern_bench *b, int warmup, int samples, int n, int held, kern_op_fn op, void *ctx,

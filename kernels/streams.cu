@@ -225,6 +225,12 @@ KERN_ENTRY(streams) {
   }
   kern_fill_normal_host(c.h_in, c.elems * m.chunks, 0x57e4);
   memcpy(c.p_in, c.h_in, total);
+  /* The work kernel once, unheld: its first launch loads it (lazy module
+   * loading), which may wait for the held stream's kernel, which waits for
+   * the host that is stuck in that launch (kern_bench_samples says more). */
+  TRY(cudaMemset(c.d_in, 0, c.elems * sizeof(float)));
+  TRY(launch_work(&c, c.d_in, c.d_out, c.st[0]));
+  TRY(cudaDeviceSynchronize());
 
   m.max_abs_err = 0;
   for (int cf = 0; cf < LAB_ST_CONFIGS; cf++) {

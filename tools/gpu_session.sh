@@ -67,10 +67,14 @@ step_memcheck() {
 step_runs() {
   mkdir -p "$dir/gpu" "$dir/sim"
   usable || { say "no usable GPU: $(verdict)"; return 1; }
-  local ok=0 n=0 simonly="" failed="" name code
+  local ok=0 n=0 simonly="" failed="" name code t0
   for name in $("$bin" experiments --live); do
     n=$((n + 1))
-    if "$bin" run "$name" --backend cuda --json >"$dir/gpu/$name.json" 2>>"$dir/log"; then ok=$((ok + 1)); continue; fi
+    t0=$SECONDS
+    "$bin" run "$name" --backend cuda --json >"$dir/gpu/$name.json" 2>>"$dir/log"
+    code=$?
+    echo "runs: $name on the GPU: exit $code in $((SECONDS - t0)) s" >>"$dir/log"
+    if [ $code -eq 0 ]; then ok=$((ok + 1)); continue; fi
     code=$(field "$dir/gpu/$name.json" error.code)
     echo "runs: $name: $(field "$dir/gpu/$name.json" error.message)" >>"$dir/log"
     if [ "$code" = no_gpu ]; then simonly="$simonly $name"; else failed="$failed $name ($code)"; fi
@@ -281,7 +285,8 @@ within() { # LIMIT COMMAND...
 
 limit_of() { # STEP DEFAULT: GPULAB_LEASE_LIMITS may change it
   local kv
-  for kv in ${GPULAB_LEASE_LIMITS//,/ }; do
+  local limits=${GPULAB_LEASE_LIMITS:-}
+  for kv in ${limits//,/ }; do
     [ "${kv%%=*}" = "$1" ] && [[ "${kv#*=}" =~ ^[0-9]+$ ]] && { echo "${kv#*=}"; return; }
   done
   echo "$2"

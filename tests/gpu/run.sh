@@ -39,8 +39,14 @@ memcheck_one() { # NAME DIR: prints its TAP line as soon as it ends, and DIR/NAM
   args=$(small_args "$1")
   "$bin" run "$1" $args --backend simulated --json >/dev/null 2>&1 || args=""
   log=$(compute-sanitizer --tool memcheck --leak-check full --target-processes all --error-exitcode 9 \
-    "$bin" run "$1" $args --backend cuda --json 2>&1 >/dev/null)
+    "$bin" run "$1" $args --backend cuda --json 2>&1 >"$2/$1.json")
   rc=$?
+  # A run that failed by itself (not the sanitizer's 9) says why in its envelope.
+  [ $rc -eq 0 ] || [ $rc -eq 9 ] || log="$log
+args: $args
+$(python3 -c 'import json,sys
+e = json.load(open(sys.argv[1])).get("error") or {}
+print("error:", e.get("code"), e.get("param"), e.get("message"))' "$2/$1.json" 2>&1 | head -c 600)"
   # Some GPU machines (gVisor sandboxes) refuse compute-sanitizer: said as
   # a skip with the reason; the CPU-reference checks still stand.
   if grep -q 'Device not supported' <<<"$log"; then
