@@ -11,10 +11,18 @@ build=$(dirname "$(dirname "${1:-build/bin/lessonc}")")
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 n=0 bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
-echo "1..7"
+echo "1..9"
 tools/bundle.sh "$build" "$dir/b" >/dev/null 2>&1
 ok "the session's tools travel in the bundle, the measurement kit with them" '[ -x "$dir/b/tools/gpu_session.sh" ] && [ -f "$dir/b/kit/measure.py" ] && [ -f "$dir/b/bench/gpu_compare.py" ] && [ -f "$dir/b/bench/cold_peer.py" ] && [ -x "$dir/b/tools/record_kit.py" ]'
 ok "the lesson claims and their runner travel in the bundle" '[ -x "$dir/b/bin/claimcheck" ] && [ -s "$dir/b/claims.json" ] && "$dir/b/bin/claimcheck" --help >/dev/null'
+# The first lease on a GPU stopped every step at once: GPULAB_LEASE_LIMITS
+# unset was an error under `set -u` (the rehearsal always sets it).
+lim=$(env -u GPULAB_LEASE_LIMITS "$dir/b/tools/gpu_session.sh" limits 2>&1)
+ok "without GPULAB_LEASE_LIMITS every step has its own limit, 400 s or less in all (under 7 minutes)" \
+  '[ "$(grep -v "^total" <<<"$lim" | grep -cE "^[a-z]+ [1-9][0-9]*$")" -eq 10 ] && [ "$(sed -n "s/^total //p" <<<"$lim")" -le 400 ]' || echo "# $lim"
+lim=$(GPULAB_LEASE_LIMITS=kit=200,claims=x "$dir/b/tools/gpu_session.sh" limits 2>&1)
+ok "GPULAB_LEASE_LIMITS changes the steps it names, a bad value is ignored, and a crash is debugged from the bundle" \
+  'grep -qx "kit 200" <<<"$lim" && grep -qx "claims 65" <<<"$lim" && [ -x "$dir/b/tools/lease_debug.sh" ]' || echo "# $lim"
 out=$dir/out; mkdir -p "$out/runs" "$out/sim"
 for name in $("$build/bin/gpulab" experiments --names); do
   "$build/bin/gpulab" run "$name" --backend simulated --profile a100-sxm --json >"$out/runs/$name.json"
