@@ -27,7 +27,7 @@ cp -r "$build/web" "$out/web"
 mkdir -p "$out/tests" "$out/tools" "$out/bench"; cp -r tests/gpu "$out/tests/"
 # The GPU lease (tools/gpu_session.sh, docs/gpu-session.md) and what its steps run.
 cp tools/record.sh tools/record_runs.py tools/record_kit.py tools/gpu_session.sh tools/lease_gpulab.sh \
-  tools/lease_archive.py tools/lease_traces.py tools/lease_errors.py tools/lease_debug.sh "$out/tools/"
+  tools/lease_archive.py tools/recorded_index.py tools/lease_traces.py tools/lease_errors.py tools/lease_debug.sh "$out/tools/"
 cp bench/gpu_compare.py bench/cold_peer.py "$out/bench/"
 # The measurement kit, the PyTorch side of the comparison (tools/gpu_session.sh kit).
 mkdir -p "$out/kit"; cp kit/measure.py "$out/kit/"

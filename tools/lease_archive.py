@@ -24,6 +24,9 @@ import sys
 import tarfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recorded_index import index_of, write_index  # noqa: E402  (beside this file)
+
 MIB = 1 << 20
 ARCHIVE = "gpulab-lease.tar.gz"
 ARCHIVE_MAX = 16 * MIB
@@ -43,6 +46,15 @@ def slug_of(device):
     name = devs[0].get("name") if devs and isinstance(devs[0], dict) else None
     s = re.sub(r"[^a-z0-9.]+", "-", (name or "no-gpu").lower()).strip("-.")
     return s[:60] or "no-gpu"
+
+
+def parsed(data):
+    """A JSON object from bytes, or {} when it is not one."""
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return {}
+    return obj if isinstance(obj, dict) else {}
 
 
 def read_json(path):
@@ -174,9 +186,9 @@ def pack(work, out):
         used[part] += len(data)
         count[part] += 1
         kept.append((dest, data))
-    recorded = [d[len("web/recorded/"):-5] for d, _ in kept if d.startswith("web/recorded/")]
+    recorded = {d[len("web/recorded/"):-5]: parsed(data) for d, data in kept if d.startswith("web/recorded/")}
     if recorded:
-        kept.append(("web/recorded/index.json", json.dumps({"recorded": recorded}).encode()))
+        kept.append(("web/recorded/index.json", json.dumps(index_of(recorded)).encode()))
 
     gpu = ((device.get("runtime") or {}).get("devices") or [{}])[0] or {}
     started = read_json(os.path.join(work, "started.json")) or {}
@@ -256,10 +268,12 @@ def unpack(archive, repo):
         return 1
     if any(p == "web/recorded" for p in written):
         rec = os.path.join(repo, "web", "recorded")
-        names = sorted(f[:-5] for f in os.listdir(rec) if f.endswith(".json") and f != "index.json")
-        with open(os.path.join(rec, "index.json"), "w") as f:
-            json.dump({"recorded": names}, f)
-        print(f"unpack: web/recorded/index.json lists {len(names)} recordings")
+        envs = {}
+        for f in os.listdir(rec):
+            if f.endswith(".json") and f != "index.json":
+                envs[f[:-5]] = read_json(os.path.join(rec, f)) or {}
+        write_index(os.path.join(rec, "index.json"), envs)
+        print(f"unpack: web/recorded/index.json lists {len(envs)} recordings")
     for place, n in sorted(written.items()):
         print(f"unpack: {n:3d} files in {place}/")
     return 0

@@ -16,6 +16,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recorded_index import write_index  # noqa: E402  (beside this file)
+
 
 def main():
     args = sys.argv[1:]
@@ -34,7 +37,7 @@ def main():
         return 1
     name = "the CPU (%s)" % (dev.get("name") or "no GPU") if cpu else dev.get("name")
     os.makedirs(out, exist_ok=True)
-    names = []
+    envs = {}
     for env in kit["results"]:
         env = dict(env)
         env["backend"] = "recorded"
@@ -43,10 +46,9 @@ def main():
                            "date": (prov.get("date") or "")[:10] or None}
         with open(os.path.join(out, env["experiment"] + ".json"), "w") as fh:
             json.dump(env, fh, indent=1)
-        names.append(env["experiment"])
+        envs[env["experiment"]] = env
         print(f"record_kit: {out}/{env['experiment']}.json ({name}, PyTorch {prov.get('torch')})")
-    with open(os.path.join(out, "index.json"), "w") as fh:
-        json.dump({"recorded": names}, fh)
+    write_index(os.path.join(out, "index.json"), envs)
     return 0
 
 

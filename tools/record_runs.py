@@ -15,6 +15,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recorded_index import write_index  # noqa: E402  (beside this file)
+
 
 def recorded_of(dev):
     """The "recorded" object of every run made on this device check's GPU."""
@@ -33,7 +36,7 @@ def main():
         rec = recorded_of(json.load(f))
     runs, out = sys.argv[2], sys.argv[3]
     os.makedirs(out, exist_ok=True)
-    names = []
+    envs = {}
     for file in sorted(os.listdir(runs)):
         if not file.endswith(".json"):
             continue
@@ -51,11 +54,10 @@ def main():
         env["recorded"] = rec
         with open(os.path.join(out, file), "w") as f:
             json.dump(env, f, indent=1)
-        names.append(file[:-5])
+        envs[file[:-5]] = env
         print(f"record: {out}/{file} ({rec['device']}, {rec['date']})")
-    with open(os.path.join(out, "index.json"), "w") as f:
-        json.dump({"recorded": names}, f)
-    return 0 if names else 1
+    write_index(os.path.join(out, "index.json"), envs)
+    return 0 if envs else 1
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 // relabelled the way tools/record.sh labels a real one.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -25,6 +25,9 @@ function webRootWithRecording(t) {
   const root = mkdtempSync(path.join(os.tmpdir(), 'gpulab-recorded-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   cpSync(path.resolve(path.dirname(bin), '..', 'web'), root, { recursive: true });
+  // only this test's recordings (the built root holds the real GPU's)
+  rmSync(path.join(root, 'recorded'), { recursive: true, force: true });
+  mkdirSync(path.join(root, 'recorded'));
   // view=cuda: a real GPU run measures raw CUDA launches, and its envelope says so.
   const env = JSON.parse(execFileSync(bin, ['run', 'timing', '--size=512', '--view=cuda', '--backend', 'simulated', '--json'],
     { encoding: 'utf8' }));
@@ -92,5 +95,45 @@ browserTest('a recorded run is offered, replayed with its own parameters, and wo
     10000, 'the offline status line');
   await until(async () => (await option.count()) === 1, 10000, 'the recorded choice, offline');
   await replay();
+  assert.deepEqual(problems, []);
+});
+
+// The index the recorders write (tools/recorded_index.py) carries each
+// recording's label: the first visit fetches no recording, and one whose
+// file is gone fails its replay with a clear message, never a hang.
+browserTest('an index with sources offers every recording without fetching one, and a missing file fails its replay clearly', { timeout: 120000 }, async (t) => {
+  const root = webRootWithRecording(t);
+  const source = { recorded: { device: DEVICE, date: DATE } };
+  writeFileSync(path.join(root, 'recorded', 'index.json'),
+    JSON.stringify({ recorded: ['timing', 'memory'], sources: { timing: source, memory: source } }));
+  const keys = path.resolve(path.dirname(serverBinary()), '..', 'lessons');
+  const server = await startServer({ args: ['--root', root, '--keys', keys] });
+  t.after(() => server.stop());
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  // no service worker here: its install would fetch every recording for offline use
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20000);
+  const problems = watchPage(page, (text, url) => /Failed to load resource/.test(text) && /\/recorded\/memory\.json$/.test(url || ''));
+  const asked = [];
+  page.on('request', (r) => { if (/\/recorded\/[a-z_]+\.json$/.test(r.url()) && !/index\.json$/.test(r.url())) asked.push(r.url()); });
+
+  await page.goto(`${server.url}/#lab`);
+  for (const name of ['timing', 'memory']) {
+    const option = page.locator(`#exp-${name}-target-recorded`);
+    await until(async () => (await option.count()) === 1, 10000, `the recorded choice of ${name}`);
+    assert.equal((await option.textContent()).trim(), LABEL);
+  }
+  assert.deepEqual(asked, [], 'no recording fetched before a replay');
+
+  await page.selectOption('#exp-memory-target', 'recorded');
+  await page.click('#exp-memory-run');
+  const out = page.locator('#exp-memory-out');
+  await until(async () => (await out.getAttribute('aria-busy')) === 'false' &&
+    (await out.locator('.exp-source, .exp-failure').count()) > 0, 40000, 'the failed replay');
+  assert.match(await out.locator('.exp-failure').textContent(),
+    /The recorded run of memory could not be loaded \(HTTP 404\); pick auto or a profile to run it now\./);
+  assert.deepEqual(asked.map((u) => new URL(u).pathname), ['/recorded/memory.json']);
   assert.deepEqual(problems, []);
 });

@@ -180,10 +180,12 @@ browserTest('a kit run is compared in the browser, offline, beside the predictio
     assert.match(await page.locator('#yours-plan + p').textContent(), /4 of 4 counters within the plan's band/);
     const rows = page.locator('.own-plan-counters tbody tr');
     assert.equal(await rows.count(), 5);
-    for (const id of ['weights', 'gradients', 'optimizer_state', 'activations'])
-      assert.match(await rows.filter({ hasText: id }).textContent(), /1\.00×\s*yes$/);
-    assert.match(await rows.filter({ hasText: 'step_ms' }).textContent(), /not scored/);
-    assert.match(await page.locator('.own-plan').textContent(), /allocated: the CPU has no CUDA caching allocator/);
+    for (const name of ['weights', 'gradients', 'optimizer state', 'activations saved for backward'])
+      assert.match(await rows.filter({ hasText: name }).textContent(), /1\.00×\s*yes$/);
+    assert.match(await rows.filter({ hasText: 'one training step' }).textContent(), /not scored/);
+    assert.equal(await page.locator('.own-plan-counters code').count(), 0, 'no internal ids in the table');
+    assert.equal(await page.locator('.own-plan .own-method').getAttribute('open'), null, 'the method is folded');
+    assert.match(await page.locator('.own-plan').textContent(), /peak allocated: the CPU has no CUDA caching allocator/);
     await page.locator('.own-plan').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(shots, `yours-${tag}-plan.png`) });
 

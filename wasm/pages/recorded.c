@@ -74,16 +74,41 @@ static void on_label(int status, const char *body, size_t len, void *ctx) {
   rec.on_label(e->name, label);
 }
 
-/* /recorded/index.json: {"recorded":["timing",…]}. Absent (no `make record`
- * yet, or an old web root) means no recorded choices, silently. */
+/* The label from the index's "sources" entry of a recording (its
+ * "recorded" and "measured_with" objects, tools/recorded_index.py): the
+ * same words ui_result_source gives the whole file. False when the entry
+ * is missing or names no device. */
+static bool label_from_index(const lab_experiment *e, const cJSON *src) {
+  char label[160];
+  if (!ui_json_str(ui_json_obj(src, "recorded"), "device")) return false;
+  cJSON *env = cJSON_CreateObject();
+  if (!env) return false;
+  cJSON_AddStringToObject(env, "experiment", e->name);
+  cJSON_AddStringToObject(env, "backend", "recorded");
+  cJSON_AddItemReferenceToObject(env, "recorded", cJSON_GetObjectItemCaseSensitive(src, "recorded"));
+  if (ui_json_obj(src, "measured_with"))
+    cJSON_AddItemReferenceToObject(env, "measured_with", cJSON_GetObjectItemCaseSensitive(src, "measured_with"));
+  ui_result_source(env, false, label, sizeof label);
+  cJSON_Delete(env);
+  rec.on_label(e->name, label);
+  return true;
+}
+
+/* /recorded/index.json: {"recorded":["timing",…],"sources":{"timing":{…}}}.
+ * With its sources the first visit fetches no recording: each is fetched,
+ * and checked, when it is replayed. An index without them (an older web
+ * root) has each file fetched for its label. Absent (no `make record` yet)
+ * means no recorded choices, silently. */
 static void on_index(int status, const char *body, size_t len, void *ctx) {
   const cJSON *name;
   if ((intptr_t)ctx != rec.gen || status != 200) return;
   cJSON *j = lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL);
+  const cJSON *sources = ui_json_obj(j, "sources");
   cJSON_ArrayForEach(name, ui_json_arr(j, "recorded")) {
     for (int i = 0; cJSON_IsString(name) && i < lab_experiment_count() && i < 32; i++) {
       const lab_experiment *e = lab_experiment_at(i);
       if (strcmp(e->name, name->valuestring) != 0) continue;
+      if (rec.on_label && label_from_index(e, ui_json_obj(sources, e->name))) continue;
       char url[128];
       snprintf(url, sizeof url, "/recorded/%s.json", e->name);
       ui_fetch(url, STATIC_TIMEOUT_MS, on_label, (void *)tag(i, rec.gen));

@@ -11,8 +11,10 @@
 
 /* name has a recorded run; label: "recorded on DEVICE, DATE". */
 typedef void (*ui_recorded_label_fn)(const char *name, const char *label);
-/* Asks, once, which experiments have a recorded run and reads each one's
- * file: on_label for each that holds a recorded run of its experiment. */
+/* Asks, once, which experiments have a recorded run: on_label for each,
+ * its label from the index's sources (an older index without them: from
+ * each file, offered only when it holds a recorded run of its experiment;
+ * a replay checks the file whichever way it was offered). */
 void ui_recorded_offer(ui_recorded_label_fn on_label);
 
 /* A replay ended: env (the callee owns it) with note, the parameters it was

@@ -1,7 +1,8 @@
 /* The plan run's table (own_plan.h): one row per counter, the learner's
  * figure, the plan's, their ratio and the band verdict lab_compare
  * recomputed; a counter the kit did not score (a CPU's step time, a Mac's
- * lower bound) says so instead of a ratio. */
+ * lower bound) says so instead of a ratio. Rows are named in words; the
+ * kit's counter ids and how each was read sit in a folded list below. */
 #include "own_plan.h"
 
 #include <stdio.h>
@@ -24,16 +25,32 @@ static const char *amount(const cJSON *c, const char *key, char *out, size_t n) 
   return out;
 }
 
+/* The counter in words (the kit's ids are lab/compare/kit_plan.c's); an
+ * id this page does not know is shown as it came. */
+static const char *counter_name(const char *id) {
+  static const char *const names[][2] = {
+      {"weights", "weights"},
+      {"gradients", "gradients"},
+      {"optimizer_state", "optimizer state"},
+      {"activations", "activations saved for backward"},
+      {"allocated", "peak allocated"},
+      {"reserved", "peak reserved"},
+      {"device", "used on the device"},
+      {"step_ms", "one training step"},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(id, names[i][0])) return names[i][1];
+  return id;
+}
+
 static void counter_row(ui_buf *b, const cJSON *c) {
   char m[48], p[48];
   double r;
   int in = ui_json_bool(c, "in_band");
-  ui_buf_rawf(b, "<tr role=\"row\" class=\"%s\"><th scope=\"row\" role=\"rowheader\"><code>",
+  ui_buf_rawf(b, "<tr role=\"row\" class=\"%s\"><th scope=\"row\" role=\"rowheader\">",
               in == 0 ? "own-flagged" : "own-ok");
-  ui_buf_text(b, str(c, "id"));
-  ui_buf_raw(b, "</code><br><span class=\"muted\">");
-  ui_buf_text(b, str(c, "what"));
-  ui_buf_raw(b, "</span></th><td role=\"cell\" data-label=\"your run\">");
+  ui_buf_text(b, counter_name(str(c, "id")));
+  ui_buf_raw(b, "</th><td role=\"cell\" data-label=\"your run\">");
   ui_buf_text(b, amount(c, "measured", m, sizeof m));
   ui_buf_raw(b, "</td><td role=\"cell\" data-label=\"the plan\">");
   ui_buf_text(b, amount(c, "predicted", p, sizeof p));
@@ -73,11 +90,28 @@ void ui_render_own_plan(ui_buf *b, const cJSON *plan) {
                   "scope=\"col\" role=\"columnheader\">ratio</th><th scope=\"col\" role=\"columnheader\">in the plan's "
                   "band?</th></tr></thead><tbody role=\"rowgroup\">");
     cJSON_ArrayForEach(c, ui_json_arr(plan, "counters")) counter_row(b, c);
-    ui_buf_raw(b, "</tbody></table></div>");
+    ui_buf_raw(b, "</tbody></table></div><details class=\"own-method\"><summary>How each counter was read</summary><dl>");
+    cJSON_ArrayForEach(c, ui_json_arr(plan, "counters")) {
+      ui_buf_raw(b, "<dt>");
+      ui_buf_text(b, counter_name(str(c, "id")));
+      ui_buf_raw(b, " <code>");
+      ui_buf_text(b, str(c, "id"));
+      ui_buf_raw(b, "</code></dt><dd>");
+      ui_buf_text(b, str(c, "what"));
+      ui_buf_raw(b, "</dd>");
+    }
+    ui_buf_raw(b, "</dl></details>");
   }
   if (cJSON_GetArraySize(ui_json_arr(plan, "unavailable"))) {
-    ui_buf_raw(b, "<p>Not measured on this device:</p>");
-    ui_own_reasons(b, ui_json_arr(plan, "unavailable"), "id");
+    ui_buf_raw(b, "<p>Not measured on this device:</p><ul class=\"own-skipped\">");
+    cJSON_ArrayForEach(c, ui_json_arr(plan, "unavailable")) {
+      ui_buf_raw(b, "<li><strong>");
+      ui_buf_text(b, counter_name(str(c, "id")));
+      ui_buf_raw(b, "</strong>: ");
+      ui_buf_text(b, str(c, "why"));
+      ui_buf_raw(b, "</li>");
+    }
+    ui_buf_raw(b, "</ul>");
   }
   cJSON_ArrayForEach(c, ui_json_arr(plan, "notes")) if (cJSON_IsString(c)) {
       ui_buf_raw(b, "<p class=\"muted\">");
