@@ -6,6 +6,11 @@ const char *ui_json_str(const cJSON *o, const char *key) {
   return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
 }
 
+const char *ui_json_text(const cJSON *o, const char *key) {
+  const char *s = ui_json_str(o, key);
+  return s ? s : "";
+}
+
 bool ui_json_num(const cJSON *o, const char *key, double *out) {
   const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
   if (!cJSON_IsNumber(v)) return false;

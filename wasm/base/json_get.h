@@ -9,6 +9,8 @@
 
 /* The string at key, or NULL when absent, null or not a string. */
 const char *ui_json_str(const cJSON *o, const char *key);
+/* The same, or "" when absent: for text that is shown as it is. */
+const char *ui_json_text(const cJSON *o, const char *key);
 /* The number at key into *out; false when absent or not a number. */
 bool ui_json_num(const cJSON *o, const char *key, double *out);
 /* 1 true, 0 false, -1 absent or not a boolean. */

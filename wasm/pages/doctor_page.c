@@ -26,10 +26,6 @@ static struct {
   double size;                /* the file's bytes */
 } st = {.open = -1};
 
-static const char *str(const cJSON *o, const char *k) {
-  const char *s = ui_json_str(o, k);
-  return s ? s : "";
-}
 static double num(const cJSON *o, const char *k) {
   double v;
   return ui_json_num(o, k, &v) ? v : NAN;
@@ -55,15 +51,15 @@ static void steps_table(ui_buf *b, const cJSON *env) {
                 "<th scope=\"col\">kernels</th><th scope=\"col\">largest gaps</th></tr></thead><tbody>");
   cJSON_ArrayForEach(x, steps) {
     ui_buf_raw(b, "<tr><th scope=\"row\">");
-    ui_buf_text(b, str(x, "name"));
+    ui_buf_text(b, ui_json_text(x, "name"));
     ui_buf_rawf(b, "</th><td>%.3f</td><td>%.1f %%</td><td>%.0f</td><td>", num(x, "wall_ms"), num(x, "gpu_busy_pct"),
                 num(x, "kernels"));
     int i = 0;
     cJSON_ArrayForEach(g, ui_json_arr(x, "gaps")) {
       if (i++) ui_buf_raw(b, "; ");
       /* the host operator covering most of the gap, when the trace recorded one */
-      if (*str(g, "host_op")) ui_buf_textf(b, "%.3f ms (%s, in %s)", num(g, "ms"), str(g, "host"), str(g, "host_op"));
-      else ui_buf_textf(b, "%.3f ms (%s)", num(g, "ms"), str(g, "host"));
+      if (*ui_json_text(g, "host_op")) ui_buf_textf(b, "%.3f ms (%s, in %s)", num(g, "ms"), ui_json_text(g, "host"), ui_json_text(g, "host_op"));
+      else ui_buf_textf(b, "%.3f ms (%s)", num(g, "ms"), ui_json_text(g, "host"));
     }
     if (!i) ui_buf_raw(b, "—");
     ui_buf_raw(b, "</td></tr>");
@@ -83,9 +79,9 @@ static void timeline(ui_buf *b, const cJSON *env) {
   else if (cJSON_IsNumber(step)) snprintf(title, sizeof title, "Step %.0f on a timeline", step->valuedouble);
   else snprintf(title, sizeof title, "One step on a timeline");
   ui_buf_raw(b, "<h2 id=\"doctor-timeline\">The step, span by span</h2>");
-  if (str(of, "why")[0] || num(of, "spans_left_out") > 0) {
+  if (ui_json_text(of, "why")[0] || num(of, "spans_left_out") > 0) {
     ui_buf_raw(b, "<p class=\"muted\">");
-    ui_buf_text(b, str(of, "why"));
+    ui_buf_text(b, ui_json_text(of, "why"));
     if (num(of, "spans_left_out") > 0) ui_buf_textf(b, " (%.0f shorter spans left out.)", num(of, "spans_left_out"));
     ui_buf_raw(b, "</p>");
   }
@@ -109,17 +105,17 @@ static void fact(ui_buf *b, const cJSON *f) {
 
 static void one_finding(ui_buf *b, const cJSON *f, int i) {
   const cJSON *l = ui_json_obj(f, "lesson"), *e = ui_json_obj(f, "experiment"), *x;
-  const char *cert = str(f, "certainty");
+  const char *cert = ui_json_text(f, "certainty");
   ui_buf_rawf(b, "<article class=\"explain-item doctor-finding\" id=\"doctor-finding-%d\" data-id=\"", i);
-  ui_buf_text(b, str(f, "id"));
+  ui_buf_text(b, ui_json_text(f, "id"));
   ui_buf_raw(b, "\"><h3>");
-  ui_buf_text(b, str(f, "title"));
+  ui_buf_text(b, ui_json_text(f, "title"));
   ui_buf_raw(b, " <span class=\"badge certainty-");
   ui_buf_text(b, cert);
   ui_buf_raw(b, "\">");
   ui_buf_text(b, cert);
   ui_buf_raw(b, "</span></h3><p>");
-  ui_buf_text(b, str(f, "text"));
+  ui_buf_text(b, ui_json_text(f, "text"));
   ui_buf_raw(b, "</p>");
   const cJSON *facts = ui_json_obj(f, "facts"), *labels = ui_json_obj(f, "labels");
   if (facts && facts->child) {
@@ -135,7 +131,7 @@ static void one_finding(ui_buf *b, const cJSON *f, int i) {
   }
   ui_buf_raw(b, "<p class=\"explain-links\">");
   ui_render_lesson_link(b, l);
-  const lab_experiment *ex = lab_experiment_find(str(e, "name"));
+  const lab_experiment *ex = lab_experiment_find(ui_json_text(e, "name"));
   if (ex) {
     const cJSON *params = ui_json_obj(e, "params");
     ui_buf_rawf(b, "<button type=\"button\" class=\"button\" data-action=\"doctor-open\" data-arg=\"%d\">", i);
@@ -165,9 +161,9 @@ void ui_render_doctor_answer(ui_buf *b, const cJSON *env) {
   const cJSON *err = ui_json_obj(env, "error"), *f;
   if (err) {
     ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\" id=\"doctor-error\"><strong>");
-    ui_buf_text(b, str(err, "code"));
+    ui_buf_text(b, ui_json_text(err, "code"));
     ui_buf_raw(b, "</strong>: ");
-    ui_buf_text(b, str(err, "message"));
+    ui_buf_text(b, ui_json_text(err, "message"));
     ui_buf_raw(b, "</p>");
     return;
   }
@@ -284,7 +280,7 @@ void ui_doctor_show(const char *hash, const ui_device_state *dev, bool focus) {
 static void open_experiment(int i) {
   const cJSON *f = cJSON_GetArrayItem(ui_json_arr(st.env, "findings"), i);
   const cJSON *e = ui_json_obj(f, "experiment"), *p;
-  const lab_experiment *ex = lab_experiment_find(str(e, "name"));
+  const lab_experiment *ex = lab_experiment_find(ui_json_text(e, "name"));
   char id[128], v[96];
   if (!ex) return;
   if (st.open >= 0) { /* one widget per experiment on a page: close the other */

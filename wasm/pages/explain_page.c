@@ -14,6 +14,7 @@
 #include "experiment.h"
 #include "explain.h" /* LAB_EXPLAIN_MAX_BYTES only: lab/explain/ is the reader module's */
 #include "json.h"
+#include "json_get.h"
 #include "lesson_html.h"
 #include "plan_page.h"
 #include "registry.h"
@@ -22,11 +23,6 @@
 static struct {
   uintptr_t asked; /* pastes sent so far: the latest one's answer is drawn */
 } st;
-
-static const char *str(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 /* Bar parts' colours: the page's palette by part (CSS classes in style.css). */
 void ui_render_explain_bar(ui_buf *b, const cJSON *bar, int i) {
@@ -40,32 +36,32 @@ void ui_render_explain_bar(ui_buf *b, const cJSON *bar, int i) {
   cJSON_ArrayForEach(p, parts) {
     double v = cJSON_GetObjectItemCaseSensitive(p, "bytes")->valuedouble, w = v / T * 1000;
     if (w <= 0) continue;
-    ui_buf_rawf(b, "<rect class=\"bar-%s\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"60\"><title>", str(p, "id"), x,
+    ui_buf_rawf(b, "<rect class=\"bar-%s\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"60\"><title>", ui_json_text(p, "id"), x,
                 w < 1 ? 1 : w);
-    ui_buf_text(b, str(p, "label"));
+    ui_buf_text(b, ui_json_text(p, "label"));
     ui_buf_raw(b, ": ");
-    ui_buf_text(b, str(p, "printed"));
+    ui_buf_text(b, ui_json_text(p, "printed"));
     ui_buf_raw(b, "</title></rect>");
     x += w;
   }
   /* the bar's own name when the answer gives one (an MPS OOM's bar is the allocator's limit, not the GPU's memory) */
   ui_buf_rawf(b, "</svg><figcaption id=\"explain-bar-cap-%d\">", i);
-  ui_buf_text(b, str(bar, "of")[0] ? str(bar, "of") : "The GPU's memory");
+  ui_buf_text(b, ui_json_text(bar, "of")[0] ? ui_json_text(bar, "of") : "The GPU's memory");
   ui_buf_raw(b, ", ");
-  ui_buf_text(b, str(bar, "total_printed")[0] ? str(bar, "total_printed") : ui_fmt_bytes(T, tot));
+  ui_buf_text(b, ui_json_text(bar, "total_printed")[0] ? ui_json_text(bar, "total_printed") : ui_fmt_bytes(T, tot));
   ui_buf_raw(b, " in all:</figcaption><ul class=\"explain-legend\">");
   cJSON_ArrayForEach(p, parts) {
-    ui_buf_rawf(b, "<li><span class=\"swatch bar-%s\" aria-hidden=\"true\"></span><strong>", str(p, "id"));
-    ui_buf_text(b, str(p, "printed"));
+    ui_buf_rawf(b, "<li><span class=\"swatch bar-%s\" aria-hidden=\"true\"></span><strong>", ui_json_text(p, "id"));
+    ui_buf_text(b, ui_json_text(p, "printed"));
     ui_buf_raw(b, "</strong> ");
-    ui_buf_text(b, str(p, "label"));
+    ui_buf_text(b, ui_json_text(p, "label"));
     ui_buf_raw(b, "</li>");
   }
   cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(bar, "request")) {
     ui_buf_raw(b, "<li class=\"explain-request\"><span class=\"swatch bar-request\" aria-hidden=\"true\"></span><strong>");
-    ui_buf_text(b, str(p, "printed"));
+    ui_buf_text(b, ui_json_text(p, "printed"));
     ui_buf_raw(b, "</strong> ");
-    ui_buf_text(b, str(p, "label"));
+    ui_buf_text(b, ui_json_text(p, "label"));
     ui_buf_raw(b, " (did not fit)</li>");
   }
   ui_buf_raw(b, "</ul></figure>");
@@ -75,7 +71,7 @@ static void fact_value(ui_buf *b, const cJSON *f) {
   if (cJSON_IsString(f)) ui_buf_text(b, f->valuestring);
   else if (cJSON_IsBool(f)) ui_buf_raw(b, cJSON_IsTrue(f) ? "yes" : "no");
   else if (cJSON_IsNumber(f)) ui_buf_text(b, LAB_PLAIN(f->valuedouble)); /* never "7.7e+02" */
-  else if (cJSON_IsObject(f) && cJSON_GetObjectItemCaseSensitive(f, "printed")) ui_buf_text(b, str(f, "printed"));
+  else if (cJSON_IsObject(f) && cJSON_GetObjectItemCaseSensitive(f, "printed")) ui_buf_text(b, ui_json_text(f, "printed"));
   else if (cJSON_IsArray(f)) {
     const cJSON *e;
     int i = 0;
@@ -83,13 +79,13 @@ static void fact_value(ui_buf *b, const cJSON *f) {
       if (i++) ui_buf_raw(b, ", ");
       if (cJSON_IsString(e)) ui_buf_text(b, e->valuestring);
       else if (cJSON_IsObject(e)) {
-        ui_buf_text(b, str(e, "name"));
+        ui_buf_text(b, ui_json_text(e, "name"));
         ui_buf_raw(b, " (");
-        ui_buf_text(b, str(e, "used"));
+        ui_buf_text(b, ui_json_text(e, "used"));
         ui_buf_raw(b, " of ");
-        ui_buf_text(b, str(e, "total"));
+        ui_buf_text(b, ui_json_text(e, "total"));
         ui_buf_raw(b, ", ");
-        ui_buf_text(b, str(e, "util"));
+        ui_buf_text(b, ui_json_text(e, "util"));
         ui_buf_raw(b, ")");
       }
     }
@@ -121,11 +117,11 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "diagnosis"), *x;
   const cJSON *l = cJSON_GetObjectItemCaseSensitive(it, "lesson"), *e = cJSON_GetObjectItemCaseSensitive(it, "experiment");
   ui_buf_rawf(b, "<article class=\"explain-item\" id=\"explain-item-%d\" data-kind=\"", i);
-  ui_buf_text(b, str(it, "kind"));
+  ui_buf_text(b, ui_json_text(it, "kind"));
   ui_buf_raw(b, "\"><h2>");
-  ui_buf_text(b, str(d, "title"));
+  ui_buf_text(b, ui_json_text(d, "title"));
   ui_buf_raw(b, "</h2><p>");
-  ui_buf_text(b, str(d, "text"));
+  ui_buf_text(b, ui_json_text(d, "text"));
   ui_buf_raw(b, "</p>");
   if (cJSON_GetObjectItemCaseSensitive(it, "bar")) ui_render_explain_bar(b, cJSON_GetObjectItemCaseSensitive(it, "bar"), i);
   const cJSON *layers = cJSON_GetObjectItemCaseSensitive(it, "layers");
@@ -133,12 +129,12 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
     ui_buf_raw(b, "<table class=\"explain-layers\"><caption>The layers CUDA work passes through</caption><thead><tr>"
                   "<th scope=\"col\">layer</th><th scope=\"col\">your value</th><th scope=\"col\">state</th></tr></thead><tbody>");
     cJSON_ArrayForEach(x, layers) {
-      ui_buf_rawf(b, "<tr class=\"layer-%s\"><th scope=\"row\">", !strcmp(str(x, "state"), "failed") ? "failed" : "other");
-      ui_buf_text(b, str(x, "layer"));
+      ui_buf_rawf(b, "<tr class=\"layer-%s\"><th scope=\"row\">", !strcmp(ui_json_text(x, "state"), "failed") ? "failed" : "other");
+      ui_buf_text(b, ui_json_text(x, "layer"));
       ui_buf_raw(b, "</th><td>");
-      ui_buf_text(b, str(x, "value")[0] ? str(x, "value") : "—");
+      ui_buf_text(b, ui_json_text(x, "value")[0] ? ui_json_text(x, "value") : "—");
       ui_buf_raw(b, "</td><td>");
-      ui_buf_text(b, str(x, "state"));
+      ui_buf_text(b, ui_json_text(x, "state"));
       ui_buf_raw(b, "</td></tr>");
     }
     ui_buf_raw(b, "</tbody></table>");
@@ -163,8 +159,8 @@ static void one_item(ui_buf *b, const cJSON *it, int i) {
   }
   ui_buf_raw(b, "</ol><p class=\"explain-links\">");
   ui_render_lesson_link(b, l);
-  if (!strcmp(str(it, "kind"), "oom")) plan_link(b, facts);
-  const lab_experiment *ex = lab_experiment_find(str(e, "name"));
+  if (!strcmp(ui_json_text(it, "kind"), "oom")) plan_link(b, facts);
+  const lab_experiment *ex = lab_experiment_find(ui_json_text(e, "name"));
   if (ex) {
     char href[512];
     int prefilled = ui_exp_workbench_href(ex, cJSON_GetObjectItemCaseSensitive(e, "params"), href, sizeof href);
@@ -196,7 +192,7 @@ void ui_render_explain_items(ui_buf *b, const cJSON *env) {
   const cJSON *err = cJSON_GetObjectItemCaseSensitive(env, "error");
   if (err) {
     ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\">");
-    ui_buf_text(b, str(err, "message"));
+    ui_buf_text(b, ui_json_text(err, "message"));
     ui_buf_raw(b, "</p>");
     return;
   }

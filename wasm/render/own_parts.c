@@ -5,11 +5,6 @@
 
 #include "json_get.h"
 
-static const char *text_of(const cJSON *o, const char *k) {
-  const char *s = ui_json_str(o, k);
-  return s ? s : "";
-}
-
 void ui_own_explain_href(ui_buf *b, const char *text, size_t max_bytes) {
   static const char hex[] = "0123456789ABCDEF";
   size_t n = strlen(text);
@@ -36,9 +31,9 @@ void ui_own_reasons(ui_buf *b, const cJSON *list, const char *name_key) {
   ui_buf_raw(b, "<ul class=\"own-skipped\">");
   cJSON_ArrayForEach(x, list) {
     ui_buf_raw(b, "<li><strong>");
-    ui_buf_text(b, text_of(x, name_key));
+    ui_buf_text(b, ui_json_text(x, name_key));
     ui_buf_raw(b, "</strong>: ");
-    ui_buf_text(b, text_of(x, "why"));
+    ui_buf_text(b, ui_json_text(x, "why"));
     ui_buf_raw(b, "</li>");
   }
   ui_buf_raw(b, "</ul>");

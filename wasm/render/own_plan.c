@@ -11,16 +11,11 @@
 #include "json_get.h"
 #include "own_parts.h"
 
-static const char *str(const cJSON *o, const char *k) {
-  const char *s = ui_json_str(o, k);
-  return s ? s : "";
-}
-
 static const char *amount(const cJSON *c, const char *key, char *out, size_t n) {
   double v;
   char t[32];
   if (!ui_json_num(c, key, &v)) snprintf(out, n, "—");
-  else if (!strcmp(str(c, "id"), "step_ms")) snprintf(out, n, "%.3g ms", v);
+  else if (!strcmp(ui_json_text(c, "id"), "step_ms")) snprintf(out, n, "%.3g ms", v);
   else snprintf(out, n, "%s", ui_fmt_bytes(v, t));
   return out;
 }
@@ -49,7 +44,7 @@ static void counter_row(ui_buf *b, const cJSON *c) {
   int in = ui_json_bool(c, "in_band");
   ui_buf_rawf(b, "<tr role=\"row\" class=\"%s\"><th scope=\"row\" role=\"rowheader\">",
               in == 0 ? "own-flagged" : "own-ok");
-  ui_buf_text(b, counter_name(str(c, "id")));
+  ui_buf_text(b, counter_name(ui_json_text(c, "id")));
   ui_buf_raw(b, "</th><td role=\"cell\" data-label=\"your run\">");
   ui_buf_text(b, amount(c, "measured", m, sizeof m));
   ui_buf_raw(b, "</td><td role=\"cell\" data-label=\"the plan\">");
@@ -67,19 +62,19 @@ void ui_render_own_plan(ui_buf *b, const cJSON *plan) {
   const cJSON *c, *oom = ui_json_obj(plan, "oom");
   ui_buf_raw(b, "<section class=\"own-plan\" aria-labelledby=\"yours-plan\"><h3 id=\"yours-plan\">The plan, run on "
                 "your device</h3><p>");
-  ui_buf_text(b, ui_json_str(plan, "model") ? str(plan, "model") : str(plan, "arch"));
+  ui_buf_text(b, ui_json_str(plan, "model") ? ui_json_text(plan, "model") : ui_json_text(plan, "arch"));
   ui_buf_raw(b, ", planned on <strong>");
-  ui_buf_text(b, str(plan, "profile"));
+  ui_buf_text(b, ui_json_text(plan, "profile"));
   ui_buf_raw(b, "</strong> (<a href=\"#plan\">Will it fit?</a>), trained on your ");
-  ui_buf_text(b, str(plan, "device"));
+  ui_buf_text(b, ui_json_text(plan, "device"));
   ui_buf_raw(b, ": ");
-  ui_buf_text(b, str(plan, "verdict"));
+  ui_buf_text(b, ui_json_text(plan, "verdict"));
   ui_buf_raw(b, "</p>");
   if (oom) {
     ui_buf_raw(b, "<p class=\"own-flag\"><code>");
-    ui_buf_text(b, str(oom, "message"));
+    ui_buf_text(b, ui_json_text(oom, "message"));
     ui_buf_raw(b, "</code> <a class=\"own-explain\" href=\"");
-    ui_own_explain_href(b, str(oom, "message"), 4096);
+    ui_own_explain_href(b, ui_json_text(oom, "message"), 4096);
     ui_buf_raw(b, "\">Explain this message</a></p>");
   }
   if (cJSON_GetArraySize(ui_json_arr(plan, "counters"))) {
@@ -93,11 +88,11 @@ void ui_render_own_plan(ui_buf *b, const cJSON *plan) {
     ui_buf_raw(b, "</tbody></table></div><details class=\"own-method\"><summary>How each counter was read</summary><dl>");
     cJSON_ArrayForEach(c, ui_json_arr(plan, "counters")) {
       ui_buf_raw(b, "<dt>");
-      ui_buf_text(b, counter_name(str(c, "id")));
+      ui_buf_text(b, counter_name(ui_json_text(c, "id")));
       ui_buf_raw(b, " <code>");
-      ui_buf_text(b, str(c, "id"));
+      ui_buf_text(b, ui_json_text(c, "id"));
       ui_buf_raw(b, "</code></dt><dd>");
-      ui_buf_text(b, str(c, "what"));
+      ui_buf_text(b, ui_json_text(c, "what"));
       ui_buf_raw(b, "</dd>");
     }
     ui_buf_raw(b, "</dl></details>");
@@ -106,9 +101,9 @@ void ui_render_own_plan(ui_buf *b, const cJSON *plan) {
     ui_buf_raw(b, "<p>Not measured on this device:</p><ul class=\"own-skipped\">");
     cJSON_ArrayForEach(c, ui_json_arr(plan, "unavailable")) {
       ui_buf_raw(b, "<li><strong>");
-      ui_buf_text(b, counter_name(str(c, "id")));
+      ui_buf_text(b, counter_name(ui_json_text(c, "id")));
       ui_buf_raw(b, "</strong>: ");
-      ui_buf_text(b, str(c, "why"));
+      ui_buf_text(b, ui_json_text(c, "why"));
       ui_buf_raw(b, "</li>");
     }
     ui_buf_raw(b, "</ul>");

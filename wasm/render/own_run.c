@@ -18,16 +18,11 @@
 
 #define EXPLAIN_TEXT_MAX 4096 /* bytes of a message put into an #explain link (the kit keeps 4 KiB at most) */
 
-static const char *str(const cJSON *o, const char *k) {
-  const char *s = ui_json_str(o, k);
-  return s ? s : "";
-}
-
 const char *ui_own_run_label(const cJSON *run, char *buf, size_t n) {
-  const char *kind = str(run, "kind"), *platform = ui_json_str(run, "platform");
+  const char *kind = ui_json_text(run, "kind"), *platform = ui_json_str(run, "platform");
   int cpu = strcmp(kind, "cpu") == 0;
-  snprintf(buf, n, "your run: %s%s, PyTorch %s%s%s", ui_json_str(run, "device") ? str(run, "device") : "this machine",
-           cpu ? " (no GPU: the CPU)" : "", ui_json_str(run, "torch") ? str(run, "torch") : "?", platform ? ", " : "",
+  snprintf(buf, n, "your run: %s%s, PyTorch %s%s%s", ui_json_str(run, "device") ? ui_json_text(run, "device") : "this machine",
+           cpu ? " (no GPU: the CPU)" : "", ui_json_str(run, "torch") ? ui_json_text(run, "torch") : "?", platform ? ", " : "",
            platform ? platform : "");
   return buf;
 }
@@ -42,7 +37,7 @@ static void explain_link(ui_buf *b, const char *message) {
 const char *ui_own_figure_value(const cJSON *f, const char *key, char *out, size_t n) {
   double v;
   char t[32];
-  const char *unit = str(f, "unit");
+  const char *unit = ui_json_text(f, "unit");
   if (!ui_json_num(f, key, &v)) snprintf(out, n, "—");
   else if (!strcmp(unit, "bytes")) snprintf(out, n, "%s", ui_fmt_bytes(v, t));
   else snprintf(out, n, "%.3g%s%s", v, unit[0] && strcmp(unit, "%") ? " " : "", unit);
@@ -72,7 +67,7 @@ static void figures_table(ui_buf *b, const cJSON *e, const char *profile) {
     int plausible = ui_json_bool(f, "plausible");
     ui_buf_rawf(b, "<tr role=\"row\" class=\"%s\"><th scope=\"row\" role=\"rowheader\"><code>",
                 plausible == 0 ? "own-flagged" : "own-ok");
-    ui_buf_text(b, str(f, "metric"));
+    ui_buf_text(b, ui_json_text(f, "metric"));
     ui_buf_raw(b, "</code></th><td role=\"cell\" data-label=\"your run\">");
     value(b, f, "measured");
     ui_buf_raw(b, "</td><td role=\"cell\" data-label=\"predicted\">");
@@ -83,7 +78,7 @@ static void figures_table(ui_buf *b, const cJSON *e, const char *profile) {
     ui_buf_raw(b, "</td><td role=\"cell\">");
     ui_buf_raw(b, plausible == 0 ? "<strong class=\"own-flag-word\">no:</strong> " : plausible == 1 ? "yes: "
                                                                                         : "<span class=\"muted\">");
-    ui_buf_text(b, str(f, "reason")); /* unchecked: the reason says why ("not checked: …", "no physical limit …") */
+    ui_buf_text(b, ui_json_text(f, "reason")); /* unchecked: the reason says why ("not checked: …", "no physical limit …") */
     ui_buf_raw(b, plausible == 0 || plausible == 1 ? "</td></tr>" : "</span></td></tr>");
   }
   ui_buf_raw(b, "</tbody></table></div>");
@@ -118,12 +113,12 @@ static void captured(ui_buf *b, const cJSON *env) {
 
 static const cJSON *kit_result(const cJSON *kit, const char *name) {
   const cJSON *env;
-  cJSON_ArrayForEach(env, ui_json_arr(kit, "results")) if (!strcmp(str(env, "experiment"), name)) return env;
+  cJSON_ArrayForEach(env, ui_json_arr(kit, "results")) if (!strcmp(ui_json_text(env, "experiment"), name)) return env;
   return NULL;
 }
 
 static void one_experiment(ui_buf *b, const cJSON *e, const cJSON *kit, const char *profile) {
-  const char *name = str(e, "experiment");
+  const char *name = ui_json_text(e, "experiment");
   const lab_experiment *x = lab_experiment_find(name);
   const cJSON *env = kit_result(kit, name), *pred = ui_json_obj(e, "prediction"), *f;
   int bad = flagged(e);
@@ -134,15 +129,15 @@ static void one_experiment(ui_buf *b, const cJSON *e, const cJSON *kit, const ch
   ui_buf_raw(b, "</h3>");
   if (ui_json_str(e, "note")) {
     ui_buf_raw(b, "<p class=\"exp-note\">");
-    ui_buf_text(b, str(e, "note"));
+    ui_buf_text(b, ui_json_text(e, "note"));
     ui_buf_raw(b, "</p>");
   }
   cJSON_ArrayForEach(f, ui_json_arr(e, "figures")) {
     if (ui_json_bool(f, "plausible") != 0) continue;
     ui_buf_raw(b, "<p class=\"own-flag\" role=\"note\"><strong>Not measured as the lessons teach:</strong> <code>");
-    ui_buf_text(b, str(f, "metric"));
+    ui_buf_text(b, ui_json_text(f, "metric"));
     ui_buf_raw(b, "</code> ");
-    ui_buf_text(b, str(f, "reason"));
+    ui_buf_text(b, ui_json_text(f, "reason"));
     ui_buf_raw(b, "</p>");
   }
   figures_table(b, e, profile);
@@ -177,11 +172,11 @@ static void lists(ui_buf *b, const cJSON *kit) {
     ui_buf_raw(b, "<h3 id=\"yours-failed\">Failed on your machine</h3><ul class=\"own-errors\">");
     cJSON_ArrayForEach(x, ui_json_arr(kit, "failed")) {
       ui_buf_raw(b, "<li><strong>");
-      ui_buf_text(b, str(x, "experiment"));
+      ui_buf_text(b, ui_json_text(x, "experiment"));
       ui_buf_raw(b, "</strong>: <code>");
-      ui_buf_text(b, str(x, "error"));
+      ui_buf_text(b, ui_json_text(x, "error"));
       ui_buf_raw(b, "</code>");
-      explain_link(b, str(x, "error"));
+      explain_link(b, ui_json_text(x, "error"));
       ui_buf_raw(b, "</li>");
     }
     ui_buf_raw(b, "</ul>");
@@ -202,9 +197,9 @@ static void preflight(ui_buf *b, const cJSON *kit) {
       ui_buf_raw(&b2, "\n");
     }
     ui_buf_raw(b, ui_json_bool(x, "blocking") == 1 ? "<li class=\"own-blocking\">" : "<li>");
-    ui_buf_text(b, str(x, "title"));
+    ui_buf_text(b, ui_json_text(x, "title"));
     /* a finding pasted into explain gets the same diagnosis (docs/measure.md); nothing to explain when all agrees */
-    if (!b2.failed && b2.len && strcmp(str(x, "id"), "env_consistent") != 0) explain_link(b, ui_buf_str(&b2));
+    if (!b2.failed && b2.len && strcmp(ui_json_text(x, "id"), "env_consistent") != 0) explain_link(b, ui_buf_str(&b2));
     ui_buf_raw(b, "</li>");
     ui_buf_free(&b2);
   }
@@ -216,7 +211,7 @@ static void claims(ui_buf *b, const cJSON *cmp, const char *device) {
   ui_buf_raw(b, "<h3 id=\"yours-claims\">The lessons' claims on your numbers</h3>");
   if (ui_json_str(cmp, "claims_note")) {
     ui_buf_raw(b, "<p class=\"muted\">");
-    ui_buf_text(b, str(cmp, "claims_note"));
+    ui_buf_text(b, ui_json_text(cmp, "claims_note"));
     ui_buf_raw(b, ".</p>");
   }
   if (!cJSON_GetArraySize(ui_json_arr(cmp, "claims"))) return;
@@ -226,13 +221,13 @@ static void claims(ui_buf *b, const cJSON *cmp, const char *device) {
     ui_buf_rawf(b, "<li class=\"%s\">On your ", holds ? "own-holds" : "own-fails");
     ui_buf_text(b, device);
     ui_buf_raw(b, holds ? " the lesson's claim <strong>holds</strong>: “" : " the lesson's claim <strong>does not hold</strong>: “");
-    ui_buf_text(b, str(c, "quote"));
+    ui_buf_text(b, ui_json_text(c, "quote"));
     ui_buf_raw(b, "” <span class=\"muted\">(");
-    ui_buf_text(b, holds ? str(c, "numbers") : str(c, "why"));
+    ui_buf_text(b, holds ? ui_json_text(c, "numbers") : ui_json_text(c, "why"));
     ui_buf_raw(b, ")</span>");
     if (ui_json_str(c, "lesson")) {
       ui_buf_raw(b, " <a href=\"#lesson/");
-      ui_buf_text(b, str(c, "lesson"));
+      ui_buf_text(b, ui_json_text(c, "lesson"));
       ui_buf_raw(b, "\">the lesson</a>");
     }
     ui_buf_raw(b, "</li>");
@@ -245,21 +240,21 @@ void ui_render_own_run(ui_buf *b, const cJSON *answer) {
   const cJSON *run = ui_json_obj(cmp, "run"), *prof = ui_json_obj(cmp, "profile"), *e;
   char label[300], profile[120];
   double bad = 0;
-  snprintf(profile, sizeof profile, "%s", ui_json_str(prof, "label") ? str(prof, "label") : str(prof, "name"));
+  snprintf(profile, sizeof profile, "%s", ui_json_str(prof, "label") ? ui_json_text(prof, "label") : ui_json_text(prof, "name"));
   ui_own_run_label(run, label, sizeof label);
   label[0] = 'Y'; /* "Your run: …" as a heading */
   ui_buf_raw(b, "<h2 id=\"yours-summary\" tabindex=\"-1\">");
   ui_buf_text(b, label);
   ui_buf_raw(b, "</h2><p class=\"own-meta\"><span class=\"badge badge-own badge-small\">your own run</span> ");
-  ui_buf_textf(b, "Measured %s with the measurement kit %s", ui_json_str(run, "date") ? str(run, "date") : "(no date)",
-               ui_json_str(run, "kit_version") ? str(run, "kit_version") : "");
-  if (ui_json_str(run, "cuda_runtime")) ui_buf_textf(b, " · CUDA runtime %s", str(run, "cuda_runtime"));
-  if (ui_json_str(run, "hip_runtime")) ui_buf_textf(b, " · ROCm (HIP) %s", str(run, "hip_runtime"));
-  if (ui_json_str(run, "driver")) ui_buf_textf(b, " · driver %s", str(run, "driver"));
+  ui_buf_textf(b, "Measured %s with the measurement kit %s", ui_json_str(run, "date") ? ui_json_text(run, "date") : "(no date)",
+               ui_json_str(run, "kit_version") ? ui_json_text(run, "kit_version") : "");
+  if (ui_json_str(run, "cuda_runtime")) ui_buf_textf(b, " · CUDA runtime %s", ui_json_text(run, "cuda_runtime"));
+  if (ui_json_str(run, "hip_runtime")) ui_buf_textf(b, " · ROCm (HIP) %s", ui_json_text(run, "hip_runtime"));
+  if (ui_json_str(run, "driver")) ui_buf_textf(b, " · driver %s", ui_json_text(run, "driver"));
   ui_buf_raw(b, ".</p><p class=\"own-profile\">Beside the simulator's prediction for <strong>");
   ui_buf_text(b, profile);
   ui_buf_raw(b, "</strong>: ");
-  ui_buf_text(b, str(prof, "how"));
+  ui_buf_text(b, ui_json_text(prof, "how"));
   ui_buf_raw(b, ".</p>");
   if (ui_json_obj(prof, "fitted")) {
     ui_buf_raw(b, "<p class=\"own-fitted\" id=\"yours-fitted\">Every experiment can now be simulated on your GPU: pick "
@@ -277,5 +272,5 @@ void ui_render_own_run(ui_buf *b, const cJSON *answer) {
   if (ui_json_obj(cmp, "plan")) ui_render_own_plan(b, ui_json_obj(cmp, "plan"));
   cJSON_ArrayForEach(e, ui_json_arr(cmp, "experiments")) one_experiment(b, e, kit, profile);
   lists(b, kit);
-  claims(b, cmp, ui_json_str(run, "device") ? str(run, "device") : "machine");
+  claims(b, cmp, ui_json_str(run, "device") ? ui_json_text(run, "device") : "machine");
 }

@@ -6,16 +6,12 @@
 #include <string.h>
 
 #include "chart.h"
+#include "json_get.h"
 #include "result_parts.h"
 #include "units.h"
 
 #define SWEEP_MAX 16
 #define KINDS 6
-
-static const char *str(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 static double num(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -71,7 +67,7 @@ static void components(ui_buf *b, const cJSON *mem) {
     ui_buf_raw(b, "<li><strong>");
     ui_buf_text(b, LAB_IEC(num(c, "bytes")));
     ui_buf_raw(b, "</strong> ");
-    ui_buf_text(b, str(c, "label"));
+    ui_buf_text(b, ui_json_text(c, "label"));
     const cJSON *src = cJSON_GetObjectItemCaseSensitive(c, "sources");
     if (cJSON_GetArraySize(src) > 0) {
       ui_buf_raw(b, "<ul>");
@@ -79,7 +75,7 @@ static void components(ui_buf *b, const cJSON *mem) {
         ui_buf_raw(b, "<li>");
         ui_buf_text(b, LAB_IEC(num(x, "bytes")));
         ui_buf_raw(b, " ");
-        ui_buf_text(b, str(x, "label"));
+        ui_buf_text(b, ui_json_text(x, "label"));
         ui_buf_raw(b, "</li>");
       }
       ui_buf_raw(b, "</ul>");
@@ -96,9 +92,9 @@ static void levers(ui_buf *b, const cJSON *a) {
   cJSON_ArrayForEach(l, list) {
     bool fits = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "fits"));
     ui_buf_rawf(b, "<li class=\"%s\"><strong>", fits ? "plan-lever-fits" : "plan-lever");
-    ui_buf_text(b, str(l, "label"));
+    ui_buf_text(b, ui_json_text(l, "label"));
     ui_buf_raw(b, "</strong>: ");
-    ui_buf_text(b, str(l, "text"));
+    ui_buf_text(b, ui_json_text(l, "text"));
     if (fits) ui_buf_raw(b, " <span class=\"plan-fits\">(fits)</span>");
     ui_buf_raw(b, "</li>");
   }
@@ -155,7 +151,7 @@ void ui_render_plan(ui_buf *b, const cJSON *a, const ui_plan_oom *oom) {
   const cJSON *err = cJSON_GetObjectItemCaseSensitive(a, "error");
   if (err || !a) {
     ui_buf_raw(b, "<p class=\"exp-failure\" role=\"alert\">");
-    ui_buf_text(b, err ? str(err, "message") : "The planner gave no answer.");
+    ui_buf_text(b, err ? ui_json_text(err, "message") : "The planner gave no answer.");
     ui_buf_raw(b, "</p>");
     return;
   }
@@ -163,9 +159,9 @@ void ui_render_plan(ui_buf *b, const cJSON *a, const ui_plan_oom *oom) {
   const cJSON *fits = cJSON_GetObjectItemCaseSensitive(a, "fits");
   ui_buf_rawf(b, "<p class=\"plan-verdict %s\" id=\"plan-verdict\">",
               cJSON_IsTrue(fits) ? "plan-fits" : cJSON_IsFalse(fits) ? "plan-over" : "");
-  ui_buf_text(b, str(a, "verdict"));
+  ui_buf_text(b, ui_json_text(a, "verdict"));
   ui_buf_raw(b, "</p><p>");
-  ui_buf_textf(b, "%s: %.1f M parameters (%.1f M trainable).", str(model, "name"), num(model, "params") / 1e6,
+  ui_buf_textf(b, "%s: %.1f M parameters (%.1f M trainable).", ui_json_text(model, "name"), num(model, "params") / 1e6,
                num(model, "trainable_params") / 1e6);
   if (isfinite(num(a, "max_batch")))
     ui_buf_textf(b, " The largest micro-batch that fits: %.0f.", num(a, "max_batch"));
@@ -185,7 +181,7 @@ void ui_render_plan(ui_buf *b, const cJSON *a, const ui_plan_oom *oom) {
   levers(b, a);
   sweep(b, a);
   ui_buf_raw(b, "<p class=\"muted\">");
-  ui_buf_text(b, str(a, "method"));
+  ui_buf_text(b, ui_json_text(a, "method"));
   ui_buf_raw(b, "</p>");
 }
 
@@ -193,9 +189,9 @@ void ui_render_plan_presets(ui_buf *b, const cJSON *a, const char *chosen) {
   const cJSON *p;
   cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(a, "presets")) {
     ui_buf_raw(b, "<option value=\"");
-    ui_buf_text(b, str(p, "name"));
-    ui_buf_raw(b, strcmp(str(p, "name"), chosen) ? "\">" : "\" selected>");
-    ui_buf_text(b, str(p, "name"));
+    ui_buf_text(b, ui_json_text(p, "name"));
+    ui_buf_raw(b, strcmp(ui_json_text(p, "name"), chosen) ? "\">" : "\" selected>");
+    ui_buf_text(b, ui_json_text(p, "name"));
     ui_buf_raw(b, "</option>");
   }
 }

@@ -13,11 +13,6 @@
 #include "registry.h"
 #include "report_parts.h"
 
-static const char *str(const cJSON *o, const char *k) {
-  const char *s = ui_json_str(o, k);
-  return s ? s : "";
-}
-
 static void figures(ui_buf *b, const cJSON *e) {
   const cJSON *f;
   char m[64], p[64];
@@ -26,7 +21,7 @@ static void figures(ui_buf *b, const cJSON *e) {
   cJSON_ArrayForEach(f, ui_json_arr(e, "figures")) {
     int plausible = ui_json_bool(f, "plausible");
     ui_buf_raw(b, "| ");
-    ui_report_md(b, str(f, "metric")); /* escaped, not in a code span: the name comes from the file */
+    ui_report_md(b, ui_json_text(f, "metric")); /* escaped, not in a code span: the name comes from the file */
     ui_buf_raw(b, " | ");
     ui_report_md(b, ui_own_figure_value(f, "measured", m, sizeof m));
     if (plausible == 0) ui_buf_raw(b, " (flagged)");
@@ -35,7 +30,7 @@ static void figures(ui_buf *b, const cJSON *e) {
     if (ui_json_num(f, "ratio", &r)) ui_buf_rawf(b, " | %.2f× | ", r);
     else ui_buf_raw(b, " | — | ");
     ui_buf_raw(b, plausible == 0 ? "**no**: " : plausible == 1 ? "yes" : "not checked");
-    if (plausible == 0) ui_report_md(b, str(f, "reason"));
+    if (plausible == 0) ui_report_md(b, ui_json_text(f, "reason"));
     ui_buf_raw(b, " |\n");
   }
   ui_buf_raw(b, "\n");
@@ -49,23 +44,23 @@ void ui_report_own_run(ui_buf *b, const cJSON *own) {
   ui_buf_raw(b, "## Your own GPU (the measurement kit)\n\nSource: **");
   ui_report_md(b, ui_own_run_label(run, label, sizeof label));
   ui_buf_raw(b, "**, measured ");
-  ui_report_md(b, ui_json_str(run, "date") ? str(run, "date") : "on an unknown date");
+  ui_report_md(b, ui_json_str(run, "date") ? ui_json_text(run, "date") : "on an unknown date");
   ui_buf_raw(b, " with the measurement kit and brought back to the page; beside the simulator's prediction for **");
-  ui_report_md(b, ui_json_str(prof, "label") ? str(prof, "label") : str(prof, "name"));
+  ui_report_md(b, ui_json_str(prof, "label") ? ui_json_text(prof, "label") : ui_json_text(prof, "name"));
   ui_buf_raw(b, "** (");
-  ui_report_md(b, str(prof, "how"));
+  ui_report_md(b, ui_json_text(prof, "how"));
   ui_buf_raw(b, ").\n\n");
   if (ui_json_num(own, "implausible", &bad) && bad >= 1)
     ui_buf_rawf(b, "**%.0f figure%s physically impossible on this device**: flagged below with the likely cause; "
                    "not a measurement.\n\n", bad, bad < 2 ? " is" : "s are");
   cJSON_ArrayForEach(e, ui_json_arr(own, "experiments")) {
-    const lab_experiment *x = lab_experiment_find(str(e, "experiment"));
+    const lab_experiment *x = lab_experiment_find(ui_json_text(e, "experiment"));
     if (!x || !cJSON_GetArraySize(ui_json_arr(e, "figures"))) continue;
     ui_buf_raw(b, "### ");
     ui_report_md(b, x->title);
     ui_buf_rawf(b, " (`%s`)\n\n", x->name);
     if (ui_json_str(e, "note")) {
-      ui_report_md(b, str(e, "note"));
+      ui_report_md(b, ui_json_text(e, "note"));
       ui_buf_raw(b, ".\n\n");
     }
     figures(b, e);
@@ -75,15 +70,15 @@ void ui_report_own_run(ui_buf *b, const cJSON *own) {
     cJSON_ArrayForEach(c, ui_json_arr(own, "claims")) {
       int holds = ui_json_bool(c, "holds") == 1;
       ui_buf_raw(b, holds ? "- holds: \"" : "- does **not** hold: \"");
-      ui_report_md(b, str(c, "quote"));
+      ui_report_md(b, ui_json_text(c, "quote"));
       ui_buf_raw(b, "\" (");
-      ui_report_md(b, holds ? str(c, "numbers") : str(c, "why"));
+      ui_report_md(b, holds ? ui_json_text(c, "numbers") : ui_json_text(c, "why"));
       ui_buf_raw(b, ")\n");
     }
     ui_buf_raw(b, "\n");
   } else if (ui_json_str(own, "claims_note")) {
     ui_buf_raw(b, "The lessons' claims: ");
-    ui_report_md(b, str(own, "claims_note"));
+    ui_report_md(b, ui_json_text(own, "claims_note"));
     ui_buf_raw(b, ".\n\n");
   }
 }
