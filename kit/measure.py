@@ -24,6 +24,7 @@ few training steps goes to a file of its own (--trace), for gpulab doctor.
 Nothing is sent anywhere: the file stays where you write it.
 """
 import contextlib
+import gc
 import json
 import math
 import os
@@ -2521,9 +2522,16 @@ def plan_measure(torch, dev, doc, steps=5, seconds=120.0, say=print, clock=time.
            else "a profile of its own", "device": dev.kind, "counters": [], "unavailable": [], "notes": [],
            "oom": None, "steps": {"warmup": PLAN_WARMUP, "measured": 0, "limit": steps, "deadline_s": seconds}}
     if on_cuda:
+        # A previous plan of this process (the lease measures several in one) leaves its segments in the caching
+        # allocator: unreleased, they would be this plan's max_memory_reserved and mem_get_info (the H100 lease of
+        # 2026-11-28 read 13.1 GiB reserved for a plan of 3.9 GiB that way). Its run is garbage by now: collect it
+        # and give its cache back, so each plan starts from the CUDA context alone.
+        gc.collect()
         api.synchronize()
+        api.empty_cache()
         free, total = api.mem_get_info()
         out["baseline_device_bytes"] = total - free  # the CUDA context and whatever else runs on the GPU
+        out["baseline_reserved_bytes"] = api.memory_reserved()  # 0 unless this process holds tensors of its own
         out["device_total_bytes"] = total
         cap = mem.get("capacity_bytes")
         if isinstance(cap, (int, float)) and abs(cap - total) > 0.1 * total:
@@ -2578,7 +2586,6 @@ def plan_measure(torch, dev, doc, steps=5, seconds=120.0, say=print, clock=time.
         msg = str(e).split("\n")[0][:600]
         del e
         run = None
-        import gc
         gc.collect()
         if on_cuda:
             api.empty_cache()

@@ -125,6 +125,9 @@ else
   skips+=("plan fidelity: $build/tests/plan_fidelity was not built"); add "plan fidelity" 0 0 1
 fi
 tap_stage "plan pytorch" "${GPULAB_TORCH_PYTHON:-/usr/bin/python3}" tests/plan/torch_ref.py "$build/bin/gpulab"
+# ... and the kit's --plan runs on real GPUs (tests/plan/lease/), planned
+# again by today's planner: every measured counter in today's band.
+tap_stage "plan lease" python3 tests/plan/lease.py "$build/bin/gpulab"
 # Every lesson claim (lessons/*/claims.json, compiled by lessonc into
 # BUILD/claims.json) on every profile it names, simulated: a failure names
 # the lesson line (or the quiz line, for a claim backing a quiz answer) and

@@ -34,9 +34,10 @@
 #define LAB_PLAN_METHOD                                                                                          \
   "Planned, not measured: one training step of PyTorch modelled op by op (what each op allocates and what "     \
   "autograd saves, backward in reverse order), the caching allocator's 512-byte rounding and 2/20 MiB segments, " \
-  "the CUDA context of the CUDA version's module loading (lazy: the profile's estimate; eager: published "     \
-  "sizes); the step time from each matmul's FLOPs at the profile's GEMM rate, the other "                      \
-  "kernels as memory traffic, and the host's cost per op. docs/plan.md cites every rule."
+  "the CUDA context of the CUDA version's module loading (lazy: the profile's estimate and the step's "       \
+  "kernels as an H100 loaded them; eager: published sizes); the step time from each matmul's FLOPs at the "    \
+  "profile's GEMM rate, the other kernels as memory traffic, and the host's cost per op, hidden behind the "   \
+  "GPU in the estimate and not in the band's top. docs/plan.md cites every rule."
 
 /* ---- settings ------------------------------------------------------------ */
 

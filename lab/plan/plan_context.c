@@ -5,7 +5,8 @@
  * profile's estimate, a few hundred MiB. Eager loading (every CUDA before
  * 11.7, or CUDA_MODULE_LOADING=EAGER) loads every kernel of every library
  * at context creation: the size of the wheel's kernels, measured by others
- * per CUDA era (below). None of these figures comes from a published row. */
+ * per CUDA era (below). Lazily, the step's kernels come on top (measured on
+ * an H100, below). None of these figures comes from a published row. */
 #include "plan_int.h"
 
 #define MIB (1024ull * 1024ull)
@@ -31,14 +32,32 @@
 #define EAGER_CUDA11 (1685 * MIB)
 #define EAGER_CUDA117 (666632192ull - 20 * MIB)
 
+/* Under lazy loading the context grows by the kernels the training step
+ * runs (cuBLAS's and cuBLASLt's GEMMs, PyTorch's elementwise, norm,
+ * softmax and optimizer kernels, flash attention). Measured on the first
+ * GPU lease (NVIDIA H100 80GB HBM3, torch 2.11.0+cu130, 2026-11-28,
+ * tests/plan/lease/): total - free less max_memory_reserved after the
+ * fp32 eager GPT-2 plan, less the baseline before its model, 224 MiB; the
+ * next plan (bf16 autocast, SDPA) added 16 MiB of its own kernels, so 240
+ * MiB for a step in half precision or with SDPA: an upper figure, since
+ * that run found the fp32 plan's kernels already loaded. */
+#define STEP_KERNELS_FP32 (224 * MIB)
+#define STEP_KERNELS_HALF (240 * MIB)
+
+static uint64_t step_kernels(const lab_plan_settings *s) {
+  return s->precision == LAB_PLAN_FP32 && s->attention != LAB_PLAN_SDPA ? STEP_KERNELS_FP32 : STEP_KERNELS_HALF;
+}
+
 uint64_t lab_plan_context_bytes(const lab_plan_settings *s, const char **what) {
-  const char *label = "CUDA context (lazy module loading: the profile's estimate)";
-  uint64_t bytes = s->profile.context_bytes;
+  const char *label = "CUDA context (lazy module loading: the profile's estimate and the step's kernels)";
+  uint64_t bytes = s->profile.context_bytes + step_kernels(s);
   if (s->backend != LAB_PLAN_BACKEND_CUDA) {
     label = "no CUDA context (the CPU backend)";
     bytes = 0;
   } else if (s->own_profile) {
-    label = "CUDA context (the profile's own figure)";
+    label = s->module_loading == LAB_PLAN_LOADING_EAGER ? "CUDA context (the profile's own figure)"
+                                                        : "CUDA context (the profile's own figure and the step's kernels)";
+    if (s->module_loading == LAB_PLAN_LOADING_EAGER) bytes = s->profile.context_bytes;
   } else if (s->module_loading == LAB_PLAN_LOADING_EAGER) {
     double v = s->cuda > 0 ? s->cuda : LAB_PLAN_CUDA_LAZY_FROM;
     bytes = v < 11.0 ? EAGER_CUDA10 : v < LAB_PLAN_CUDA_LAZY_FROM - 1e-9 ? EAGER_CUDA11 : EAGER_CUDA117;

@@ -70,6 +70,7 @@ class StandInCuda:
         self.rec, self.total = rec, total
         self.fraction = 1.0
         self.segments = 0
+        self.cached = 0  # bytes the caching allocator holds unused (what empty_cache gives back)
 
     # synchronization and timing
     def synchronize(self, device=None):
@@ -102,14 +103,14 @@ class StandInCuda:
 
     # memory: a ledger the numbers come from
     def mem_get_info(self, device=None):
-        used = 300 << 20
+        used = (300 << 20) + self.cached
         return self.total - used, self.total
 
     def memory_allocated(self, device=None):
         return 0
 
     def memory_reserved(self, device=None):
-        return 0
+        return self.cached
 
     def max_memory_allocated(self, device=None):
         return 0
@@ -125,7 +126,7 @@ class StandInCuda:
         return {"segment.all.allocated": self.segments}
 
     def empty_cache(self):
-        pass
+        self.cached = 0
 
     def memory_snapshot(self):
         # one segment with a freed 4 MiB piece between two live ones

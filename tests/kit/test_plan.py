@@ -117,9 +117,10 @@ class TheFile(unittest.TestCase):
 
 
 class OnAStandInGPU(unittest.TestCase):
-    def run_standin(self, doc, fault=None):
+    def run_standin(self, doc, fault=None, cached=0):
         rec = standin.Recorder()
         api = standin.StandInCuda(rec)
+        api.cached = cached
         api.is_bf16_supported = lambda: True
         dev = measure.Device(torch, "cuda", api, torch.device("cpu"), clock=rec.clock, hook=rec.hook)
         self.assertIsNone(measure.plan_refusal(torch, dev, doc["settings"]))
@@ -144,6 +145,15 @@ class OnAStandInGPU(unittest.TestCase):
         # two measured steps, each between two recorded events, read after the second one's synchronize
         timed = [e for e in rec.log if e[0] in ("record", "event_sync", "elapsed")]
         self.assertEqual([e[0] for e in timed], ["record", "record", "event_sync", "elapsed"] * 2)
+
+    def test_a_previous_plans_cache_is_given_back_before_the_baseline(self):
+        # the H100 lease measured four plans in one process: the first one's 13 GiB of cached segments were the
+        # next ones' reserved and device figures
+        doc = plan(CONFIGS["gpt2 fp32"][:-4] + ["--profile", "t4"])
+        _, run = self.run_standin(doc, cached=13 << 30)
+        self.assertEqual(run["baseline_device_bytes"], 300 << 20)
+        self.assertEqual(run["baseline_reserved_bytes"], 0)
+        self.assertEqual(counters(run)["device"]["measured"], 300 << 20)
 
     def test_out_of_memory_at_the_first_step_is_a_result(self):
         doc = plan(["--preset", "llama-3.2-1b", "--seq", "4096", "--batch", "64", "--profile", "t4"])
