@@ -233,6 +233,40 @@ def pack(work, out):
     return 0
 
 
+EXPLAIN_CASES = re.compile(r"^tests/explain/gpu/[A-Za-z0-9._-]+\.json$")
+
+
+def keep_labels(repo, name, data, incoming):
+    """A lease's GPU.json for explain's corpus with what a person wrote
+    kept: the lease leaves each case's facts and diagnosis empty
+    (tests/explain/README.md), so a case already in the repository with the
+    same id and the same message text (incoming: the archive's texts by
+    path) keeps its facts and diagnosis. Returns (data, cases kept)."""
+    old, new = read_json(os.path.join(repo, name)), None
+    try:
+        new = json.loads(data)
+    except ValueError:
+        pass
+    if not isinstance(old, dict) or not isinstance(new, dict) or not isinstance(new.get("cases"), list):
+        return data, 0
+    labelled = {c.get("id"): c for c in old.get("cases") or [] if isinstance(c, dict) and c.get("diagnosis")}
+    kept = 0
+    for case in new["cases"]:
+        was = labelled.get(case.get("id")) if isinstance(case, dict) and not case.get("diagnosis") else None
+        text = f"tests/explain/{case.get('file')}" if was else None
+        try:
+            with open(os.path.join(repo, text), "rb") as f:
+                same = was and was.get("file") == case.get("file") and incoming.get(text) == f.read()
+        except (OSError, TypeError):
+            same = False
+        if same:
+            case["facts"], case["diagnosis"] = was.get("facts", {}), was["diagnosis"]
+            kept += 1
+    if kept == len(new["cases"]) and old.get("note"):
+        new["note"] = old["note"]
+    return (json.dumps(new, indent=1, ensure_ascii=False) + "\n").encode(), kept
+
+
 def unpack(archive, repo):
     """Checks every member first (a regular file at one of PLACES, the
     whole at most UNPACK_MAX), then writes them; nothing is written from an
@@ -254,9 +288,16 @@ def unpack(archive, repo):
                 if total > UNPACK_MAX:
                     print(f"unpack: refused: the files add up to more than {UNPACK_MAX} bytes", file=sys.stderr)
                     return 1
+            # explain's texts as the archive has them, to keep a person's labels of unchanged ones
+            incoming = {mem.name: tar.extractfile(mem).read() for mem in members
+                        if mem.name.startswith("tests/explain/gpu/") and mem.name.endswith(".txt")}
+            labels = {}
+            for mem in members:
+                if EXPLAIN_CASES.match(mem.name):
+                    labels[mem.name] = keep_labels(repo, mem.name, tar.extractfile(mem).read(), incoming)
             written = {}
             for mem in members:
-                data = tar.extractfile(mem).read()
+                data = labels[mem.name][0] if mem.name in labels else tar.extractfile(mem).read()
                 path = os.path.join(repo, mem.name)
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, "wb") as f:
@@ -276,6 +317,9 @@ def unpack(archive, repo):
         print(f"unpack: web/recorded/index.json lists {len(envs)} recordings")
     for place, n in sorted(written.items()):
         print(f"unpack: {n:3d} files in {place}/")
+    for name, (_, kept) in sorted(labels.items()):
+        if kept:
+            print(f"unpack: {name}: the facts and diagnosis of {kept} unchanged messages kept")
     return 0
 
 

@@ -76,8 +76,10 @@ def main():
                       "source": f"generated: on {where}, by tools/lease_errors.py in a GPU lease on {date}: {what}",
                       "command": f"{env}python3 -c {shlex.quote(program)}", "torch": torch.__version__,
                       "kinds": [kind if cuda else "setup"], "facts": {}, "diagnosis": None})
+        # the log shows the message's last line, cut at 160 characters and marked so
+        # (the H100's OOM line is 688): the whole text is NAME.txt
         last = text.splitlines()[-1]
-        print(f"errors: {name}: {last[:160]}")
+        print(f"errors: {name}: {last[:160]}" + (f" [cut: the whole message is {name}.txt]" if len(last) > 160 else ""))
     if not cuda:
         print(f"errors: no usable GPU: {len(MISTAKES) - 1} other mistakes not run (they fail the same way)")
     with open(os.path.join(out, "errors.json"), "w") as f:

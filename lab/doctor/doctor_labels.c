@@ -15,7 +15,7 @@ static const struct {
     {"copy_pct", "Copies (% of GPU time)"},
     {"device", "GPU"},
     {"elementwise_pct", "Elementwise kernels (% of GPU time)"},
-    {"gap_start_ms", "Largest gap began at (ms into the step)"},
+    {"gap_start_ms", "Largest gap began at (ms from the trace's start)"},
     {"gpu_busy_pct", "GPU busy (% of the step)"},
     {"gpu_ms", "GPU time (ms)"},
     {"host_ms", "Host time (ms)"},

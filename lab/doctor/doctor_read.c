@@ -56,6 +56,9 @@ static int kernel_class(const char *n) {
            contains(n, "xmma") || contains(n, "wgmma") || contains(n, "matmul") || contains(n, "cublas") ||
            contains(n, "flash_fwd") || contains(n, "flash_bwd") || contains(n, "fmha");
   if (mm) {
+    /* a kernel on the CUDA cores says so, whatever library made it: cuBLAS's FP32 GEMMs on the H100 of the first
+     * lease were "sm80_xmma_gemm_f32f32_..._ffma_..." and "cutlass_80_simt_sgemm_..." (tests/doctor/gpu) */
+    if (contains(n, "ffma") || contains(n, "simt")) return DC_MATMUL;
     /* tensor-core kernels name their MMA shape or instruction (s1688, 16816, hmma, tensorop, xmma, wgmma, gmma) */
     static const char *const tc[] = {"1688", "16816", "884", "hmma", "tensorop", "xmma", "wgmma", "gmma", "mma", "bf16", "fp16", "f16f16", "h884", NULL};
     for (int i = 0; tc[i]; i++)
@@ -64,7 +67,8 @@ static int kernel_class(const char *n) {
   }
   if (contains(n, "reduce") || contains(n, "Reduce") || contains(n, "softmax") || contains(n, "norm")) return DC_REDUCE;
   if (contains(n, "elementwise") || contains(n, "Elementwise") || contains(n, "vectorized") || contains(n, "unrolled") ||
-      contains(n, "triton_poi") || contains(n, "fill_kernel"))
+      contains(n, "triton_poi") || contains(n, "fill_kernel") ||
+      contains(n, "multi_tensor_apply")) /* the foreach kernels of optimizers: elementwise over lists of tensors */
     return DC_ELEMENTWISE;
   return DC_OTHER_KERNEL;
 }

@@ -21,6 +21,10 @@ static const char *const known[] = {"device-side assert triggered", "an illegal 
                                     "an illegal instruction was encountered", NULL};
 
 #define ASSERT_LINE_MAX 300 /* a kernel's assert line is short */
+/* how far after the message's start its last hint line is looked for: past
+ * the traceback PyTorch prints between a kernel's assert line and the
+ * error (the H100's blocking cross-entropy: 569 bytes) */
+#define HINTS_AFTER_MAX 4096
 
 /* Whether the "Assertion `" at p is a kernel's: its "` failed" ends within
  * ASSERT_LINE_MAX bytes, on its line, before lim. */
@@ -84,6 +88,10 @@ static size_t assert_before(const char *t, size_t n, size_t lo, size_t s, lab_ex
   return m->state[1] && m->state[1] - 1 >= lo ? m->state[1] - 1 : LAB_EX_NONE;
 }
 
+/* the hint lines' own cursors (remembered in m: each read starts later than the last) */
+static const char walk_dsa[] = "Compile with `TORCH_USE_CUDA_DSA`", walk_async[] = "asynchronously reported",
+                  walk_blocking[] = "CUDA_LAUNCH_BLOCKING";
+
 static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, lab_ex_item *it) {
   char msg[160], assert_line[200];
   cJSON *f = it->facts;
@@ -109,9 +117,18 @@ static void read(const char *t, size_t n, size_t s, size_t e, lab_ex_memo *m, la
   }
   else if (lab_ex_find(t, s, e, "device-side assert triggered") != LAB_EX_NONE) lab_ex_fact_str(f, "message", "device-side assert triggered");
   else if (lab_ex_find(t, s, e, "illegal memory access") != LAB_EX_NONE) lab_ex_fact_str(f, "message", "an illegal memory access was encountered");
+  /* CUDA_LAUNCH_BLOCKING=1 takes PyTorch's "might be asynchronously reported … consider passing
+   * CUDA_LAUNCH_BLOCKING=1" lines out of the message (c10's get_cuda_check_suffix) and keeps the
+   * TORCH_USE_CUDA_DSA line printed after them: with it set, the traceback points at the launching line
+   * (tests/explain/gpu, the H100's cross-entropy with and without it) */
+  size_t hl = n - s > HINTS_AFTER_MAX ? s + HINTS_AFTER_MAX : n;
+  size_t dsa = lab_ex_next(m, t, n, s, hl, walk_dsa);
+  int blocking = dsa != LAB_EX_NONE && lab_ex_next(m, t, n, s, dsa, walk_async) == LAB_EX_NONE &&
+                 lab_ex_next(m, t, n, s, dsa, walk_blocking) == LAB_EX_NONE;
+  if (blocking) cJSON_AddBoolToObject(f, "launch_blocking", 1);
   /* "device-side assert triggered", not the hint "… to enable device-side assertions" */
   if (lab_ex_find(t, s, e, "device-side assert triggered") != LAB_EX_NONE || lab_ex_find(t, s, e, "Assertion `") != LAB_EX_NONE)
-    it->diag = "async_device_assert";
+    it->diag = blocking ? "async_device_assert_blocking" : "async_device_assert";
   else if (lab_ex_find(t, s, e, "illegal memory access") != LAB_EX_NONE) it->diag = "async_illegal_access";
   else it->diag = "async_other";
 }

@@ -95,6 +95,18 @@ static const lab_ex_diag table[] = {
       "Or run the step once on the CPU: the same mistake gives a readable Python error there.",
       NULL},
      L1, "async", "timing"},
+    {"async_device_assert_blocking", "A kernel's assert failed, at the line the stack trace shows",
+     "A check inside a GPU kernel failed. This message was printed with CUDA_LAUNCH_BLOCKING=1 (it no longer says "
+     "the error may be reported at another call): each kernel finished before Python went on, so the last line of "
+     "your code in the stack trace is the one that launched the failing kernel. The usual cause: a class label "
+     "outside 0..num_classes-1 given to cross-entropy, or an index out of range in an embedding or gather.",
+     {"Look at what that line was given: the assert names the check that failed (t < n_classes: a label; "
+      "srcIndex < srcSelectDimSize: an index past a table's rows).",
+      "Check labels: assert labels.min() >= 0 and labels.max() < num_classes before the loss.",
+      "Check indices against the embedding's size (input_ids.max() < vocab size).",
+      "Unset CUDA_LAUNCH_BLOCKING once it is fixed: it makes every launch wait for the GPU, and training slow.",
+      NULL},
+     L1, "async", "timing"},
     {"async_illegal_access", "A kernel read or wrote memory it does not own",
      "A GPU kernel touched an address outside its memory. Like every kernel error it is reported at a later call, "
      "so the line in the stack trace is not the one at fault. Causes: an index out of range, a tensor freed or "

@@ -73,6 +73,15 @@ test('doctor_reads_gzip_and_standard_input_alike', T, () => {
   assert.equal(plain.findings[0].id, 'cpu_only');
 });
 
+// the first lease's cold H100 trace as the lease keeps it (4.3 MB gzipped to 206 kB; tests/doctor/gpu/README.md)
+test('doctor_reads_a_real_h100_trace_from_its_gz', T, () => {
+  const { status, env } = json(['tests/doctor/gpu/nvidia-h100-80gb-hbm3-train-cold.json.gz']);
+  assert.equal(status, 0);
+  assert.equal(env.trace.events, 11282);
+  assert.equal(find(env, 'cold_start').facts.call, 'cudaDeviceGetStreamPriorityRange');
+  assert.equal(find(env, 'device').facts.device, 'NVIDIA H100 80GB HBM3');
+});
+
 test('doctor_finds_launch_bound_work_and_pageable_copies', T, () => {
   const lb = json([join(FIX, 'launch_bound.json')]).env;
   assert.equal(find(lb, 'launch_bound').facts.short_kernels, 400);

@@ -107,6 +107,13 @@ ok "tools/gpu_session.sh unpack puts the recordings in web/recorded/, indexed, a
   [ $rc -eq 0 ] && json "len(d[\"recorded\"]) == 12" "$scratch/web/recorded/index.json" &&
   json "d[\"backend\"] == \"recorded\" and d[\"recorded\"][\"device\"] == \"gpulab fake GPU (test)\"" "$scratch/web/recorded/timing.json" &&
   [ -f "$scratch/$m/kit.json" ] && [ -f "$scratch/tests/doctor/gpu/gpulab-fake-gpu-test-train-warm.json.gz" ]' || show "$dir/unpack.log"
+# a person labels explain's message; the same archive unpacked again keeps the label of the unchanged text
+ej=$scratch/tests/explain/gpu/gpulab-fake-gpu-test.json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['cases'][0]; c['facts']={'what': 'labelled'}; c['diagnosis']='setup_cpu_wheel'; json.dump(d, open(sys.argv[1], 'w'))" "$ej"
+"$b/tools/gpu_session.sh" unpack "$out/gpulab-lease.tar.gz" "$scratch" >"$dir/unpack2.log" 2>&1
+ok "unpacking again keeps a person's facts and diagnosis of an unchanged message" '
+  json "d[\"cases\"][0][\"diagnosis\"] == \"setup_cpu_wheel\" and d[\"cases\"][0][\"facts\"] == {\"what\": \"labelled\"}" "$ej" &&
+  grep -q "diagnosis of 1 unchanged messages kept" "$dir/unpack2.log"' || show "$dir/unpack2.log"
 cp -a "$b/web" "$dir/webroot" && cp "$scratch"/web/recorded/*.json "$dir/webroot/recorded/"
 t0=$SECONDS
 GPULAB_BIN="$build/bin/gpulab" timeout 120 node tests/lease/replay.mjs "$dir/webroot" "$build/lessons" >"$dir/replay.tap" 2>&1

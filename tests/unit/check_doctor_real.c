@@ -1,12 +1,14 @@
 /* `gpulab doctor` on twelve real torch.profiler traces made by other
  * people (tests/doctor/real/, README.md there gives each one's source and
  * what a correct reading must and must not say, from the trace's own
- * events as facts.py prints them): the cold starts get the cold-start
+ * events as facts.py prints them) and on three from gpulab's first GPU
+ * lease, an H100 (tests/doctor/gpu/): the cold starts get the cold-start
  * finding naming the runtime call, the rank whose collective waited gets
  * the stream-wait finding naming it, CUPTI's range-profiler ops are GPU
- * work, an AMD device's numbers are not a compute capability, and no trace
- * without the evidence gets the launch-bound sentence. Each check reads the
- * answer's finding ids, facts and words. */
+ * work, an AMD device's numbers are not a compute capability, FP32 matmuls
+ * on the CUDA cores are not tensor-core work, and no trace without the
+ * evidence gets the launch-bound sentence. Each check reads the answer's
+ * finding ids, facts and words. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +229,62 @@ START_TEST(doctor_ours_cpu_traces_name_the_longest_host_call) {
 }
 END_TEST
 
+static double nfact(const cJSON *f, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "facts"), k);
+  ck_assert_msg(cJSON_IsNumber(v), "no number %s", k);
+  return v->valuedouble;
+}
+
+/* The first GPU lease's traces (tests/doctor/gpu, an H100 with PyTorch
+ * 2.11; README.md there), each reading checked against the trace's own
+ * events (tests/doctor/real/facts.py): the cold step's 262.27 ms gap holds
+ * the context's cudaDeviceGetStreamPriorityRange for 122.09 ms (47 %; the
+ * rest is the model's weights initialised on the CPU); the warm step waits
+ * 10.19 ms of its 10.50 ms gap in DataLoader __next__; the kit's step in
+ * aten::randn for 3.45 ms; 12 pageable copies of 90386472 bytes in the cold
+ * trace (the model's weights and 3 batches), 6 of 6303744 in the others;
+ * every matmul kernel is sm80_xmma_..._ffma or cutlass_80_simt_sgemm: FP32
+ * on the CUDA cores, none on tensor cores; a third of the warm trace's GPU
+ * time is AdamW's multi_tensor_apply kernels (2248 of 6909 us). */
+START_TEST(doctor_gpu_the_h100_lease_traces_are_read_as_their_events_say) {
+  static const struct {
+    const char *trace, *id, *step, *host, *what;
+    double gap_ms, what_ms, copies, bytes, elementwise_min;
+  } h100[] = {
+      {"nvidia-h100-80gb-hbm3-train-cold", "cold_start", "ProfilerStep#0", "cold_start", "cudaDeviceGetStreamPriorityRange",
+       262.265, 122.094, 12, 90386472, 5},
+      {"nvidia-h100-80gb-hbm3-train-warm", "gpu_idle", "ProfilerStep#4", "data_loader",
+       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 10.504, 10.187, 6, 6303744, 30},
+      {"nvidia-h100-80gb-hbm3-kit-profile", "gpu_idle", "ProfilerStep#1", "host_op", "aten::randn", 3.838, 3.447, 6,
+       6303744, 5}};
+  for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; i++) {
+    cJSON *env = doctor_gz_in("gpu", h100[i].trace);
+    const cJSON *f = doctor_test_finding(env, h100[i].id);
+    ck_assert_msg(f, "%s: no %s finding", h100[i].trace, h100[i].id);
+    ck_assert_str_eq(sfact(f, "step"), h100[i].step);
+    ck_assert_str_eq(sfact(f, "host"), h100[i].host);
+    ck_assert_double_eq_tol(nfact(f, "largest_gap_ms"), h100[i].gap_ms, 1e-9);
+    int cold = !strcmp(h100[i].id, "cold_start");
+    ck_assert_str_eq(sfact(f, cold ? "call" : "host_op"), h100[i].what);
+    ck_assert_double_eq_tol(nfact(f, cold ? "call_ms" : "host_op_ms"), h100[i].what_ms, 1e-9);
+    if (cold) ck_assert_msg(says(env, "for 122.09 ms of it (47%)"), "the call's share of the gap not said");
+    else ck_assert_msg(!doctor_test_finding(env, "cold_start"), "%s: a warm step read as cold", h100[i].trace);
+    const cJSON *c = doctor_test_finding(env, "host_to_device"), *t = doctor_test_finding(env, "gpu_time");
+    ck_assert_msg(c && t, "%s: no host_to_device or gpu_time", h100[i].trace);
+    ck_assert_double_eq(nfact(c, "pageable_copies"), h100[i].copies);
+    ck_assert_double_eq(nfact(c, "pageable_bytes"), h100[i].bytes);
+    ck_assert_double_eq(nfact(c, "pinned_copies"), 0);
+    ck_assert_double_eq(nfact(t, "tensor_core_matmul_pct"), 0);
+    ck_assert_msg(says(env, "allow_tf32"), "%s: FP32 matmuls without the TF32 advice", h100[i].trace);
+    ck_assert_double_ge(nfact(t, "elementwise_pct"), h100[i].elementwise_min);
+    ck_assert_str_eq(sfact(doctor_test_finding(env, "device"), "device"), "NVIDIA H100 80GB HBM3");
+    ck_assert_str_eq(sfact(doctor_test_finding(env, "device"), "compute_capability"), "9.0");
+    no_launch_verdict(env, h100[i].trace);
+    cJSON_Delete(env);
+  }
+}
+END_TEST
+
 START_TEST(doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu) {
   cJSON *env = doctor_gz("hta-cpu-only-gloo-rank34");
   ck_assert(doctor_test_finding(env, "cpu_only"));
@@ -250,6 +308,7 @@ Suite *make_doctor_real_suite(void) {
   tcase_add_test(tc, doctor_real_a_cpu_only_rank_says_nothing_of_a_gpu);
   tcase_add_test(tc, doctor_real_the_host_operator_in_a_gap_is_named);
   tcase_add_test(tc, doctor_ours_cpu_traces_name_the_longest_host_call);
+  tcase_add_test(tc, doctor_gpu_the_h100_lease_traces_are_read_as_their_events_say);
   suite_add_tcase(s, tc);
   return s;
 }

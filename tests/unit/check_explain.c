@@ -222,6 +222,37 @@ START_TEST(explain_async_assert_once_with_its_kernel_line) {
 }
 END_TEST
 
+/* CUDA_LAUNCH_BLOCKING=1 drops the "asynchronously reported" lines and keeps
+ * the TORCH_USE_CUDA_DSA one after them (the H100's messages, tests/explain/gpu);
+ * a paste cut before that line, or one holding the hint, is not read as blocking. */
+START_TEST(explain_async_assert_under_launch_blocking_points_at_the_launch) {
+  static const char head[] = "Loss.cu:245: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [3,0,0] "
+                             "Assertion `t >= 0 && t < n_classes` failed.\nTraceback (most recent call last):\n"
+                             "  File \"t.py\", line 4\ntorch.AcceleratorError: CUDA error: device-side assert triggered\n";
+  static const char dsa[] = "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n";
+  static const char hint[] = "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+                             "stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\n";
+  char text[1024];
+  snprintf(text, sizeof text, "%s%s", head, dsa);
+  cJSON *j = explain(text);
+  ck_assert_int_eq(items(j), 1);
+  ck_assert_str_eq(diag(item(j, 0)), "async_device_assert_blocking");
+  ck_assert(cJSON_IsTrue(fact(item(j, 0), "launch_blocking")));
+  const cJSON *st = cJSON_GetObjectItemCaseSensitive(item(j, 0), "steps"), *s1;
+  cJSON_ArrayForEach(s1, st) ck_assert_msg(!strstr(s1->valuestring, "Rerun with CUDA_LAUNCH_BLOCKING"), "%s", s1->valuestring);
+  cJSON_Delete(j);
+  const char *others[] = {head, NULL};
+  snprintf(text, sizeof text, "%s%s%s", head, hint, dsa);
+  others[1] = text;
+  for (int i = 0; i < 2; i++) {
+    j = explain(others[i]);
+    ck_assert_str_eq(diag(item(j, 0)), "async_device_assert");
+    ck_assert(!fact(item(j, 0), "launch_blocking"));
+    cJSON_Delete(j);
+  }
+}
+END_TEST
+
 START_TEST(explain_setup_failures_name_their_layer) {
   static const struct {
     const char *text, *what, *diag;
@@ -536,6 +567,7 @@ Suite *make_explain_suite(void) {
   tcase_add_test(tc, explain_oom_other_process_and_model_inferred);
   tcase_add_test(tc, explain_device_mismatch_forms);
   tcase_add_test(tc, explain_async_assert_once_with_its_kernel_line);
+  tcase_add_test(tc, explain_async_assert_under_launch_blocking_points_at_the_launch);
   tcase_add_test(tc, explain_setup_failures_name_their_layer);
   tcase_add_test(tc, explain_nvidia_smi_table_rows);
   tcase_add_test(tc, explain_nvidia_smi_on_windows);
