@@ -2,10 +2,10 @@
  * draws the GPU's own free memory above the cap, with the batches running
  * on to where the GPU would run out; a simulated run (no cap) draws one
  * line. Read from the H100 lease's recording (web/recorded/memory.json). */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "registry.h"
 #include "suites.h"
 #include "ui_test.h"
@@ -14,13 +14,12 @@
 #define ck_has(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
 
 static cJSON *recorded(const char *path) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot read %s", path);
-  static char buf[1 << 18];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  cJSON *env = cJSON_Parse(buf);
+  size_t n = 0;
+  lab_error err = {0};
+  char *text = srv_cli_read(path, 1 << 20, &n, &err);
+  ck_assert_msg(text != NULL, "cannot read %s", path);
+  cJSON *env = cJSON_Parse(text);
+  free(text);
   ck_assert_msg(env != NULL, "%s is not JSON", path);
   return env;
 }
