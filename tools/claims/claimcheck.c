@@ -3,7 +3,7 @@
  * simulator in this process; with --gpu, each claim that holds on every
  * profile once on this machine's GPU through `gpulab run --backend cuda`;
  * with --recorded DIR, each such claim whose runs a GPU recording holds
- * (DIR/NAME.json, tools/claims/recorded.h), without a GPU.
+ * (DIR/NAME.json, tools/claims/claim_recorded.h), without a GPU.
  * A failure names the lesson (or quiz) line the claim backs and the numbers
  * that broke it; a claim marked "pending" that fails is reported as TODO.
  * Each lesson ends with its counts: claims on the text and on the quiz,
@@ -17,7 +17,7 @@
 #include "claim_eval.h"
 #include "cjson_compat.h"
 #include "lesson.h"
-#include "recorded.h"
+#include "claim_recorded.h"
 #include "registry.h"
 
 #define MAX_CACHED 4096

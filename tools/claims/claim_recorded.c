@@ -1,9 +1,9 @@
-/* Recordings as answers to claims (recorded.h): each DIR/NAME.json read
+/* Recordings as answers to claims (claim_recorded.h): each DIR/NAME.json read
  * once, accepted only when a GPU made it (backend "cuda", or "recorded"
  * with the recording's device), and matched to a run by its validated
  * parameters, so a claim that changes a parameter is never answered by a
  * default run. */
-#include "recorded.h"
+#include "claim_recorded.h"
 
 #include <stdbool.h>
 #include <stdio.h>
