@@ -155,7 +155,7 @@ help:
 	@echo "  make test       deps + build + every test (unit, tools, API, browser, sanitizer build)"
 	@echo "  make unit       build and run the unit tests (Check) only"
 	@echo "  make fidelity   the simulator against published real-GPU measurements: table of ratios and checks"
-	@echo "  make claims     every lesson claim (lessons/*/claims.json: the text and the quiz) on every profile it names, simulated"
+	@echo "  make claims     every lesson claim (lessons/*/claims.json: the text and the quiz) on every profile it names, simulated, then against the GPU's recordings (web/recorded/)"
 	@echo "  make bench      benchmarks, as ratios against a peer measured in the same run"
 	@echo "  make cpu-cost   each experiment's CPU cost estimate beside the CPU its simulation takes here"
 	@echo "  make gpu-check  the GPU suite (needs a usable NVIDIA GPU)"
@@ -301,7 +301,7 @@ $(LESSONC): $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/*.c)) $(LAB_OBJ)
 # The lesson claims runner (tools/claims/): the lesson compiler's parts
 # without its main, and the simulator. It travels in the bundle (make
 # bundle) to check the claims on a real GPU, hence the $ORIGIN rpath.
-$(CLAIMCHECK): $(OBJ)/tools/claims/claimcheck.o $(filter-out $(OBJ)/tools/lessonc.o,$(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/*.c))) $(LAB_OBJ)
+$(CLAIMCHECK): $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/claims/*.c)) $(filter-out $(OBJ)/tools/lessonc.o,$(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/*.c))) $(LAB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lmd4c-html -lmd4c -lcjson -lm -ldl -lpthread -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/../lib'
 $(OBJ)/tools/claims/%.o: CFLAGS += -Itools
@@ -310,6 +310,7 @@ $(OBJ)/tools/claims/%.o: CFLAGS += -Itools
 # (lessons/README.md, "claims.json"); a failure names the lesson or quiz line.
 claims: $(CLAIMCHECK) lessons
 	@$(CLAIMCHECK) $(BUILD)/claims.json
+	@$(CLAIMCHECK) --recorded web/recorded $(BUILD)/claims.json
 
 # The browser client's plain-C files (all but the Emscripten bridge and the
 # wasm main) are also compiled natively, so the unit tests render its views

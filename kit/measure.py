@@ -1319,7 +1319,9 @@ def exp_memory(torch, dev, facts, findings, sizes):
         env.series(tid, {"weights": "weights (fp32, 4 B/param)", "gradients": "gradients (fp32, 4 B/param)",
                          "optimizer": "Adam m + v (fp32, 8 B/param)", "activations": "activations (estimate)"}[tid],
                    "batch", "GiB", [(bb, (nbytes if tid != "activations" else per_sample * bb) / gib) for bb in batches])
-    env.series("capacity", "the run's limit (budget_gib)", "batch", "GiB", [(bb, budget / gib) for bb in batches])
+    # gpulab's envelope: the GPU's own free memory is the capacity line, the cap beside it
+    env.series("capacity", "free device memory", "batch", "GiB", [(bb, free0 / gib) for bb in batches])
+    env.series("limit", "the run's limit (budget_gib)", "batch", "GiB", [(bb, budget / gib) for bb in batches])
     mib = float(1 << 20)
     env.series("allocated", "allocated (tensors)", "step", "MiB", [(i, s["allocated_bytes"] / mib) for i, s in enumerate(steps)])
     env.series("reserved", "reserved (allocator's segments)", "step", "MiB", [(i, s["reserved_bytes"] / mib) for i, s in enumerate(steps)])

@@ -136,6 +136,10 @@ tap_stage "plan lease" python3 tests/plan/lease.py "$build/bin/gpulab"
 if [ -x "$build/bin/claimcheck" ] && [ -f "$build/claims.json" ]; then
   tap_stage claims "$build/bin/claimcheck" "$build/claims.json"
   grep -hE '^# lesson ' "$logdir/claims.log" | sed 's/^# /  /'
+  # The same claims against the real GPU's recordings (web/recorded/, from
+  # the last lease): each claim whose runs a recording holds, so a lesson
+  # edit that breaks a claim on that card fails here, without a GPU.
+  tap_stage "claims recorded" "$build/bin/claimcheck" --recorded web/recorded "$build/claims.json"
 else
   skips+=("claims: $build/bin/claimcheck or $build/claims.json was not built (make lessons)"); add claims 0 0 1
 fi

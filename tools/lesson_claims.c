@@ -36,7 +36,7 @@ typedef struct {
 
 #define CFAIL(c, node, ...) ((c)->errors++, lesson_report((c)->path, lesson_jsonpos_line((c)->map, (node)), __VA_ARGS__))
 
-static const char *const claim_keys[] = {"id", "quote", "quiz", "experiment", "params", "runs", "profiles", "expect", "refused", "pending", "real_gpu", NULL};
+static const char *const claim_keys[] = {"id", "quote", "quiz", "experiment", "params", "runs", "profiles", "expect", "refused", "pending", "rerecord", "real_gpu", NULL};
 #define CONCEPTUAL "conceptual: "
 static const char *const cond_keys[] = {"left", "op", "right", "value", "times", "tol", "each", NULL};
 static const char *const num_ops[] = {"<", "<=", ">", ">=", "==", "!=", "~", NULL};
@@ -369,6 +369,9 @@ static void check_claim(cctx *c, const cJSON *claim, const char *lesson_id, cJSO
     CFAIL(c, real_gpu, "\"real_gpu\": false marks a claim about simulated results only; leave it out otherwise");
   if (pending && (!cJSON_IsString(pending) || strlen(pending->valuestring) < 10))
     CFAIL(c, pending, "\"pending\" says why the claim is known to fail for now (an issue, a sentence)");
+  const cJSON *rerecord = cJSON_GetObjectItemCaseSensitive(claim, "rerecord");
+  if (rerecord && (!cJSON_IsString(rerecord) || strlen(rerecord->valuestring) < 10))
+    CFAIL(c, rerecord, "\"rerecord\" says why the GPU recordings (web/recorded/) predate what this claim needs");
   /* "refused": CODE claims that the one run is refused with that error
    * code (a "try this" that hits a limit); it takes no conditions. */
   const cJSON *refused = cJSON_GetObjectItemCaseSensitive(claim, "refused");
@@ -408,6 +411,7 @@ static void check_claim(cctx *c, const cJSON *claim, const char *lesson_id, cJSO
   if (refuses) cJSON_AddStringToObject(k, "refused", refused->valuestring);
   else cJSON_AddItemToObject(k, "expect", cJSON_Duplicate(expect, 1));
   if (pending) cJSON_AddStringToObject(k, "pending", pending->valuestring);
+  if (rerecord) cJSON_AddStringToObject(k, "rerecord", rerecord->valuestring);
   cJSON_AddItemToArray(out, k);
 }
 

@@ -253,8 +253,11 @@ static void add_series(cJSON *env, const lab_params *p, const lab_memory_measure
   cJSON *g = lab_env_series(env, "gradients", "gradients (fp32, 4 B/param)", "batch", "GiB");
   cJSON *o = lab_env_series(env, "optimizer", "Adam m + v (fp32, 8 B/param)", "batch", "GiB");
   cJSON *a = lab_env_series(env, "activations", "activations (estimate)", "batch", "GiB");
-  cJSON *c = lab_env_series(env, "capacity", v->by_budget ? "the run's limit (budget_gib)" : "free device memory",
-                            "batch", "GiB");
+  /* The GPU's own free memory is always the capacity line; a real run
+   * capped lower by budget_gib draws that cap as a second line (limit), so
+   * the chart answers both "does it fit this GPU" and "this run". */
+  cJSON *c = lab_env_series(env, "capacity", "free device memory", "batch", "GiB");
+  cJSON *l = v->by_budget ? lab_env_series(env, "limit", "the run's limit (budget_gib)", "batch", "GiB") : NULL;
   /* Powers of two up to 4096 with the learner's batch in its place: the
    * stacked terms against the capacity line show where the OOM begins. */
   long xs[16];
@@ -272,7 +275,8 @@ static void add_series(cJSON *env, const lab_params *p, const lab_memory_measure
     lab_series_point(g, (double)xs[i], gib(b.gradients));
     lab_series_point(o, (double)xs[i], gib(b.optimizer));
     lab_series_point(a, (double)xs[i], gib(b.activations));
-    lab_series_point(c, (double)xs[i], gib(v->limit));
+    lab_series_point(c, (double)xs[i], gib(m->free_before_bytes));
+    if (l) lab_series_point(l, (double)xs[i], gib(v->limit));
   }
   cJSON *al = lab_env_series(env, "allocated", "allocated (tensors)", "step", "MiB");
   cJSON *re = lab_env_series(env, "reserved", "reserved (allocator's segments)", "step", "MiB");

@@ -135,6 +135,42 @@ compile wrongall
 check "--gpu fails a false claim with its line and numbers too" \
   '[ $? = 1 ] && grep -qF "wrongall/lesson.md:9: claim '"'five-on-gpu'"' on this GPU: metrics.tensors_on_gpu = 5 is not <" "$TMP/out"'
 
+# --recorded checks the claims against a GPU's recordings (web/recorded/,
+# the H100 lease of 2026-11-28), each claim whose runs a recording holds.
+"$CHECK" --recorded web/recorded "$TMP/real.json" >"$TMP/out" 2>&1
+check "the lessons' claims hold on the GPU's recordings, each claim whose runs were recorded" \
+  '[ $? = 0 ] && [ "$(grep -c "^ok .* on the recordings$" "$TMP/out")" -ge 60 ] && grep -q "^# fail 0$" "$TMP/out" && grep -q "# SKIP run .*: the run sets max_size = 1024; the recording of crossover was made with 512; checked on a GPU" "$TMP/out"'
+# rec NAME EXPERIMENT EXPECT [EXTRA]: a lesson with one claim on one experiment.
+rec() {
+  lesson "$1" '{"claims": [{"id": "five-on-gpu", "quote": "all five tensors end up on the GPU and the layer runs there.",
+  "experiment": "'"$2"'", "profiles": "all",'"${4:-}"' "expect": '"$3"'}], '"$CONCEPTUAL"'}'
+  compile "$1"
+}
+rec recwide crossover '[{"left": "metrics.speedup_largest", "op": ">=", "value": 10}]'
+"$CHECK" --recorded web/recorded "$TMP/recwide.checks.json" >"$TMP/out" 2>&1
+check "a claim the H100 broke fails on its recording with the lesson line and the real figure" \
+  '[ $? = 1 ] && grep -qF "recwide/lesson.md:9: claim '"'five-on-gpu'"' on the recordings: metrics.speedup_largest = 9.617 is not >= 10" "$TMP/out"'
+rec recstale crossover '[{"left": "metrics.speedup_largest", "op": ">=", "value": 10}]' ' "rerecord": "the recording predates the fix",'
+"$CHECK" --recorded web/recorded "$TMP/recstale.checks.json" >"$TMP/out" 2>&1
+rc=$?
+"$CHECK" "$TMP/recstale.checks.json" >"$TMP/out2" 2>&1
+check "a claim marked rerecord that fails on the recordings is a TODO there, and simulated it is an ordinary claim" \
+  '[ $rc = 0 ] && grep -q "# TODO rerecord: the recording predates the fix" "$TMP/out" && grep -q "^# todo 1$" "$TMP/out" && grep -q "^# todo 0$" "$TMP/out2"'
+rec recheld crossover '[{"left": "metrics.speedup_largest", "op": ">=", "value": 5}]' ' "rerecord": "the recording predates the fix",'
+"$CHECK" --recorded web/recorded "$TMP/recheld.checks.json" >"$TMP/out" 2>&1
+check "a claim marked rerecord that holds on the recordings says the mark can go" \
+  '[ $? = 0 ] && grep -q "is marked rerecord but holds on the recordings: remove \"rerecord\"" "$TMP/out"'
+mkdir -p "$TMP/simrec"
+"$GPULAB" run crossover --backend simulated --json >"$TMP/simrec/crossover.json" 2>/dev/null
+"$CHECK" --recorded "$TMP/simrec" "$TMP/recheld.checks.json" >"$TMP/out" 2>&1
+check "a simulated result is not taken for a recording" \
+  '[ $? = 0 ] && grep -q "# SKIP run .*crossover.json was not made on a GPU" "$TMP/out" && grep -q "^# pass 0$" "$TMP/out"'
+"$CHECK" --recorded "$TMP/nothing" "$TMP/recheld.checks.json" >"$TMP/out" 2>&1
+check "a run with no recording is skipped, saying which file is missing" \
+  '[ $? = 0 ] && grep -qF "# SKIP run '"'run'"': no recording of crossover ($TMP/nothing/crossover.json)" "$TMP/out"'
+"$CHECK" --recorded web/recorded --gpu "$TMP/fakegpu" "$TMP/recheld.checks.json" >"$TMP/out" 2>&1
+check "--recorded and --gpu together are refused" '[ $? = 2 ] && grep -q "not both" "$TMP/out"'
+
 # Malformed claims: FILE:LINE, what is wrong and what to do; nothing written.
 lesson badjson '{"claims": [ {"id": "x",, } ]}'
 rejects badjson 1 "invalid JSON"
@@ -142,6 +178,9 @@ lesson noquote "$(claim '[{"left": "metrics.tensors_on_gpu", "op": "==", "value"
 rejects noquote 5 "the quote is not in"
 lesson twice "$(claim '[{"left": "metrics.tensors_on_gpu", "op": "==", "value": 5}]' | sed 's/"all five tensors end up on the GPU and the layer runs there."/"the"/')"
 rejects twice 5 "appears"
+lesson badrerecord "$(claim '[{"left": "metrics.tensors_on_gpu", "op": "==", "value": 5}]' '
+      "rerecord": "soon",')"
+rejects badrerecord 8 '"rerecord" says why the GPU recordings'
 lesson badop "$(claim '[{"left": "metrics.tensors_on_gpu", "op": "=>", "value": 5}]')"
 rejects badop 8 '"op" must be one of'
 lesson badpath "$(claim '[{"left": "metrics..tensors_on_gpu", "op": "==", "value": 5}]')"

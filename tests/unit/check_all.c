@@ -53,6 +53,7 @@ int main(void) {
       make_ui_result_profile_suite,
       make_ui_result_graphs_suite,
       make_ui_result_allocator_suite,
+      make_ui_result_memory_suite,
       make_store_suite,
       make_session_suite,
       make_config_suite,

@@ -206,6 +206,12 @@ START_TEST(memory_one_verdict_tied_to_the_budget_that_caused_it) {
   ck_assert_ptr_nonnull(strstr(all, "Gradient accumulation"));
   ck_assert_ptr_nonnull(strstr(all, "raise budget_gib"));
   ck_assert_ptr_null(strstr(all, "floor alone"));
+  /* The chart keeps the GPU's own free memory as its capacity line and
+   * draws the cap beside it (the H100 lease drew the 1 GiB cap instead). */
+  ck_assert(test_exp_y(env, "capacity", 0) * 1073741824.0 == test_exp_metric(env, "usable_bytes"));
+  ck_assert(test_exp_y(env, "limit", 0) * 1073741824.0 == test_exp_metric(env, "limit_bytes"));
+  ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, "limit")),
+                   cJSON_GetArraySize(test_exp_series(env, "capacity")));
   ck_assert_ptr_null(strstr(all, " GB")); /* memory is binary: GiB, never GB */
   ck_assert(test_exp_finding_has(env, "it does not fit"));
   ck_assert(test_exp_finding_has(env, "the run's budget_gib cap"));
@@ -273,7 +279,8 @@ START_TEST(memory_free_memory_returns_on_every_profile) {
     /* stacked terms and the capacity line share their x values */
     ck_assert_int_eq(cJSON_GetArraySize(test_exp_series(env, "activations")),
                      cJSON_GetArraySize(test_exp_series(env, "capacity")));
-    ck_assert(test_exp_y(env, "capacity", 0) * 1073741824.0 == test_exp_metric(env, "limit_bytes"));
+    ck_assert(test_exp_y(env, "capacity", 0) * 1073741824.0 == test_exp_metric(env, "usable_bytes"));
+    ck_assert_ptr_null(test_exp_series(env, "limit")); /* uncapped: the device is the limit */
     cJSON_Delete(env);
   }
 }

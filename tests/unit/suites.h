@@ -37,6 +37,7 @@ Suite *make_ui_result_precision_suite(void);
 Suite *make_ui_result_profile_suite(void);
 Suite *make_ui_result_graphs_suite(void);
 Suite *make_ui_result_allocator_suite(void);
+Suite *make_ui_result_memory_suite(void);
 
 Suite *make_store_suite(void);
 Suite *make_session_suite(void);

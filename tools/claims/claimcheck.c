@@ -1,7 +1,9 @@
 /* claimcheck: runs every lesson claim that lessonc compiled (--claims FILE)
  * and prints TAP: each claim on each profile it names, through the
  * simulator in this process; with --gpu, each claim that holds on every
- * profile once on this machine's GPU through `gpulab run --backend cuda`.
+ * profile once on this machine's GPU through `gpulab run --backend cuda`;
+ * with --recorded DIR, each such claim whose runs a GPU recording holds
+ * (DIR/NAME.json, tools/claims/claim_recorded.h), without a GPU.
  * A failure names the lesson (or quiz) line the claim backs and the numbers
  * that broke it; a claim marked "pending" that fails is reported as TODO.
  * Each lesson ends with its counts: claims on the text and on the quiz,
@@ -15,6 +17,7 @@
 #include "claim_eval.h"
 #include "cjson_compat.h"
 #include "lesson.h"
+#include "claim_recorded.h"
 #include "registry.h"
 
 #define MAX_CACHED 4096
@@ -30,13 +33,18 @@ typedef struct {
 static cached cache[MAX_CACHED];
 static int n_cached;
 static const char *gpu_bin; /* --gpu: the gpulab binary; NULL: simulate */
+static const char *rec_dir; /* --recorded: the recordings' folder */
 
 static const char usage[] =
-    "usage: claimcheck [--gpu GPULAB] [--lesson ID] CLAIMS.json\n"
+    "usage: claimcheck [--gpu GPULAB | --recorded DIR] [--lesson ID] CLAIMS.json\n"
     "  Runs the lesson claims lessonc compiled (build/claims.json) and prints TAP.\n"
     "  Without --gpu each claim runs simulated on every profile it names; with --gpu GPULAB\n"
     "  each claim that holds on every profile runs once on this machine's GPU\n"
     "  (GPULAB run EXPERIMENT --backend cuda --json), the others are skipped.\n"
+    "  --recorded DIR  the same claims against a GPU's recordings (DIR/EXPERIMENT.json, as\n"
+    "                web/recorded/ holds them): a claim runs when every one of its runs has\n"
+    "                a recording's parameters, the others are skipped; a claim marked\n"
+    "                \"rerecord\" (its fix needs a new recording) that fails is a TODO\n"
     "  --lesson ID   only that lesson's claims\n";
 
 /* Reads all of a child's standard output. */
@@ -118,7 +126,10 @@ static const cJSON *run_once(const char *experiment, const char *profile, const 
   c->key = key;
   c->env = NULL;
   c->err[0] = c->code[0] = '\0';
-  if (gpu_bin) {
+  if (rec_dir) {
+    const cJSON *rec = claims_recorded_env(rec_dir, experiment, params, c->err, sizeof c->err);
+    c->env = rec ? cJSON_Duplicate(rec, true) : NULL;
+  } else if (gpu_bin) {
     c->env = run_gpu(experiment, params, c->err, sizeof c->err, c->code, sizeof c->code);
   } else {
     lab_error e = {0};
@@ -158,23 +169,40 @@ typedef struct {
   int pass, fail, todo, skip, n;
 } tally;
 
+/* --recorded: whether the recordings hold every run of the claim; else why not. */
+static bool held(const cJSON *claim, char *why, size_t n) {
+  const char *ex = cJSON_GetObjectItemCaseSensitive(claim, "experiment")->valuestring;
+  const cJSON *run;
+  char err[240];
+  if (cJSON_GetObjectItemCaseSensitive(claim, "refused"))
+    return snprintf(why, n, "a refused run is not recorded"), false;
+  cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(claim, "runs"))
+    if (!claims_recorded_env(rec_dir, ex, run, err, sizeof err))
+      return snprintf(why, n, "run '%.40s': %s", run->string, err), false;
+  return true;
+}
+
 static void one(const cJSON *claim, const char *profile, tally *t) {
   const char *file = cJSON_GetObjectItemCaseSensitive(claim, "file")->valuestring;
   int line = (int)cJSON_GetObjectItemCaseSensitive(claim, "line")->valuedouble;
   const char *id = cJSON_GetObjectItemCaseSensitive(claim, "id")->valuestring;
   const cJSON *pending = cJSON_GetObjectItemCaseSensitive(claim, "pending");
-  const char *on = profile[0] ? profile : "this GPU";
+  const char *mark = "pending";
+  if (rec_dir && cJSON_GetObjectItemCaseSensitive(claim, "rerecord"))
+    pending = cJSON_GetObjectItemCaseSensitive(claim, "rerecord"), mark = "rerecord";
+  const char *on = profile[0] ? profile : rec_dir ? "the recordings" : "this GPU";
   char why[800];
   t->n++;
   if (check(claim, profile, why, sizeof why)) {
     t->pass++;
     printf("ok %d - %s:%d claim '%s' on %s\n", t->n, file, line, id, on);
-    if (pending) printf("# %s:%d: claim '%s' is marked pending but holds on %s: remove \"pending\"\n", file, line, id, on);
+    if (pending)
+      printf("# %s:%d: claim '%s' is marked %s but holds on %s: remove \"%s\"\n", file, line, id, mark, on, mark);
     return;
   }
   if (pending) {
     t->todo++;
-    printf("not ok %d - %s:%d: claim '%s' on %s: %s # TODO pending: %s\n", t->n, file, line, id, on, why,
+    printf("not ok %d - %s:%d: claim '%s' on %s: %s # TODO %s: %s\n", t->n, file, line, id, on, why, mark,
            pending->valuestring);
     return;
   }
@@ -221,12 +249,14 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--gpu") && i + 1 < argc) gpu_bin = argv[++i];
+    else if (!strcmp(argv[i], "--recorded") && i + 1 < argc) rec_dir = argv[++i];
     else if (!strcmp(argv[i], "--lesson") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage, stdout), 0;
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else return fprintf(stderr, "claimcheck: unexpected '%s'\n%s", argv[i], usage), 2;
   }
   if (!path) return fprintf(stderr, "claimcheck: give the claims file\n%s", usage), 2;
+  if (gpu_bin && rec_dir) return fprintf(stderr, "claimcheck: --gpu or --recorded, not both\n%s", usage), 2;
   size_t len;
   char *text = lesson_read_file(path, &len);
   cJSON *root = text ? cJSON_Parse(text) : NULL;
@@ -249,23 +279,27 @@ int main(int argc, char **argv) {
     }
     if (cJSON_GetObjectItemCaseSensitive(c, "quiz")) quiz_claims++;
     else text_claims++;
-    if (!gpu_bin) {
+    char unheld[320] = "";
+    bool on_gpu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "all_profiles")) &&
+                  cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "real_gpu"));
+    if (!gpu_bin && !rec_dir) {
       cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(c, "profiles")) one(c, p->valuestring, &t);
-    } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "all_profiles")) &&
-               cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "real_gpu"))) {
+    } else if (on_gpu && !(rec_dir && !held(c, unheld, sizeof unheld))) {
       one(c, "", &t);
     } else {
       bool some = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "all_profiles"));
       t.n++, t.skip++;
-      printf("ok %d - %s:%d claim '%s' # SKIP %s; checked simulated\n", t.n,
+      printf("ok %d - %s:%d claim '%s' # SKIP %s; checked %s\n", t.n,
              cJSON_GetObjectItemCaseSensitive(c, "file")->valuestring,
              (int)cJSON_GetObjectItemCaseSensitive(c, "line")->valuedouble,
              cJSON_GetObjectItemCaseSensitive(c, "id")->valuestring,
-             some ? "it names some profiles only" : "it is about simulated results only");
+             unheld[0] ? unheld : some ? "it names some profiles only" : "it is about simulated results only",
+             unheld[0] ? "on a GPU (claimcheck --gpu)" : "simulated");
     }
   }
   if (lesson[0]) lesson_summary(root, lesson, text_claims, quiz_claims, t.n - lesson_start);
   printf("1..%d\n# pass %d\n# fail %d\n# todo %d\n# skipped %d\n", t.n, t.pass, t.fail, t.todo, t.skip);
+  claims_recorded_free();
   for (int i = 0; i < n_cached; i++) {
     free(cache[i].key);
     cJSON_Delete(cache[i].env);

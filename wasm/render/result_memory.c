@@ -17,14 +17,19 @@ static void budget(ui_buf *b, const cJSON *env) {
   static const char *const ids[] = {"weights", "gradients", "optimizer", "activations"};
   ui_series_xy s[4];
   const char *labels[4], *cats[MAX_BATCHES];
-  char names[MAX_BATCHES][16], summary[400], limit[96], pick[48], dev[64], v1[32], v2[32];
+  char names[MAX_BATCHES][16], summary[400], limit[96], device[96], pick[48], dev[64], v1[32], v2[32];
   int parts = ui_res_series(env, ids, 4, s), shown = 0, chosen = -1;
   /* The run's limit: the lower of budget_gib and free device memory, the
    * same one the verdict, the findings and the out-of-memory box use. */
   const double gib = 1073741824.0;
   double limit_b = ui_res_metric(env, "limit_bytes");
-  double capacity = (isfinite(limit_b) ? limit_b : ui_res_metric(env, "usable_bytes")) / gib;
+  double usable = ui_res_metric(env, "usable_bytes") / gib;
+  double capacity = isfinite(limit_b) ? limit_b / gib : usable;
   double fits = ui_res_metric(env, "fits"), by_budget = ui_res_metric(env, "limit_is_budget");
+  /* Under a budget_gib cap (a real run) the GPU's own free memory stays
+   * drawn above the cap, and the batches run on to where the GPU would
+   * run out: the chart still answers "does it fit this GPU". */
+  double reach = by_budget == 1 && isfinite(usable) && usable > capacity ? usable : capacity;
   double total = ui_res_metric(env, "total_bytes") / gib, batch = 0;
   ui_json_num(ui_json_obj(env, "params"), "batch", &batch);
   if (parts == 0) goto end;
@@ -36,22 +41,25 @@ static void budget(ui_buf *b, const cJSON *env) {
     cats[shown] = names[shown];
     if (s[0].x[k] == batch) chosen = shown;
     shown++;
-    if (sum > capacity && s[0].x[k] >= batch) break;
+    if (sum > reach && s[0].x[k] >= batch) break;
   }
   for (int p = 0; p < parts; p++) labels[p] = s[p].label;
   ui_res_device_short(env, dev, sizeof dev);
   const char *which = by_budget == 1 ? "the run's memory budget" : "free on the device";
   snprintf(limit, sizeof limit, "%s: %s", which, ui_fmt_value(capacity, UI_UNIT_GIB, v1));
   snprintf(pick, sizeof pick, "batch %.0f: %s", batch, ui_fmt_value(total, UI_UNIT_GIB, v2));
-  ui_mark lim = {capacity, limit};
+  snprintf(device, sizeof device, "free on the device: %s", ui_fmt_value(usable, UI_UNIT_GIB, v1));
+  ui_mark lim[2] = {{capacity, limit}, {reach, device}};
+  int n_lim = !isfinite(capacity) ? 0 : reach > capacity ? 2 : 1;
   snprintf(summary, sizeof summary,
            "Memory one training step needs for each batch size, stacked by kind, against this run's limit of %s "
-           "(%s, %s): at batch %.0f it needs %s, so it %s.",
+           "(%s, %s): at batch %.0f it needs %s, so it %s.%s%s%s",
            ui_fmt_value(capacity, UI_UNIT_GIB, v1), which, dev, batch, ui_fmt_value(total, UI_UNIT_GIB, v2),
-           fits == 1 ? "fits" : "does not fit");
+           fits == 1 ? "fits" : "does not fit", n_lim == 2 ? " The upper line is the GPU's own memory (" : "",
+           n_lim == 2 ? device : "", n_lim == 2 ? ")." : "");
   ui_column_chart c = {.summary = summary, .x_title = "batch size (sequences)",
                        .y_title = "memory (GiB, 1 GiB = 2³⁰ bytes)", .categories = cats, .n_cat = shown, .parts = s,
-                       .n_parts = parts, .limits = &lim, .n_limits = isfinite(capacity) ? 1 : 0, .highlight = chosen,
+                       .n_parts = parts, .limits = lim, .n_limits = n_lim, .highlight = chosen,
                        .highlight_label = pick};
   /* The default run fits, then asks for more than is left on purpose: the
    * title says both, so it agrees with the out-of-memory box under it. */
