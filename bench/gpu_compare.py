@@ -6,15 +6,23 @@ the simulator's built-in profile, from a folder tools/gpu_session.sh fills:
   DIR/sim/NAME.json    gpulab run NAME --backend simulated --profile P --json
   DIR/kit.json         python3 kit/measure.py --out DIR/kit.json
 
+DIR/runs may hold gpulab's recordings instead (web/recorded/NAME.json:
+the same envelopes, backend "recorded"), so the comparison can be made
+again offline from a lease's recordings. The simulations must take the
+real runs' params (the GPU's view is "cuda", the simulator's default is
+"pytorch"): gpu_compare.py --simulate BIN RUNS SIMDIR PROFILE makes them.
+
 Prints two tables and writes DIR/compare.json:
   1. gpulab / PyTorch for each figure both measure (goal: within +-10 %;
      a row outside says so, with what differs by design: ours below, or
      the kit's own details.differs for that figure);
   2. simulated / real for every headline figure (goal: within +-25 %).
 Missing files or keys are reported as rows that say so, never skipped
-silently. Usage: gpu_compare.py DIR [PROFILE]"""
+silently. Usage: gpu_compare.py DIR [PROFILE]
+       gpu_compare.py --simulate BIN RUNS SIMDIR PROFILE"""
 import json
 import os
+import subprocess
 import sys
 
 # (experiment, metric, unit, what differs by design)
@@ -96,7 +104,39 @@ def kit_results(kit):
     return {r.get("experiment"): r for r in results if isinstance(r, dict)}, None
 
 
+def sim_args(env):
+    """gpulab run's --PARAM=VALUE arguments for a real run's params, so the
+    simulation takes what the GPU took (its view, sizes, host link)."""
+    args = []
+    for k, v in sorted(((env or {}).get("params") or {}).items()):
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        if isinstance(v, (str, int, float)):
+            args.append(f"--{k}={v}")
+    return args
+
+
+def simulate(binary, runs, out, profile):
+    """Each experiment simulated on PROFILE with its real run's params
+    (the built-in defaults where there is no real run); 0 when all ran."""
+    os.makedirs(out, exist_ok=True)
+    names = subprocess.run([binary, "experiments", "--names"], stdout=subprocess.PIPE, universal_newlines=True,
+                           timeout=60, check=True).stdout.split()
+    bad = 0
+    for name in names:
+        env, _ = load(os.path.join(runs, name + ".json"))
+        with open(os.path.join(out, name + ".json"), "w") as f:
+            r = subprocess.run([binary, "run", name, *sim_args(env), "--backend", "simulated", "--profile", profile,
+                                "--json"], stdout=f, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+        if r.returncode:
+            print(f"gpu_compare: {name} not simulated: {r.stderr.strip()[:200]}", file=sys.stderr)
+            bad = 1
+    return bad
+
+
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "--simulate":
+        return simulate(*sys.argv[2:])
     if len(sys.argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
