@@ -30,6 +30,8 @@
     "7.1 us per eager torch.add on an A100 (flaggems-4558; torchfl-27 measured 8 us/op host time) minus the "      \
     "a100-sxm raw launch (3.0 us); PyTorch's host cost depends on the host CPU, so other GPUs reuse it"),           \
   EST(kernel_min_us, "shortest time a kernel occupies the GPU when launched one by one"),                          \
+  EST(blas_us, "what cuBLAS adds on the host to a matmul call's launch: 0, not modelled by the built-in profiles; " \
+               "gpulab calibrate fits it (an H100 with CUDA 13 spent 12.4 us per cublasSgemm call)"),            \
   EST(graph_node_us, "GPU cost of one kernel node of a replayed graph: ~0.58 us per node measured on an RTX 5070 " \
                      "Ti laptop (ocannl-488), not on this GPU"),                                                     \
   EST(sync_us, "cost of one cudaStreamSynchronize once the GPU is idle"),                                          \
@@ -198,8 +200,10 @@ static const lab_src h100_src[] = {
                                               "share of T4, L4, V100, A100 and RTX 4090; no H100 SXM copy run read"),
     S(h2d_pinned_gbps, MEASURED, "nvbw-6", "nvbandwidth host to device 57.06 GB/s (H100 VM, device 1)"),
     S(d2h_pinned_gbps, DERIVED, "nvbw-6", "no D2H copy-engine run read; Gen4 runs show D2H close to H2D, so 57.06"),
-    S(h2d_pageable_gbps, DERIVED, "gengwg-bw", PAGEABLE_FROM_A100),
-    S(d2h_pageable_gbps, DERIVED, "gengwg-bw", PAGEABLE_FROM_A100),
+    EST(h2d_pageable_gbps, "7.09 GB/s: gpulab's transfer on an H100 80GB HBM3 (this repository's GPU lease of "
+                           "2026-11-28, web/recorded/transfer.json), 256 MiB; the host's memory and CPU set it"),
+    EST(d2h_pageable_gbps, "14.4 GB/s: gpulab's transfer on an H100 80GB HBM3 (this repository's GPU lease of "
+                           "2026-11-28, web/recorded/transfer.json), 256 MiB; the host's memory and CPU set it"),
     S(fp32_tflops, DATASHEET, "klockwood-h100", "FP32 66.9"),
     S(tf32_tflops, DATASHEET, "klockwood-h100", "TF32 494.7 dense"),
     S(fp16_tflops, DATASHEET, "klockwood-h100", "FP16 989.4 dense"),
@@ -268,6 +272,7 @@ static const lab_src m1_pro_src[] = {
     EST(kernel_min_us, "shortest time a kernel occupies the GPU; pytorch-148219's 1-element Metal ops take 4.6 to 7.6 "
                        "us with their synchronize and dispatch"),
     S(graph_node_us, ABSENT, NULL, "PyTorch has no graph capture on MPS (pytorch-180397 asks for one)"),
+    EST(blas_us, "0: a matmul on MPS goes through MPSGraph, whose host cost is in torch_op_us"),
     S(sync_us, DERIVED, "pytorch-148219", "time with synchronize less dispatch for the Metal ops: exp 6.2, tanh 3.4, "
                                           "erfinv 3.7 us, median 3.7 (a 1-element kernel included)"),
     S(pin_gbps, ABSENT, NULL, "no host link: pinned memory is the same memory as pageable"),
@@ -322,6 +327,7 @@ static const lab_src rx7900xtx_src[] = {
     EST(graph_node_us, "GPU cost of one node of a replayed hipGraph: ~0.58 us per node measured on an NVIDIA laptop "
                        "GPU (ocannl-488), not on this card"),
     EST(sync_us, "cost of one hipStreamSynchronize once the GPU is idle"),
+    EST(blas_us, "what rocBLAS/hipBLASLt adds on the host to a matmul call: 0, not modelled; gpulab calibrate fits it"),
     EST(pin_gbps, "page-locking (hipHostRegister) rate; depends on the host's memory and kernel"),
     S(malloc_us, DERIVED, "uva-malloc", "about 50 us per cudaMalloc from 4 KB to 512 KB (uva-malloc), measured on an "
                                         "NVIDIA GPU; used for hipMalloc too"),
@@ -399,7 +405,11 @@ const lab_profile lab_builtin_profiles[] = {
      .source = "H100 datasheet peaks; nvbandwidth and PyTorch matmul runs (see sources)", .cc_major = 9,
      .cc_minor = 0, .sm_count = 132, .memory_bytes = (uint64_t)(79.1 * GIB), .context_bytes = (uint64_t)(0.50 * GIB),
      .pcie_gen = 5, .pcie_lanes = 16, .mem_peak_gbps = 3350, .mem_bw_gbps = 2680, .h2d_pinned_gbps = 57.06, .d2h_pinned_gbps = 57.06,
-     PAGEABLE(57.06, 57.06), .copy_latency_us = 6, .launch_us = 2.6, .kernel_min_us = 2, .sync_us = 6,
+     /* Pageable copies and the per-copy latency as gpulab measured them on an H100 80GB HBM3 (the lease of
+        2026-11-28, web/recorded/transfer.json): 7.09 / 14.4 GB/s at 256 MiB, 2.47 us per small copy (a 4 KB
+        copy took 2.68 us); the PAGEABLE(57.06) guess gave 22.6 / 23.5 GB/s and 6 us. */
+     .h2d_pageable_gbps = 7.09, .d2h_pageable_gbps = 14.4, .copy_latency_us = 2.5, .launch_us = 2.6,
+     .kernel_min_us = 2, .sync_us = 6,
      .fp32_tflops = 66.9, .tf32_tflops = 494.7, .fp16_tflops = 989.4, .bf16_tflops = 989.4,
      .gemm_efficiency = 0.79, .tc_efficiency = 0.84, .tc_tile_m = 256, .tc_tile_n = 128, .power_cap = 1,
      .bf16_fallback = 0, .pin_gbps = 2.0, .cold_start_ms = 280, COMMON_FIGURES, SRC(h100_src)},
