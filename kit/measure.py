@@ -1968,7 +1968,7 @@ WHY_NOT = {
 }
 
 SIZES = {
-    "full": {"samples": 5, "train_steps": 200, "train_reps": 15, "timing_n": 2048, "transfer_bytes": 256 << 20,
+    "full": {"samples": 5, "train_steps": 100, "train_reps": 15, "timing_n": 2048, "transfer_bytes": 256 << 20,
              "precision_n": 4096, "precision_flop": 4e11, "memory_params_m": 30, "memory_batch": 4, "memory_seq_len": 256,
              "memory_budget_gib": 1, "alloc_cycles": 100, "graph_kernels": 1000,
              "graph_sweep_max": 16777216, "stream_chunk_mib": 8, "profile_batch": 512, "profile_hidden": 2048,
