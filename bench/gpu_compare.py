@@ -96,8 +96,6 @@ SIM_KNOWN = {
                                        "4.5 us and enqueued a copy in under 2.6; the profile keeps the copies'",
     ("graphs", "graph_speedup"): "follows from eager_per_kernel_us",
     ("graphs", "instantiate_us"): "modelled as 0.6 launches per node; the H100 took 5.5 us per node",
-    ("allocator", "cuda_free_us"): "free_us_per_mib is one estimate for every profile (0.15 us/MiB); the H100 "
-                                   "freed 16 MiB in 55 us",
     ("allocator", "cache_alloc_free_us"): "the real figure was gpulab's pool scanning 2048 slots per call, fixed "
                                           "since (about 0.01 us on a CPU)",
     ("train_step", "every_step_ms"): "gpulab's train_step kernels took the H100 71.5 us a step; the model takes "
