@@ -6,43 +6,65 @@ the simulator's built-in profile, from a folder tools/gpu_session.sh fills:
   DIR/sim/NAME.json    gpulab run NAME --backend simulated --profile P --json
   DIR/kit.json         python3 kit/measure.py --out DIR/kit.json
 
+DIR/runs may hold gpulab's recordings instead (web/recorded/NAME.json:
+the same envelopes, backend "recorded"), so the comparison can be made
+again offline from a lease's recordings. The simulations must take the
+real runs' params (the GPU's view is "cuda", the simulator's default is
+"pytorch"): gpu_compare.py --simulate BIN RUNS SIMDIR PROFILE makes them.
+
 Prints two tables and writes DIR/compare.json:
   1. gpulab / PyTorch for each figure both measure (goal: within +-10 %;
      a row outside says so, with what differs by design: ours below, or
      the kit's own details.differs for that figure);
   2. simulated / real for every headline figure (goal: within +-25 %).
 Missing files or keys are reported as rows that say so, never skipped
-silently. Usage: gpu_compare.py DIR [PROFILE]"""
+silently. Usage: gpu_compare.py DIR [PROFILE]
+       gpu_compare.py --simulate BIN RUNS SIMDIR PROFILE"""
 import json
 import os
+import subprocess
 import sys
+
+PAGEABLE = ("pageable copies go through the driver's pinned staging buffer at the host's memory speed and vary run "
+            "to run: in one H100 lease gpulab read 7.09 and 8.54 GB/s host to device, 14.41 and 14.69 device to host")
+# Kernels queued back to back against each op as PyTorch issues it and the cuBLASLt kernel it picks.
+MATMUL = ("gpulab queues cublasGemmEx calls behind a spin kernel (no gap is timed); PyTorch issues each a @ b "
+          "itself and picks its own cuBLASLt kernel and workspace")
+
+STREAMS_KIT = ("a kit before 2026-11-28 stood in torch.cuda._sleep (one thread) for the kernel: four streams ran "
+               "four at once, where gpulab's kernel fills every SM")
 
 # (experiment, metric, unit, what differs by design)
 PAIRS = [
     ("transfer", "h2d_pinned_gbps", "GB/s", ""),
-    ("transfer", "h2d_pageable_gbps", "GB/s", ""),
+    ("transfer", "h2d_pageable_gbps", "GB/s", PAGEABLE),
     ("transfer", "d2h_pinned_gbps", "GB/s", ""),
-    ("transfer", "d2h_pageable_gbps", "GB/s", ""),
+    ("transfer", "d2h_pageable_gbps", "GB/s", PAGEABLE),
     ("transfer", "per_copy_overhead_us", "us", "PyTorch's copy_ adds its dispatcher to each small copy"),
     ("timing", "tflops", "TFLOPS", ""),
     ("timing", "events_ms", "ms", ""),
     ("timing", "launch_us", "us",
      "host enqueue per matmul: PyTorch adds its dispatcher and allocator on top of cublasSgemm"),
     ("precision", "fp32_tflops", "TFLOPS", ""),
-    ("precision", "tf32_tflops", "TFLOPS", ""),
-    ("precision", "bf16_tflops", "TFLOPS", "gpulab writes an fp32 result, PyTorch a bf16 one"),
-    ("precision", "fp16_tflops", "TFLOPS", "gpulab writes an fp32 result, PyTorch an fp16 one"),
+    ("precision", "tf32_tflops", "TFLOPS", MATMUL),
+    ("precision", "bf16_tflops", "TFLOPS", "gpulab writes an fp32 result, PyTorch a bf16 one; " + MATMUL),
+    ("precision", "fp16_tflops", "TFLOPS", "gpulab writes an fp32 result, PyTorch an fp16 one; " + MATMUL),
     ("graphs", "eager_per_kernel_us", "us", "eager: PyTorch's per-op host cost is several us above a raw launch"),
-    ("graphs", "graph_per_kernel_us", "us", ""),
+    ("graphs", "graph_per_kernel_us", "us",
+     "a replayed node costs the GPU its kernel: PyTorch's torch.add kernel, gpulab's one-line kernel"),
     ("graphs", "graph_speedup", "x", "follows from the two rows above"),
     ("allocator", "peak_allocated_bytes", "B", ""),
     ("allocator", "peak_reserved_bytes", "B", ""),
-    ("allocator", "empty_cache_released_bytes", "B", ""),
-    ("allocator", "cache_alloc_free_us", "us", "PyTorch's allocate+free includes making a tensor object"),
+    ("allocator", "empty_cache_released_bytes", "B",
+     "a kit before 2026-11-28 dropped the weights and gradients before empty_cache() and released everything"),
+    ("allocator", "cache_alloc_free_us", "us", "PyTorch's allocate+free includes making a tensor object; gpulab's "
+     "pool scanned all 2048 block slots per call until 2026-11-28 (5.2 us on the H100)"),
     ("streams", "one_stream_ms", "ms", ""),
-    ("streams", "total_ms", "ms", ""),
-    ("streams", "speedup", "x", ""),
-    ("train_step", "cost_per_read_us", "us", "PyTorch's read is a .item() after its own ops"),
+    ("streams", "total_ms", "ms", STREAMS_KIT),
+    ("streams", "speedup", "x", STREAMS_KIT),
+    ("train_step", "cost_per_read_us", "us",
+     "PyTorch's step is host-bound (about 550 us of Python and dispatch per step against 65 us of GPU work on the "
+     "H100), so its .item() finds the GPU idle; gpulab's C host keeps the GPU queue full"),
     ("memory", "peak_reserved_bytes", "B", ""),
 ]
 
@@ -60,6 +82,26 @@ HEADLINES = {
     "profile": ["step_ms", "gpu_idle_pct"],
     "memory": ["peak_allocated_bytes", "peak_reserved_bytes"],
     "placement": ["copy_ms", "forward_ms"],
+}
+
+
+# Simulated rows outside the goal whose cause is known and not fixed in the
+# profile, found on the H100 lease of 2026-11-28 (docs/gpu-session.md).
+SIM_KNOWN = {
+    ("timing", "launch_us"): "the built-in profiles model a raw launch (blas_us 0): this H100 spent 12.4 us per "
+                             "cublasSgemm call; gpulab calibrate fits the rest into blas_us",
+    ("timing", "cold_ms"): "cold_start_ms is an estimate (280 ms) that lesson 01 quotes; CUDA 13's lazy loading "
+                           "made the H100's first batch 81 ms",
+    ("graphs", "eager_per_kernel_us"): "one launch_us paces kernels and copies: this host launched a kernel in "
+                                       "4.5 us and enqueued a copy in under 2.6; the profile keeps the copies'",
+    ("graphs", "graph_speedup"): "follows from eager_per_kernel_us",
+    ("graphs", "instantiate_us"): "modelled as 0.6 launches per node; the H100 took 5.5 us per node",
+    ("allocator", "cache_alloc_free_us"): "the real figure was gpulab's pool scanning 2048 slots per call, fixed "
+                                          "since (about 0.01 us on a CPU)",
+    ("train_step", "every_step_ms"): "gpulab's train_step kernels took the H100 71.5 us a step; the model takes "
+                                     "each tiny kernel at kernel_min_us (18.5 us a step)",
+    ("train_step", "every_n_ms"): "as every_step_ms",
+    ("train_step", "cost_per_read_us"): "follows the model's short step: the read waits for less queued work",
 }
 
 
@@ -96,7 +138,39 @@ def kit_results(kit):
     return {r.get("experiment"): r for r in results if isinstance(r, dict)}, None
 
 
+def sim_args(env):
+    """gpulab run's --PARAM=VALUE arguments for a real run's params, so the
+    simulation takes what the GPU took (its view, sizes, host link)."""
+    args = []
+    for k, v in sorted(((env or {}).get("params") or {}).items()):
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        if isinstance(v, (str, int, float)):
+            args.append(f"--{k}={v}")
+    return args
+
+
+def simulate(binary, runs, out, profile):
+    """Each experiment simulated on PROFILE with its real run's params
+    (the built-in defaults where there is no real run); 0 when all ran."""
+    os.makedirs(out, exist_ok=True)
+    names = subprocess.run([binary, "experiments", "--names"], stdout=subprocess.PIPE, universal_newlines=True,
+                           timeout=60, check=True).stdout.split()
+    bad = 0
+    for name in names:
+        env, _ = load(os.path.join(runs, name + ".json"))
+        with open(os.path.join(out, name + ".json"), "w") as f:
+            r = subprocess.run([binary, "run", name, *sim_args(env), "--backend", "simulated", "--profile", profile,
+                                "--json"], stdout=f, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+        if r.returncode:
+            print(f"gpu_compare: {name} not simulated: {r.stderr.strip()[:200]}", file=sys.stderr)
+            bad = 1
+    return bad
+
+
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "--simulate":
+        return simulate(*sys.argv[2:])
     if len(sys.argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -123,10 +197,13 @@ def main():
         env, err = real[exp]
         theirs_env = peer.get(exp)
         ours, theirs = metric(env, key), metric(theirs_env, key)
-        differs = ((theirs_env or {}).get("details") or {}).get("differs", {}).get(key) if theirs_env else None
+        details = ((theirs_env or {}).get("details") or {}) if theirs_env else {}
+        differs = details.get("differs", {}).get(key)
+        unmeasured = details.get("not_measured", {}).get(key)
         r = ratio(ours, theirs)
         if r is None:
             note = err or kit_err or ("no such figure in the run" if ours is None else
+                                      f"the kit: {unmeasured}" if unmeasured else
                                       f"the kit skipped {exp}: {skipped[exp]}" if exp in skipped else
                                       f"the kit's {exp} failed: {str(failed[exp])[:120]}" if exp in failed else
                                       "no PyTorch figure")
@@ -145,7 +222,10 @@ def main():
         for key in keys:
             ours, model = metric(env, key), metric(senv, key)
             r = ratio(model, ours)
-            note = (err or serr or "missing") if r is None else ("" if 0.75 <= r <= 1.33 else "OUTSIDE +-25 % (0.75-1.33, as the fidelity suite)")
+            known = SIM_KNOWN.get((exp, key))
+            note = (err or serr or "missing") if r is None else ("" if 0.75 <= r <= 1.33 else
+                                                                 "OUTSIDE +-25 %" + (f": {known}" if known else
+                                                                                     " (0.75-1.33, as the fidelity suite)"))
             report["simulator"].append({"experiment": exp, "metric": key, "real": ours, "simulated": model,
                                         "ratio": r, "note": note})
             print(f"  {exp + '.' + key:40s} {'-' if r is None else f'{r:6.2f}x':>7s}  {note}")

@@ -574,6 +574,20 @@ def summary(xs):
     return med, (100.0 * (q[2] - q[0]) / med if med > 0 else 0.0)
 
 
+def paired_difference(ds):
+    """(median, low, high) of paired differences: the median and its 95 %
+    interval from order statistics (ranks n/2 -+ 0.98 sqrt(n), no assumption
+    about the noise's shape); with fewer than 6 pairs the interval is their
+    whole range. An interval that holds 0 means the difference is not
+    resolved: the noise between runs is larger than it."""
+    xs = sorted(d for d in ds if d is not None and math.isfinite(d))
+    if not xs:
+        return 0.0, 0.0, 0.0
+    n = len(xs)
+    k = int(math.floor((n - 1.96 * math.sqrt(n)) / 2)) if n >= 6 else 0
+    return statistics.median(xs), xs[max(0, k)], xs[min(n - 1, n - 1 - k)]
+
+
 def _warm_up(dev, fn, warmup, label):
     """fn run warmup times, the device idle after; with warmup=0 the samples
     that follow are the cold ones, on purpose."""
@@ -857,12 +871,19 @@ def exp_train_step(torch, dev, facts, findings, sizes):
     losses, host_a, acc, _ = a_runs[0]
     host_b = b_runs[0][1]
     reads_a, reads_b = steps, len(b_runs[0][0])
-    per_read = (a_ms - b_ms) * 1e3 / max(1, reads_a - reads_b)
+    per_read, lo, hi = paired_difference([(a - b) * 1e3 / max(1, reads_a - reads_b) for a, b in zip(a_tot, b_tot)])
+    resolved = lo > 0
     env.metric("every_step_ms", a_ms)
     env.metric("every_n_ms", b_ms)
     env.metric("per_step_every_step_us", a_ms * 1e3 / steps)
     env.metric("per_step_every_n_us", b_ms * 1e3 / steps)
-    env.metric("cost_per_read_us", per_read)
+    if resolved:
+        env.metric("cost_per_read_us", per_read)
+    else:
+        env.not_measured({"cost_per_read_us": "not resolved: the %d paired runs put a read's cost between %.1f and "
+                                              "%.1f µs, which includes no cost at all (the steps' own run-to-run "
+                                              "noise is larger than the reads)" % (reps, lo, hi)})
+    env.details()["cost_per_read_interval_us"] = [lo, hi]
     env.metric("slowdown", a_ms / b_ms if b_ms > 0 else 0)
     env.metric("syncs_every_step", reads_a)
     env.metric("syncs_every_n", reads_b)
@@ -896,9 +917,14 @@ def exp_train_step(torch, dev, facts, findings, sizes):
         env.differs({"gpu_step_us": "the forward pass and loss alone, timed with events, not the whole step's GPU time"})
     else:
         env.not_measured({"gpu_step_us": "no GPU: the CPU runs each step to its end"})
-    if dev.gpu:
+    if dev.gpu and resolved:
         env.finding("Reading the loss every step took %s for %d steps, every %d steps %s: each .item() made the CPU "
-                    "wait for the GPU, about %.0f µs a read." % (fmt_ms(a_ms), steps, every, fmt_ms(b_ms), per_read))
+                    "wait for the GPU, about %.0f µs a read (%.0f to %.0f µs over %d paired runs)."
+                    % (fmt_ms(a_ms), steps, every, fmt_ms(b_ms), per_read, lo, hi, reps))
+    elif dev.gpu:
+        env.finding("Reading the loss every step took %s for %d steps, every %d steps %s: the difference is below "
+                    "the runs' own noise (a read costs between %.0f and %.0f µs), so this GPU kept up with the "
+                    "host and .item() had little to wait for." % (fmt_ms(a_ms), steps, every, fmt_ms(b_ms), lo, hi))
     elif a_ms < 1.1 * b_ms:
         env.finding("On the CPU every step runs to its end before the next starts, so reading the loss every step "
                     "(%s) and every %d steps (%s) cost about the same: .item() has nothing to wait for."
@@ -909,7 +935,9 @@ def exp_train_step(torch, dev, facts, findings, sizes):
                     "about %.0f µs a read." % (fmt_ms(a_ms), every, fmt_ms(b_ms), per_read))
     env.finding("The loss fell from %.3f to %.3f; accuracy %.0f%%." % (losses[0][1], losses[-1][1], 100 * acc))
     env.stats(reps, 1, "every_step_ms", a_iqr, "The host clock around each step, %d runs of %d steps each way after "
-              "one warm-up run; loss read with .item() every step, then every %d steps; random normal data "
+              "one warm-up run, interleaved; loss read with .item() every step, then every %d steps; a read's cost "
+              "is the median of the paired runs' differences per extra read, with its 95 %% interval (order "
+              "statistics), reported only when the interval excludes zero; random normal data "
               "(class centres plus noise)." % (reps, steps, every))
     return env
 
@@ -1387,11 +1415,14 @@ def exp_allocator(torch, dev, facts, findings, sizes):
     peak_a, peak_r = api.max_memory_allocated() - base, api.max_memory_reserved()
     free, _ = api.mem_get_info()
     before = (api.memory_allocated() - base, api.memory_reserved(), total - free)
-    del weights, grads, acts
+    # As gpulab's walk: weights and gradients stay allocated, so empty_cache() returns only the cache's free
+    # blocks (dropping them first released everything on the H100: 738 MB against gpulab's 201 MB).
     api.empty_cache()
     note("empty_cache()")
     free, _ = api.mem_get_info()
     after = (api.memory_allocated() - base, api.memory_reserved(), total - free)
+    del weights, grads, acts
+    api.empty_cache()
     # cudaMalloc and cudaFree as PyTorch pays them: a block allocated with the cache empty, freed by empty_cache().
     blk = floats(p["block_mib"])
     mal, fre, busy, cache = [], [], [], []
@@ -1640,13 +1671,39 @@ def _op_spans(dev, api, ops, label):
             for lane in lanes]
 
 
+def _grid_kernel(torch, dev, kernel_us, passes=4):
+    """A stand-in for gpulab's streams kernel: about kernel_us of work whose
+    blocks fill every SM, so kernels of different streams take turns as
+    large kernels do. torch.cuda._sleep is one thread: four streams ran four
+    of them side by side on the H100 (16 chunks of 300 µs took 3.52 ms on 4
+    streams, below the 4.8 ms of kernels alone). Elementwise passes over a
+    buffer sized with events to take kernel_us/passes each (millions of
+    elements: thousands of blocks); the copies' 55 GB/s take little of the
+    memory bandwidth these passes use."""
+    def timed(n):
+        a = torch.empty(n, device=dev.tdev)
+        b = torch.empty_like(a)
+        ms = summary(time_device(dev, lambda: torch.mul(a, 0.5, out=b), 3, 1, "streams kernel calibration"))[0]
+        return a, b, ms * 1e3
+    n0 = 1 << 22
+    a, b, us = timed(n0)
+    n = int(min(1 << 26, max(n0, n0 * (kernel_us / passes) / max(us, 1e-3))))
+    if n != n0:
+        a, b, us = timed(n)
+    k = max(1, int(round(kernel_us / max(us, 1e-3))))
+
+    def busy():
+        for _ in range(k):
+            torch.mul(a, 0.5, out=b)
+    return busy
+
+
 def exp_streams(torch, dev, facts, findings, sizes):
     chunks, chunk_mib, kernel_us, nstreams, samples = 16, sizes["stream_chunk_mib"], 300, 4, 5
     p = {"chunks": chunks, "chunk_mib": chunk_mib, "kernel_us": kernel_us, "streams": nstreams, "memory": "pinned", "wait": False}
     env = Env("streams", facts.get("gpu"), p)
     api = dev.api
-    cyc = 10_000_000
-    per_us = cyc / max(1e-3, summary(time_device(dev, lambda: api._sleep(cyc), 3, 1, "streams sleep calibration"))[0] * 1e3)
+    busy = _grid_kernel(torch, dev, kernel_us)
     n = chunk_mib * (1 << 20) // 4
     pool = [api.Stream() for _ in range(nstreams)]
     dev_in = [torch.empty(n, device=dev.tdev) for _ in range(chunks)]
@@ -1662,7 +1719,7 @@ def exp_streams(torch, dev, facts, findings, sizes):
         for c in range(chunks):
             with api.stream(pool[c % k]):
                 dev_in[c].copy_(hin[c], non_blocking=pinned)
-                api._sleep(int(kernel_us * per_us))
+                busy()
                 dev_in[c].mul_(0.5)
                 hout[c].copy_(dev_in[c], non_blocking=pinned)
         for s in pool[:k]:
@@ -1686,7 +1743,7 @@ def exp_streams(torch, dev, facts, findings, sizes):
     # Each stage alone, events around it.
     hin, hout = make(True)
     h2d = summary(time_device(dev, lambda: dev_in[0].copy_(hin[0], non_blocking=True), samples, 1, "streams h2d"))[0] * 1e3
-    ker = summary(time_device(dev, lambda: api._sleep(int(kernel_us * per_us)), samples, 1, "streams kernel"))[0] * 1e3
+    ker = summary(time_device(dev, busy, samples, 1, "streams kernel"))[0] * 1e3
     d2h = summary(time_device(dev, lambda: hout[0].copy_(dev_in[0], non_blocking=True), samples, 1, "streams d2h"))[0] * 1e3
     serial = chunks * (h2d + ker + d2h) / 1e3
     bound = max(chunks * h2d, chunks * ker, chunks * d2h) / 1e3
@@ -1700,7 +1757,6 @@ def exp_streams(torch, dev, facts, findings, sizes):
     env.metric("h2d_gbps", n * 4 / (h2d * 1e3) if h2d > 0 else 0)
     env.metric("d2h_gbps", n * 4 / (d2h * 1e3) if d2h > 0 else 0)
     # Each op of one run on its stream (and the engine that does it), then the same chunks on one stream.
-    sleep = int(kernel_us * per_us)
 
     def chunk_ops(k, prefix):
         ops = []
@@ -1708,7 +1764,7 @@ def exp_streams(torch, dev, facts, findings, sizes):
             st, lane = pool[c % k], "%sgpu:0/stream%d" % (prefix, c % k)
             eng = (lambda e: [lane, "gpu:0/engine/" + e]) if not prefix else (lambda e: [lane])
             ops.append((st, eng("h2d"), "H2D %d" % c, lambda c=c: dev_in[c].copy_(hin[c], non_blocking=True)))
-            ops.append((st, eng("compute"), "kernel %d" % c, lambda c=c: (api._sleep(sleep), dev_in[c].mul_(0.5))))
+            ops.append((st, eng("compute"), "kernel %d" % c, lambda c=c: (busy(), dev_in[c].mul_(0.5))))
             ops.append((st, eng("d2h"), "D2H %d" % c, lambda c=c: hout[c].copy_(dev_in[c], non_blocking=True)))
         return ops
 
@@ -1746,8 +1802,9 @@ def exp_streams(torch, dev, facts, findings, sizes):
     env.finding("Without a wait between the copy stream and the compute stream, %d of 4 chunks were read before "
                 "their copy finished." % sum(1 for s in stale if s))
     env.stats(samples, 1, "total_ms", summary(res["streams_pinned"])[1], "The host clock from a synchronize to the "
-              "synchronize after the last chunk (copy_ with non_blocking, torch.cuda._sleep for the kernel's %d µs, "
-              "calibrated with events), median of %d after a warm-up run; each stage alone with events." % (kernel_us, samples))
+              "synchronize after the last chunk (copy_ with non_blocking; the kernel's %d µs: elementwise passes over a "
+              "buffer sized with events so that its blocks fill every SM, as gpulab's kernel does), median of %d "
+              "after a warm-up run; each stage alone with events." % (kernel_us, samples))
     return env
 
 
@@ -1914,12 +1971,12 @@ WHY_NOT = {
 }
 
 SIZES = {
-    "full": {"samples": 5, "train_steps": 100, "train_reps": 5, "timing_n": 2048, "transfer_bytes": 256 << 20,
+    "full": {"samples": 5, "train_steps": 100, "train_reps": 15, "timing_n": 2048, "transfer_bytes": 256 << 20,
              "precision_n": 4096, "precision_flop": 4e11, "memory_params_m": 30, "memory_batch": 4, "memory_seq_len": 256,
              "memory_budget_gib": 1, "alloc_cycles": 100, "graph_kernels": 1000,
              "graph_sweep_max": 16777216, "stream_chunk_mib": 8, "profile_batch": 512, "profile_hidden": 2048,
              "profile_steps": 50, "profile_reps": 5},
-    "quick": {"samples": 3, "train_steps": 40, "train_reps": 3, "timing_n": 1024, "transfer_bytes": 16 << 20,
+    "quick": {"samples": 3, "train_steps": 40, "train_reps": 7, "timing_n": 1024, "transfer_bytes": 16 << 20,
               "precision_n": 1024, "precision_flop": 2e10, "memory_params_m": 5, "memory_batch": 1, "memory_seq_len": 64,
               "memory_budget_gib": 0.25, "alloc_cycles": 20, "graph_kernels": 200,
               "graph_sweep_max": 65536, "stream_chunk_mib": 2, "profile_batch": 64, "profile_hidden": 256,

@@ -91,9 +91,8 @@ step_runs() {
   profile=$(field "$dir/calibrate.json" base)
   [ -n "$profile" ] || profile=h100-sxm
   echo "$profile" >"$dir/profile"
-  for name in $("$bin" experiments --names); do
-    "$bin" run "$name" --backend simulated --profile "$profile" --json >"$dir/sim/$name.json" 2>>"$dir/log"
-  done
+  # Each simulated with its GPU run's params (the GPU's view is cuda, the simulator's default pytorch).
+  py bench/gpu_compare.py --simulate "$bin" "$dir/gpu" "$dir/sim" "$profile" 2>>"$dir/log"
   py - "$dir/calibrate.json" >"$dir/calibrate.txt" <<'PY'
 import json, sys
 try:

@@ -236,6 +236,7 @@ static void sim_batch(const lab_profile *prof, int n, int k, double cold_us, lab
     double run = lab_gemm_us(&jp, n, n, n) * lab_rng_jitter(r, 1.5);
     busy_us += run > jp.kernel_min_us ? run : jp.kernel_min_us; /* the same sgemms held: back to back */
     double launch = s.host_us;
+    if (jp.blas_us > 0) lab_stream_host(&s, "cuBLAS", jp.blas_us); /* its own host cost per call */
     last_end = lab_stream_kernel(&s, "sgemm", run);
     double start = last_end - (run > jp.kernel_min_us ? run : jp.kernel_min_us);
     if (first_start < 0) first_start = start;

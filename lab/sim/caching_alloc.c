@@ -23,9 +23,9 @@ void lab_pool_init(lab_pool *a, lab_pool_backend be, uint64_t limit_bytes) {
 }
 
 static int new_block(lab_pool *a) {
-  for (int i = 0; i < LAB_POOL_MAX_BLOCKS; i++)
+  for (int i = 0; i < a->n_blk; i++)
     if (!a->blk[i].live) return i;
-  return -1;
+  return a->n_blk < LAB_POOL_MAX_BLOCKS ? a->n_blk++ : -1;
 }
 
 /* Best fit among cached free blocks of a segment size class that suits the
@@ -33,7 +33,7 @@ static int new_block(lab_pool *a) {
 static int find_free(const lab_pool *a, uint64_t size) {
   int best = -1;
   uint64_t want_seg = lab_pool_segment_size(size);
-  for (int i = 0; i < LAB_POOL_MAX_BLOCKS; i++) {
+  for (int i = 0; i < a->n_blk; i++) {
     const lab_pool_block *b = &a->blk[i];
     if (!b->live || b->used || b->size < size) continue;
     uint64_t seg = a->seg[b->seg].size;
@@ -109,7 +109,7 @@ int lab_pool_alloc(lab_pool *a, uint64_t bytes, int *id, uintptr_t *addr) {
 static void merge(lab_pool *a, int i) {
   for (int again = 1; again;) {
     again = 0;
-    for (int j = 0; j < LAB_POOL_MAX_BLOCKS; j++) {
+    for (int j = 0; j < a->n_blk; j++) {
       lab_pool_block *b = &a->blk[i], *o = &a->blk[j];
       if (j == i || !o->live || o->used || o->seg != b->seg) continue;
       if (o->offset + o->size == b->offset) { /* o is just before b: b joins o */
@@ -135,7 +135,7 @@ void lab_pool_free(lab_pool *a, int id) {
 
 uint64_t lab_pool_empty_cache(lab_pool *a) {
   uint64_t released = 0;
-  for (int i = 0; i < LAB_POOL_MAX_BLOCKS; i++) {
+  for (int i = 0; i < a->n_blk; i++) {
     lab_pool_block *b = &a->blk[i];
     if (!b->live || b->used) continue;
     lab_pool_segment *s = &a->seg[b->seg];
@@ -151,7 +151,7 @@ uint64_t lab_pool_empty_cache(lab_pool *a) {
 }
 
 void lab_pool_release_all(lab_pool *a) {
-  for (int i = 0; i < LAB_POOL_MAX_BLOCKS; i++)
+  for (int i = 0; i < a->n_blk; i++)
     if (a->blk[i].live && a->blk[i].used) lab_pool_free(a, i);
   lab_pool_empty_cache(a);
 }

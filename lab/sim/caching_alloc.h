@@ -44,6 +44,8 @@ typedef struct lab_pool {
   uint64_t last_request_bytes; /* what it asked for */
   lab_pool_segment seg[LAB_POOL_MAX_SEGMENTS];
   lab_pool_block blk[LAB_POOL_MAX_BLOCKS];
+  int n_blk; /* slots ever used: none at or above is live, so the scans stop here (a scan of all 2048 slots made
+                each cache hit cost 5.2 us on the H100, more than PyTorch's whole torch.empty + del) */
 } lab_pool;
 
 /* The device under a pool, as the walks in memory.c and allocator.c see

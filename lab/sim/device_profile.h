@@ -72,6 +72,8 @@ typedef struct lab_profile {
   double copy_latency_us;         /* fixed cost of one cudaMemcpy */
   double launch_us;               /* host cost to enqueue one kernel (raw CUDA) */
   double torch_op_us;             /* what PyTorch adds on the host to each op's launch */
+  double blas_us;                 /* what cuBLAS adds on the host to each matmul call's launch (0: nothing
+                                     modelled; a real H100 measured 12.4 us per cublasSgemm, web/recorded) */
   double kernel_min_us;           /* shortest kernel execution */
   double graph_node_us;           /* GPU cost of one kernel node in a replayed CUDA graph */
   double sync_us;                 /* cost of one synchronize */
@@ -113,7 +115,7 @@ typedef struct lab_profile {
   X(gemm_efficiency) X(tc_efficiency) X(power_cap) X(malloc_us) X(malloc_us_per_mib)                            \
   X(free_us_per_mib) X(cache_pair_us) X(cold_start_ms)
 #define LAB_PROFILE_OPTIONAL(X) \
-  X(tf32_tflops) X(fp16_tflops) X(bf16_tflops) X(bf16_fallback) X(pin_gbps) X(graph_node_us) X(context_ms)
+  X(tf32_tflops) X(fp16_tflops) X(bf16_tflops) X(bf16_fallback) X(pin_gbps) X(graph_node_us) X(context_ms) X(blas_us)
 #define LAB_PROFILE_INTS(X) \
   X(sm_count) X(memory_bytes) X(context_bytes) X(pcie_gen) X(pcie_lanes) X(tc_tile_m) X(tc_tile_n)
 

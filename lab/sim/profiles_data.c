@@ -30,6 +30,8 @@
     "7.1 us per eager torch.add on an A100 (flaggems-4558; torchfl-27 measured 8 us/op host time) minus the "      \
     "a100-sxm raw launch (3.0 us); PyTorch's host cost depends on the host CPU, so other GPUs reuse it"),           \
   EST(kernel_min_us, "shortest time a kernel occupies the GPU when launched one by one"),                          \
+  EST(blas_us, "what cuBLAS adds on the host to a matmul call's launch: 0, not modelled by the built-in profiles; " \
+               "gpulab calibrate fits it (an H100 with CUDA 13 spent 12.4 us per cublasSgemm call)"),            \
   EST(graph_node_us, "GPU cost of one kernel node of a replayed graph: ~0.58 us per node measured on an RTX 5070 " \
                      "Ti laptop (ocannl-488), not on this GPU"),                                                     \
   EST(sync_us, "cost of one cudaStreamSynchronize once the GPU is idle"),                                          \
@@ -217,8 +219,10 @@ static const lab_src h100_src[] = {
                                               "share of T4, L4, V100, A100 and RTX 4090; no H100 SXM copy run read"),
     S(h2d_pinned_gbps, MEASURED, "nvbw-6", "nvbandwidth host to device 57.06 GB/s (H100 VM, device 1)"),
     S(d2h_pinned_gbps, DERIVED, "nvbw-6", "no D2H copy-engine run read; Gen4 runs show D2H close to H2D, so 57.06"),
-    S(h2d_pageable_gbps, DERIVED, "gengwg-bw", PAGEABLE_FROM_A100),
-    S(d2h_pageable_gbps, DERIVED, "gengwg-bw", PAGEABLE_FROM_A100),
+    EST(h2d_pageable_gbps, "7.09 GB/s: gpulab's transfer on an H100 80GB HBM3 (this repository's GPU lease of "
+                           "2026-11-28, web/recorded/transfer.json), 256 MiB; the host's memory and CPU set it"),
+    EST(d2h_pageable_gbps, "14.4 GB/s: gpulab's transfer on an H100 80GB HBM3 (this repository's GPU lease of "
+                           "2026-11-28, web/recorded/transfer.json), 256 MiB; the host's memory and CPU set it"),
     S(fp32_tflops, DATASHEET, "klockwood-h100", "FP32 66.9"),
     S(tf32_tflops, DATASHEET, "klockwood-h100", "TF32 494.7 dense"),
     S(fp16_tflops, DATASHEET, "klockwood-h100", "FP16 989.4 dense"),
@@ -288,6 +292,7 @@ static const lab_src m1_pro_src[] = {
     EST(kernel_min_us, "shortest time a kernel occupies the GPU; pytorch-148219's 1-element Metal ops take 4.6 to 7.6 "
                        "us with their synchronize and dispatch"),
     S(graph_node_us, ABSENT, NULL, "PyTorch has no graph capture on MPS (pytorch-180397 asks for one)"),
+    EST(blas_us, "0: a matmul on MPS goes through MPSGraph, whose host cost is in torch_op_us"),
     S(sync_us, DERIVED, "pytorch-148219", "time with synchronize less dispatch for the Metal ops: exp 6.2, tanh 3.4, "
                                           "erfinv 3.7 us, median 3.7 (a 1-element kernel included)"),
     S(pin_gbps, ABSENT, NULL, "no host link: pinned memory is the same memory as pageable"),
@@ -343,6 +348,7 @@ static const lab_src rx7900xtx_src[] = {
     EST(graph_node_us, "GPU cost of one node of a replayed hipGraph: ~0.58 us per node measured on an NVIDIA laptop "
                        "GPU (ocannl-488), not on this card"),
     EST(sync_us, "cost of one hipStreamSynchronize once the GPU is idle"),
+    EST(blas_us, "what rocBLAS/hipBLASLt adds on the host to a matmul call: 0, not modelled; gpulab calibrate fits it"),
     EST(pin_gbps, "page-locking (hipHostRegister) rate; depends on the host's memory and kernel"),
     S(malloc_us, DERIVED, "uva-malloc", "about 50 us per cudaMalloc from 4 KB to 512 KB (uva-malloc), measured on an "
                                         "NVIDIA GPU; used for hipMalloc too"),
@@ -371,7 +377,7 @@ static const lab_src rx7900xtx_src[] = {
 #define SRC(a) .src = a, .n_src = (int)(sizeof a / sizeof a[0])
 /* Figures every profile shares (their sources are in COMMON_SOURCES). */
 #define COMMON_FIGURES_BUT_CONTEXT                                                                            \
-  .torch_op_us = 4.0, .graph_node_us = 0.58, .malloc_us = 50, .malloc_us_per_mib = 0.2, .free_us_per_mib = 0.15, \
+  .torch_op_us = 4.0, .graph_node_us = 0.58, .malloc_us = 50, .malloc_us_per_mib = 0.2, \
   .cache_pair_us = 4.5, .driver_cuda_version = 13000, .driver_version = "580.65"
 #define COMMON_FIGURES COMMON_FIGURES_BUT_CONTEXT, .context_ms = 130
 #define PAGEABLE(h2d, d2h) .h2d_pageable_gbps = (h2d) * 10.0 / 25.7, .d2h_pageable_gbps = (d2h) * 10.8 / 25.8
@@ -384,7 +390,7 @@ const lab_profile lab_builtin_profiles[] = {
      PAGEABLE(9.7, 11.1), .copy_latency_us = 9, .launch_us = 4.5, .kernel_min_us = 3, .sync_us = 12,
      .fp32_tflops = 8.1, .tf32_tflops = 0, .fp16_tflops = 65, .bf16_tflops = 0, .gemm_efficiency = 0.54,
      .tc_efficiency = 0.66, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 1, .bf16_fallback = 0.5,
-     .pin_gbps = 1.5, .cold_start_ms = 350, COMMON_FIGURES, SRC(t4_src)},
+     .pin_gbps = 1.5, .cold_start_ms = 350, .free_us_per_mib = 0.15, COMMON_FIGURES, SRC(t4_src)},
     {.name = "l4", .label = "NVIDIA L4 (24 GB GDDR6, PCIe Gen4, 72 W)", .device_name = "NVIDIA L4",
      .source = "L4 spec peaks; PyTorch matmul and copy runs (see sources)", .cc_major = 8, .cc_minor = 9,
      .sm_count = 58, .memory_bytes = (uint64_t)(22.35 * GIB), .context_bytes = (uint64_t)(0.30 * GIB),
@@ -392,7 +398,7 @@ const lab_profile lab_builtin_profiles[] = {
      PAGEABLE(25.6, 26.3), .copy_latency_us = 7, .launch_us = 3.0, .kernel_min_us = 2, .sync_us = 8,
      .fp32_tflops = 30.29, .tf32_tflops = 60, .fp16_tflops = 121, .bf16_tflops = 121, .gemm_efficiency = 0.65,
      .tc_efficiency = 0.97, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 0.48, .bf16_fallback = 0,
-     .pin_gbps = 2.0, .cold_start_ms = 300, COMMON_FIGURES, SRC(l4_src)},
+     .pin_gbps = 2.0, .cold_start_ms = 300, .free_us_per_mib = 0.15, COMMON_FIGURES, SRC(l4_src)},
     {.name = "a10g", .label = "NVIDIA A10G (24 GB GDDR6, PCIe Gen4, AWS)", .device_name = "NVIDIA A10G",
      .source = "A10 datasheet peaks; PyTorch matmul and copy runs (see sources)", .cc_major = 8, .cc_minor = 6,
      .sm_count = 72, .memory_bytes = (uint64_t)(22.35 * GIB), .context_bytes = (uint64_t)(0.30 * GIB),
@@ -400,7 +406,7 @@ const lab_profile lab_builtin_profiles[] = {
      PAGEABLE(25.6, 26.3), .copy_latency_us = 7, .launch_us = 3.0, .kernel_min_us = 2.5, .sync_us = 8,
      .fp32_tflops = 31.2, .tf32_tflops = 62.5, .fp16_tflops = 125, .bf16_tflops = 125, .gemm_efficiency = 0.75,
      .tc_efficiency = 0.57, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 1, .bf16_fallback = 0,
-     .pin_gbps = 2.0, .cold_start_ms = 300, COMMON_FIGURES, SRC(a10g_src)},
+     .pin_gbps = 2.0, .cold_start_ms = 300, .free_us_per_mib = 0.15, COMMON_FIGURES, SRC(a10g_src)},
     {.name = "v100-sxm", .label = "NVIDIA V100 SXM2 (16 GB HBM2, PCIe Gen3)", .device_name = "Tesla V100-SXM2-16GB",
      .source = "V100 datasheet peaks; bandwidthTest and PyTorch matmul runs (see sources)", .cc_major = 7,
      .cc_minor = 0, .sm_count = 80, .memory_bytes = (uint64_t)(15.78 * GIB), .context_bytes = (uint64_t)(0.30 * GIB),
@@ -408,7 +414,7 @@ const lab_profile lab_builtin_profiles[] = {
      PAGEABLE(9.6, 11.4), .copy_latency_us = 8, .launch_us = 4.0, .kernel_min_us = 2.5, .sync_us = 10,
      .fp32_tflops = 15.7, .tf32_tflops = 0, .fp16_tflops = 125, .bf16_tflops = 0, .gemm_efficiency = 0.93,
      .tc_efficiency = 0.80, .tc_tile_m = 128, .tc_tile_n = 128, .power_cap = 1, .bf16_fallback = 0.74,
-     .pin_gbps = 1.5, .cold_start_ms = 350, COMMON_FIGURES, SRC(v100_src)},
+     .pin_gbps = 1.5, .cold_start_ms = 350, .free_us_per_mib = 0.15, COMMON_FIGURES, SRC(v100_src)},
     {.name = "a100-sxm", .label = "NVIDIA A100 SXM (80 GB HBM2e, PCIe Gen4)", .device_name = "NVIDIA A100-SXM4-80GB",
      .source = "A100 datasheet peaks; bandwidthTest and PyTorch matmul runs (see sources)", .cc_major = 8,
      .cc_minor = 0, .sm_count = 108, .memory_bytes = (uint64_t)(79.2 * GIB), .context_bytes = (uint64_t)(0.40 * GIB),
@@ -416,16 +422,24 @@ const lab_profile lab_builtin_profiles[] = {
      .h2d_pageable_gbps = 10.0, .d2h_pageable_gbps = 10.8, .copy_latency_us = 7, .launch_us = 3.0,
      .kernel_min_us = 2.5, .sync_us = 8, .fp32_tflops = 19.5, .tf32_tflops = 156, .fp16_tflops = 312,
      .bf16_tflops = 312, .gemm_efficiency = 0.98, .tc_efficiency = 0.86, .tc_tile_m = 128, .tc_tile_n = 128,
-     .power_cap = 1, .bf16_fallback = 0, .pin_gbps = 2.0, .cold_start_ms = 300, COMMON_FIGURES, SRC(a100_src)},
+     .power_cap = 1, .bf16_fallback = 0, .pin_gbps = 2.0, .cold_start_ms = 300, .free_us_per_mib = 0.15,
+     COMMON_FIGURES, SRC(a100_src)},
     {.name = "h100-sxm", .label = "NVIDIA H100 SXM (80 GB HBM3, PCIe Gen5)", .device_name = "NVIDIA H100 80GB HBM3",
      .source = "H100 datasheet peaks; nvbandwidth and PyTorch matmul runs (see sources)", .cc_major = 9,
      .cc_minor = 0, .sm_count = 132, .memory_bytes = (uint64_t)(79.1 * GIB), .context_bytes = (uint64_t)(0.50 * GIB),
      .pcie_gen = 5, .pcie_lanes = 16, .mem_peak_gbps = 3350, .mem_bw_gbps = 2680, .h2d_pinned_gbps = 57.06, .d2h_pinned_gbps = 57.06,
-     PAGEABLE(57.06, 57.06), .copy_latency_us = 6, .launch_us = 2.6, .kernel_min_us = 2, .sync_us = 6,
+     /* Pageable copies and the per-copy latency as gpulab measured them on an H100 80GB HBM3 (the lease of
+        2026-11-28, web/recorded/transfer.json): 7.09 / 14.4 GB/s at 256 MiB, 2.47 us per small copy (a 4 KB
+        copy took 2.68 us); the PAGEABLE(57.06) guess gave 22.6 / 23.5 GB/s and 6 us. */
+     .h2d_pageable_gbps = 7.09, .d2h_pageable_gbps = 14.4, .copy_latency_us = 2.5, .launch_us = 2.6,
+     .kernel_min_us = 2, .sync_us = 6,
      .fp32_tflops = 66.9, .tf32_tflops = 494.7, .fp16_tflops = 989.4, .bf16_tflops = 989.4,
      .gemm_efficiency = 0.79, .tc_efficiency = 0.84, .tc_tile_m = 256, .tc_tile_n = 128, .power_cap = 1,
-     .bf16_fallback = 0, .pin_gbps = 2.0, .cold_start_ms = 80, COMMON_FIGURES_BUT_CONTEXT, .context_ms = 139,
-     SRC(h100_src)},
+     .bf16_fallback = 0, .pin_gbps = 2.0, .cold_start_ms = 80,
+     /* cudaFree of 16 MiB took 55.2 us in gpulab's allocator run and 56.4 us under PyTorch on an H100 80GB HBM3
+        (the lease of 2026-11-28, web/recorded/allocator.json): less the synchronize and the launch, 2.9 us a MiB
+        (0.15 gave 10.9 us); one block size, so how it splits into fixed and per-MiB is not known. */
+     .free_us_per_mib = 2.9, COMMON_FIGURES_BUT_CONTEXT, .context_ms = 139, SRC(h100_src)},
     {.name = "rtx-4090", .label = "NVIDIA GeForce RTX 4090 (24 GB GDDR6X, PCIe Gen4)",
      .device_name = "NVIDIA GeForce RTX 4090",
      .source = "Ada spec peaks; nvbandwidth and PyTorch matmul runs (see sources)", .cc_major = 8, .cc_minor = 9,
@@ -434,7 +448,8 @@ const lab_profile lab_builtin_profiles[] = {
      PAGEABLE(25.50, 26.77), .copy_latency_us = 6, .launch_us = 2.5, .kernel_min_us = 2, .sync_us = 6,
      .fp32_tflops = 82.58, .tf32_tflops = 82.58, .fp16_tflops = 165.15, .bf16_tflops = 165.15,
      .gemm_efficiency = 0.65, .tc_efficiency = 1.0, .tc_tile_m = 128, .tc_tile_n = 64, .power_cap = 1,
-     .bf16_fallback = 0, .pin_gbps = 2.5, .cold_start_ms = 250, COMMON_FIGURES, SRC(rtx4090_src)},
+     .bf16_fallback = 0, .pin_gbps = 2.5, .cold_start_ms = 250, .free_us_per_mib = 0.15, COMMON_FIGURES,
+     SRC(rtx4090_src)},
     {.name = "m1-pro", .label = "Apple M1 Pro (16-core GPU, 16 GB unified memory)", .device_name = "Apple M1 Pro",
      .source = "Apple's specs and a clock-derived peak; PyTorch MPS matmul, copy and dispatch runs (see sources)",
      .platform = LAB_PLATFORM_MPS, .sm_count = 16, .memory_bytes = 16ull << 30,

@@ -147,6 +147,24 @@ def standin_run():
     return rec, envs, skipped, failed
 
 
+class PairedDifference(unittest.TestCase):
+    def test_a_difference_above_the_noise_is_resolved(self):
+        med, lo, hi = measure.paired_difference([20 + (i % 5) for i in range(15)])
+        self.assertEqual(med, 22)
+        self.assertGreater(lo, 0)
+        self.assertLessEqual(hi, 24)
+
+    def test_a_difference_inside_the_noise_is_not(self):
+        # 15 pairs scattered around zero, as the H100's host-bound steps were.
+        med, lo, hi = measure.paired_difference([(-1) ** i * (10 + i) for i in range(15)])
+        self.assertLessEqual(lo, 0)
+        self.assertGreaterEqual(hi, 0)
+
+    def test_few_or_broken_pairs_take_their_whole_range(self):
+        self.assertEqual(measure.paired_difference([3, 1, float("nan"), 2]), (2, 1, 3))
+        self.assertEqual(measure.paired_difference([]), (0.0, 0.0, 0.0))
+
+
 class StandIn(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -159,6 +177,17 @@ class StandIn(unittest.TestCase):
         self.assertEqual(self.skipped, [])
         self.assertEqual(sorted(e["experiment"] for e in self.envs), sorted(names),
                          "every experiment a GPU answers (gpulab experiments --live) has its PyTorch counterpart in the kit")
+
+    def test_a_reads_cost_is_a_resolved_figure_or_says_why_not(self):
+        # The H100 gave -33.45 us from a difference of two noisy medians: never a negative cost again.
+        env = next(e for e in self.envs if e["experiment"] == "train_step")
+        lo, hi = env["details"]["cost_per_read_interval_us"]
+        self.assertLessEqual(lo, hi)
+        if "cost_per_read_us" in env["metrics"]:
+            self.assertGreater(lo, 0)
+            self.assertTrue(lo <= env["metrics"]["cost_per_read_us"] <= hi)
+        else:
+            self.assertIn("not resolved", env["details"]["not_measured"]["cost_per_read_us"])
 
     def test_every_envelope_says_pytorch(self):
         for e in self.envs:

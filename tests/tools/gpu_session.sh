@@ -11,7 +11,7 @@ build=$(dirname "$(dirname "${1:-build/bin/lessonc}")")
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 n=0 bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
-echo "1..9"
+echo "1..10"
 tools/bundle.sh "$build" "$dir/b" >/dev/null 2>&1
 ok "the session's tools travel in the bundle, the measurement kit with them" '[ -x "$dir/b/tools/gpu_session.sh" ] && [ -f "$dir/b/kit/measure.py" ] && [ -f "$dir/b/bench/gpu_compare.py" ] && [ -f "$dir/b/bench/cold_peer.py" ] && [ -x "$dir/b/tools/record_kit.py" ]'
 ok "the lesson claims and their runner travel in the bundle" '[ -x "$dir/b/bin/claimcheck" ] && [ -s "$dir/b/claims.json" ] && "$dir/b/bin/claimcheck" --help >/dev/null'
@@ -57,4 +57,14 @@ ok "each pair reads 1.05x, within the 10 % goal" 'python3 -c "import json,sys; r
 ok "every simulator headline is in both runs (a100 against h100: some outside 25 %)" 'python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[\"simulator\"]; sys.exit(0 if all(x[\"ratio\"] is not None for x in r) and any(\"OUTSIDE\" in x[\"note\"] for x in r) else 1)" "$out/compare.json"'
 python3 tools/record_kit.py "$out/kit.json" "$out/recorded-kit" >/dev/null 2>&1
 ok "the kit's run kept as recordings: backend recorded, its measured_with kept, an index" 'python3 -c "import json,sys,os; d=sys.argv[1]; ix=json.load(open(d+\"/index.json\"))[\"recorded\"]; e=json.load(open(d+\"/transfer.json\")); sys.exit(0 if \"transfer\" in ix and e[\"backend\"]==\"recorded\" and e[\"recorded\"][\"device\"]==\"NVIDIA A100-SXM4-80GB\" and e[\"measured_with\"][\"torch\"]==\"test\" else 1)" "$out/recorded-kit"'
+# The simulations take each real run's params: a GPU run's view is cuda and its sizes its own.
+python3 - "$out/runs/timing.json" <<'PY'
+import json, sys
+env = json.load(open(sys.argv[1]))
+env["params"].update(view="cuda", size=512)
+json.dump(env, open(sys.argv[1], "w"))
+PY
+python3 bench/gpu_compare.py --simulate "$build/bin/gpulab" "$out/runs" "$out/sim2" h100-sxm 2>"$out/sim2.err"
+rc=$?
+ok "--simulate runs each experiment with its real run's params" '[ $rc -eq 0 ] && python3 -c "import json,sys; p=json.load(open(sys.argv[1]))[\"params\"]; sys.exit(0 if p[\"view\"]==\"cuda\" and p[\"size\"]==512 else 1)" "$out/sim2/timing.json"'
 exit $bad

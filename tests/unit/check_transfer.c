@@ -95,7 +95,9 @@ START_TEST(transfer_bandwidth_grows_with_size_and_stays_under_the_link) {
       int n = cJSON_GetArraySize(test_exp_series(env, series_ids[k]));
       for (int j = 1; j < n; j++)
         ck_assert(test_exp_y(env, series_ids[k], j) > 0.95 * test_exp_y(env, series_ids[k], j - 1));
-      ck_assert(test_exp_y(env, series_ids[k], n - 1) > 10 * test_exp_y(env, series_ids[k], 0));
+      /* 5x: a real H100's pageable host→device copies went from 1.21 GB/s at 4 KB to 7.09 at 256 MiB (5.9x,
+         web/recorded/transfer.json); pinned ones 35x. */
+      ck_assert(test_exp_y(env, series_ids[k], n - 1) > 5 * test_exp_y(env, series_ids[k], 0));
     }
     ck_assert(test_exp_metric(env, "h2d_pinned_gbps") <= p->h2d_pinned_gbps * 1.03);
     ck_assert(test_exp_metric(env, "h2d_pinned_gbps") > p->h2d_pinned_gbps * 0.9);

@@ -165,3 +165,21 @@ const char TEST_PLAN_RUN[] =
     "{\"id\":\"step_ms\",\"what\":\"the median step, CUDA events\",\"measured\":100,\"predicted\":90,"
     "\"band\":[72,112],\"ratio\":1.11,\"in_band\":true}],"
     "\"unavailable\":[],\"notes\":[],\"steps\":{\"warmup\":2,\"measured\":5}}}";
+
+cJSON *test_json_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s (run from the repository root)", path);
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  ck_assert(len > 0);
+  char *b = malloc((size_t)len + 1);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_int_eq(fread(b, 1, (size_t)len, f), (size_t)len);
+  fclose(f);
+  b[len] = '\0';
+  cJSON *j = cJSON_Parse(b);
+  free(b);
+  ck_assert_msg(j != NULL, "%s is not JSON", path);
+  return j;
+}

@@ -42,6 +42,10 @@ bool test_exp_applies(const char *name, int i);
  * writes it: "measured_with"). */
 cJSON *test_kit_of(const char *device, const char *cc, const char *profile, const char *const *exps, int n);
 
+/* A JSON file of the repository (a path from its root, where the tests
+ * run), parsed; fails the test when it cannot be read or parsed. */
+cJSON *test_json_file(const char *path);
+
 /* A kit file of a plan run (kit/measure.py --plan) on a T4, no results; its allocated counter's ratio
  * and band verdict and reserved's band verdict are doctored (compare recomputes them). */
 extern const char TEST_PLAN_RUN[];
