@@ -286,6 +286,11 @@ KERN_ENTRY(profile) {
   l.after = l.pre + steps;
   /* A data set of 4 batches: class centres plus unit normal noise. */
   lab_train_data(l.data_rows, F, C, LAB_PHASES_SEED, data, labels);
+  /* The loop reads the data set through l: without these two lines every
+   * run crashed the worker at its first batch (the first lease, on an H100:
+   * lab_phases_collate with data = NULL, found by tools/lease_debug.sh). */
+  l.data = data;
+  l.labels = labels;
   for (size_t i = 0; i < (size_t)l.data_rows * F; i++) sum += data[i], sq += (double)data[i] * data[i];
   l.mean = (float)(sum / ((double)l.data_rows * F));
   l.inv_sd = (float)(1.0 / sqrt(sq / ((double)l.data_rows * F) - (double)l.mean * l.mean + 1e-12));

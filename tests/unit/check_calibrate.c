@@ -127,7 +127,9 @@ START_TEST(calibrate_reproduces_a_real_h100) {
   ck_assert_int_eq(n, 7);
   ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(report, "ok")));
   /* The raw launch stays under the copies' pace; cuBLAS's own cost holds the rest of the call. */
-  ck_assert_msg(fit.launch_us <= 2.6 && fit.blas_us > 8, "launch %g blas %g", fit.launch_us, fit.blas_us);
+  /* (the recordings of the lease's first calls: 2.6 + 9.9 us; of its last: 2.5 + 7.3 us) */
+  ck_assert_msg(fit.launch_us <= 2.6 && fit.blas_us > 2 * fit.launch_us, "launch %g blas %g", fit.launch_us,
+                fit.blas_us);
   ck_assert_ptr_nonnull(strstr(fit.calibrated_fields, "blas_us"));
   cJSON_Delete(transfer);
   cJSON_Delete(timing);
