@@ -19,9 +19,14 @@ def source_of(env):
 
 
 def index_of(envs):
-    """envs: {name: envelope}. The index, names sorted."""
+    """envs: {name: envelope}. The index, names sorted; the recordings of one
+    lease share one "source" (a few hundred bytes fewer on a first visit),
+    else each has its own in "sources"."""
     names = sorted(envs)
-    return {"recorded": names, "sources": {n: source_of(envs[n]) for n in names}}
+    sources = {n: source_of(envs[n]) for n in names}
+    if names and all(sources[n] == sources[names[0]] for n in names):
+        return {"recorded": names, "source": sources[names[0]]}
+    return {"recorded": names, "sources": sources}
 
 
 def write_index(path, envs):

@@ -46,10 +46,9 @@
   EST(driver_version, "the simulated driver view reports a current Linux driver")
 
 /* What a cache hit costs the host; the only measurement on a GPU's host. */
-#define CACHE_PAIR_SEEN                                                                          \
-  "on the H100 lease's host gpulab's pool took 0.28 us once it stopped scanning every slot (5.2 before), " \
-  "PyTorch's torch.empty + del 3.5 to 4.1 us with its tensor object (tests/gpu/measured/nvidia-h100-80gb-hbm3/): " \
-  "0.3; no figure from this GPU's host"
+/* gpulab's own runs on a real GPU (tests/gpu/measured/: its README). */
+#define LEASE "gpulab's H100 lease of 2026-11-28"
+#define CACHE_PAIR_SEEN LEASE ": its pool 0.28 us; PyTorch's 3.5 us makes a tensor too"
 
 #define UNIFIED_COPY                                                                                       \
   "no host link: a copy between a CPU and an MPS tensor is a copy within the one memory, at half the measured " \
@@ -205,11 +204,8 @@ static const lab_src a100_src[] = {
 
 static const lab_src h100_src[] = {
     COMMON_SOURCES,
-    EST(context_ms, "measured by gpulab's first lease on an H100 80GB HBM3 (driver 580.159.04, CUDA 13.0, "
-                    "2026-11-28; tests/gpu/measured/): starting CUDA took 139 ms in the timing run, a median of "
-                    "219 ms over 3 fresh processes in its cold-start step"),
-    EST(cold_start_ms, "measured by the same lease: the first batch took 81 ms, 78 of them creating the cuBLAS "
-                       "handle and loading its kernels (CUDA 13 loads a kernel at its first use)"),
+    EST(context_ms, LEASE ": 139 ms in its timing run"),
+    EST(cold_start_ms, LEASE ": a first batch of 81 ms, 78 of them loading cuBLAS"),
     S(mem_peak_gbps, DATASHEET, "klockwood-h100", "3.35 TB/s (max)"),
     S(compute_capability, DERIVED, "klockwood-h100", "Hopper GH100: 9.0"),
     S(sm_count, DATASHEET, "klockwood-h100", "132 SMs"),
@@ -220,10 +216,8 @@ static const lab_src h100_src[] = {
                                               "share of T4, L4, V100, A100 and RTX 4090; no H100 SXM copy run read"),
     S(h2d_pinned_gbps, MEASURED, "nvbw-6", "nvbandwidth host to device 57.06 GB/s (H100 VM, device 1)"),
     S(d2h_pinned_gbps, DERIVED, "nvbw-6", "no D2H copy-engine run read; Gen4 runs show D2H close to H2D, so 57.06"),
-    EST(h2d_pageable_gbps, "7.09 GB/s: gpulab's transfer on an H100 80GB HBM3 (this repository's GPU lease of "
-                           "2026-11-28, web/recorded/transfer.json), 256 MiB; the host's memory and CPU set it"),
-    EST(d2h_pageable_gbps, "14.4 GB/s: gpulab's transfer on an H100 80GB HBM3 (this repository's GPU lease of "
-                           "2026-11-28, web/recorded/transfer.json), 256 MiB; the host's memory and CPU set it"),
+    EST(h2d_pageable_gbps, LEASE ": 7.09 GB/s, 256 MiB; the host sets it"),
+    EST(d2h_pageable_gbps, LEASE ": 14.4 GB/s, 256 MiB; the host sets it"),
     S(fp32_tflops, DATASHEET, "klockwood-h100", "FP32 66.9"),
     S(tf32_tflops, DATASHEET, "klockwood-h100", "TF32 494.7 dense"),
     S(fp16_tflops, DATASHEET, "klockwood-h100", "FP16 989.4 dense"),

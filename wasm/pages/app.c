@@ -260,6 +260,7 @@ static void check_device(bool first) {
 
 /* Once per page; a re-check asks again (check_device). */
 static void want_profiles(void) {
+  ui_exp_offer_recorded(); /* the recorded choices with them (asked once) */
   if (app.profiles_asked) return;
   app.profiles_asked = true;
   ui_fetch("/api/profiles", UI_API_TIMEOUT_MS, on_profiles, NULL);

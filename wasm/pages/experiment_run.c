@@ -103,12 +103,13 @@ static void on_recorded_label(const char *name, const char *label) {
 
 void ui_exp_set_device(const ui_device_state *dev) { st.dev = dev; }
 
+void ui_exp_offer_recorded(void) { ui_recorded_offer(on_recorded_label); }
+
 void ui_exp_fill(const char *name, const ui_device_state *dev) {
   char selector[128];
   ui_buf b;
   slot *s = find(name, NULL);
   st.dev = dev;
-  ui_recorded_offer(on_recorded_label);
   if (!name || strlen(name) > 64) return;
   /* A widget already on the page (the device check answered later) is
    * updated in place, so what the learner is typing, and focus, stay. */

@@ -17,6 +17,10 @@ void ui_exp_fill(const char *name, const ui_device_state *dev);
 /* The device check the widgets run against (every run asks it where to
  * go); dev must outlive the widgets. */
 void ui_exp_set_device(const ui_device_state *dev);
+/* Asks, once, which experiments have a recorded run (/recorded/index.json):
+ * when the learner reaches into a widget, as /api/profiles, never on the
+ * first visit's bytes. Each widget's picker gains its recording in place. */
+void ui_exp_offer_recorded(void);
 /* Handles "exp-run" (arg: the experiment); false for other actions. */
 bool ui_exp_action(const char *action, const char *arg);
 

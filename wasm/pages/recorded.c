@@ -94,7 +94,8 @@ static bool label_from_index(const lab_experiment *e, const cJSON *src) {
   return true;
 }
 
-/* /recorded/index.json: {"recorded":["timing",…],"sources":{"timing":{…}}}.
+/* /recorded/index.json: {"recorded":["timing",…],"sources":{"timing":{…}}},
+ * or one "source" that every recording shares.
  * With its sources the first visit fetches no recording: each is fetched,
  * and checked, when it is replayed. An index without them (an older web
  * root) has each file fetched for its label. Absent (no `make record` yet)
@@ -103,12 +104,13 @@ static void on_index(int status, const char *body, size_t len, void *ctx) {
   const cJSON *name;
   if ((intptr_t)ctx != rec.gen || status != 200) return;
   cJSON *j = lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL);
-  const cJSON *sources = ui_json_obj(j, "sources");
+  const cJSON *sources = ui_json_obj(j, "sources"), *shared = ui_json_obj(j, "source");
   cJSON_ArrayForEach(name, ui_json_arr(j, "recorded")) {
     for (int i = 0; cJSON_IsString(name) && i < lab_experiment_count() && i < 32; i++) {
       const lab_experiment *e = lab_experiment_at(i);
       if (strcmp(e->name, name->valuestring) != 0) continue;
-      if (rec.on_label && label_from_index(e, ui_json_obj(sources, e->name))) continue;
+      const cJSON *src = ui_json_obj(sources, e->name);
+      if (rec.on_label && label_from_index(e, src ? src : shared)) continue;
       char url[128];
       snprintf(url, sizeof url, "/recorded/%s.json", e->name);
       ui_fetch(url, STATIC_TIMEOUT_MS, on_label, (void *)tag(i, rec.gen));
@@ -122,10 +124,10 @@ static void fetch_index(void *ctx) {
   ui_fetch("/recorded/index.json", STATIC_TIMEOUT_MS, on_index, ctx);
 }
 
-/* Asked once the page has drawn its first screen (ui_later: two frames,
- * then a timer): the choices it adds are in a picker, never the first
- * thing read, and the request and its answer kept the main thread from
- * the lesson. */
+/* Asked once, when the learner reaches into an experiment widget
+ * (ui_exp_offer_recorded, with /api/profiles): the choices it adds are in
+ * a widget's picker, so a first visit never pays for them; ui_later keeps
+ * the request out of the event that asked. */
 void ui_recorded_offer(ui_recorded_label_fn label_fn) {
   rec.on_label = label_fn;
   if (rec.asked) return;
