@@ -93,14 +93,10 @@ HEADLINES = {
 SIM_KNOWN = {
     ("timing", "launch_us"): "the built-in profiles model a raw launch (blas_us 0): this H100 spent 12.4 us per "
                              "cublasSgemm call; gpulab calibrate fits the rest into blas_us",
-    ("timing", "cold_ms"): "cold_start_ms is an estimate (280 ms) that lesson 01 quotes; CUDA 13's lazy loading "
-                           "made the H100's first batch 81 ms",
     ("graphs", "eager_per_kernel_us"): "one launch_us paces kernels and copies: this host launched a kernel in "
                                        "4.5 us and enqueued a copy in under 2.6; the profile keeps the copies'",
     ("graphs", "graph_speedup"): "follows from eager_per_kernel_us",
     ("graphs", "instantiate_us"): "modelled as 0.6 launches per node; the H100 took 5.5 us per node",
-    ("allocator", "cache_alloc_free_us"): "the real figure was gpulab's pool scanning 2048 slots per call, fixed "
-                                          "since (about 0.01 us on a CPU)",
     ("train_step", "every_step_ms"): "gpulab's train_step kernels took the H100 71.5 us a step; the model takes "
                                      "each tiny kernel at kernel_min_us (18.5 us a step)",
     ("train_step", "every_n_ms"): "as every_step_ms",

@@ -26,12 +26,13 @@ void ui_own_explain_href(ui_buf *b, const char *text, size_t max_bytes) {
   }
 }
 
-void ui_own_reasons(ui_buf *b, const cJSON *list, const char *name_key) {
+void ui_own_reasons(ui_buf *b, const cJSON *list, const char *name_key, const char *(*name_of)(const char *)) {
   const cJSON *x;
   ui_buf_raw(b, "<ul class=\"own-skipped\">");
   cJSON_ArrayForEach(x, list) {
+    const char *name = ui_json_text(x, name_key);
     ui_buf_raw(b, "<li><strong>");
-    ui_buf_text(b, ui_json_text(x, name_key));
+    ui_buf_text(b, name_of ? name_of(name) : name);
     ui_buf_raw(b, "</strong>: ");
     ui_buf_text(b, ui_json_text(x, "why"));
     ui_buf_raw(b, "</li>");

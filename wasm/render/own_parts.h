@@ -14,7 +14,8 @@
  * percent-encoded (at most max_bytes of it, cut at a character's start). */
 void ui_own_explain_href(ui_buf *b, const char *text, size_t max_bytes);
 
-/* A list of what was not done and why: each entry's name_key in bold, then its "why". */
-void ui_own_reasons(ui_buf *b, const cJSON *list, const char *name_key);
+/* A list of what was not done and why: each entry's name_key in bold (in
+ * words through name_of, when it is not NULL), then its "why". */
+void ui_own_reasons(ui_buf *b, const cJSON *list, const char *name_key, const char *(*name_of)(const char *));
 
 #endif

@@ -98,15 +98,8 @@ void ui_render_own_plan(ui_buf *b, const cJSON *plan) {
     ui_buf_raw(b, "</dl></details>");
   }
   if (cJSON_GetArraySize(ui_json_arr(plan, "unavailable"))) {
-    ui_buf_raw(b, "<p>Not measured on this device:</p><ul class=\"own-skipped\">");
-    cJSON_ArrayForEach(c, ui_json_arr(plan, "unavailable")) {
-      ui_buf_raw(b, "<li><strong>");
-      ui_buf_text(b, counter_name(ui_json_text(c, "id")));
-      ui_buf_raw(b, "</strong>: ");
-      ui_buf_text(b, ui_json_text(c, "why"));
-      ui_buf_raw(b, "</li>");
-    }
-    ui_buf_raw(b, "</ul>");
+    ui_buf_raw(b, "<p>Not measured on this device:</p>");
+    ui_own_reasons(b, ui_json_arr(plan, "unavailable"), "id", counter_name);
   }
   cJSON_ArrayForEach(c, ui_json_arr(plan, "notes")) if (cJSON_IsString(c)) {
       ui_buf_raw(b, "<p class=\"muted\">");

@@ -166,7 +166,7 @@ static void lists(ui_buf *b, const cJSON *kit) {
   const cJSON *x;
   if (cJSON_GetArraySize(ui_json_arr(kit, "skipped"))) {
     ui_buf_raw(b, "<h3 id=\"yours-skipped\">Not run on this device</h3>");
-    ui_own_reasons(b, ui_json_arr(kit, "skipped"), "experiment");
+    ui_own_reasons(b, ui_json_arr(kit, "skipped"), "experiment", NULL);
   }
   if (cJSON_GetArraySize(ui_json_arr(kit, "failed"))) {
     ui_buf_raw(b, "<h3 id=\"yours-failed\">Failed on your machine</h3><ul class=\"own-errors\">");
