@@ -98,8 +98,10 @@ int srv_runs_shared_queued(srv_class_runs *cr, const char *backend) {
 int srv_runs_shared_enqueue(srv_class_runs *cr, const srv_store_session *sess, const char *experiment,
                             const char *params_text, double reserve_ms, int64_t *run_id, double *retry_after_s,
                             lab_error *err) {
-  if (srv_cluster_view_alive(cr->view) == 0) /* one may have started since the last look */
-    srv_cluster_view_refresh(cr->view, STATUS_REFRESH_S);
+  /* One may have started since the last look (which can be a moment old
+   * and still miss it): a read begun now decides. The learner's rate
+   * window, charged before this, bounds how often that happens. */
+  if (srv_cluster_view_alive(cr->view) == 0) srv_cluster_view_refresh_since(cr->view, lab_clock_s());
   if (srv_cluster_view_alive(cr->view) == 0) {
     *retry_after_s = NO_WORKER_RETRY_S;
     int unusable = srv_cluster_view_unusable(cr->view);

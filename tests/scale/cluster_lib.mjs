@@ -136,11 +136,14 @@ export async function startWorker(uri, { env = {}, args = [], timeoutMs = 15000 
 }
 
 // Resolves once every server's /api/health lists n live workers; returns their lists.
-export async function workersSeen(servers, n, { timeoutMs = 15000 } = {}) {
+// ids: workers that must be among them. A server's list is read every few
+// seconds, so a worker killed a moment ago can still count as live there;
+// naming the new one waits for the list that has it.
+export async function workersSeen(servers, n, { timeoutMs = 15000, ids = [] } = {}) {
   return waitFor(async () => {
     const lists = await Promise.all(servers.map(async (s) => (await request(s, '/api/health')).json?.workers ?? []));
-    return lists.every((l) => l.length === n) && lists;
-  }, { timeoutMs, what: `${n} live worker(s) seen by every server` });
+    return lists.every((l) => l.length === n && ids.every((id) => l.some((w) => w.id === id))) && lists;
+  }, { timeoutMs, what: `${n} live worker(s)${ids.length ? ` (with ${ids.join(', ')})` : ''} seen by every server` });
 }
 
 // ---- HAProxy: deploy/haproxy.cfg with the test's addresses (haproxy_cfg.mjs) -------

@@ -95,7 +95,12 @@ test('workers lost mid-run: handed back once, then worker_crashed; a replacement
     const w1 = await worker();
     await workersSeen([a], 1);
     const jar = await joinWithJar(a, 'Ada', a.joinCode);
-    const r1 = (await gpuRun(jar, a)).json.run.id;
+    const queued = async () => {
+      const r = await gpuRun(jar, a);
+      assert.equal(r.status, 202, r.text);
+      return r.json.run.id;
+    };
+    const r1 = await queued();
     await waitFor(() => runRow(r1) === `running 0 ${w1.id}`, { what: 'w1 running r1' });
     w1.proc.kill('SIGKILL');
     await waitFor(() => runRow(r1).startsWith('queued 1 '), { what: 'r1 handed back once' });
@@ -109,11 +114,11 @@ test('workers lost mid-run: handed back once, then worker_crashed; a replacement
     assert.match(failed.error.message, /handed back once; run it again/);
     // A replacement takes the rest.
     const w3 = await worker(['--grace', '0']);
-    await workersSeen([a], 1);
-    const r2 = (await gpuRun(jar, a)).json.run.id, r3 = (await gpuRun(jar, a)).json.run.id;
+    await workersSeen([a], 1, { ids: [w3.id] });
+    const r2 = await queued(), r3 = await queued();
     for (const id of [r2, r3]) assert.equal((await runUntil(jar, a, id, ended, 'ending')).status, 'done');
     // SIGTERM mid-run: the worker hands its run back and exits 0.
-    const r4 = (await gpuRun(jar, a)).json.run.id;
+    const r4 = await queued();
     await waitFor(() => runRow(r4) === `running 0 ${w3.id}`, { what: 'w3 running r4' });
     const exit = await w3.stop({ signal: 'SIGTERM' });
     assert.equal(exit.code, 0, w3.stderr());
