@@ -20,7 +20,21 @@
   var mark = function (name) { if (window.performance && performance.mark) performance.mark(name); };
   mark("gpulab:app");
 
+  // The page is shown once the lesson's first screen is drawn, not before:
+  // a header painted alone is a page that looks ready while its main
+  // thread draws the lesson, and a tap then waits. style.css hides the body
+  // while <html> has data-boot; this file sets it, so a page without
+  // scripts is never hidden, and takes it off at the first screen, on a
+  // failure, or after REVEAL_MS whatever happens (docs/performance.md,
+  // "Shown at its first screen").
+  var REVEAL_MS = 2500;
+  var root = document.documentElement;
+  function reveal() { root.removeAttribute("data-boot"); }
+  root.setAttribute("data-boot", "");
+  setTimeout(reveal, REVEAL_MS);
+
   function fail(message) {
+    reveal();
     if (document.readyState === "loading") {
       document.addEventListener("DOMContentLoaded", function () { fail(message); });
       return;
@@ -44,9 +58,14 @@
 
   // The service worker (sw.js) caches the app so it works offline after one
   // visit. It needs a secure context (https, or http on localhost); without
-  // one the page simply stays online-only. Registered once the page is
-  // ready (below), so its install, which fetches the app again to cache it,
-  // never competes with the first screen.
+  // one the page simply stays online-only. Registered when the page has
+  // settled: SW_SETTLE_MS after its ready point, then in an idle moment.
+  // Its install fetches the app again to cache it (570 KB with the other
+  // modules), and begun at the ready point it ran beside the rest of the
+  // lesson's drawing: on the 2-core bench machine Lighthouse's total
+  // blocking time was 0.8-1.2 s with it there and 0.46-0.61 s without,
+  // the page's tasks waiting for a core (docs/performance.md).
+  var SW_SETTLE_MS = 4000;
   var registered = false;
   function registerWorker() {
     if (registered || !("serviceWorker" in navigator) || !window.isSecureContext) return;
@@ -54,6 +73,12 @@
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function (err) {
       console.warn("gpulab: offline mode unavailable (service worker not registered): " + (err && err.message ? err.message : err));
     });
+  }
+  function registerSettled(delayMs) {
+    setTimeout(function () {
+      if (window.requestIdleCallback) requestIdleCallback(registerWorker, { timeout: SW_SETTLE_MS });
+      else registerWorker();
+    }, delayMs);
   }
 
   // The first answers the client asks for, requested now, while the page
@@ -226,24 +251,31 @@
         return lesson && gpu && (lesson.getAttribute("aria-busy") === "false" || lesson.hasAttribute("data-first-screen")) &&
           gpu.getAttribute("aria-busy") === "false" && document.getElementById("lesson-title");
       };
+      var lessonDrawn = function () {
+        var lesson = document.getElementById("lesson");
+        return lesson && (lesson.getAttribute("aria-busy") === "false" || lesson.hasAttribute("data-first-screen"));
+      };
       var watch = new MutationObserver(function () {
+        if (lessonDrawn()) reveal();
         if (!done()) return;
         watch.disconnect();
         window.gpulabReady = performance.now();
         mark("gpulab:ready");
         document.documentElement.setAttribute("data-ready-ms", window.gpulabReady.toFixed(1));
-        registerWorker();
+        registerSettled(SW_SETTLE_MS);
       });
       // These attributes alone: the client sets them after it fills each
       // part, and watching every node the lesson adds would cost more than
       // it says.
       watch.observe(document.body, { attributes: true, attributeFilter: ["aria-busy", "data-first-screen"], subtree: true });
+    } else {
+      reveal();
     }
 
     // A page that never gets ready (a lesson that fails to load) still
     // works offline next time: the worker is registered after the load
-    // event at the latest.
-    window.addEventListener("load", function () { setTimeout(registerWorker, 3000); });
+    // event at the latest (three settling times after it).
+    window.addEventListener("load", function () { registerSettled(3 * SW_SETTLE_MS); });
 
     // The lesson list and table of contents start closed (a phone reads the
     // lesson first); on a wider screen they sit beside the lesson, open.

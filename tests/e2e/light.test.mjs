@@ -36,7 +36,13 @@ function recordWrites() {
   };
   window.gpulabWrites = [];
   const log = (el, html) => window.gpulabWrites.push({ id: el.id, timer: current,
-    sections: (String(html).match(/<section class="lesson-section"/g) || []).length, title: /id="lesson-title"/.test(String(html)) });
+    sections: (String(html).match(/<section class="lesson-section"/g) || []).length, title: /id="lesson-title"/.test(String(html)),
+    hidden: !!document.documentElement && document.documentElement.hasAttribute('data-boot') });
+  // When the page is shown (web/app.js takes data-boot off <html>): whether the lesson's title was there.
+  new MutationObserver(() => {
+    if (document.documentElement && !document.documentElement.hasAttribute('data-boot') && !window.gpulabShown)
+      window.gpulabShown = { title: !!document.getElementById('lesson-title'), at: performance.now() };
+  }).observe(document, { attributes: true, attributeFilter: ['data-boot'], subtree: true });
   const inner = Object.getOwnPropertyDescriptor(Element.prototype, 'innerHTML');
   Object.defineProperty(Element.prototype, 'innerHTML', { ...inner, set(v) { log(this, v); inner.set.call(this, v); } });
   const adjacent = Element.prototype.insertAdjacentHTML;
@@ -93,7 +99,15 @@ browserTest('a first visit costs no more than the budget on the wire, stamps its
   assert.ok(panel && first, `the GPU panel and the lesson are drawn: ${JSON.stringify(writes)}`);
   assert.ok(panel.timer > 0 && first.timer > 0 && panel.timer !== first.timer,
     `the GPU panel (timer ${panel.timer}) and the lesson's first screen (timer ${first.timer}) drawn in tasks of their own`);
-  const rest = writes.filter((w) => w.id === 'lesson' && !w.title && w.sections > 0);
+  // Below the first screen, into its own box (.lesson-rest, laid out
+  // when scrolled to): each write there does not lay the first screen out again.
+  const rest = writes.filter((w) => w.id === 'lesson-rest' && w.sections > 0);
+  // Hidden until the first screen is drawn, then shown with it: nothing
+  // painted before is a page that looks ready while its main thread draws.
+  assert.ok(panel.hidden && first.hidden, `the page is hidden until its first screen: ${JSON.stringify([panel, first])}`);
+  const shown = await page.evaluate(() => window.gpulabShown);
+  assert.ok(shown && shown.title, `the page is shown with its first screen: ${JSON.stringify(shown)}`);
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).visibility), 'visible');
   const drawn = await page.locator('#lesson section.lesson-section:not(#sec-quiz):not(#sec-report)').count(); // the lesson's own
   assert.equal(first.sections + rest.reduce((a, w) => a + w.sections, 0), drawn, `every section drawn once: ${JSON.stringify(rest)}`);
   assert.ok(rest.length >= 2 && rest.every((w) => w.sections === 1 && w.timer > 0), `below the first screen, one section a write: ${JSON.stringify(rest)}`);
@@ -177,5 +191,33 @@ browserTest('a run simulated in the browser loads the simulation module in a Web
   assert.match(text, /simulated — profile .* \(in your browser\)/);
   assert.equal(await page.evaluate(() => !!(window.gpulabSim && window.gpulabSim.worker) && !window.gpulabSim.broken), true,
     'the run went to the simulation module\'s worker');
+  assert.deepEqual(problems, []);
+});
+
+browserTest('the service worker is registered once the page has settled, after the whole lesson and a few seconds', { timeout: 90000 }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const context = await browser.newContext({ viewport: PHONE });
+  t.after(() => context.close());
+  // Each registration stamped, with whether the lesson was whole then.
+  await context.addInitScript(() => {
+    if (!('serviceWorker' in navigator)) return;
+    const register = navigator.serviceWorker.register.bind(navigator.serviceWorker);
+    navigator.serviceWorker.register = (...a) => {
+      const lesson = document.getElementById('lesson');
+      (window.gpulabRegistered = window.gpulabRegistered || []).push({ at: performance.now(), whole: !!lesson && lesson.getAttribute('aria-busy') === 'false' });
+      return register(...a);
+    };
+  });
+  const page = await context.newPage();
+  const problems = watchPage(page);
+  await page.goto(server.url + '/');
+  await page.waitForFunction(() => typeof window.gpulabReady === 'number', null, { timeout: 30000 });
+  await page.waitForFunction(() => (window.gpulabRegistered || []).length > 0, null, { timeout: 40000 });
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const { ready, registered } = await page.evaluate(() => ({ ready: window.gpulabReady, registered: window.gpulabRegistered }));
+  assert.equal(registered.length, 1, `registered once: ${JSON.stringify(registered)}`);
+  // SW_SETTLE_MS (web/app.js) after the ready point, then an idle moment.
+  assert.ok(registered[0].at - ready >= 4000, `registered ${(registered[0].at - ready).toFixed(0)} ms after the ready point`);
+  assert.ok(registered[0].whole, 'the whole lesson was drawn before the worker began to fetch the app again');
   assert.deepEqual(problems, []);
 });

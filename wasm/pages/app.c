@@ -326,7 +326,7 @@ static void draw_rest(int count) {
   if (last) ui_quiz_app_tail(&b, app.lesson);
   app.sections_shown = last ? -1 : from + count;
   if (b.failed) ui_dom_set_html("lesson", "<p>Out of memory while drawing this part of the page. Reload the page.</p>");
-  else ui_dom_append_html("lesson", ui_buf_str(&b));
+  else ui_dom_append_html("lesson-rest", ui_buf_str(&b));
   ui_buf_free(&b);
   fill_experiments(from);
   if (last) set_busy("lesson", false);
@@ -356,6 +356,7 @@ static void render_lesson(void) {
   ui_render_lesson_head(&b, app.lesson);
   ui_render_lesson_sections(&b, app.lesson, 0, whole ? -1 : 1);
   if (whole) ui_quiz_app_tail(&b, app.lesson);
+  else ui_buf_raw(&b, "<div id=\"lesson-rest\" class=\"lesson-rest\"></div>");
   app.sections_shown = whole ? -1 : 1;
   show("lesson", &b);
   leave_page(NULL);

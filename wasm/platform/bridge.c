@@ -120,6 +120,10 @@ EM_JS(void, js_fill, (const char *selector, const char *html), {
 EM_JS(void, js_focus, (const char *id), {
   const el = document.getElementById(UTF8ToString(id));
   if (!el) return;
+  /* The page is hidden until its first screen (web/app.js, data-boot),
+   * and a hidden element takes no focus: what the client moves the
+   * learner to is on screen by then. */
+  document.documentElement.removeAttribute("data-boot");
   el.focus({preventScroll : true});
   el.scrollIntoView({block : "start"});
 });
