@@ -156,7 +156,15 @@ EM_JS(void, js_listen, (void), {
   function checkSeen() {
     pendingCheck = 0;
     let current = null;
+    /* The lesson below its first screen (.lesson-rest) is not laid out
+     * while it is below the screen (content-visibility), and measuring a
+     * section inside it would lay it out: 20-25 ms of style and layout on
+     * the busy 2-core machine, twice while the lesson was drawn. None of
+     * its sections can be seen or read then. */
+    const rest = document.getElementById("lesson-rest");
+    const restBelow = rest && rest.getBoundingClientRect().top > window.innerHeight;
     document.querySelectorAll("section.lesson-section[id]").forEach(function(el) {
+      if (restBelow && rest.contains(el)) return;
       const r = el.getBoundingClientRect();
       if (r.height > 0 && r.top <= window.innerHeight * 0.3) current = el.id;
       if (seen.has(el)) return;
