@@ -243,13 +243,28 @@ static int read_profile(const cJSON *v, lab_plan_settings *s, lab_error *err) {
                   "profile must be a profile's name or a profile JSON (as gpulab calibrate --out writes it)");
 }
 
+/* The model's label: 1 to size-1 printable ASCII characters. */
+static int read_label(const cJSON *v, char *out, size_t size, lab_error *err) {
+  const char *t = cJSON_GetStringValue(v);
+  size_t n = t ? strlen(t) : 0;
+  bool ok = n > 0 && n < size;
+  for (size_t i = 0; ok && i < n; i++) ok = t[i] >= 0x20 && t[i] < 0x7f;
+  if (!ok)
+    return lab_fail(err, LAB_E_INVALID_PARAM, "model",
+                    "model is the plan's label for the model: 1 to %zu printable ASCII characters (a preset is "
+                    "chosen with \"preset\")",
+                    size - 1);
+  snprintf(out, size, "%s", t);
+  return 0;
+}
+
 int lab_plan_settings_from_json(const cJSON *json, lab_plan_settings *s, lab_error *err) {
   memset(s, 0, sizeof *s);
   if (!cJSON_IsObject(json)) return lab_fail(err, LAB_E_INVALID_JSON, NULL, "the settings must be a JSON object");
   const cJSON *v;
   cJSON_ArrayForEach(v, json) {
     if (strcmp(v->string, "preset") && strcmp(v->string, "config") && strcmp(v->string, "profile") &&
-        !find_field(v->string))
+        strcmp(v->string, "model") && !find_field(v->string))
       return lab_fail(err, LAB_E_INVALID_PARAM, v->string, "unknown field \"%.40s\" (see docs/plan.md)", v->string);
   }
   const cJSON *preset = cJSON_GetObjectItemCaseSensitive(json, "preset");
@@ -267,6 +282,11 @@ int lab_plan_settings_from_json(const cJSON *json, lab_plan_settings *s, lab_err
   } else if (config && lab_plan_config_read(config, &s->model, err)) {
     return -1;
   }
+  /* The plan's own "settings" name the model they describe ("model"):
+   * given back, it stays the plan's label (a preset's fields are all in
+   * them, so nothing else comes from the name). */
+  const cJSON *label = cJSON_GetObjectItemCaseSensitive(json, "model");
+  if (label && (read_label(label, s->model.name, sizeof s->model.name, err))) return -1;
   /* defaults of the training fields */
   s->seq = 1024;
   s->batch = 8;

@@ -130,8 +130,18 @@ START_TEST(plan_settings_read_back_as_they_were_used) {
                    0);
   cJSON *back = lab_plan_settings_json(&s);
   ck_assert_ptr_nonnull(back);
-  cJSON_DeleteItemFromObjectCaseSensitive(back, "model"); /* a name, not a field */
+  /* The plan's settings, "model" (its label) included, given back as they are. */
   ck_assert_int_eq(lab_plan_settings_from_json(back, &t, &err), 0);
+  ck_assert_str_eq(t.model.name, "llama-3.2-1b");
+  /* A label that is not one is refused, naming the field. */
+  const char *bad[] = {"1", "\"\"", "\"a\\tb\"", "\"0123456789012345678901234567890123456789012345678\""};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[128];
+    lab_plan_settings u;
+    snprintf(text, sizeof text, "{\"model\":%s,\"layers\":2}", bad[i]);
+    ck_assert_int_eq(settings(text, &u, &err), -1);
+    ck_assert_str_eq(err.param, "model");
+  }
   cJSON_Delete(back);
   lab_plan_memory a, b;
   ck_assert_int_eq(lab_plan_memory_of(&s, &a, &err), 0);
