@@ -24,8 +24,9 @@
   // a header painted alone is a page that looks ready while its main
   // thread draws the lesson, and a tap then waits. style.css hides the body
   // while <html> has data-boot; this file sets it, so a page without
-  // scripts is never hidden, and takes it off at the first screen, on a
-  // failure, or after REVEAL_MS whatever happens (docs/performance.md,
+  // scripts is never hidden, and takes it off at the client's first
+  // drawing of the main area (a lesson's first screen, or another page), on
+  // a failure, or after REVEAL_MS whatever happens (docs/performance.md,
   // "Shown at its first screen").
   var REVEAL_MS = 2500;
   var root = document.documentElement;
@@ -245,18 +246,28 @@
     // in window.gpulabReady and data-ready-ms on <html>. `make bench`
     // reads it afterwards (bench/client.mjs), so the figure holds no
     // polling or round trip of the tool that reads it.
+    // Shown with the client's first drawing of the main area: a lesson's
+    // first screen, or any other page (#explain, #plan, a message). Its
+    // "Loading the lesson…" is the page's own, so the first write is the
+    // client's.
+    var main = document.getElementById("lesson");
+    if (typeof MutationObserver === "function" && main) {
+      var shown = new MutationObserver(function () {
+        shown.disconnect();
+        reveal();
+      });
+      shown.observe(main, { childList: true });
+    } else {
+      reveal();
+    }
+
     if (typeof MutationObserver === "function" && window.performance) {
       var done = function () {
         var lesson = document.getElementById("lesson"), gpu = document.getElementById("gpu-body");
         return lesson && gpu && (lesson.getAttribute("aria-busy") === "false" || lesson.hasAttribute("data-first-screen")) &&
           gpu.getAttribute("aria-busy") === "false" && document.getElementById("lesson-title");
       };
-      var lessonDrawn = function () {
-        var lesson = document.getElementById("lesson");
-        return lesson && (lesson.getAttribute("aria-busy") === "false" || lesson.hasAttribute("data-first-screen"));
-      };
       var watch = new MutationObserver(function () {
-        if (lessonDrawn()) reveal();
         if (!done()) return;
         watch.disconnect();
         window.gpulabReady = performance.now();
@@ -268,8 +279,6 @@
       // part, and watching every node the lesson adds would cost more than
       // it says.
       watch.observe(document.body, { attributes: true, attributeFilter: ["aria-busy", "data-first-screen"], subtree: true });
-    } else {
-      reveal();
     }
 
     // A page that never gets ready (a lesson that fails to load) still

@@ -221,3 +221,26 @@ browserTest('the service worker is registered once the page has settled, after t
   assert.ok(registered[0].whole, 'the whole lesson was drawn before the worker began to fetch the app again');
   assert.deepEqual(problems, []);
 });
+
+browserTest('every page is shown by its own drawing, not by the fallback timer: a lesson, #explain, #plan, #doctor, an address of no page', { timeout: 90000 }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const context = await browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
+  t.after(() => context.close());
+  // The fallback (web/app.js REVEAL_MS, 2.5 s) never fires here: a page
+  // shown all the same was shown by the client's first drawing.
+  await context.addInitScript(() => {
+    const later = window.setTimeout;
+    window.setTimeout = function (fn, ms, ...args) { return ms === 2500 ? 0 : later.call(this, fn, ms, ...args); };
+  });
+  const page = await context.newPage();
+  const problems = watchPage(page);
+  for (const hash of ['', '#explain', '#plan', '#doctor', '#nonsense']) {
+    await page.goto(`${server.url}/${hash}`);
+    await page.reload(); // a first visit to that address
+    await page.waitForFunction(() => !document.documentElement.hasAttribute('data-boot') &&
+      !document.querySelector('#lesson > p.loading'), null, { timeout: 20000 })
+      .catch(() => assert.fail(`${hash || '/'}: still hidden, or still "Loading the lesson…"`));
+    assert.equal(await page.evaluate(() => getComputedStyle(document.body).visibility), 'visible', hash);
+  }
+  assert.deepEqual(problems, []);
+});

@@ -493,6 +493,23 @@ START_TEST(app_reports_an_unknown_lesson_in_the_address) {
 }
 END_TEST
 
+/* A first visit to an address of no page ("#main", a mistyped one) draws
+ * the lesson the empty address gives: it used to leave "Loading the
+ * lesson…" for good. Once a lesson is shown, such an address is the
+ * browser's (an in-page anchor) and changes nothing. */
+START_TEST(app_draws_the_first_lesson_for_an_address_of_no_page) {
+  snprintf(hash, sizeof hash, "#nonsense");
+  answer("/lessons/index.json", 200, INDEX);
+  answer("/lessons/one.json", 200, ONE_LONG);
+  ck_has(get("html", "lesson"), "id=\"sec-intro\"");
+  int before = pending("/lessons/one.json");
+  snprintf(hash, sizeof hash, "#main");
+  on_hash(hash, NULL);
+  ck_has(get("html", "lesson"), "id=\"sec-intro\"");
+  ck_assert_int_eq(pending("/lessons/one.json"), before);
+}
+END_TEST
+
 START_TEST(app_rejects_a_bundle_for_another_lesson) {
   answer("/lessons/index.json", 200, INDEX);
   answer("/lessons/one.json", 200, TWO); /* the wrong lesson */
@@ -648,6 +665,7 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_drops_the_answer_to_a_superseded_lesson_request);
   tcase_add_test(tc, app_quiz_follows_the_lesson_through_another_page);
   tcase_add_test(tc, app_reports_an_unknown_lesson_in_the_address);
+  tcase_add_test(tc, app_draws_the_first_lesson_for_an_address_of_no_page);
   tcase_add_test(tc, app_rejects_a_bundle_for_another_lesson);
   tcase_add_test(tc, app_checks_again_and_ignores_the_old_answer);
   tcase_add_test(tc, app_says_the_server_did_not_answer_and_simulates);

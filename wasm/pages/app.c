@@ -434,7 +434,14 @@ static void go(const char *hash, bool by_learner) {
     if (page->profiles) want_profiles();
     return;
   }
-  if (ui_route_parse(hash, &r) != 0 || !app.index) return; /* an in-page anchor, or the index will route */
+  if (!app.index) return; /* the index will route */
+  if (ui_route_parse(hash, &r) != 0) {
+    /* An in-page anchor ("#main") or an address of no page: the browser
+     * handles it, unless nothing is shown yet (a first visit to such an
+     * address), when the lesson the empty address gives is drawn. */
+    if (app.lesson || app.lesson_loading || app.page) return;
+    memset(&r, 0, sizeof r);
+  }
   app.focus_lesson = by_learner;
   id = r.lesson[0] ? r.lesson : NULL;
   if (!id && ui_storage_get(STORE_LESSON, stored, sizeof stored) > 0 && ui_lesson_listed(app.index, stored)) id = stored;
