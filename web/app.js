@@ -20,9 +20,9 @@
   var mark = function (name) { if (window.performance && performance.mark) performance.mark(name); };
   mark("gpulab:app");
 
-  // The page is shown once the lesson's first screen is drawn, not before:
-  // a header painted alone is a page that looks ready while its main
-  // thread draws the lesson, and a tap then waits. style.css hides the body
+  // The page is shown once the client has drawn its main area (a lesson's
+  // first screen), not before: a header painted alone is a page that looks
+  // ready while its main thread draws the lesson, and a tap then waits. style.css hides the body
   // while <html> has data-boot; this file sets it, so a page without
   // scripts is never hidden, and takes it off at the client's first
   // drawing of the main area (a lesson's first screen, or another page), on
@@ -237,15 +237,6 @@
 
   // The rest needs the document: run it once the page is parsed.
   function start() {
-    // The app's ready point, stamped inside the page: the moment the GPU
-    // panel is filled (its aria-busy turns false) and the lesson's first
-    // screen is drawn with its widgets (data-first-screen on the lesson;
-    // the client adds the rest of the lesson a frame or two later and
-    // clears the lesson's aria-busy then; a lesson drawn whole, or a
-    // message in its place, clears aria-busy at once), as performance.now()
-    // in window.gpulabReady and data-ready-ms on <html>. `make bench`
-    // reads it afterwards (bench/client.mjs), so the figure holds no
-    // polling or round trip of the tool that reads it.
     // Shown with the client's first drawing of the main area: a lesson's
     // first screen, or any other page (#explain, #plan, a message). Its
     // "Loading the lesson…" is the page's own, so the first write is the
@@ -261,6 +252,15 @@
       reveal();
     }
 
+    // The app's ready point, stamped inside the page: the moment the GPU
+    // panel is filled (its aria-busy turns false) and the lesson's first
+    // screen is drawn with its widgets (data-first-screen on the lesson;
+    // the client adds the rest of the lesson a frame or two later and
+    // clears the lesson's aria-busy then; a lesson drawn whole, or a
+    // message in its place, clears aria-busy at once), as performance.now()
+    // in window.gpulabReady and data-ready-ms on <html>. `make bench`
+    // reads it afterwards (bench/client.mjs), so the figure holds no
+    // polling or round trip of the tool that reads it.
     if (typeof MutationObserver === "function" && window.performance) {
       var done = function () {
         var lesson = document.getElementById("lesson"), gpu = document.getElementById("gpu-body");
