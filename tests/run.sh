@@ -73,18 +73,19 @@ tap_stage() { # name command...
 }
 
 # A stage run beside the next ones (it mostly waits: servers starting):
-# tap_begin starts it, tap_end waits for it and reports it, with its own time.
+# tap_begin starts it, tap_end waits for it and reports it, with its own
+# time (from its start to its end, not to the report).
 tap_begin() { # name command...
   local name=$1 log="$logdir/${1//[^A-Za-z0-9]/_}.log"
   shift
   date +%s >"$log.t0"
-  ( timeout --kill-after=10 "$stage_limit" "$@" >"$log" 2>&1; echo $? >"$log.rc" ) &
+  ( timeout --kill-after=10 "$stage_limit" "$@" >"$log" 2>&1; echo $? >"$log.rc"; date +%s >"$log.t1" ) &
   echo $! >"$log.pid"
 }
 tap_end() { # name
   local log="$logdir/${1//[^A-Za-z0-9]/_}.log"
   wait "$(cat "$log.pid")"
-  tap_report "$1" "$(cat "$log.rc" 2>/dev/null || echo 1)" $(($(date +%s) - $(cat "$log.t0")))
+  tap_report "$1" "$(cat "$log.rc" 2>/dev/null || echo 1)" $(($(cat "$log.t1" 2>/dev/null || date +%s) - $(cat "$log.t0")))
 }
 
 tap_report() { # name rc [seconds]: counts the TAP log of a stage that has ended
@@ -212,7 +213,9 @@ fi
 [ "$scale_beside" = 1 ] && tap_end scale
 if [ -n "$san" ]; then
   export ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
-  check_stage "unit (sanitizers)" "$san/tests/check_all" no
+  # The advice scan at each number's bounds only (tests/unit/check_advice.c,
+  # scan_bounds_only): the plain build scanned the points between.
+  GPULAB_ADVICE_SCAN=bounds check_stage "unit (sanitizers)" "$san/tests/check_all" no
   if [ -e "${api_files[0]}" ]; then
     api_stage "api+cli (sanitizers)" "$san/bin/gpulab"
   fi
