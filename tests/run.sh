@@ -12,7 +12,7 @@ skips=()
 failures=()
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
-stage_limit=${GPULAB_STAGE_LIMIT:-600} # seconds: a hung stage fails instead of hanging CI
+stage_limit=${GPULAB_STAGE_LIMIT:-1200} # seconds: a hung stage fails instead of hanging CI (the longest, e2e, takes about 380 s here, twice that with four busy loops beside)
 run_start=$(date +%s)
 stage_start=$run_start
 
