@@ -125,6 +125,7 @@ static bool scan_bounds_only(void) {
 static void advise_only_inside_bounds(int index) {
   const lab_experiment *e = lab_experiment_at(index);
   ck_assert_ptr_nonnull(e);
+  const int stride = scan_bounds_only() ? 7 : 1; /* over the 8 steps below */
   for (int pi = 0; pi < lab_profile_count(); pi++) {
     const lab_profile *prof = lab_profile_at(pi);
     lab_params p;
@@ -147,7 +148,7 @@ static void advise_only_inside_bounds(int index) {
       /* Both bounds and 6 points between (geometric when the range spans
        * decades), where the verdicts (fits, out of memory) turn; the
        * bounds only where GPULAB_ADVICE_SCAN=bounds (scan_bounds_only). */
-      for (int step = 0; step <= 7; step += scan_bounds_only() ? 7 : 1) {
+      for (int step = 0; step <= 7; step += stride) {
         double v = s->min > 0 && s->max / s->min > 100 ? s->min * pow(s->max / s->min, step / 7.0)
                                                        : s->min + (s->max - s->min) * step / 7.0;
         if (s->type == LAB_P_INT) v = step == 7 ? s->max : floor(v);
