@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import { doctoredKit } from '../api/kit_lib.mjs';
-import { REPO, browserTest, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
+import { REPO, browserTest, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { browserTest, getJson, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, testBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
 const TEST_TIMEOUT = 180000;
 const LAPTOP = { width: 1280, height: 900 };
@@ -32,7 +32,7 @@ async function setUp(t, env = { GPULAB_TEST_HOOKS: '1', GPULAB_FAKE_GPU_MS: '800
   const health = await getJson(`${server.url}/api/health`);
   assert.ok(health.json && health.json.class && health.json.class.name === 'CS 101 lab',
     'GET /api/health says that a class runs ("class":{"name"}): the page shows the join form from it');
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   return { server, browser };
 }
@@ -259,7 +259,7 @@ browserTest('runs simulated in a learner\'s browser show on the instructor page'
 browserTest('outside class mode there is no join form', { timeout: TEST_TIMEOUT }, async (t) => {
   const server = await startServer();
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const page = await openPage(browser);
   const problems = watchPage(page, (text) => /status of 404/.test(text));
@@ -280,7 +280,7 @@ browserTest('a class limit is explained in the widget, with when to retry', { ti
   });
   t.after(() => server.stop());
   assert.ok((await getJson(`${server.url}/api/health`)).json.class, 'GET /api/health says that a class runs');
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const page = await openPage(browser);
   const problems = watchPage(page, (text) => /status of (401|429)/.test(text)); // 401: the session check before joining

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 
-import { browserTest, getJson, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const TEST_TIMEOUT = 90000;
 

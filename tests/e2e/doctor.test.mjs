@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-import { REPO, browserTest, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { REPO, browserTest, testBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
 const offlineNoise = (text) => /Failed to load resource|ERR_CONNECTION_REFUSED|net::ERR_FAILED/.test(text);
 const FIX = path.join(REPO, 'tests/doctor/fixtures');
@@ -53,7 +53,7 @@ async function drop(page, bytes, name, type) {
 }
 
 browserTest('a trace is read offline in the browser: progress, findings, lesson link, gz and errors, nothing sent', { timeout: 180000 }, async (t) => {
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const shots = screenshotDir();
   for (const [width, height, tag] of [[1280, 860, 'laptop'], [390, 844, 'phone']]) {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 
-import { browserTest, getJson, launchBrowser, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, screenshotDir, setUp, startServer, until, watchPage } from './lib.mjs';
 
 const TEST_TIMEOUT = 180000;
 const PHONE = { width: 390, height: 844 };

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import { REPO, browserTest, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { REPO, browserTest, testBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const offlineNoise = (text) => /Failed to load resource|ERR_CONNECTION_REFUSED|net::ERR_FAILED/.test(text);
@@ -24,7 +24,7 @@ const FRAG = readFileSync(path.join(REPO, 'tests/explain/own/003-oom-old-fragmen
 browserTest('a pasted oom is explained offline with the memory bar and the lesson link', { timeout: 120000 }, async (t) => {
   const server = await startServer();
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const shots = screenshotDir();
   for (const [width, height, name] of [[1280, 860, 'explain-laptop.png'], [390, 844, 'explain-phone.png']]) {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { browserTest, getJson, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, testBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
 
 const TEST_TIMEOUT = 240000;
 const SEED = '20261122';
@@ -18,7 +18,7 @@ const LAPTOP = { width: 1280, height: 900 };
 async function setUp(t) {
   const server = await startServer();
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const index = await getJson(`${server.url}/api/lessons`);
   assert.equal(index.status, 200);

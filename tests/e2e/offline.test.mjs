@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { browserTest, getJson, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, testBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
 
 
 // With the server gone every request the page makes fails; that is the point.
@@ -16,7 +16,7 @@ const offlineNoise = (text) => /Failed to load resource|ERR_CONNECTION_REFUSED|n
 browserTest('after one visit the app works with the server stopped', { timeout: 120000 }, async (t) => {
   const server = await startServer();
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const lesson = (await getJson(`${server.url}/api/lessons`)).json.lessons[0];
   const bundle = (await getJson(`${server.url}/api/lessons/${lesson.id}`)).json;

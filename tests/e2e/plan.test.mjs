@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import { REPO, browserTest, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { REPO, browserTest, testBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const OOM = readFileSync(path.join(REPO, 'tests/explain/own/004-oom-new-too-much.txt'), 'utf8');
@@ -21,7 +21,7 @@ const noOverflow = (page) => page.evaluate(() => document.documentElement.scroll
 browserTest('the planner page plans a link, replans a change and takes an error\'s numbers', { timeout: 120000 }, async (t) => {
   const server = await startServer();
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const shots = screenshotDir();
   for (const [width, height, name] of [[1280, 860, 'plan-laptop.png'], [390, 844, 'plan-phone.png']]) {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { browserTest, getJson, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, getJson, testBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
 
 const TEST_TIMEOUT = 120000;
 const SEED = '20261122';
@@ -19,7 +19,7 @@ const PHONE = { width: 390, height: 844 };
 async function setUp(t) {
   const server = await startServer();
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const index = await getJson(`${server.url}/api/lessons`);
   assert.equal(index.status, 200);

@@ -11,7 +11,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { browserTest, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, testBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
 
 const DEVICE = 'NVIDIA Test GPU 80GB';
 const DATE = '2026-11-20';
@@ -43,7 +43,7 @@ browserTest('a recorded run is offered, replayed with its own parameters, and wo
   const keys = path.resolve(path.dirname(serverBinary()), '..', 'lessons');
   const server = await startServer({ args: ['--root', root, '--keys', keys] });
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
@@ -110,7 +110,7 @@ browserTest('an index with sources offers every recording without fetching one, 
   const keys = path.resolve(path.dirname(serverBinary()), '..', 'lessons');
   const server = await startServer({ args: ['--root', root, '--keys', keys] });
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   // no service worker here: its install would fetch every recording for offline use
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });

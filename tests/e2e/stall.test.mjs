@@ -12,7 +12,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 
-import { browserTest, launchBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
+import { browserTest, testBrowser, screenshotDir, startServer, until, watchPage } from './lib.mjs';
 
 const TEST_TIMEOUT = 120000;
 const TIMED_OUT = 'The server did not answer in 5 s; simulating in your browser instead';
@@ -66,7 +66,7 @@ browserTest('a server that never answers: the page says so within 10 s and simul
   t.after(() => server.stop());
   const proxy = await startProxy(server.url, { hold: (req) => req.url.startsWith('/api/') });
   t.after(() => proxy.close());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   // No service worker: this is a first visit, nothing cached to fall back on.
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
@@ -140,7 +140,7 @@ browserTest('a class join answered 429 is retried after Retry-After and gets in'
     },
   });
   t.after(() => proxy.close());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
   const page = await context.newPage();

@@ -22,7 +22,7 @@ import { after } from 'node:test';
 import path from 'node:path';
 
 import { doctoredKit, kitFile } from '../api/kit_lib.mjs';
-import { REPO, browserTest, launchBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
+import { REPO, browserTest, testBrowser, screenshotDir, serverBinary, startServer, until, watchPage } from './lib.mjs';
 
 const offlineNoise = (text) => /Failed to load resource|ERR_CONNECTION_REFUSED|net::ERR_FAILED/.test(text);
 const ALL = ['device', 'placement', 'memory', 'train_step', 'transfer', 'timing', 'crossover', 'precision', 'allocator',
@@ -108,7 +108,7 @@ async function drop(page, file, state = 'done') {
 
 browserTest('a kit run is compared in the browser, offline, beside the prediction, at 390 and 1280 px', { timeout: 400000 }, async (t) => {
   const f = files(t);
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const shots = screenshotDir();
   for (const [width, height, tag] of [[1280, 900, 'laptop'], [390, 844, 'phone']]) {
@@ -242,7 +242,7 @@ browserTest('a kit run kept as a recording replays labelled as the kit\'s, never
   const keys = path.resolve(path.dirname(bin), '..', 'lessons');
   const server = await startServer({ args: ['--root', root, '--keys', keys] });
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   const problems = watchPage(page);
@@ -267,7 +267,7 @@ browserTest('a learner hands a run in and the instructor page shows the class\'s
   writeFileSync(t4, JSON.stringify(kitFile(['transfer', 'timing', 'placement'])));
   const server = await startServer({ classMode: true, args: ['--class-name', 'e2e class', '--db', path.join(dir, 'class.db')] });
   t.after(() => server.stop());
-  const browser = await launchBrowser();
+  const browser = await testBrowser();
   t.after(() => browser.close());
   const shots = screenshotDir();
   // Bob hands a doctored run in through the API.
