@@ -22,12 +22,12 @@
 
   // The page is shown once the client has drawn its main area (a lesson's
   // first screen), not before: a header painted alone is a page that looks
-  // ready while its main thread draws the lesson, and a tap then waits. style.css hides the body
-  // while <html> has data-boot; this file sets it, so a page without
-  // scripts is never hidden, and takes it off at the client's first
-  // drawing of the main area (a lesson's first screen, or another page), on
-  // a failure, or after REVEAL_MS whatever happens (docs/performance.md,
-  // "Shown at its first screen").
+  // ready while its main thread draws the lesson, and a tap then waits.
+  // style.css hides the body while <html> has data-boot; this file sets
+  // it, so a page without scripts is never hidden, and takes it off at the
+  // client's first drawing of the main area (a lesson's first screen, or
+  // another page), on a failure, or after REVEAL_MS whatever happens
+  // (docs/performance.md, "Shown at its first screen").
   var REVEAL_MS = 2500;
   var root = document.documentElement;
   function reveal() { root.removeAttribute("data-boot"); }

@@ -11,9 +11,10 @@
 //  - the precision widget names where its computed lines ran once.
 // A budget test, not a timing test: `make bench` times the page.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { browserTest, screenshotDir, setUp, until, watchPage } from './lib.mjs';
+import { REPO, browserTest, screenshotDir, setUp, until, watchPage } from './lib.mjs';
 
 // Issue 22's goal: 150,000 bytes. The first screen loads the UI module
 // alone (about 83,000 bytes of wasm, brotli); the simulators come in their
@@ -226,12 +227,14 @@ browserTest('every page is shown by its own drawing, not by the fallback timer: 
   const { server, browser } = await setUp(t);
   const context = await browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
   t.after(() => context.close());
-  // The fallback (web/app.js REVEAL_MS, 2.5 s) never fires here: a page
-  // shown all the same was shown by the client's first drawing.
-  await context.addInitScript(() => {
+  // The fallback (web/app.js REVEAL_MS, read from the file) never fires
+  // here: a page shown all the same was shown by the client's first drawing.
+  const reveal = /\bvar REVEAL_MS = (\d+);/.exec(readFileSync(path.join(REPO, 'web', 'app.js'), 'utf8'));
+  assert.ok(reveal, 'web/app.js names its fallback REVEAL_MS');
+  await context.addInitScript((revealMs) => {
     const later = window.setTimeout;
-    window.setTimeout = function (fn, ms, ...args) { return ms === 2500 ? 0 : later.call(this, fn, ms, ...args); };
-  });
+    window.setTimeout = function (fn, ms, ...args) { return ms === revealMs ? 0 : later.call(this, fn, ms, ...args); };
+  }, Number(reveal[1]));
   const page = await context.newPage();
   const problems = watchPage(page);
   for (const hash of ['', '#explain', '#plan', '#doctor', '#nonsense']) {
