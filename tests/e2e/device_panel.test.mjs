@@ -187,3 +187,38 @@ browserTest('a device check that fails on the server is explained, then simulate
   assert.match(await page.locator('#gpu-badge').textContent(), /simulated/);
   assert.deepEqual(problems, []);
 });
+
+browserTest('a device check still running on the server is asked again by the page, which then shows it live', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { server, browser } = await setUp(t);
+  const { page } = await openPage(browser);
+  // The first answer is the server's "still checking" (503 device_check_timeout, as a
+  // busy machine gives it); the page's next request waits until the note is read.
+  let asked = 0, release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route('**/api/device', async (route) => {
+    asked++;
+    if (asked > 1) {
+      await held;
+      return route.continue();
+    }
+    return route.fulfill({
+      status: 503,
+      contentType: 'application/json',
+      headers: { 'Retry-After': '1' },
+      body: JSON.stringify({ error: { code: 'device_check_timeout', message: 'the device check has not answered within 2 s (a slow or stuck driver); retry in a few seconds' } }),
+    });
+  });
+  const problems = watchPage(page, (text, url) => /status of 503/.test(text) && /\/api\/device/.test(url || ''));
+  await page.goto(`${server.url}/`);
+  const notice = page.locator('#gpu-body .notice');
+  await notice.waitFor({ state: 'attached' });
+  assert.match(await notice.textContent(), /It answered: the device check has not answered within 2 s.*This page asks it again by itself\./);
+  assert.match(await page.locator('#gpu-badge').textContent(), /simulated/);
+  await until(() => asked === 2, 15000, 'the page asking again after Retry-After');
+  release();
+  await until(async () => /live/.test(await page.locator('#gpu-badge').textContent()), 15000, 'the live check in the panel');
+  const device = await getJson(`${server.url}/api/device`);
+  assert.equal((await page.locator('#gpu-body .verdict-summary').textContent()).trim(), device.json.verdict.summary);
+  assert.equal(asked, 2, 'asked once again, not more');
+  assert.deepEqual(problems, []);
+});

@@ -10,6 +10,7 @@
 #include "kit_run.h"
 #include "sim_run.h"
 #include "suites.h"
+#include "timeouts.h"
 #include "ui_test.h"
 #include "class_session.h"
 #include "gpu_panel.h"
@@ -214,6 +215,7 @@ static void answer_retry(const char *url, int status, int retry_s, const char *b
 
 static void setup(void) {
   memset(req, 0, sizeof req);
+  test_later_ms = -1; /* one process for every test under the sanitizers (CK_FORK=no) */
   hash[0] = stored[0] = focus_id[0] = title[0] = '\0';
   ui_app_start();
 }
@@ -341,6 +343,8 @@ START_TEST(app_explains_a_server_error_then_simulates) {
   answer("/api/device", 503, "{\"error\":{\"code\":\"busy\",\"message\":\"the worker is busy\"}}");
   ck_has(get("html", "gpu-body"), "The server could not check its GPU.");
   ck_has(get("html", "gpu-body"), "It answered: the worker is busy");
+  ck_lacks(get("html", "gpu-body"), "asks it again"); /* only a check still running is asked again */
+  ck_assert_int_eq(pending("/api/device"), -1);
   ck_lacks(get("html", "gpu-body"), "offline");
   ck_assert_str_eq(get("attr", "status:data-state"), "sim");
   answer("/api/health", 200, "{\"status\":\"ok\"}"); /* no version: the footer keeps its text */
@@ -520,6 +524,45 @@ START_TEST(app_rejects_a_bundle_for_another_lesson) {
 }
 END_TEST
 
+static const char CHECKING[] =
+    "{\"error\":{\"code\":\"device_check_timeout\",\"message\":\"the device check has not answered within 2 s "
+    "(a slow or stuck driver); retry in a few seconds\"}}";
+
+/* A server whose own device check is still running answers 503 with a
+ * Retry-After: the page simulates meanwhile, says it will ask again, and
+ * does; the live answer then replaces the simulated panel. */
+START_TEST(app_asks_again_while_the_server_checks_its_device) {
+  answer_retry("/api/device", 503, 2, CHECKING);
+  ck_assert_int_eq(test_later_ms, 2000);
+  ck_has(get("html", "gpu-body"), "It answered: the device check has not answered within 2 s");
+  ck_has(get("html", "gpu-body"), "This page asks it again by itself.");
+  ck_has(get("html", "gpu-badge"), "simulated");
+  /* the fake ui_later runs at once: the page has asked again */
+  answer("/api/device", 200, DEVICE);
+  ck_has(get("html", "gpu-badge"), "live");
+  ck_lacks(get("html", "gpu-body"), "asks it again");
+  ck_assert_int_eq(pending("/api/device"), -1);
+}
+END_TEST
+
+/* The series is bounded: each wait at least twice the last, capped, and
+ * after UI_DEVICE_RETRIES re-checks the page stops and no longer says it
+ * will ask. */
+START_TEST(app_stops_asking_again_after_its_retries) {
+  static const int want_ms[UI_DEVICE_RETRIES] = {2000, 4000, 8000, 16000, 30000};
+  answer_retry("/api/device", 503, 2, CHECKING);
+  for (int i = 0; i < UI_DEVICE_RETRIES; i++) {
+    ck_assert_int_eq(test_later_ms, want_ms[i]);
+    ck_assert_int_ge(pending("/api/device"), 0);
+    answer_retry("/api/device", 503, 2, CHECKING);
+  }
+  ck_assert_int_eq(pending("/api/device"), -1);
+  ck_has(get("html", "gpu-body"), "It answered: the device check has not answered within 2 s");
+  ck_lacks(get("html", "gpu-body"), "asks it again");
+  ck_has(get("html", "gpu-badge"), "simulated");
+}
+END_TEST
+
 START_TEST(app_checks_again_and_ignores_the_old_answer) {
   answer("/api/device", 0, "");
   ck_has(get("html", "gpu-badge"), "simulated");
@@ -667,6 +710,8 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_reports_an_unknown_lesson_in_the_address);
   tcase_add_test(tc, app_draws_the_first_lesson_for_an_address_of_no_page);
   tcase_add_test(tc, app_rejects_a_bundle_for_another_lesson);
+  tcase_add_test(tc, app_asks_again_while_the_server_checks_its_device);
+  tcase_add_test(tc, app_stops_asking_again_after_its_retries);
   tcase_add_test(tc, app_checks_again_and_ignores_the_old_answer);
   tcase_add_test(tc, app_says_the_server_did_not_answer_and_simulates);
   tcase_add_test(tc, app_clears_the_timeout_when_the_server_answers_again);

@@ -42,6 +42,9 @@ static struct {
   char note[240];
   char sim_error[320]; /* the simulator itself failed */
   intptr_t device_gen;
+  int device_retries;  /* automatic re-checks of a device check still running (device_retry) */
+  int device_retry_s;  /* the last one's wait */
+  bool device_retry_armed; /* one is scheduled */
 
   cJSON *index; /* {"lessons":[…]} */
   bool index_failed;
@@ -193,6 +196,71 @@ static void simulate_device(bool offline, const char *note) {
   ui_simulate(check ? check->name : "", "", prof->name, on_device_sim, (void *)app.device_gen);
 }
 
+/* A server whose own device check has not answered yet (503
+ * device_check_timeout: a slow driver, or a machine so busy that its probe
+ * takes seconds, as when a class arrives at once) says when to ask again
+ * (Retry-After). The page does, by itself and quietly (the panel keeps its
+ * simulated device meanwhile), at most UI_DEVICE_RETRIES times, each wait
+ * at least twice the last, 1 to UI_DEVICE_RETRY_MAX_S seconds
+ * (timeouts.h); the first answer with a device report replaces the panel,
+ * and the experiments run where it says. A manual "Check again" (a newer
+ * device_gen) ends the series. */
+
+#define DEVICE_RETRY_NOTE " This page asks it again by itself."
+
+static void on_device(int status, const char *body, size_t len, void *ctx);
+static void device_retry(void *ctx);
+
+static bool device_check_pending(int status, const cJSON *j) {
+  const char *code = ui_json_str(ui_json_obj(j, "error"), "code");
+  return status == 503 && code && strcmp(code, lab_err_code(LAB_E_DEVICE_CHECK_TIMEOUT)) == 0;
+}
+
+/* Schedules the next re-check; false when the series is spent. */
+static bool schedule_device_retry(void) {
+  if (app.device_retries >= UI_DEVICE_RETRIES) return false;
+  int s = ui_fetch_retry_after_s();
+  if (s < 1) s = 2;
+  if (s < 2 * app.device_retry_s) s = 2 * app.device_retry_s;
+  if (s > UI_DEVICE_RETRY_MAX_S) s = UI_DEVICE_RETRY_MAX_S;
+  app.device_retry_s = s;
+  app.device_retries++;
+  app.device_retry_armed = true;
+  ui_later(s * 1000, device_retry, (void *)app.device_gen);
+  return true;
+}
+
+static void on_device_retry(int status, const char *body, size_t len, void *ctx) {
+  if ((intptr_t)ctx != app.device_gen) return; /* a manual re-check is under way */
+  cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
+  bool report = status == 200 && ui_json_obj(j, "verdict") && ui_json_obj(j, "driver") && ui_json_obj(j, "runtime");
+  bool pending = !report && device_check_pending(status, j);
+  cJSON_Delete(j);
+  if (!report) { /* still checking: once more, later; anything else: the panel stays as it is */
+    if (pending && !schedule_device_retry()) { /* the series is spent: the note no longer promises one */
+      char *promise = strstr(app.note, DEVICE_RETRY_NOTE);
+      if (promise) *promise = '\0';
+      render_device();
+    }
+    return;
+  }
+  cJSON_Delete(app.device);
+  cJSON_Delete(app.sim_env);
+  app.device = app.sim_env = NULL;
+  memset(&app.dev, 0, sizeof app.dev);
+  app.sim_error[0] = '\0';
+  /* a newer check: the simulated device still being computed for the
+   * panel (simulate_device) arrives stale and cannot overwrite this one */
+  app.device_gen++;
+  on_device(status, body, len, (void *)app.device_gen);
+}
+
+static void device_retry(void *ctx) {
+  if (!app.device_retry_armed || (intptr_t)ctx != app.device_gen) return;
+  app.device_retry_armed = false;
+  ui_fetch("/api/device", UI_API_TIMEOUT_MS, on_device_retry, ctx);
+}
+
 static void on_device(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != app.device_gen) return; /* a newer check is under way */
   cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
@@ -209,7 +277,12 @@ static void on_device(int status, const char *body, size_t len, void *ctx) {
   } else {
     char note[240];
     const char *msg = ui_json_str(ui_json_obj(j, "error"), "message");
-    if (msg) snprintf(note, sizeof note, "It answered: %s", msg);
+    bool again = device_check_pending(status, j) && schedule_device_retry();
+    size_t n = msg ? strlen(msg) : 0;
+    if (msg && again) /* the server's sentence ended, then the promise */
+      snprintf(note, sizeof note, "It answered: %.170s%s%s", msg, n > 0 && n <= 170 && msg[n - 1] == '.' ? "" : ".",
+               DEVICE_RETRY_NOTE);
+    else if (msg) snprintf(note, sizeof note, "It answered: %s", msg);
     else snprintf(note, sizeof note, "It answered HTTP %d without a device report.", status);
     cJSON_Delete(j);
     simulate_device(false, note);
@@ -252,6 +325,8 @@ static void check_device(bool first) {
   memset(&app.dev, 0, sizeof app.dev);
   app.device_done = false;
   app.sim_error[0] = '\0';
+  app.device_retries = app.device_retry_s = 0; /* a new check: a new series of re-checks */
+  app.device_retry_armed = false;
   if (!first) render_device();
   ui_fetch("/api/device", UI_API_TIMEOUT_MS, on_device, (void *)++app.device_gen);
   ui_fetch("/api/health", UI_API_TIMEOUT_MS, on_health, NULL);

@@ -19,5 +19,11 @@
 /* A kit run handed in to a class (POST /api/handins): up to 1 MiB sent,
  * read and checked within the route's 60 s deadline, and margin. */
 #define UI_HANDIN_TIMEOUT_MS 75000
+/* A server whose own device check has not answered yet (503
+ * device_check_timeout) is asked again by the page (wasm/pages/app.c,
+ * device_retry): at most this many times, each wait the server's
+ * Retry-After or twice the last, whichever is longer, up to the cap. */
+#define UI_DEVICE_RETRIES 5
+#define UI_DEVICE_RETRY_MAX_S 30
 
 #endif
