@@ -545,6 +545,18 @@ START_TEST(app_asks_again_while_the_server_checks_its_device) {
 }
 END_TEST
 
+/* A re-check that meets another failure (the server gone) ends the series:
+ * the note no longer promises one. */
+START_TEST(app_stops_asking_again_when_the_server_fails_otherwise) {
+  answer_retry("/api/device", 503, 2, CHECKING);
+  ck_has(get("html", "gpu-body"), "This page asks it again by itself.");
+  answer("/api/device", 0, "");
+  ck_assert_int_eq(pending("/api/device"), -1);
+  ck_lacks(get("html", "gpu-body"), "asks it again");
+  ck_has(get("html", "gpu-body"), "It answered: the device check has not answered within 2 s");
+}
+END_TEST
+
 /* The series is bounded: each wait at least twice the last, capped, and
  * after UI_DEVICE_RETRIES re-checks the page stops and no longer says it
  * will ask. */
@@ -712,6 +724,7 @@ Suite *make_ui_app_suite(void) {
   tcase_add_test(tc, app_rejects_a_bundle_for_another_lesson);
   tcase_add_test(tc, app_asks_again_while_the_server_checks_its_device);
   tcase_add_test(tc, app_stops_asking_again_after_its_retries);
+  tcase_add_test(tc, app_stops_asking_again_when_the_server_fails_otherwise);
   tcase_add_test(tc, app_checks_again_and_ignores_the_old_answer);
   tcase_add_test(tc, app_says_the_server_did_not_answer_and_simulates);
   tcase_add_test(tc, app_clears_the_timeout_when_the_server_answers_again);

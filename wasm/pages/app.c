@@ -236,12 +236,12 @@ static void on_device_retry(int status, const char *body, size_t len, void *ctx)
   bool report = status == 200 && ui_json_obj(j, "verdict") && ui_json_obj(j, "driver") && ui_json_obj(j, "runtime");
   bool pending = !report && device_check_pending(status, j);
   cJSON_Delete(j);
-  if (!report) { /* still checking: once more, later; anything else: the panel stays as it is */
-    if (pending && !schedule_device_retry()) { /* the series is spent: the note no longer promises one */
-      char *promise = strstr(app.note, DEVICE_RETRY_NOTE);
-      if (promise) *promise = '\0';
-      render_device();
-    }
+  if (!report) { /* still checking: once more, later; anything else, or the series spent: the panel
+                   * stays as it is, its note no longer promising another check */
+    if (pending && schedule_device_retry()) return;
+    char *promise = strstr(app.note, DEVICE_RETRY_NOTE);
+    if (promise) *promise = '\0';
+    render_device();
     return;
   }
   cJSON_Delete(app.device);
