@@ -208,6 +208,20 @@ static void simulate_device(bool offline, const char *note) {
 
 #define DEVICE_RETRY_NOTE " This page asks it again by itself."
 
+/* An answer of GET /api/device that is a device report. */
+static bool device_report(int status, const cJSON *j) {
+  return status == 200 && ui_json_obj(j, "verdict") && ui_json_obj(j, "driver") && ui_json_obj(j, "runtime");
+}
+
+/* Forgets the last device view, live or simulated, before a new one. */
+static void forget_device(void) {
+  cJSON_Delete(app.device);
+  cJSON_Delete(app.sim_env);
+  app.device = app.sim_env = NULL;
+  memset(&app.dev, 0, sizeof app.dev);
+  app.sim_error[0] = '\0';
+}
+
 static void on_device(int status, const char *body, size_t len, void *ctx);
 static void device_retry(void *ctx);
 
@@ -233,7 +247,7 @@ static bool schedule_device_retry(void) {
 static void on_device_retry(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != app.device_gen) return; /* a manual re-check is under way */
   cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
-  bool report = status == 200 && ui_json_obj(j, "verdict") && ui_json_obj(j, "driver") && ui_json_obj(j, "runtime");
+  bool report = device_report(status, j);
   bool pending = !report && device_check_pending(status, j);
   cJSON_Delete(j);
   if (!report) { /* still checking: once more, later; anything else, or the series spent: the panel
@@ -244,11 +258,7 @@ static void on_device_retry(int status, const char *body, size_t len, void *ctx)
     render_device();
     return;
   }
-  cJSON_Delete(app.device);
-  cJSON_Delete(app.sim_env);
-  app.device = app.sim_env = NULL;
-  memset(&app.dev, 0, sizeof app.dev);
-  app.sim_error[0] = '\0';
+  forget_device();
   /* a newer check: the simulated device still being computed for the
    * panel (simulate_device) arrives stale and cannot overwrite this one */
   app.device_gen++;
@@ -265,7 +275,7 @@ static void on_device(int status, const char *body, size_t len, void *ctx) {
   if ((intptr_t)ctx != app.device_gen) return; /* a newer check is under way */
   cJSON *j = status ? lab_json_parse(body, len, LAB_JSON_MAX_DEPTH, NULL) : NULL;
   app.device_done = true;
-  if (status == 200 && ui_json_obj(j, "verdict") && ui_json_obj(j, "driver") && ui_json_obj(j, "runtime")) {
+  if (device_report(status, j)) {
     app.device = j;
     app.dev.views = j;
   } else if (status == UI_FETCH_TIMED_OUT) { /* a hung server: say so, and simulate as when offline */
@@ -319,12 +329,8 @@ static void on_profiles(int status, const char *body, size_t len, void *ctx) {
  * style and layout (Chromium drew it while the first answers were read)
  * between main() and the first screen. A re-check draws the waiting state. */
 static void check_device(bool first) {
-  cJSON_Delete(app.device);
-  cJSON_Delete(app.sim_env);
-  app.device = app.sim_env = NULL;
-  memset(&app.dev, 0, sizeof app.dev);
+  forget_device();
   app.device_done = false;
-  app.sim_error[0] = '\0';
   app.device_retries = app.device_retry_s = 0; /* a new check: a new series of re-checks */
   app.device_retry_armed = false;
   if (!first) render_device();
