@@ -214,6 +214,8 @@ browserTest('a device check still running on the server is asked again by the pa
   await notice.waitFor({ state: 'attached' });
   assert.match(await notice.textContent(), /It answered: the device check has not answered within 2 s.*This page asks it again by itself\./);
   assert.match(await page.locator('#gpu-badge').textContent(), /simulated/);
+  // the status line says the check is still running, not that it failed
+  assert.match(await page.locator('#status').textContent(), /still checking its GPU/);
   await until(() => asked === 2, 15000, 'the page asking again after Retry-After');
   release();
   await until(async () => /live/.test(await page.locator('#gpu-badge').textContent()), 15000, 'the live check in the panel');

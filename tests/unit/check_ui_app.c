@@ -537,6 +537,9 @@ START_TEST(app_asks_again_while_the_server_checks_its_device) {
   ck_has(get("html", "gpu-body"), "It answered: the device check has not answered within 2 s");
   ck_has(get("html", "gpu-body"), "This page asks it again by itself.");
   ck_has(get("html", "gpu-badge"), "simulated");
+  /* the status line says the check is still running, not that it failed */
+  ck_has(get("text", "status"), "still checking its GPU");
+  ck_lacks(get("text", "status"), "failed");
   /* the fake ui_later runs at once: the page has asked again */
   answer("/api/device", 200, DEVICE);
   ck_has(get("html", "gpu-badge"), "live");
@@ -553,6 +556,7 @@ START_TEST(app_stops_asking_again_when_the_server_fails_otherwise) {
   answer("/api/device", 0, "");
   ck_assert_int_eq(pending("/api/device"), -1);
   ck_lacks(get("html", "gpu-body"), "asks it again");
+  ck_has(get("text", "status"), "the GPU check failed");
   ck_has(get("html", "gpu-body"), "It answered: the device check has not answered within 2 s");
 }
 END_TEST
@@ -572,6 +576,7 @@ START_TEST(app_stops_asking_again_after_its_retries) {
   ck_has(get("html", "gpu-body"), "It answered: the device check has not answered within 2 s");
   ck_lacks(get("html", "gpu-body"), "asks it again");
   ck_has(get("html", "gpu-badge"), "simulated");
+  ck_has(get("text", "status"), "the GPU check failed");
 }
 END_TEST
 

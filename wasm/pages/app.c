@@ -68,6 +68,8 @@ static void show(const char *id, ui_buf *b) {
 
 /* ---- status line ---------------------------------------------------------- */
 
+static bool device_still_checking(void);
+
 static void render_status(void) {
   char text[200];
   const char *state;
@@ -82,6 +84,9 @@ static void render_status(void) {
   } else if (app.dev.offline) {
     state = "offline";
     snprintf(text, sizeof text, "offline — everything will be simulated");
+  } else if (app.dev.simulated && device_still_checking()) {
+    state = "sim";
+    snprintf(text, sizeof text, "Connected — the server is still checking its GPU; experiments are simulated meanwhile");
   } else if (app.dev.simulated) {
     state = "sim";
     snprintf(text, sizeof text, "Connected — the GPU check failed, so experiments are simulated");
@@ -224,6 +229,10 @@ static void forget_device(void) {
 
 static void on_device(int status, const char *body, size_t len, void *ctx);
 static void device_retry(void *ctx);
+
+/* The server's check is still running and the page will ask again: the
+ * panel's note promises it (and loses the promise when the series ends). */
+static bool device_still_checking(void) { return strstr(app.note, DEVICE_RETRY_NOTE) != NULL; }
 
 static bool device_check_pending(int status, const cJSON *j) {
   const char *code = ui_json_str(ui_json_obj(j, "error"), "code");
