@@ -59,7 +59,11 @@ test('a run that hangs past its deadline fails with deadline_exceeded; the next 
 // Restarts the class on the same database; the learners' cookies still work.
 async function restartMidQueue(signal) {
   const dir = makeClassDir();
-  const opts = { env: fakeGpu(600), args: ['--runs-per-minute', '60'] };
+  // Runs of 2 s: a poll sees Bo's run while it is on the GPU even when each
+  // GET takes most of a second (600 ms runs were missed once, on a machine
+  // running the sanitizer build beside the browser tests: run done, never
+  // seen running).
+  const opts = { env: fakeGpu(2000), args: ['--runs-per-minute', '60'] };
   let srv;
   try {
     srv = await startClassServer(dir, opts);

@@ -540,6 +540,8 @@ START_TEST(app_asks_again_while_the_server_checks_its_device) {
   /* the status line says the check is still running, not that it failed */
   ck_has(get("text", "status"), "still checking its GPU");
   ck_lacks(get("text", "status"), "failed");
+  ck_has(get("text", "gpu-line"), "the server is still checking its GPU");
+  ck_has(get("html", "gpu-body"), "The server is still checking its GPU.");
   /* the fake ui_later runs at once: the page has asked again */
   answer("/api/device", 200, DEVICE);
   ck_has(get("html", "gpu-badge"), "live");
@@ -577,6 +579,8 @@ START_TEST(app_stops_asking_again_after_its_retries) {
   ck_lacks(get("html", "gpu-body"), "asks it again");
   ck_has(get("html", "gpu-badge"), "simulated");
   ck_has(get("text", "status"), "the GPU check failed");
+  ck_has(get("text", "gpu-line"), "the server could not check its GPU");
+  ck_has(get("html", "gpu-body"), "The server could not check its GPU.");
 }
 END_TEST
 

@@ -84,7 +84,7 @@ static void render_status(void) {
   } else if (app.dev.offline) {
     state = "offline";
     snprintf(text, sizeof text, "offline — everything will be simulated");
-  } else if (app.dev.simulated && device_still_checking()) {
+  } else if (app.dev.simulated && app.dev.checking) {
     state = "sim";
     snprintf(text, sizeof text, "Connected — the server is still checking its GPU; experiments are simulated meanwhile");
   } else if (app.dev.simulated) {
@@ -147,6 +147,7 @@ static void render_experiments(void) {
 static void render_device(void) {
   ui_buf b;
   ui_buf_init(&b);
+  app.dev.checking = device_still_checking();
   ui_render_device_badge(&b, &app.dev);
   show("gpu-badge", &b);
   if (app.sim_error[0]) {

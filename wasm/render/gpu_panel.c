@@ -63,6 +63,8 @@ void ui_render_device_line(const ui_device_state *s, char *out, size_t n) {
   else if (s->offline && s->timed_out_s > 0)
     snprintf(out, n, "the server did not answer in %d s — everything is simulated in your browser", s->timed_out_s);
   else if (s->offline) snprintf(out, n, "offline — everything is simulated in your browser");
+  else if (s->simulated && s->checking)
+    snprintf(out, n, "the server is still checking its GPU — simulated meanwhile");
   else if (s->simulated) snprintf(out, n, "the server could not check its GPU, so everything is simulated");
   else if (usable) snprintf(out, n, "%s — experiments run on it", summary ? summary : "a usable GPU");
   else {
@@ -282,7 +284,8 @@ void ui_render_device_panel(ui_buf *b, const ui_device_state *s) {
     ui_buf_text(b, s->profile_label ? s->profile_label : "NVIDIA GPU");
     ui_buf_raw(b, " would report, computed in your browser.</p></div>");
   } else if (s->note) {
-    ui_buf_raw(b, "<div class=\"notice\" role=\"note\"><p><strong>The server could not check its GPU.</strong> ");
+    ui_buf_raw(b, s->checking ? "<div class=\"notice\" role=\"note\"><p><strong>The server is still checking its GPU.</strong> "
+                              : "<div class=\"notice\" role=\"note\"><p><strong>The server could not check its GPU.</strong> ");
     ui_buf_text(b, s->note);
     ui_buf_raw(b, "</p><p>This panel shows a simulated device instead.</p></div>");
   }

@@ -18,6 +18,7 @@ typedef struct ui_device_state {
   int timed_out_s;           /* offline because the server did not answer within this many s (0: unreachable) */
   const char *profile_label; /* short profile name ("H100 SXM") when simulated */
   const char *note;          /* why the panel fell back to simulation (server error), or NULL */
+  bool checking;             /* with a note: the server's check is still running, and the page asks again */
 } ui_device_state;
 
 /* The badge: "live" or "simulated (profile: H100 SXM)". */
