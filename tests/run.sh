@@ -45,33 +45,24 @@ add() { # stage passed failed skipped [seconds]: its line, with the seconds sinc
 # CPU of the cases themselves; in one process a leak anywhere is still found
 # at exit, with the case's stack. Cases must leave no state behind (a test
 # for it: the plain build forks, the sanitizer build does not, both pass).
-check_run() { # name binary [fork: yes|no]: runs both halves; leaves their logs and the exit status
-  local log="$logdir/${1//[^A-Za-z0-9]/_}" rc=0 apart fork=${3:-yes}
+check_stage() { # name binary [fork: yes|no]
+  local log="$logdir/${1//[^A-Za-z0-9]/_}" rc=0 part n=0 f=0 e=0 line apart fork=${3:-yes}
+  if [ ! -x "$2" ]; then skips+=("$1: $2 was not built (Check missing?)"); add "$1" 0 0 1; return; fi
   CK_FORK=$fork CK_INCLUDE_TAGS=apart timeout --kill-after=10 "$stage_limit" "$2" >"$log.apart.log" 2>&1 &
   apart=$!
   CK_FORK=$fork CK_EXCLUDE_TAGS=apart timeout --kill-after=10 "$stage_limit" "$2" >"$log.rest.log" 2>&1 || rc=1
   wait $apart || rc=1
-  echo $rc >"$log.rc"
-}
-check_report() { # name [seconds]: counts the two halves' logs
-  local log="$logdir/${1//[^A-Za-z0-9]/_}" rc part n=0 f=0 e=0 line
-  rc=$(cat "$log.rc" 2>/dev/null || echo 1)
   for part in "$log.apart.log" "$log.rest.log"; do
-    line=$(grep -E '^[0-9]+%: Checks: ' "$part" 2>/dev/null | tail -1)
-    if [ -z "$line" ]; then f=$((f + 1)); tail -5 "$part" 2>/dev/null; continue; fi
+    line=$(grep -E '^[0-9]+%: Checks: ' "$part" | tail -1)
+    if [ -z "$line" ]; then f=$((f + 1)); tail -5 "$part"; continue; fi
     n=$((n + $(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$line")))
     f=$((f + $(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")))
     e=$((e + $(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")))
   done
-  [ "$rc" -ne 0 ] && [ $((f + e)) -eq 0 ] && f=1 &&
+  [ $rc -ne 0 ] && [ $((f + e)) -eq 0 ] && f=1 &&
     grep -hE -A14 'ERROR: (LeakSanitizer|AddressSanitizer)|runtime error' "$log.apart.log" "$log.rest.log" | head -40
-  [ $((f + e)) -gt 0 ] && cat "$log.apart.log" "$log.rest.log" 2>/dev/null | grep -vE '^(Running suite|100%)' | grep -E ':[EF]:|Assert|error' | head -20
-  add "$1" $((n - f - e)) $((f + e)) 0 ${2:-}
-}
-check_stage() { # name binary [fork: yes|no]
-  if [ ! -x "$2" ]; then skips+=("$1: $2 was not built (Check missing?)"); add "$1" 0 0 1; return; fi
-  check_run "$@"
-  check_report "$1"
+  [ $((f + e)) -gt 0 ] && cat "$log.apart.log" "$log.rest.log" | grep -vE '^(Running suite|100%)' | grep -E ':[EF]:|Assert|error' | head -20
+  add "$1" $((n - f - e)) $((f + e)) 0
 }
 
 tap_stage() { # name command...
@@ -196,8 +187,7 @@ run_api() { # jobs FILE... -- FILE...: the first files together, the rest one at
   while [ $# -gt 0 ] && [ "$1" != -- ]; do together+=("$1"); shift; done
   [ $# -gt 0 ] && shift
   alone=("$@")
-  # (no file named: node would look for tests everywhere)
-  if [ ${#together[@]} -gt 0 ]; then node --test --test-concurrency="$jobs" --test-reporter=tap "${together[@]}" || rc=1; fi
+  node --test --test-concurrency="$jobs" --test-reporter=tap "${together[@]}" || rc=1
   if [ ${#alone[@]} -gt 0 ]; then node --test --test-concurrency=1 --test-reporter=tap "${alone[@]}" || rc=1; fi
   return $rc
 }
@@ -213,34 +203,6 @@ fi
 if ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
   tap_stage "fuzz corpora" tests/fuzz/run.sh replay "${GPULAB_FUZZ_BUILD:-build-fuzz}"
 fi
-# The sanitizer build's unit cases, then its API and CLI files (those that
-# run together), run beside the browser tests: the browser stage keeps
-# about two thirds of a core busy (268 s of CPU in 400 s), and these two
-# need about 400 s of CPU, which took 237 s after it. The file that times
-# answers against the product's own bounds runs after the browser tests,
-# by itself, as in the plain pass. Their lines come after the browser
-# stage's, each with its own time; the CPU of the pair is counted on the
-# first. GPULAB_SAN_APART=1 runs them after the browser tests, as before.
-# The unit cases scan the advice at each number's bounds only
-# (tests/unit/check_advice.c, scan_bounds_only): the plain build scanned
-# the points between.
-san_opts() { export ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1; }
-san_beside=0
-san_api_log="$logdir/$(sed 's/[^A-Za-z0-9]/_/g' <<<'api+cli (sanitizers)').log"
-if [ -n "$san" ] && [ "${GPULAB_SAN_APART:-0}" != 1 ] && [ -x "$san/tests/check_all" ] && [ -e "${api_files[0]}" ]; then
-  san_beside=1
-  date +%s >"$logdir/san.t0"
-  (
-    san_opts
-    GPULAB_ADVICE_SCAN=bounds check_run "unit (sanitizers)" "$san/tests/check_all" no
-    date +%s >"$logdir/san.t1"
-    GPULAB_BIN="$san/bin/gpulab" GPULAB_WEB="$build/web" timeout --kill-after=10 "$stage_limit" \
-      bash -c 'run_api "$@"' run_api "$api_jobs" "${api_together[@]}" -- >"$san_api_log" 2>&1
-    echo $? >"$san_api_log.rc"
-    date +%s >"$logdir/san.t2"
-  ) &
-  san_pid=$!
-fi
 # The browser tests: each file starts its own server and Chromium, and much
 # of a test is waiting (a server that never answers for 10 s, a worker
 # starting, a page settling), so two files run at once.
@@ -249,18 +211,10 @@ if ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
     tap_stage e2e node --test --test-concurrency=2 --test-reporter=tap tests/e2e/
 fi
 [ "$scale_beside" = 1 ] && tap_end scale
-if [ "$san_beside" = 1 ]; then
-  wait "$san_pid"
-  t0=$(cat "$logdir/san.t0"); t1=$(cat "$logdir/san.t1" 2>/dev/null || date +%s); t2=$(cat "$logdir/san.t2" 2>/dev/null || date +%s)
-  check_report "unit (sanitizers)" $((t1 - t0))
-  tap_report "api+cli (sanitizers)" "$(cat "$san_api_log.rc" 2>/dev/null || echo 1)" $((t2 - t1))
-  san_opts
-  if [ -n "${api_alone// /}" ]; then
-    GPULAB_BIN="$san/bin/gpulab" GPULAB_WEB="$build/web" \
-      tap_stage "api+cli alone (sanitizers)" bash -c 'run_api "$@"' run_api 1 -- $api_alone
-  fi
-elif [ -n "$san" ]; then
-  san_opts
+if [ -n "$san" ]; then
+  export ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+  # The advice scan at each number's bounds only (tests/unit/check_advice.c,
+  # scan_bounds_only): the plain build scanned the points between.
   GPULAB_ADVICE_SCAN=bounds check_stage "unit (sanitizers)" "$san/tests/check_all" no
   if [ -e "${api_files[0]}" ]; then
     api_stage "api+cli (sanitizers)" "$san/bin/gpulab"
