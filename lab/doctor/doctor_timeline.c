@@ -5,6 +5,7 @@
  * The host lane is flat: an outer call (.item(), a synchronize) hides the
  * calls inside it. At most DR_MAX_TIMELINE_SPANS spans, kept in a fixed
  * heap as the records pass: the shortest go. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,11 @@ static int by_start_longest(const void *x, const void *y) {
 }
 
 static double clip(double v, double a, double b) { return v < a ? a : v > b ? b : v; }
+
+/* Microseconds to the nanosecond, as the trace's own times. Rounded as a
+ * double: a trace whose step spans more than 2^63 ns (a fuzzed timestamp)
+ * overflowed a conversion to long long. */
+static double to_ns(double us) { return floor(us * 1000 + 0.5) / 1000; }
 
 /* The spans kept so far: a min-heap on length of at most DR_MAX_TIMELINE_SPANS,
  * so memory stays fixed whatever the step holds. */
@@ -108,9 +114,8 @@ int lab_dr_timeline(const lab_doctor *d, cJSON *r, double a, double b, const cha
     else snprintf(lane, sizeof lane, "gpu:%d/stream%d", sp[i].device, (int)sp[i].stream);
     cJSON_AddStringToObject(e, "lane", lane);
     cJSON_AddStringToObject(e, "label", sp[i].name >= 0 ? d->names[sp[i].name].s : "(other)");
-    /* to the nanosecond, as the trace's own times */
-    cJSON_AddNumberToObject(e, "start_us", (double)(long long)((sp[i].s - a) * 1000 + 0.5) / 1000);
-    cJSON_AddNumberToObject(e, "end_us", (double)(long long)((sp[i].e - a) * 1000 + 0.5) / 1000);
+    cJSON_AddNumberToObject(e, "start_us", to_ns(sp[i].s - a));
+    cJSON_AddNumberToObject(e, "end_us", to_ns(sp[i].e - a));
     cJSON_AddItemToArray(tl, e);
   }
   cJSON *of = cJSON_AddObjectToObject(r, "timeline_of");
