@@ -284,8 +284,9 @@ void ui_render_device_panel(ui_buf *b, const ui_device_state *s) {
     ui_buf_text(b, s->profile_label ? s->profile_label : "NVIDIA GPU");
     ui_buf_raw(b, " would report, computed in your browser.</p></div>");
   } else if (s->note) {
-    ui_buf_raw(b, s->checking ? "<div class=\"notice\" role=\"note\"><p><strong>The server is still checking its GPU.</strong> "
-                              : "<div class=\"notice\" role=\"note\"><p><strong>The server could not check its GPU.</strong> ");
+    ui_buf_raw(b, "<div class=\"notice\" role=\"note\"><p><strong>");
+    ui_buf_raw(b, s->checking ? "The server is still checking its GPU." : "The server could not check its GPU.");
+    ui_buf_raw(b, "</strong> ");
     ui_buf_text(b, s->note);
     ui_buf_raw(b, "</p><p>This panel shows a simulated device instead.</p></div>");
   }
