@@ -232,8 +232,10 @@ static void on_device(int status, const char *body, size_t len, void *ctx);
 static void device_retry(void *ctx);
 
 /* The server's check is still running and the page will ask again: the
- * panel's note promises it (and loses the promise when the series ends). */
-static bool device_still_checking(void) { return strstr(app.note, DEVICE_RETRY_NOTE) != NULL; }
+ * panel's note promises it (and loses the promise when the series ends).
+ * Read through the view's note, which a new check or a live answer clears
+ * (forget_device); app.note keeps the last text after that. */
+static bool device_still_checking(void) { return app.dev.note && strstr(app.dev.note, DEVICE_RETRY_NOTE); }
 
 static bool device_check_pending(int status, const cJSON *j) {
   const char *code = ui_json_str(ui_json_obj(j, "error"), "code");
