@@ -1,6 +1,6 @@
 // A class in real Chromium against the real server in class mode, with the
-// test-only fake GPU (GPULAB_TEST_HOOKS=1, GPULAB_FAKE_GPU_MS=800: every GPU
-// run takes 0.8 s and is simulated, so the queue fills on a machine without
+// test-only fake GPU (GPULAB_TEST_HOOKS=1, GPULAB_FAKE_GPU_MS=2000: every GPU
+// run takes 2 s and is simulated, so the queue fills on a machine without
 // a GPU). Two learners in two browser contexts join (one with a wrong code
 // first, one from the keyboard), both queue runs, a queue position shows and
 // the results arrive; Cancel takes a queued run back; Leave ends a session;
@@ -18,7 +18,7 @@ const TEST_TIMEOUT = 180000;
 const LAPTOP = { width: 1280, height: 900 };
 
 // env: the server's; the default gives it a fake GPU, {} leaves it without one.
-async function setUp(t, env = { GPULAB_TEST_HOOKS: '1', GPULAB_FAKE_GPU_MS: '800' }) {
+async function setUp(t, env = { GPULAB_TEST_HOOKS: '1', GPULAB_FAKE_GPU_MS: '2000' }) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gpulab-class-e2e-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const server = await startServer({
@@ -129,7 +129,7 @@ browserTest('two learners join a class, queue runs, and the instructor sees both
   await pressRun(ada, 'transfer');
   await pressRun(bo, 'timing');
   await pressRun(bo, 'memory');
-  // Four runs of 0.8 s on one GPU: someone is queued behind someone else.
+  // Four runs of 2 s on one GPU: someone is queued behind someone else.
   const queued = await until(async () => {
     for (const [page, name] of [[ada, 'transfer'], [bo, 'timing'], [bo, 'memory']]) {
       const line = page.locator(`#exp-${name}-out .class-run-queued .class-run-line`);
@@ -200,7 +200,9 @@ browserTest('two learners join a class, queue runs, and the instructor sees both
   await ada.screenshot({ path: path.join(shots, 'class-session-bar.png') });
 
   // ---- Cancel takes a queued run back --------------------------------------------
-  // Three runs at once on a 0.8 s GPU: the third waits behind the other two.
+  // Three runs at once on a 2 s GPU: the third waits behind the other two.
+  // (On 0.8 s runs, with four busy loops beside the browser tests, the
+  // third once started before Cancel was pressed.)
   await pressRun(ada, 'timing');
   await pressRun(ada, 'transfer');
   await pressRun(ada, 'memory');
